@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+import { main } from '../dist/cli.js';
+
+main(process.argv.slice(2)).catch((err) => {
+  process.stderr.write(`memory-service: ${err && err.stack ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
