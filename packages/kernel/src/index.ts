@@ -1,1 +1,13 @@
-export {};
+export * from './errors.js';
+export * from './clock.js';
+export * from './config.js';
+export * from './paths.js';
+export * from './storage.js';
+export * from './hooks.js';
+export * from './logger.js';
+export * from './tools.js';
+export * from './plugin.js';
+export * from './exposure.js';
+export * from './surface.js';
+export * from './kernel.js';
+export { z } from 'zod';

@@ -1,0 +1,83 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import YAML from 'yaml';
+import { MemoryError } from './errors.js';
+
+/**
+ * Configuration: `<data_dir>/config.yaml` merged over these defaults. Plugins read their own
+ * sections through `Config.get(path, fallback)`; unknown sections are kept for third parties.
+ */
+export const DEFAULT_CONFIG = Object.freeze({
+  l1: { size: 50 },
+  retrieval: { default_limit: 10, token_budget: 2000 },
+  hooks: { auto_save_threshold: 0.5, l4_threshold: 0.8 },
+  think: { max_text_chars: 100_000 },
+  scratchpad: { max_entries: 20 },
+  plugins: [] as string[],
+});
+
+export type ConfigData = Record<string, unknown>;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function deepMerge(base: ConfigData, over: ConfigData): ConfigData {
+  const out: ConfigData = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    out[k] = isPlainObject(v) && isPlainObject(out[k]) ? deepMerge(out[k] as ConfigData, v) : v;
+  }
+  return out;
+}
+
+export class Config {
+  readonly data: Readonly<ConfigData>;
+  constructor(data: ConfigData = {}) {
+    this.data = Object.freeze(deepMerge(structuredClone(DEFAULT_CONFIG) as ConfigData, data));
+  }
+
+  /** Read a dotted path (`retrieval.default_limit`), falling back when absent. */
+  get<T>(dotted: string, fallback?: T): T {
+    let cur: unknown = this.data;
+    for (const part of dotted.split('.')) {
+      if (!isPlainObject(cur) || !(part in cur)) return fallback as T;
+      cur = cur[part];
+    }
+    return (cur === undefined ? fallback : cur) as T;
+  }
+
+  /** A number setting, checked to be finite and inside [min, max]. */
+  number(dotted: string, fallback: number, min = -Infinity, max = Infinity): number {
+    const v = this.get<unknown>(dotted, fallback);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) {
+      throw new MemoryError('KERNEL_ERR_CONFIG', `config ${dotted} must be a number in [${min}, ${max}]`, {
+        field: dotted,
+        accepted: `number in [${min}, ${max}]`,
+      });
+    }
+    return v;
+  }
+
+  /** Load `<dataDir>/config.yaml` when present; overrides (from code) win over the file. */
+  static load(dataDir: string, overrides: ConfigData = {}): Config {
+    const file = path.join(dataDir, 'config.yaml');
+    let fromFile: ConfigData = {};
+    if (fs.existsSync(file)) {
+      let parsed: unknown;
+      try {
+        parsed = YAML.parse(fs.readFileSync(file, 'utf8'));
+      } catch (err) {
+        throw new MemoryError('KERNEL_ERR_CONFIG', `config.yaml is not valid YAML: ${(err as Error).message}`, {
+          field: 'config.yaml',
+        });
+      }
+      if (parsed != null && !isPlainObject(parsed)) {
+        throw new MemoryError('KERNEL_ERR_CONFIG', 'config.yaml must hold a mapping at the top level', {
+          field: 'config.yaml',
+        });
+      }
+      fromFile = (parsed as ConfigData) ?? {};
+    }
+    return new Config(deepMerge(fromFile, overrides));
+  }
+}

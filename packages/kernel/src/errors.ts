@@ -1,0 +1,90 @@
+/**
+ * The one coded error catalogue of the memory service. Every error the kernel, a store or a
+ * plugin raises on purpose is a MemoryError with a stable `code` (KERNEL_ERR_*) and a `type`
+ * (the error name the spec uses, e.g. ValueError). Errors raised from a plugin carry its name.
+ */
+export const ERROR_CATALOGUE = {
+  KERNEL_ERR_VALIDATION: { type: 'ValidationError', message: 'Invalid input' },
+  KERNEL_ERR_UNKNOWN_EVENT: { type: 'ValueError', message: 'Unknown lifecycle event' },
+  KERNEL_ERR_VALUE: { type: 'ValueError', message: 'Invalid value' },
+  KERNEL_ERR_NOT_FOUND: { type: 'NotFoundError', message: 'Not found' },
+  KERNEL_ERR_PLUGIN_INVALID: { type: 'PluginError', message: 'Invalid plugin definition' },
+  KERNEL_ERR_PLUGIN_KERNEL_RANGE: { type: 'PluginError', message: 'Plugin requires another kernel version' },
+  KERNEL_ERR_PLUGIN_DUPLICATE: { type: 'PluginError', message: 'Plugin registered twice' },
+  KERNEL_ERR_PLUGIN_SETUP: { type: 'PluginError', message: 'Plugin setup failed' },
+  KERNEL_ERR_PLUGIN_LOAD: { type: 'PluginError', message: 'Plugin could not be loaded' },
+  KERNEL_ERR_HOOK_UNKNOWN: { type: 'HookError', message: 'Unknown hook' },
+  KERNEL_ERR_TOOL_INVALID: { type: 'ToolError', message: 'Invalid tool definition' },
+  KERNEL_ERR_TOOL_DUPLICATE: { type: 'ToolError', message: 'Tool registered twice' },
+  KERNEL_ERR_TOOL_UNKNOWN: { type: 'ToolError', message: 'Unknown tool' },
+  KERNEL_ERR_TOOL_FAILED: { type: 'ToolError', message: 'Tool failed' },
+  KERNEL_ERR_TIER_REFUSED: { type: 'TierError', message: 'Action belongs to a tier that is not exposed' },
+  KERNEL_ERR_AFTER_READY: { type: 'LifecycleError', message: 'Registration is closed after ready' },
+  KERNEL_ERR_CLOSED: { type: 'LifecycleError', message: 'Kernel is closed' },
+  KERNEL_ERR_MIGRATION: { type: 'MigrationError', message: 'Migration failed' },
+  KERNEL_ERR_CONFIG: { type: 'ConfigError', message: 'Invalid configuration' },
+  KERNEL_ERR_PATH: { type: 'PathError', message: 'Path escapes the data directory' },
+  KERNEL_ERR_CONFLICT: { type: 'ConflictError', message: 'Conflicting state' },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export interface MemoryErrorOptions {
+  /** The input field at fault, as a dotted path. */
+  field?: string;
+  /** What the field accepts, for a model to correct its call. */
+  accepted?: unknown;
+  /** The plugin the error comes from. */
+  plugin?: string;
+  details?: unknown;
+  cause?: unknown;
+}
+
+export class MemoryError extends Error {
+  readonly code: ErrorCode;
+  readonly type: string;
+  readonly field?: string;
+  readonly accepted?: unknown;
+  plugin?: string;
+  readonly details?: unknown;
+
+  constructor(code: ErrorCode, message?: string, opts: MemoryErrorOptions = {}) {
+    const entry = ERROR_CATALOGUE[code];
+    super(message ?? entry.message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = entry.type;
+    this.code = code;
+    this.type = entry.type;
+    this.field = opts.field;
+    this.accepted = opts.accepted;
+    this.plugin = opts.plugin;
+    this.details = opts.details;
+  }
+
+  toJSON(): Record<string, unknown> {
+    const out: Record<string, unknown> = { type: this.type, code: this.code, message: this.message };
+    if (this.field !== undefined) out.field = this.field;
+    if (this.accepted !== undefined) out.accepted = this.accepted;
+    if (this.plugin !== undefined) out.plugin = this.plugin;
+    if (this.details !== undefined) out.details = this.details;
+    return out;
+  }
+}
+
+export function isMemoryError(err: unknown): err is MemoryError {
+  return err instanceof MemoryError;
+}
+
+/** Shorthand for a validation error naming the field and what it accepts. */
+export function invalid(field: string, problem: string, accepted?: unknown): MemoryError {
+  return new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${problem}`, { field, accepted });
+}
+
+/** Wrap anything thrown into a MemoryError, keeping coded errors as they are and tagging the plugin. */
+export function toMemoryError(err: unknown, plugin?: string): MemoryError {
+  if (err instanceof MemoryError) {
+    if (plugin && !err.plugin) err.plugin = plugin;
+    return err;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new MemoryError('KERNEL_ERR_TOOL_FAILED', message, { plugin, cause: err });
+}

@@ -1,0 +1,122 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { resolveExposure } from './exposure.js';
+import { Kernel } from './kernel.js';
+import { silentLogger } from './logger.js';
+import { definePlugin } from './plugin.js';
+import { SPEC_TIERS } from './spec-tiers.fixture.js';
+import { buildSurface } from './surface.js';
+import { defineTool } from './tools.js';
+
+const dirs: string[] = [];
+const kernels: Kernel[] = [];
+afterEach(async () => {
+  await Promise.all(kernels.splice(0).map((k) => k.close()));
+  dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
+});
+
+/** Fake plugins holding the spec's tool names: a tool shared by two tiers is registered once. */
+async function specKernel(): Promise<Kernel> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ms-kernel-'));
+  dirs.push(dir);
+  const kernel = new Kernel({ dataDir: dir, logger: silentLogger() });
+  kernels.push(kernel);
+  const seen = new Set<string>();
+  for (const [tier, names] of Object.entries(SPEC_TIERS)) {
+    await kernel.register(
+      definePlugin({
+        name: `fake-${tier}`,
+        version: '1.0.0',
+        tier,
+        kernel: '^1.0.0',
+        setup(ctx) {
+          for (const name of names) {
+            if (seen.has(name)) continue;
+            seen.add(name);
+            const tiers = Object.entries(SPEC_TIERS)
+              .filter(([, list]) => list.includes(name))
+              .map(([t]) => t);
+            ctx.tools.register(
+              defineTool({
+                name,
+                title: name,
+                description: `fake ${name}`,
+                tiers,
+                input: z.object({ x: z.number().optional() }),
+                annotations: { readOnlyHint: true },
+                handler: (args) => ({ name, args }),
+              }),
+            );
+          }
+        },
+      }),
+    );
+  }
+  await kernel.ready();
+  return kernel;
+}
+
+const count = (k: Kernel, expose: string | undefined, meta = false) =>
+  buildSurface(k, resolveExposure(expose, k.tiers), meta).tools.length;
+
+describe('MEMORY_EXPOSE against the spec tier table', () => {
+  it('defaults to the 7 primitives', async () => {
+    const k = await specKernel();
+    expect(count(k, undefined)).toBe(7);
+    expect(count(k, '')).toBe(7);
+    expect(count(k, 'primitives')).toBe(7);
+  });
+
+  it('all, full and operator expose 66 distinct tools', async () => {
+    const k = await specKernel();
+    expect(count(k, 'all')).toBe(66);
+    expect(count(k, 'full')).toBe(66);
+    expect(count(k, 'operator')).toBe(66);
+  });
+
+  it('agent exposes 59, and 13 schemas with MEMORY_META', async () => {
+    const k = await specKernel();
+    expect(count(k, 'agent')).toBe(59);
+    const surface = buildSurface(k, resolveExposure('agent', k.tiers), true);
+    expect(surface.tools.length).toBe(13);
+    expect(surface.tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['think', 'memory_tier_context', 'memory_tier_insight', 'memory_tier_write', 'memory_tier_wiki', 'memory_tier_review', 'memory_catalog']),
+    );
+    expect(surface.get('memory_context')).toBeUndefined();
+  });
+
+  it('adds tiers one by one and the legacy brief token', async () => {
+    const k = await specKernel();
+    expect(count(k, 'wiki')).toBe(7 + 9);
+    expect(count(k, 'review')).toBe(7 + 4);
+    expect(count(k, 'insight,write')).toBe(7 + 17 + 17 - 2);
+    expect(count(k, 'primitives,brief')).toBe(8);
+  });
+
+  it('ignores unknown tokens with one warning', () => {
+    const warnings: string[] = [];
+    const e = resolveExposure('wiki, bogus ,nope', ['primitives', 'wiki'], (m) => warnings.push(m));
+    expect([...e.tiers].sort()).toEqual(['primitives', 'wiki']);
+    expect(e.unknown).toEqual(['bogus', 'nope']);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/bogus, nope/);
+  });
+
+  it('dispatchers validate the member args and return the member result', async () => {
+    const k = await specKernel();
+    const surface = buildSurface(k, resolveExposure('agent', k.tiers), true);
+    const insight = surface.get('memory_tier_insight')!;
+    await expect(insight.invoke({ action: 'memory_stats', args: { x: 2 } })).resolves.toEqual({ name: 'memory_stats', args: { x: 2 } });
+    await expect(insight.invoke({ action: 'memory_stats', args: { x: 'no' } })).rejects.toMatchObject({ field: 'x', type: 'ValidationError' });
+    await expect(insight.invoke({ action: 'memory_backup', args: {} })).rejects.toMatchObject({ field: 'action' });
+    const listed = (await insight.invoke({ action: 'list' })) as { tools: { name: string; input_schema: unknown }[] };
+    expect(listed.tools).toHaveLength(17);
+    expect(listed.tools[0]!.input_schema).toMatchObject({ type: 'object' });
+    const cat = (await surface.get('memory_catalog')!.invoke({ query: 'graph' })) as { tools: { name: string; call_via: string }[] };
+    expect(cat.tools.map((t) => t.name)).toContain('memory_graph_add');
+    expect(cat.tools.find((t) => t.name === 'memory_graph_add')!.call_via).toBe('memory_tier_write');
+  });
+});

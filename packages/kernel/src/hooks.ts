@@ -1,0 +1,157 @@
+import { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncWaterfallHook } from 'tapable';
+import { MemoryError } from './errors.js';
+
+export type Layer = 'user' | 'agent';
+
+export interface Scope {
+  layer: Layer;
+  user_id: string;
+}
+
+/** The seven lifecycle events of the spec, fired through memory_hook and POST /api/hooks/:event. */
+export const LIFECYCLE_EVENTS = [
+  'session_started',
+  'session_ended',
+  'new_message',
+  'auto_save_candidate',
+  'post_context_compression',
+  'context_threshold',
+  'memory_pressure',
+] as const;
+export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
+
+export interface EventContext extends Scope {
+  event: LifecycleEvent;
+  payload: Record<string, unknown>;
+}
+
+/** Handler results of one lifecycle dispatch, keyed by the name of the plugin that answered. */
+export type EventResults = Record<string, unknown>;
+
+/** A block another plugin adds to the session_started inject. */
+export interface InjectBlock {
+  source: string;
+  title: string;
+  text: string;
+  score?: number;
+}
+
+export interface MessageInfo extends Scope {
+  text: string;
+  importance: number;
+  emotional_weight: number;
+  ids: { store: string; id: string }[];
+}
+
+export interface Hooks {
+  // Lifecycle events (waterfall: each tap adds its result under its plugin name).
+  session_started: AsyncSeriesWaterfallHook<[EventResults, EventContext]>;
+  session_ended: AsyncSeriesWaterfallHook<[EventResults, EventContext]>;
+  new_message: AsyncSeriesWaterfallHook<[EventResults, EventContext]>;
+  auto_save_candidate: AsyncSeriesWaterfallHook<[EventResults, EventContext]>;
+  post_context_compression: AsyncSeriesWaterfallHook<[EventResults, EventContext]>;
+  context_threshold: AsyncSeriesWaterfallHook<[EventResults, EventContext]>;
+  memory_pressure: AsyncSeriesWaterfallHook<[EventResults, EventContext]>;
+  // Domain hooks emitted by operations.
+  message_received: AsyncParallelHook<[MessageInfo]>;
+  emotion_trigger: AsyncParallelHook<[MessageInfo]>;
+  personality_shift: AsyncParallelHook<[Scope & { instruction: string; entry_id: string }]>;
+  project_decision: AsyncParallelHook<[{ project: string; decision: string; outcome: string | null }]>;
+  session_consolidation: AsyncParallelHook<[Scope & { session_id: string; summary: string }]>;
+  graph_domain: AsyncParallelHook<[Scope & { node_id: string; node_type: string; content: string }]>;
+  /** Other plugins add blocks to the session_started inject. */
+  session_inject: AsyncSeriesWaterfallHook<[InjectBlock[], Scope & { text: string; budget: number }]>;
+  /** memory_remember's importance gate: each tap may adjust the importance. */
+  importance_gate: SyncWaterfallHook<[number, Scope & { key: string; value: string }]>;
+  // Kernel lifecycle.
+  ready: AsyncSeriesHook<[]>;
+  close: AsyncSeriesHook<[]>;
+}
+
+export type HookName = keyof Hooks;
+
+/** Declared once: the hook names and their tapable semantics. Frozen on kernel.hooks. */
+export function createHooks(): Readonly<Hooks> {
+  const event = () => new AsyncSeriesWaterfallHook<[EventResults, EventContext]>(['results', 'event']);
+  return Object.freeze({
+    session_started: event(),
+    session_ended: event(),
+    new_message: event(),
+    auto_save_candidate: event(),
+    post_context_compression: event(),
+    context_threshold: event(),
+    memory_pressure: event(),
+    message_received: new AsyncParallelHook<[MessageInfo]>(['message']),
+    emotion_trigger: new AsyncParallelHook<[MessageInfo]>(['message']),
+    personality_shift: new AsyncParallelHook<[Scope & { instruction: string; entry_id: string }]>(['shift']),
+    project_decision: new AsyncParallelHook<[{ project: string; decision: string; outcome: string | null }]>([
+      'decision',
+    ]),
+    session_consolidation: new AsyncParallelHook<[Scope & { session_id: string; summary: string }]>(['session']),
+    graph_domain: new AsyncParallelHook<[Scope & { node_id: string; node_type: string; content: string }]>(['node']),
+    session_inject: new AsyncSeriesWaterfallHook<[InjectBlock[], Scope & { text: string; budget: number }]>([
+      'blocks',
+      'context',
+    ]),
+    importance_gate: new SyncWaterfallHook<[number, Scope & { key: string; value: string }]>(['importance', 'fact']),
+    ready: new AsyncSeriesHook<[]>([]),
+    close: new AsyncSeriesHook<[]>([]),
+  });
+}
+
+export function isLifecycleEvent(name: string): name is LifecycleEvent {
+  return (LIFECYCLE_EVENTS as readonly string[]).includes(name);
+}
+
+type TapOptions = string | { name: string; stage?: number; before?: string | string[] };
+
+function named(options: TapOptions, plugin: string): { name: string; stage?: number; before?: string | string[] } {
+  return typeof options === 'string' ? { name: plugin } : { ...options, name: plugin };
+}
+
+/**
+ * The view of the hooks a plugin gets: tapping an unknown hook is a coded error, and every tap
+ * carries the plugin's name whatever name the caller passed.
+ */
+export function pluginHooks(hooks: Readonly<Hooks>, plugin: string): Readonly<Hooks> {
+  const wrapped = new Map<string, unknown>();
+  const target = hooks;
+  // The proxy's own target is a plain object: a frozen target would forbid answering wrapped hooks.
+  return new Proxy({} as Hooks, {
+    get(_view, prop) {
+      if (typeof prop !== 'string') return undefined;
+      if (!(prop in target)) {
+        throw new MemoryError('KERNEL_ERR_HOOK_UNKNOWN', `Unknown hook "${prop}"; declared hooks: ${Object.keys(target).join(', ')}`, {
+          plugin,
+          field: 'hook',
+          accepted: Object.keys(target),
+        });
+      }
+      if (!wrapped.has(prop)) {
+        const hook = (target as any)[prop];
+        wrapped.set(
+          prop,
+          new Proxy(hook, {
+            get(h, key) {
+              if (key === 'tap' || key === 'tapAsync' || key === 'tapPromise') {
+                return (options: TapOptions, fn: unknown) => h[key](named(options, plugin), fn);
+              }
+              const v = h[key];
+              return typeof v === 'function' ? v.bind(h) : v;
+            },
+          }),
+        );
+      }
+      return wrapped.get(prop);
+    },
+    has: (_view, prop) => prop in target,
+    ownKeys: () => Reflect.ownKeys(target),
+    getOwnPropertyDescriptor: (_view, prop) => {
+      const d = Reflect.getOwnPropertyDescriptor(target, prop);
+      return d ? { ...d, configurable: true } : undefined;
+    },
+    set() {
+      throw new MemoryError('KERNEL_ERR_HOOK_UNKNOWN', 'Hooks are declared by the kernel and cannot be added', { plugin });
+    },
+  }) as Readonly<Hooks>;
+}

@@ -1,0 +1,184 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ManualClock } from './clock.js';
+import { MemoryError } from './errors.js';
+import { createKernel, Kernel, KERNEL_VERSION } from './kernel.js';
+import { silentLogger } from './logger.js';
+import { safeJoin, slugify } from './paths.js';
+import { definePlugin, type PluginDefinition } from './plugin.js';
+import { defineTool } from './tools.js';
+
+const dirs: string[] = [];
+const kernels: Kernel[] = [];
+function tmp(): string {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'ms-kernel-'));
+  dirs.push(d);
+  return d;
+}
+function kernel(dataDir = tmp()): Kernel {
+  const k = new Kernel({ dataDir, logger: silentLogger(), clock: new ManualClock() });
+  kernels.push(k);
+  return k;
+}
+afterEach(async () => {
+  await Promise.all(kernels.splice(0).map((k) => k.close()));
+  dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
+});
+
+const plugin = (over: Partial<PluginDefinition> = {}) =>
+  definePlugin({ name: 'p', version: '1.0.0', tier: 'tst', kernel: '^1.0.0', setup() {}, ...over });
+
+describe('plugin lifecycle', () => {
+  it('checks the kernel range before setup and names the plugin', async () => {
+    let ran = false;
+    const k = kernel();
+    const err = await k.register(plugin({ name: 'old-plugin', kernel: '^0.4.0', setup: () => void (ran = true) })).catch((e) => e);
+    expect(err).toBeInstanceOf(MemoryError);
+    expect(err.code).toBe('KERNEL_ERR_PLUGIN_KERNEL_RANGE');
+    expect(err.message).toContain('old-plugin');
+    expect(err.message).toContain(KERNEL_VERSION);
+    expect(ran).toBe(false);
+  });
+
+  it('a failing setup stops registration with an error naming the plugin, and its tools are gone', async () => {
+    const k = kernel();
+    const bad = plugin({
+      name: 'broken',
+      setup(ctx) {
+        ctx.tools.register(defineTool({ name: 'x_tool', title: 'x', description: 'x', input: z.object({}), annotations: { readOnlyHint: true }, handler: () => ({}) }));
+        throw new Error('boom');
+      },
+    });
+    await expect(k.register(bad)).rejects.toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'broken', message: expect.stringContaining('boom') });
+    expect(k.getTool('x_tool')).toBeUndefined();
+  });
+
+  it('refuses registration after ready and duplicate plugins or tools', async () => {
+    const k = kernel();
+    const tool = defineTool({ name: 'same', title: 's', description: 's', input: z.object({}), annotations: { readOnlyHint: true }, handler: () => ({}) });
+    await k.register(plugin({ name: 'a', setup: (ctx) => ctx.tools.register(tool) }));
+    await expect(k.register(plugin({ name: 'a' }))).rejects.toMatchObject({ code: 'KERNEL_ERR_PLUGIN_DUPLICATE' });
+    await expect(k.register(plugin({ name: 'b', setup: (ctx) => ctx.tools.register(tool) }))).rejects.toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP' });
+    await k.ready();
+    await expect(k.register(plugin({ name: 'c' }))).rejects.toMatchObject({ code: 'KERNEL_ERR_AFTER_READY' });
+  });
+
+  it('rejects malformed plugin definitions', () => {
+    expect(() => definePlugin({ name: 'Bad Name', version: '1.0.0', tier: 't', kernel: '^1', setup() {} })).toThrow(/name/);
+    expect(() => definePlugin({ name: 'ok', version: 'x', tier: 't', kernel: '^1', setup() {} })).toThrow(/version/);
+  });
+
+  it('applies plugin migrations once and reports the head', async () => {
+    const dir = tmp();
+    const migrations = [
+      { id: 1, name: 'create', up: (db: any) => db.exec('CREATE TABLE tst_items (id INTEGER PRIMARY KEY, v TEXT)') },
+      { id: 2, name: 'index', up: (db: any) => db.exec('CREATE INDEX tst_items_v ON tst_items (v)') },
+    ];
+    const k1 = kernel(dir);
+    await k1.register(plugin({ migrations }));
+    expect(k1.storage.status()).toEqual([{ owner: 'p', applied: 2, head: 2, pending: [] }]);
+    expect(k1.storage.remigrate()).toEqual({ p: [] });
+    await k1.close();
+    const k2 = kernel(dir);
+    await k2.register(plugin({ migrations: [...migrations, { id: 3, name: 'more', up: (db: any) => db.exec('ALTER TABLE tst_items ADD COLUMN w TEXT') }] }));
+    expect(k2.storage.status()[0]).toMatchObject({ applied: 3, head: 3 });
+  });
+});
+
+describe('hooks', () => {
+  it('tapping an unknown hook is a coded error; taps carry the plugin name', async () => {
+    const k = kernel();
+    await expect(
+      k.register(plugin({ name: 'tapper', setup: (ctx) => (ctx.hooks as any).no_such_hook.tap('x', () => {}) })),
+    ).rejects.toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', message: expect.stringContaining('no_such_hook') });
+    await k.register(plugin({ name: 'good', setup: (ctx) => ctx.hooks.message_received.tapPromise('whatever', async () => {}) }));
+    expect(k.hooks.message_received.taps.map((t) => t.name)).toEqual(['good']);
+    expect(Object.isFrozen(k.hooks)).toBe(true);
+  });
+
+  it('dispatches lifecycle events by name and keys results by plugin', async () => {
+    const k = kernel();
+    await k.register(plugin({ name: 'one', setup: (ctx) => ctx.onEvent('session_ended', (e) => ({ got: e.payload.summary, layer: e.layer })) }));
+    await k.register(plugin({ name: 'two', setup: (ctx) => ctx.onEvent('session_ended', () => 2) }));
+    await k.ready();
+    const res = await k.dispatchEvent('session_ended', { summary: 's' }, 'agent', 'u1');
+    expect(res).toEqual({ event: 'session_ended', layer: 'agent', user_id: 'u1', results: { one: { got: 's', layer: 'agent' }, two: 2 } });
+    await expect(k.dispatchEvent('nope', {})).rejects.toMatchObject({ type: 'ValueError', code: 'KERNEL_ERR_UNKNOWN_EVENT' });
+    await expect(k.dispatchEvent('session_ended', [], 'user')).rejects.toMatchObject({ field: 'payload' });
+    await expect(k.dispatchEvent('session_ended', {}, 'robot')).rejects.toMatchObject({ field: 'layer' });
+  });
+
+  it('close waits for hook work still running', async () => {
+    const k = kernel();
+    let finished = false;
+    await k.register(
+      plugin({ setup: (ctx) => ctx.onEvent('memory_pressure', async () => { await new Promise((r) => setTimeout(r, 50)); finished = true; }) }),
+    );
+    await k.ready();
+    void k.dispatchEvent('memory_pressure', {});
+    await k.close();
+    expect(finished).toBe(true);
+    await expect(k.dispatchEvent('memory_pressure', {})).rejects.toMatchObject({ code: 'KERNEL_ERR_CLOSED' });
+  });
+});
+
+describe('tools', () => {
+  it('validates input and names the field and accepted values', async () => {
+    const k = await createKernel({
+      dataDir: tmp(),
+      logger: silentLogger(),
+      plugins: [
+        plugin({
+          setup(ctx) {
+            ctx.tools.register(
+              defineTool({
+                name: 'echo',
+                title: 'Echo',
+                description: 'echo',
+                input: z.object({ text: z.string().min(1), layer: z.enum(['user', 'agent']).default('user') }),
+                annotations: { readOnlyHint: true },
+                handler: (a) => a,
+              }),
+            );
+          },
+        }),
+      ],
+    });
+    kernels.push(k);
+    await expect(k.callTool('echo', { text: 'hi' })).resolves.toEqual({ text: 'hi', layer: 'user' });
+    await expect(k.callTool('echo', { text: 'hi', layer: 'robot' })).rejects.toMatchObject({ field: 'layer', accepted: ['user', 'agent'] });
+    await expect(k.callTool('echo', {})).rejects.toMatchObject({ field: 'text', message: expect.stringContaining('required') });
+    await expect(k.callTool('missing', {})).rejects.toMatchObject({ code: 'KERNEL_ERR_TOOL_UNKNOWN' });
+    expect(k.getTool('echo')!.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+  });
+});
+
+describe('config and paths', () => {
+  it('reads config.yaml over the defaults', async () => {
+    const dir = tmp();
+    fs.writeFileSync(path.join(dir, 'config.yaml'), 'retrieval:\n  default_limit: 7\ncustom:\n  x: 1\n');
+    const k = kernel(dir);
+    expect(k.config.get('retrieval.default_limit')).toBe(7);
+    expect(k.config.get('retrieval.token_budget')).toBe(2000);
+    expect(k.config.get('custom.x')).toBe(1);
+    expect(k.config.get('nope.x', 'fallback')).toBe('fallback');
+  });
+
+  it('rejects a config.yaml that is not a mapping', () => {
+    const dir = tmp();
+    fs.writeFileSync(path.join(dir, 'config.yaml'), '- a\n- b\n');
+    expect(() => new Kernel({ dataDir: dir, logger: silentLogger() })).toThrow(/mapping/);
+  });
+
+  it('slugs and keeps paths inside the data dir', () => {
+    expect(slugify('../../etc/passwd')).toBe('etc-passwd');
+    expect(slugify('Héllo World!')).toBe('hello-world');
+    expect(slugify('...')).toBe('untitled');
+    const root = tmp();
+    expect(safeJoin(root, 'a', 'b.md')).toBe(path.join(root, 'a', 'b.md'));
+    expect(() => safeJoin(root, '..', 'x')).toThrow(MemoryError);
+  });
+});

@@ -1,0 +1,299 @@
+import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+import semver from 'semver';
+import { systemClock, type Clock } from './clock.js';
+import { Config, type ConfigData } from './config.js';
+import { MemoryError, toMemoryError } from './errors.js';
+import {
+  createHooks,
+  isLifecycleEvent,
+  LIFECYCLE_EVENTS,
+  pluginHooks,
+  type EventContext,
+  type EventResults,
+  type Hooks,
+  type Layer,
+  type LifecycleEvent,
+} from './hooks.js';
+import { stderrLogger, type Logger } from './logger.js';
+import { safeJoin } from './paths.js';
+import type { PluginContext, PluginDefinition } from './plugin.js';
+import { Storage } from './storage.js';
+import { parseArgs, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
+
+/** The kernel's own version; plugins declare the range they work with. */
+export const KERNEL_VERSION = '1.0.0';
+/** The service (API) version reported by /health. */
+export const SERVICE_VERSION = '1.8.0';
+
+export interface KernelOptions {
+  dataDir: string;
+  clock?: Clock;
+  /** Overrides merged over `<data_dir>/config.yaml`. */
+  config?: ConfigData;
+  logger?: Logger;
+}
+
+export type KernelState = 'registering' | 'ready' | 'closing' | 'closed';
+
+export interface DispatchResult {
+  event: LifecycleEvent;
+  layer: Layer;
+  user_id: string;
+  results: EventResults;
+}
+
+const FULL_ACCESS: ToolCallContext = Object.freeze({ exposedTiers: new Set<string>(), exposeAll: true });
+
+/**
+ * The plugin host: register -> ready -> close. Owns the container, the storage context, the
+ * frozen hook bus and the tool registry; holds no memory-domain logic.
+ */
+export class Kernel {
+  readonly dataDir: string;
+  readonly clock: Clock;
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly storage: Storage;
+  readonly hooks: Readonly<Hooks>;
+  readonly container: AwilixContainer;
+  private stateValue: KernelState = 'registering';
+  private readonly plugins = new Map<string, PluginDefinition>();
+  private readonly toolMap = new Map<string, RegisteredTool>();
+  private readonly tierOrder: string[] = [];
+  private readonly inflight = new Set<Promise<unknown>>();
+
+  constructor(opts: KernelOptions) {
+    this.dataDir = opts.dataDir;
+    this.clock = opts.clock ?? systemClock;
+    this.logger = opts.logger ?? stderrLogger();
+    this.config = Config.load(opts.dataDir, opts.config);
+    this.storage = new Storage(opts.dataDir);
+    this.hooks = createHooks();
+    this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
+    this.container.register({
+      kernel: asValue(this),
+      clock: asValue(this.clock),
+      config: asValue(this.config),
+      logger: asValue(this.logger),
+      storage: asValue(this.storage),
+      db: asValue(this.storage.db),
+      dataDir: asValue(this.dataDir),
+      hooks: asValue(this.hooks),
+    });
+  }
+
+  get state(): KernelState {
+    return this.stateValue;
+  }
+
+  /** Tiers in registration order (first-party and third-party). */
+  get tiers(): string[] {
+    return [...this.tierOrder];
+  }
+
+  get pluginNames(): string[] {
+    return [...this.plugins.keys()];
+  }
+
+  /** Register one plugin: check its kernel range, apply its migrations, run its setup. */
+  async register(plugin: PluginDefinition): Promise<void> {
+    if (this.stateValue !== 'registering') {
+      throw new MemoryError('KERNEL_ERR_AFTER_READY', `Cannot register ${plugin?.name}: the kernel is ${this.stateValue}`, {
+        plugin: plugin?.name,
+      });
+    }
+    if (this.plugins.has(plugin.name)) {
+      throw new MemoryError('KERNEL_ERR_PLUGIN_DUPLICATE', `Plugin ${plugin.name} is already registered`, { plugin: plugin.name });
+    }
+    if (!semver.validRange(plugin.kernel) || !semver.satisfies(KERNEL_VERSION, plugin.kernel, { includePrerelease: true })) {
+      throw new MemoryError(
+        'KERNEL_ERR_PLUGIN_KERNEL_RANGE',
+        `Plugin ${plugin.name}@${plugin.version} requires kernel ${plugin.kernel}, but this kernel is ${KERNEL_VERSION}`,
+        { plugin: plugin.name, field: 'kernel', accepted: KERNEL_VERSION },
+      );
+    }
+    this.plugins.set(plugin.name, plugin);
+    if (!this.tierOrder.includes(plugin.tier)) this.tierOrder.push(plugin.tier);
+    const added: string[] = [];
+    try {
+      if (plugin.migrations?.length) this.storage.migrate(plugin.name, plugin.migrations);
+      await plugin.setup(this.contextFor(plugin, added));
+    } catch (err) {
+      for (const name of added) this.toolMap.delete(name);
+      this.plugins.delete(plugin.name);
+      const cause = toMemoryError(err, plugin.name);
+      throw new MemoryError('KERNEL_ERR_PLUGIN_SETUP', `Plugin ${plugin.name} failed in setup: ${cause.message}`, {
+        plugin: plugin.name,
+        cause: err,
+      });
+    }
+  }
+
+  private contextFor(plugin: PluginDefinition, added: string[]): PluginContext {
+    const kernel = this;
+    const hooks = pluginHooks(this.hooks, plugin.name);
+    return Object.freeze({
+      name: plugin.name,
+      tier: plugin.tier,
+      kernelVersion: KERNEL_VERSION,
+      dataDir: this.dataDir,
+      config: this.config,
+      clock: this.clock,
+      storage: this.storage,
+      db: this.storage.db,
+      container: this.container,
+      hooks,
+      logger: this.logger,
+      tools: {
+        register(tool: ToolDefinition<any, any>) {
+          kernel.addTool(plugin, tool);
+          added.push(tool.name);
+        },
+      },
+      onEvent(event: LifecycleEvent, handler: (e: EventContext) => unknown) {
+        if (!isLifecycleEvent(event)) {
+          throw new MemoryError('KERNEL_ERR_HOOK_UNKNOWN', `Unknown lifecycle event "${event}"`, {
+            plugin: plugin.name,
+            field: 'event',
+            accepted: LIFECYCLE_EVENTS,
+          });
+        }
+        hooks[event].tapPromise(plugin.name, async (results: EventResults, ctx: EventContext) => ({
+          ...results,
+          [plugin.name]: await handler(ctx),
+        }));
+      },
+      track: <T>(work: Promise<T>) => kernel.track(work),
+      resolvePath: (...segments: string[]) => safeJoin(kernel.dataDir, ...segments),
+    });
+  }
+
+  private addTool(plugin: PluginDefinition, tool: ToolDefinition): void {
+    if (this.stateValue !== 'registering') {
+      throw new MemoryError('KERNEL_ERR_AFTER_READY', `Cannot register tool ${tool.name} after ready`, { plugin: plugin.name });
+    }
+    if (this.toolMap.has(tool.name)) {
+      const owner = this.toolMap.get(tool.name)!.plugin;
+      throw new MemoryError('KERNEL_ERR_TOOL_DUPLICATE', `Tool ${tool.name} is already registered by ${owner}`, {
+        plugin: plugin.name,
+      });
+    }
+    const tiers = new Set(tool.tiers?.length ? tool.tiers : [plugin.tier]);
+    if (tool.name.startsWith('wiki_')) tiers.add('wiki');
+    for (const t of tiers) if (!this.tierOrder.includes(t)) this.tierOrder.push(t);
+    this.toolMap.set(tool.name, {
+      ...tool,
+      tiers: [...tiers],
+      plugin: plugin.name,
+      annotations: {
+        readOnlyHint: tool.annotations.readOnlyHint,
+        destructiveHint: tool.annotations.destructiveHint ?? !tool.annotations.readOnlyHint,
+        idempotentHint: tool.annotations.idempotentHint ?? tool.annotations.readOnlyHint,
+        openWorldHint: tool.annotations.openWorldHint ?? false,
+      },
+    });
+  }
+
+  /** Every registered tool, in registration order. */
+  tools(): RegisteredTool[] {
+    return [...this.toolMap.values()];
+  }
+
+  getTool(name: string): RegisteredTool | undefined {
+    return this.toolMap.get(name);
+  }
+
+  async ready(): Promise<void> {
+    if (this.stateValue !== 'registering') {
+      throw new MemoryError('KERNEL_ERR_AFTER_READY', `ready() called when the kernel is ${this.stateValue}`);
+    }
+    await this.hooks.ready.promise();
+    this.stateValue = 'ready';
+  }
+
+  private assertOpen(): void {
+    if (this.stateValue === 'closing' || this.stateValue === 'closed') {
+      throw new MemoryError('KERNEL_ERR_CLOSED', 'The kernel is closed');
+    }
+  }
+
+  /** Validate arguments, run the handler, and turn any failure into a coded error. */
+  async callTool(name: string, args: unknown, call: ToolCallContext = FULL_ACCESS): Promise<unknown> {
+    this.assertOpen();
+    const tool = this.toolMap.get(name);
+    if (!tool) {
+      throw new MemoryError('KERNEL_ERR_TOOL_UNKNOWN', `Unknown tool "${name}"`, { field: 'name' });
+    }
+    const parsed = parseArgs(tool, args);
+    try {
+      return await this.track(Promise.resolve(tool.handler(parsed, call)));
+    } catch (err) {
+      throw toMemoryError(err, tool.plugin);
+    }
+  }
+
+  /** Fire one lifecycle event; answers each handler's result keyed by plugin name. */
+  async dispatchEvent(event: string, payload: unknown = {}, layer: unknown = 'user', userId: unknown = 'default'): Promise<DispatchResult> {
+    this.assertOpen();
+    if (!isLifecycleEvent(event)) {
+      throw new MemoryError('KERNEL_ERR_UNKNOWN_EVENT', `Unknown event "${event}"; known events: ${LIFECYCLE_EVENTS.join(', ')}`, {
+        field: 'event',
+        accepted: LIFECYCLE_EVENTS,
+      });
+    }
+    if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) {
+      throw new MemoryError('KERNEL_ERR_VALIDATION', 'Invalid input: field "payload" must be an object', {
+        field: 'payload',
+        accepted: 'object',
+      });
+    }
+    if (layer !== 'user' && layer !== 'agent') {
+      throw new MemoryError('KERNEL_ERR_VALIDATION', 'Invalid input: field "layer" must be one of "user", "agent"', {
+        field: 'layer',
+        accepted: ['user', 'agent'],
+      });
+    }
+    if (typeof userId !== 'string' || userId.length === 0 || userId.length > 200 || /[\0/\\]/.test(userId)) {
+      throw new MemoryError('KERNEL_ERR_VALIDATION', 'Invalid input: field "user_id" must be a non-empty string without slashes', {
+        field: 'user_id',
+        accepted: 'string (1..200 chars, no slashes)',
+      });
+    }
+    const ctx: EventContext = { event, payload: payload as Record<string, unknown>, layer, user_id: userId };
+    const results = await this.track(this.hooks[event].promise({}, ctx));
+    return { event, layer, user_id: userId, results };
+  }
+
+  /** Background work close() waits for. */
+  track<T>(work: Promise<T>): Promise<T> {
+    this.inflight.add(work);
+    const done = () => this.inflight.delete(work);
+    work.then(done, done);
+    return work;
+  }
+
+  /** Wait for running work, let plugins stop their timers, close the database. */
+  async close(): Promise<void> {
+    if (this.stateValue === 'closed' || this.stateValue === 'closing') return;
+    this.stateValue = 'closing';
+    while (this.inflight.size) await Promise.allSettled([...this.inflight]);
+    try {
+      await this.hooks.close.promise();
+    } finally {
+      this.storage.close();
+      this.stateValue = 'closed';
+    }
+  }
+}
+
+/** Create a kernel and register the given plugins in order. */
+export async function createKernel(opts: KernelOptions & { plugins?: PluginDefinition[] }): Promise<Kernel> {
+  const kernel = new Kernel(opts);
+  try {
+    for (const p of opts.plugins ?? []) await kernel.register(p);
+  } catch (err) {
+    await kernel.close();
+    throw err;
+  }
+  return kernel;
+}

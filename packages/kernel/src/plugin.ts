@@ -1,0 +1,63 @@
+import type { AwilixContainer } from 'awilix';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import { MemoryError } from './errors.js';
+import type { EventContext, Hooks, LifecycleEvent } from './hooks.js';
+import type { Logger } from './logger.js';
+import type { Db, Migration, Storage } from './storage.js';
+import type { ToolDefinition } from './tools.js';
+
+/** What a plugin's setup receives. */
+export interface PluginContext {
+  /** The plugin's name; carried by its taps and its errors. */
+  readonly name: string;
+  readonly tier: string;
+  readonly kernelVersion: string;
+  readonly dataDir: string;
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly storage: Storage;
+  readonly db: Db;
+  readonly container: AwilixContainer;
+  readonly hooks: Readonly<Hooks>;
+  readonly logger: Logger;
+  readonly tools: { register(tool: ToolDefinition<any, any>): void };
+  /** Answer a lifecycle event; the result lands under this plugin's name in the dispatch result. */
+  onEvent(event: LifecycleEvent, handler: (event: EventContext) => unknown | Promise<unknown>): void;
+  /** Keep track of background work so close() waits for it. */
+  track<T>(work: Promise<T>): Promise<T>;
+  /** A path under the data dir, slug-checked to stay inside it. */
+  resolvePath(...segments: string[]): string;
+}
+
+export interface PluginDefinition {
+  name: string;
+  version: string;
+  /** The tier this plugin's tools belong to by default (a MEMORY_EXPOSE token). */
+  tier: string;
+  /** Semver range of the kernel this plugin works with. */
+  kernel: string;
+  description?: string;
+  /** The plugin's own numbered migrations (own tables, prefixed with the tier). */
+  migrations?: Migration[];
+  setup(ctx: PluginContext): void | Promise<void>;
+}
+
+const PLUGIN_NAME = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
+const TIER = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/** A plugin is a plain, frozen value. */
+export function definePlugin(def: PluginDefinition): Readonly<PluginDefinition> {
+  const fail = (why: string) => new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${def?.name ?? '(unnamed)'}: ${why}`, { plugin: def?.name });
+  if (!def || typeof def !== 'object') throw fail('definition must be an object');
+  if (typeof def.name !== 'string' || !PLUGIN_NAME.test(def.name)) throw fail('name must be a package-style name');
+  if (typeof def.version !== 'string' || !/^\d+\.\d+\.\d+/.test(def.version)) throw fail('version must be semver');
+  if (typeof def.tier !== 'string' || !TIER.test(def.tier)) throw fail(`tier must match ${TIER}`);
+  if (typeof def.kernel !== 'string' || !def.kernel.trim()) throw fail('kernel must be a semver range');
+  if (typeof def.setup !== 'function') throw fail('setup must be a function');
+  return Object.freeze({ ...def, migrations: def.migrations ? Object.freeze([...def.migrations]) as Migration[] : undefined });
+}
+
+export function isPluginDefinition(v: unknown): v is PluginDefinition {
+  return !!v && typeof v === 'object' && typeof (v as PluginDefinition).setup === 'function' && typeof (v as PluginDefinition).name === 'string';
+}

@@ -1,0 +1,135 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { MemoryError } from './errors.js';
+
+export type Db = Database.Database;
+
+/** A numbered schema step of one package. Ids are per owner and applied in ascending order. */
+export interface Migration {
+  id: number;
+  name: string;
+  up(db: Db): void;
+}
+
+export interface MigrationStatus {
+  owner: string;
+  applied: number;
+  head: number;
+  pending: number[];
+}
+
+/**
+ * The storage context: one SQLite file under the data dir in WAL mode, a statement cache and
+ * per-package migrations recorded in `kernel_migrations`.
+ */
+export class Storage {
+  readonly db: Db;
+  readonly file: string;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly known = new Map<string, Migration[]>();
+
+  constructor(dataDir: string, opts: { busyTimeoutMs?: number; file?: string } = {}) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    this.file = opts.file ?? path.join(dataDir, 'memory.db');
+    this.db = new Database(this.file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
+    this.db.exec(`CREATE TABLE IF NOT EXISTS kernel_migrations (
+      owner TEXT NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL,
+      PRIMARY KEY (owner, id))`);
+  }
+
+  /** A cached prepared statement. */
+  prepare(sql: string): Database.Statement {
+    let st = this.statements.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.statements.set(sql, st);
+    }
+    return st;
+  }
+
+  /** Run fn in a BEGIN IMMEDIATE transaction, so writers in other processes wait their turn. */
+  transaction<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** Apply the owner's pending migrations, each in its own transaction. Idempotent. */
+  migrate(owner: string, migrations: readonly Migration[]): number[] {
+    const sorted = [...migrations].sort((a, b) => a.id - b.id);
+    const ids = new Set<number>();
+    for (const m of sorted) {
+      if (!Number.isInteger(m.id) || m.id < 1 || ids.has(m.id)) {
+        throw new MemoryError('KERNEL_ERR_MIGRATION', `${owner}: migration ids must be unique positive integers`, {
+          plugin: owner,
+        });
+      }
+      ids.add(m.id);
+    }
+    this.known.set(owner, sorted);
+    const applied: number[] = [];
+    for (const m of sorted) {
+      const done = this.transaction(() => {
+        const row = this.db.prepare('SELECT 1 FROM kernel_migrations WHERE owner = ? AND id = ?').get(owner, m.id);
+        if (row) return false;
+        try {
+          m.up(this.db);
+        } catch (err) {
+          throw new MemoryError('KERNEL_ERR_MIGRATION', `${owner} migration ${m.id} (${m.name}) failed: ${(err as Error).message}`, {
+            plugin: owner,
+            cause: err,
+          });
+        }
+        this.db
+          .prepare('INSERT INTO kernel_migrations (owner, id, name, applied_at) VALUES (?, ?, ?, ?)')
+          .run(owner, m.id, m.name, new Date().toISOString());
+        return true;
+      });
+      if (done) applied.push(m.id);
+    }
+    return applied;
+  }
+
+  /** Re-run migrate for every owner known in this process (memory_heal remigrate). */
+  remigrate(): Record<string, number[]> {
+    const out: Record<string, number[]> = {};
+    for (const [owner, list] of this.known) out[owner] = this.migrate(owner, list);
+    return out;
+  }
+
+  /** The migration head per owner: what is applied against what this process knows. */
+  status(): MigrationStatus[] {
+    const rows = this.db.prepare('SELECT owner, id FROM kernel_migrations').all() as { owner: string; id: number }[];
+    const appliedBy = new Map<string, Set<number>>();
+    for (const r of rows) {
+      if (!appliedBy.has(r.owner)) appliedBy.set(r.owner, new Set());
+      appliedBy.get(r.owner)!.add(r.id);
+    }
+    return [...this.known.entries()].map(([owner, list]) => {
+      const done = appliedBy.get(owner) ?? new Set<number>();
+      return {
+        owner,
+        applied: Math.max(0, ...[...done]),
+        head: Math.max(0, ...list.map((m) => m.id)),
+        pending: list.filter((m) => !done.has(m.id)).map((m) => m.id),
+      };
+    });
+  }
+
+  /** True when the database answers a trivial query. */
+  ping(): boolean {
+    try {
+      return (this.db.prepare('SELECT 1 AS ok').get() as { ok: number }).ok === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    this.statements.clear();
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,179 @@
+import { z } from 'zod';
+import { MemoryError } from './errors.js';
+import { isExposed, type Exposure } from './exposure.js';
+import type { Kernel } from './kernel.js';
+import { inputJsonSchema, outputJsonSchema, type RegisteredTool, type ToolAnnotations, type ToolCallContext } from './tools.js';
+
+/** A tool as one MCP surface lists it: JSON schemas, annotations and an invoke function. */
+export interface SurfaceTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations: ToolAnnotations & { title: string };
+  invoke(args: unknown, signal?: AbortSignal): Promise<unknown>;
+}
+
+export interface Surface {
+  exposure: Exposure;
+  meta: boolean;
+  tools: SurfaceTool[];
+  get(name: string): SurfaceTool | undefined;
+}
+
+export const CATALOG_TOOL = 'memory_catalog';
+export const dispatcherName = (tier: string) => `memory_tier_${tier.replace(/-/g, '_')}`;
+
+function flat(kernel: Kernel, tool: RegisteredTool, call: ToolCallContext): SurfaceTool {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    inputSchema: inputJsonSchema(tool),
+    outputSchema: outputJsonSchema(tool),
+    annotations: { title: tool.title, ...tool.annotations },
+    invoke: (args, signal) => kernel.callTool(tool.name, args, { ...call, signal }),
+  };
+}
+
+function describe(tool: RegisteredTool) {
+  return {
+    name: tool.name,
+    title: tool.title,
+    description: tool.description,
+    tiers: tool.tiers,
+    annotations: tool.annotations,
+    input_schema: inputJsonSchema(tool),
+  };
+}
+
+function mergedAnnotations(members: RegisteredTool[]): ToolAnnotations {
+  return {
+    readOnlyHint: members.every((m) => m.annotations.readOnlyHint),
+    destructiveHint: members.some((m) => m.annotations.destructiveHint),
+    idempotentHint: members.every((m) => m.annotations.idempotentHint),
+    openWorldHint: members.some((m) => m.annotations.openWorldHint),
+  };
+}
+
+function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], call: ToolCallContext): SurfaceTool {
+  const names = members.map((m) => m.name);
+  const input = z.object({
+    action: z.enum(['list', ...names] as [string, ...string[]]).describe('A member tool of this tier, or list to describe them all'),
+    args: z.record(z.string(), z.unknown()).default({}).describe("The member tool's own arguments"),
+  });
+  const name = dispatcherName(tier);
+  const title = `Memory ${tier} tools`;
+  return {
+    name,
+    title,
+    description:
+      `Dispatcher for the ${tier} tier (${names.length} tools: ${names.join(', ')}). ` +
+      `Call with {"action": "<tool name>", "args": {...}} to run a member with its own arguments, ` +
+      `or {"action": "list"} to get every member's description, annotations and input schema.`,
+    inputSchema: (() => {
+      const s = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
+      delete s.$schema;
+      return s;
+    })(),
+    annotations: { title, ...mergedAnnotations(members) },
+    async invoke(raw, signal) {
+      const parsed = input.safeParse(raw ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const field = issue.path.join('.') || 'action';
+        throw new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${issue.message}`, {
+          field,
+          accepted: field === 'action' ? ['list', ...names] : 'object',
+        });
+      }
+      const { action, args } = parsed.data;
+      if (action === 'list') return { tier, tools: members.map(describe) };
+      return kernel.callTool(action, args, { ...call, signal });
+    },
+  };
+}
+
+function catalog(visible: RegisteredTool[], tierOf: (t: RegisteredTool) => string): SurfaceTool {
+  const input = z.object({
+    query: z.string().max(200).default('').describe('Keywords matched against tool names, titles and descriptions; empty lists every tool'),
+    tool: z.string().max(64).optional().describe('A tool name to describe in full, with its input schema'),
+  });
+  const title = 'Memory tool catalogue';
+  return {
+    name: CATALOG_TOOL,
+    title,
+    description:
+      'Search and describe every exposed memory tool across tiers. Give keywords in query to find tools ' +
+      '(e.g. "graph edges", "backup"), or a tool name in tool for its full description and input schema. ' +
+      'Returns for each tool the dispatcher to call it through (memory_tier_<tier>) or that it is called directly.',
+    inputSchema: (() => {
+      const s = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
+      delete s.$schema;
+      return s;
+    })(),
+    annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    async invoke(raw) {
+      const parsed = input.safeParse(raw ?? {});
+      if (!parsed.success) {
+        const issue = parsed.error.issues[0]!;
+        const field = issue.path.join('.') || 'query';
+        throw new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${issue.message}`, { field, accepted: 'string' });
+      }
+      const { query, tool } = parsed.data;
+      const via = (t: RegisteredTool) => (tierOf(t) === 'primitives' ? t.name : dispatcherName(tierOf(t)));
+      if (tool) {
+        const found = visible.find((t) => t.name === tool);
+        if (!found) {
+          throw new MemoryError('KERNEL_ERR_NOT_FOUND', `No exposed tool named "${tool}"`, {
+            field: 'tool',
+            accepted: visible.map((t) => t.name),
+          });
+        }
+        return { count: 1, tools: [{ ...describe(found), call_via: via(found) }] };
+      }
+      const terms = query.toLowerCase().split(/[^a-z0-9_]+/).filter(Boolean);
+      const scored = visible
+        .map((t) => {
+          const hay = `${t.name} ${t.title} ${t.description}`.toLowerCase();
+          const score = terms.reduce((s, term) => s + (t.name.includes(term) ? 3 : 0) + (hay.includes(term) ? 1 : 0), 0);
+          return { t, score };
+        })
+        .filter((x) => terms.length === 0 || x.score > 0)
+        .sort((a, b) => b.score - a.score || a.t.name.localeCompare(b.t.name));
+      return {
+        count: scored.length,
+        tools: scored.map(({ t }) => ({ name: t.name, title: t.title, description: t.description, tiers: t.tiers, call_via: via(t) })),
+      };
+    },
+  };
+}
+
+/**
+ * The tool list one MCP surface shows: flat tools filtered by MEMORY_EXPOSE, or with MEMORY_META
+ * the primitives flat plus one dispatcher per other exposed tier and the catalogue.
+ */
+export function buildSurface(kernel: Kernel, exposure: Exposure, meta: boolean): Surface {
+  const call: ToolCallContext = { exposedTiers: exposure.tiers, exposeAll: exposure.all };
+  const visible = kernel.tools().filter((t) => isExposed(exposure, t.name, t.tiers));
+  let tools: SurfaceTool[];
+  if (!meta) {
+    tools = visible.map((t) => flat(kernel, t, call));
+  } else {
+    const primitives = visible.filter((t) => t.tiers.includes('primitives'));
+    tools = primitives.map((t) => flat(kernel, t, call));
+    const rest = visible.filter((t) => !t.tiers.includes('primitives'));
+    const firstTier = new Map<RegisteredTool, string>();
+    for (const tier of kernel.tiers) {
+      if (tier === 'primitives') continue;
+      const members = rest.filter((t) => (exposure.all || exposure.tiers.has(tier) || exposure.tools.has(t.name)) && t.tiers.includes(tier));
+      if (!members.length) continue;
+      members.forEach((m) => firstTier.has(m) || firstTier.set(m, tier));
+      tools.push(dispatcher(kernel, tier, members, call));
+    }
+    if (rest.length) tools.push(catalog(visible, (t) => (t.tiers.includes('primitives') ? 'primitives' : firstTier.get(t) ?? t.tiers[0]!)));
+  }
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  return { exposure, meta, tools, get: (name) => byName.get(name) };
+}

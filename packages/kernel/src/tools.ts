@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { MemoryError, invalid } from './errors.js';
+
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** What a handler learns about the call besides its arguments. */
+export interface ToolCallContext {
+  /** The tiers exposed on the surface the call came from (all tiers for the operator HTTP surface). */
+  exposedTiers: ReadonlySet<string>;
+  /** True when the surface exposes every tool. */
+  exposeAll: boolean;
+  /** Aborted when the client cancels the request. */
+  signal?: AbortSignal;
+}
+
+export type AnyZodObject = z.ZodObject<any>;
+
+export interface ToolDefinition<I extends AnyZodObject = AnyZodObject, O = unknown> {
+  name: string;
+  title: string;
+  /** Written for a model: what the tool does, when to use it, what it returns. */
+  description: string;
+  /** The tiers the tool belongs to; defaults to the registering plugin's tier. */
+  tiers?: string[];
+  input: I;
+  output?: z.ZodType<O>;
+  annotations: Partial<ToolAnnotations> & Pick<ToolAnnotations, 'readOnlyHint'>;
+  handler(args: z.infer<I>, call: ToolCallContext): O | Promise<O>;
+}
+
+/** A tool as the registry keeps it: tiers resolved, annotations complete, owner known. */
+export interface RegisteredTool extends ToolDefinition {
+  tiers: string[];
+  annotations: ToolAnnotations;
+  plugin: string;
+}
+
+const NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+export function defineTool<I extends AnyZodObject, O>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {
+  if (!NAME.test(def.name)) {
+    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool name "${def.name}" must match ${NAME}`);
+  }
+  if (!def.title || !def.description) {
+    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${def.name} needs a title and a description`);
+  }
+  if (!(def.input instanceof z.ZodObject)) {
+    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${def.name} needs a zod object input schema`);
+  }
+  return Object.freeze({ ...def });
+}
+
+/** Turn zod issues into one validation error naming the field and what it accepts. */
+export function validationError(error: z.ZodError): MemoryError {
+  const issue = error.issues[0]!;
+  const field = issue.path.length ? issue.path.join('.') : '(arguments)';
+  let accepted: unknown;
+  let problem = issue.message;
+  const any = issue as any;
+  if (issue.code === 'invalid_value' && Array.isArray(any.values)) {
+    accepted = any.values;
+    problem = `must be one of ${any.values.map((v: unknown) => JSON.stringify(v)).join(', ')}`;
+  } else if (issue.code === 'invalid_type') {
+    accepted = any.expected;
+    problem = any.input === undefined ? `is required (${any.expected})` : `must be ${any.expected}`;
+  } else if (issue.code === 'too_small' || issue.code === 'too_big') {
+    const bound = issue.code === 'too_small' ? any.minimum : any.maximum;
+    accepted = issue.code === 'too_small' ? { min: bound } : { max: bound };
+    problem = issue.message;
+  } else if (issue.code === 'unrecognized_keys') {
+    problem = `has unknown keys: ${any.keys.join(', ')}`;
+  }
+  const err = invalid(field, problem, accepted);
+  if (error.issues.length > 1) {
+    (err as any).details = error.issues.map((i) => ({ field: i.path.join('.') || '(arguments)', problem: i.message }));
+  }
+  return err;
+}
+
+/** Validate arguments against a tool's input schema; nothing runs on bad input. */
+export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknown>, args: unknown): z.infer<I> {
+  const res = tool.input.safeParse(args ?? {});
+  if (!res.success) throw validationError(res.error);
+  return res.data;
+}
+
+/** The JSON Schema of a tool's input as a client sees it. */
+export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+export function outputJsonSchema(tool: ToolDefinition): Record<string, unknown> | undefined {
+  if (!tool.output) return undefined;
+  const schema = z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema.type === 'object' ? schema : undefined;
+}
+
+/** The common `layer` and `user_id` inputs. */
+export const layerSchema = z.enum(['user', 'agent']);
+export const userIdSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .regex(/^[^\0/\\]+$/, 'user_id must not contain slashes or NUL')
+  .default('default');

@@ -1,0 +1,89 @@
+import type { StoreContext } from './context.js';
+import type { Layer, Scope } from './types.js';
+import { parseJson } from './util.js';
+
+export interface AuditEntry {
+  id: number;
+  action: string;
+  target_type: string;
+  target_id: string;
+  layer: Layer | null;
+  user_id: string | null;
+  ts: string;
+  detail: Record<string, unknown>;
+}
+
+export interface ImportanceChange {
+  id: number;
+  entry_id: string;
+  old: number;
+  new: number;
+  reason: string;
+  ts: string;
+}
+
+interface AuditRow extends Omit<AuditEntry, 'detail'> {
+  detail: string;
+}
+
+function toEntry(r: AuditRow): AuditEntry {
+  return { ...r, detail: parseJson<Record<string, unknown>>(r.detail, {}) };
+}
+
+/** The audit trails: one audit_log row per write, one importance_audit row per importance change. */
+export class AuditLog {
+  constructor(private readonly ctx: StoreContext) {}
+
+  log(
+    scope: Scope | null,
+    action: string,
+    target_type: string,
+    target_id: string,
+    detail: Record<string, unknown> = {},
+  ): void {
+    this.ctx
+      .stmt(
+        `INSERT INTO audit_log (action, target_type, target_id, layer, user_id, ts, detail)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(action, target_type, target_id, scope?.layer ?? null, scope?.user_id ?? null, this.ctx.iso(), JSON.stringify(detail));
+  }
+
+  /** Every audit row about one target, oldest first. */
+  forTarget(target_id: string, limit = 200): AuditEntry[] {
+    const rows = this.ctx
+      .stmt('SELECT * FROM audit_log WHERE target_id = ? ORDER BY id LIMIT ?')
+      .all(target_id, limit) as AuditRow[];
+    return rows.map(toEntry);
+  }
+
+  /** Audit rows of one scope at or after an ISO time, newest first. */
+  since(scope: Scope, sinceIso: string, limit = 200): AuditEntry[] {
+    const rows = this.ctx
+      .stmt('SELECT * FROM audit_log WHERE layer = ? AND user_id = ? AND ts >= ? ORDER BY ts DESC, id DESC LIMIT ?')
+      .all(scope.layer, scope.user_id, sinceIso, limit) as AuditRow[];
+    return rows.map(toEntry);
+  }
+
+  /** Remove a scope's audit rows at or after an ISO time (emergency purge); returns the count. */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    return this.ctx.tx(
+      () =>
+        this.ctx.stmt('DELETE FROM audit_log WHERE layer = ? AND user_id = ? AND ts >= ?').run(scope.layer, scope.user_id, sinceIso)
+          .changes,
+    );
+  }
+
+  logImportance(entry_id: string, oldValue: number, newValue: number, reason: string): void {
+    this.ctx
+      .stmt('INSERT INTO importance_audit (entry_id, old, new, reason, ts) VALUES (?, ?, ?, ?, ?)')
+      .run(entry_id, oldValue, newValue, reason, this.ctx.iso());
+  }
+
+  /** The importance changes of one entry, oldest first. */
+  history(entry_id: string, limit = 200): ImportanceChange[] {
+    return this.ctx
+      .stmt('SELECT * FROM importance_audit WHERE entry_id = ? ORDER BY id LIMIT ?')
+      .all(entry_id, limit) as ImportanceChange[];
+  }
+}

@@ -1,0 +1,38 @@
+import type BetterSqlite3 from 'better-sqlite3';
+import type { Clock, Database, StoresConfig } from './types.js';
+import { nowIso } from './util.js';
+
+/** What every store shares: the connection with a statement cache, the data dir, the clock, the config. */
+export class StoreContext {
+  private readonly cache = new Map<string, BetterSqlite3.Statement>();
+
+  constructor(
+    readonly db: Database,
+    readonly dataDir: string,
+    readonly clock: Clock,
+    readonly config: StoresConfig,
+  ) {}
+
+  /** A prepared statement, cached by its SQL text. */
+  stmt(sql: string): BetterSqlite3.Statement {
+    let st = this.cache.get(sql);
+    if (!st) {
+      st = this.db.prepare(sql);
+      this.cache.set(sql, st);
+    }
+    return st;
+  }
+
+  /**
+   * Run fn in a BEGIN IMMEDIATE transaction so writers in other processes wait their turn.
+   * Inside an open transaction it nests as a savepoint.
+   */
+  tx<T>(fn: () => T): T {
+    return this.db.transaction(fn).immediate();
+  }
+
+  /** The clock's time as an ISO string. */
+  iso(): string {
+    return nowIso(this.clock);
+  }
+}

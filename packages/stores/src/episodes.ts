@@ -1,0 +1,252 @@
+import type { AuditLog } from './audit.js';
+import type { StoreContext } from './context.js';
+import { validationError } from './errors.js';
+import { facetSql, tagDimension } from './tags.js';
+import type { Layer, Scope } from './types.js';
+import { checkScope, checkText, clamp, likePattern, makeId, normalizeTags, parseId, parseJson } from './util.js';
+
+export interface Episode {
+  id: string;
+  layer: Layer;
+  user_id: string;
+  summary: string;
+  emotional_weight: number;
+  importance: number;
+  tags: string[];
+  meta: Record<string, unknown>;
+  created: string;
+  access_count: number;
+  last_access: string | null;
+}
+
+export interface EpisodeInput {
+  summary: string;
+  emotional_weight?: number;
+  tags?: string[];
+  importance?: number;
+  meta?: Record<string, unknown>;
+}
+
+export interface EpisodeListOptions {
+  limit?: number;
+  offset?: number;
+  /** Faceted filter: same dimension OR, different dimensions AND. */
+  tag?: string | string[];
+  /** Only episodes created at or after this ISO time. */
+  since?: string;
+}
+
+interface Row {
+  id: number;
+  layer: Layer;
+  user_id: string;
+  summary: string;
+  emotional_weight: number;
+  importance: number;
+  tags: string;
+  meta: string;
+  created: string;
+  access_count: number;
+  last_access: string | null;
+}
+
+export const EPISODE_PREFIX = 'ep';
+
+function toEpisode(r: Row): Episode {
+  return {
+    id: makeId(EPISODE_PREFIX, r.id),
+    layer: r.layer,
+    user_id: r.user_id,
+    summary: r.summary,
+    emotional_weight: r.emotional_weight,
+    importance: r.importance,
+    tags: parseJson<string[]>(r.tags, []),
+    meta: parseJson<Record<string, unknown>>(r.meta, {}),
+    created: r.created,
+    access_count: r.access_count,
+    last_access: r.last_access,
+  };
+}
+
+/** L3 episodic memory. Ids are `ep_<n>`. Tags are also kept in `episode_tags` for indexed faceted filters. */
+export class EpisodeStore {
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly audit: AuditLog,
+  ) {}
+
+  add(scope: Scope, input: EpisodeInput): Episode {
+    checkScope(scope);
+    const summary = checkText(input.summary, 'summary', this.ctx.config.maxTextChars);
+    const tags = normalizeTags(input.tags);
+    const meta = input.meta ?? {};
+    if (typeof meta !== 'object' || Array.isArray(meta)) throw validationError('meta', 'meta must be an object');
+    return this.ctx.tx(() => this.insert(scope, null, summary, input, tags, meta, this.ctx.iso()));
+  }
+
+  /** Re-insert an archived episode, keeping its id when that id is free (Shadow Bin restore). */
+  restore(scope: Scope, ep: Episode): Episode {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const n = parseId(EPISODE_PREFIX, ep.id);
+      const free = n !== null && !this.ctx.stmt('SELECT 1 FROM episodes WHERE id = ?').get(n);
+      return this.insert(scope, free ? n : null, ep.summary, ep, normalizeTags(ep.tags), ep.meta ?? {}, ep.created, 'restore');
+    });
+  }
+
+  get(scope: Scope, id: string): Episode | null {
+    checkScope(scope);
+    const n = parseId(EPISODE_PREFIX, id);
+    if (n === null) return null;
+    const r = this.ctx
+      .stmt('SELECT * FROM episodes WHERE id = ? AND layer = ? AND user_id = ?')
+      .get(n, scope.layer, scope.user_id) as Row | undefined;
+    return r ? toEpisode(r) : null;
+  }
+
+  /** Newest first. */
+  list(scope: Scope, opts: EpisodeListOptions = {}): Episode[] {
+    checkScope(scope);
+    const limit = clamp(Math.floor(opts.limit ?? 20), 0, 10_000);
+    const offset = Math.max(0, Math.floor(opts.offset ?? 0));
+    const where = ['e.layer = ?', 'e.user_id = ?'];
+    const params: (string | number)[] = [scope.layer, scope.user_id];
+    const tagFilter = opts.tag === undefined ? [] : Array.isArray(opts.tag) ? opts.tag : [opts.tag];
+    if (tagFilter.length > 0) {
+      const f = facetSql(tagFilter, 'e.id', 'episode_tags', 'episode_id', scope.layer, scope.user_id);
+      if (f.sql) {
+        where.push(f.sql);
+        params.push(...f.params);
+      }
+    }
+    if (opts.since !== undefined) {
+      where.push('e.created >= ?');
+      params.push(opts.since);
+    }
+    const rows = this.ctx
+      .stmt(`SELECT e.* FROM episodes e WHERE ${where.join(' AND ')} ORDER BY e.id DESC LIMIT ? OFFSET ?`)
+      .all(...params, limit, offset) as Row[];
+    return rows.map(toEpisode);
+  }
+
+  count(scope: Scope): number {
+    checkScope(scope);
+    return (
+      this.ctx.stmt('SELECT COUNT(*) AS n FROM episodes WHERE layer = ? AND user_id = ?').get(scope.layer, scope.user_id) as {
+        n: number;
+      }
+    ).n;
+  }
+
+  /** Replace an episode's tags; returns the updated episode or null when absent. */
+  setTags(scope: Scope, id: string, tags: string[]): Episode | null {
+    checkScope(scope);
+    const clean = normalizeTags(tags);
+    return this.ctx.tx(() => {
+      const ep = this.get(scope, id);
+      if (!ep) return null;
+      const n = parseId(EPISODE_PREFIX, id) as number;
+      this.ctx.stmt('UPDATE episodes SET tags = ? WHERE id = ?').run(JSON.stringify(clean), n);
+      this.ctx.stmt('DELETE FROM episode_tags WHERE episode_id = ?').run(n);
+      this.writeTags(scope, n, clean);
+      this.audit.log(scope, 'update', 'episode', ep.id, { tags: clean });
+      return this.get(scope, id);
+    });
+  }
+
+  delete(scope: Scope, id: string): Episode | null {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const ep = this.get(scope, id);
+      if (!ep) return null;
+      this.ctx.stmt('DELETE FROM episodes WHERE id = ?').run(parseId(EPISODE_PREFIX, id));
+      this.audit.log(scope, 'delete', 'episode', ep.id);
+      return ep;
+    });
+  }
+
+  /** Episodes whose summary contains the pattern (case-insensitive substring), without deleting. */
+  findMatching(scope: Scope, pattern: string, limit = 10_000): Episode[] {
+    checkScope(scope);
+    checkText(pattern, 'pattern', 10_000);
+    const rows = this.ctx
+      .stmt("SELECT * FROM episodes WHERE layer = ? AND user_id = ? AND summary LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?")
+      .all(scope.layer, scope.user_id, likePattern(pattern), limit) as Row[];
+    return rows.map(toEpisode);
+  }
+
+  /** Delete the episodes whose summary contains the pattern; returns the deleted episodes. */
+  deleteMatching(scope: Scope, pattern: string): Episode[] {
+    return this.ctx.tx(() => {
+      const found = this.findMatching(scope, pattern);
+      const del = this.ctx.stmt('DELETE FROM episodes WHERE id = ?');
+      for (const ep of found) {
+        del.run(parseId(EPISODE_PREFIX, ep.id));
+        this.audit.log(scope, 'delete', 'episode', ep.id, { pattern });
+      }
+      return found;
+    });
+  }
+
+  /** Delete every episode created at or after the ISO time; returns the count. */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const n = this.ctx
+        .stmt('DELETE FROM episodes WHERE layer = ? AND user_id = ? AND created >= ?')
+        .run(scope.layer, scope.user_id, sinceIso).changes;
+      if (n > 0) this.audit.log(scope, 'delete_since', 'episode', `since:${sinceIso}`, { count: n });
+      return n;
+    });
+  }
+
+  /** Record a retrieval access on each episode id (ids of other stores are ignored). */
+  touch(ids: readonly string[]): void {
+    const now = this.ctx.iso();
+    this.ctx.tx(() => {
+      const st = this.ctx.stmt('UPDATE episodes SET access_count = access_count + 1, last_access = ? WHERE id = ?');
+      for (const id of ids) {
+        const n = parseId(EPISODE_PREFIX, id);
+        if (n !== null) st.run(now, n);
+      }
+    });
+  }
+
+  private insert(
+    scope: Scope,
+    id: number | null,
+    summary: string,
+    input: { emotional_weight?: number; importance?: number },
+    tags: string[],
+    meta: Record<string, unknown>,
+    created: string,
+    action = 'create',
+  ): Episode {
+    const info = this.ctx
+      .stmt(
+        `INSERT INTO episodes (id, layer, user_id, summary, emotional_weight, importance, tags, meta, created)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        id,
+        scope.layer,
+        scope.user_id,
+        summary,
+        clamp(input.emotional_weight ?? 0, 0, 1),
+        clamp(input.importance ?? 0.5, 0, 1),
+        JSON.stringify(tags),
+        JSON.stringify(meta),
+        created,
+      );
+    const n = Number(info.lastInsertRowid);
+    this.writeTags(scope, n, tags);
+    const epId = makeId(EPISODE_PREFIX, n);
+    this.audit.log(scope, action, 'episode', epId, { tags });
+    return this.get(scope, epId) as Episode;
+  }
+
+  private writeTags(scope: Scope, n: number, tags: string[]): void {
+    const st = this.ctx.stmt('INSERT OR IGNORE INTO episode_tags (episode_id, layer, user_id, dimension, tag) VALUES (?, ?, ?, ?, ?)');
+    for (const t of tags) st.run(n, scope.layer, scope.user_id, tagDimension(t), t);
+  }
+}

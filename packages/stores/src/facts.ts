@@ -1,0 +1,289 @@
+import type { AuditLog } from './audit.js';
+import type { StoreContext } from './context.js';
+import { validationError } from './errors.js';
+import type { Layer, Scope } from './types.js';
+import { checkScope, checkText, clamp, likePattern, makeId, parseId, parseJson } from './util.js';
+
+export const FACT_SOURCES = ['user_explicit', 'staging_promotion', 'episode_promotion', 'legacy', 'manual'] as const;
+export type FactSource = (typeof FACT_SOURCES)[number];
+
+export const IMPORTANCE_MIN = 0.05;
+export const IMPORTANCE_MAX = 1.0;
+
+export interface Fact {
+  /** `fact_<n>`: stable across updates of the same key. */
+  entry_id: string;
+  layer: Layer;
+  user_id: string;
+  key: string;
+  value: string;
+  importance: number;
+  source: FactSource;
+  metadata: Record<string, unknown>;
+  created: string;
+  updated: string;
+  access_count: number;
+  last_access: string | null;
+}
+
+export interface FactInput {
+  key: string;
+  value: string;
+  importance?: number;
+  source?: FactSource;
+  metadata?: Record<string, unknown>;
+}
+
+export interface FactListOptions {
+  limit?: number;
+  offset?: number;
+  orderBy?: 'importance' | 'updated' | 'created';
+}
+
+interface Row {
+  id: number;
+  layer: Layer;
+  user_id: string;
+  key: string;
+  value: string;
+  importance: number;
+  source: FactSource;
+  metadata: string;
+  created: string;
+  updated: string;
+  access_count: number;
+  last_access: string | null;
+}
+
+export const FACT_PREFIX = 'fact';
+
+function toFact(r: Row): Fact {
+  return {
+    entry_id: makeId(FACT_PREFIX, r.id),
+    layer: r.layer,
+    user_id: r.user_id,
+    key: r.key,
+    value: r.value,
+    importance: r.importance,
+    source: r.source,
+    metadata: parseJson<Record<string, unknown>>(r.metadata, {}),
+    created: r.created,
+    updated: r.updated,
+    access_count: r.access_count,
+    last_access: r.last_access,
+  };
+}
+
+/** Round to 4 decimals so repeated ±0.05 steps land exactly on the grid. */
+function round4(v: number): number {
+  return Math.round(v * 10_000) / 10_000;
+}
+
+export function clampImportance(v: number): number {
+  return round4(clamp(v, IMPORTANCE_MIN, IMPORTANCE_MAX));
+}
+
+/** L4 core memory: keyed facts, unique per (layer, user_id, key); importance within 0.05..1.0. */
+export class FactStore {
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** Add or update the fact with this key; the entry_id is kept on update. */
+  upsert(scope: Scope, input: FactInput): Fact & { created_new: boolean } {
+    checkScope(scope);
+    const key = checkText(input.key, 'key', 500);
+    const value = checkText(input.value, 'value', this.ctx.config.maxTextChars, true);
+    const source = input.source ?? 'manual';
+    if (!FACT_SOURCES.includes(source)) {
+      throw validationError('source', `source must be one of ${FACT_SOURCES.join(', ')}`, FACT_SOURCES);
+    }
+    const metadata = input.metadata ?? {};
+    if (typeof metadata !== 'object' || Array.isArray(metadata)) throw validationError('metadata', 'metadata must be an object');
+    const importance = clampImportance(input.importance ?? 0.5);
+    return this.ctx.tx(() => {
+      const before = this.get(scope, key);
+      const now = this.ctx.iso();
+      if (before) {
+        this.ctx
+          .stmt('UPDATE facts SET value = ?, importance = ?, source = ?, metadata = ?, updated = ? WHERE id = ?')
+          .run(value, importance, source, JSON.stringify(metadata), now, parseId(FACT_PREFIX, before.entry_id));
+        this.audit.log(scope, 'update', 'fact', before.entry_id, { key, old_value: before.value, source });
+        if (before.importance !== importance) this.audit.logImportance(before.entry_id, before.importance, importance, 'upsert');
+        return { ...(this.get(scope, key) as Fact), created_new: false };
+      }
+      const info = this.ctx
+        .stmt(
+          `INSERT INTO facts (layer, user_id, key, value, importance, source, metadata, created, updated)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(scope.layer, scope.user_id, key, value, importance, source, JSON.stringify(metadata), now, now);
+      const entryId = makeId(FACT_PREFIX, Number(info.lastInsertRowid));
+      this.audit.log(scope, 'create', 'fact', entryId, { key, source });
+      return { ...(this.get(scope, key) as Fact), created_new: true };
+    });
+  }
+
+  /** Re-insert an archived fact, keeping its entry_id when free (Shadow Bin restore). */
+  restore(scope: Scope, fact: Fact): Fact {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const existing = this.get(scope, fact.key);
+      if (existing) {
+        this.upsert(scope, fact);
+        return this.get(scope, fact.key) as Fact;
+      }
+      const n = parseId(FACT_PREFIX, fact.entry_id);
+      const free = n !== null && !this.ctx.stmt('SELECT 1 FROM facts WHERE id = ?').get(n);
+      const now = this.ctx.iso();
+      const info = this.ctx
+        .stmt(
+          `INSERT INTO facts (id, layer, user_id, key, value, importance, source, metadata, created, updated)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          free ? n : null,
+          scope.layer,
+          scope.user_id,
+          fact.key,
+          fact.value,
+          clampImportance(fact.importance),
+          FACT_SOURCES.includes(fact.source) ? fact.source : 'legacy',
+          JSON.stringify(fact.metadata ?? {}),
+          fact.created ?? now,
+          now,
+        );
+      const entryId = makeId(FACT_PREFIX, Number(info.lastInsertRowid));
+      this.audit.log(scope, 'restore', 'fact', entryId, { key: fact.key });
+      return this.get(scope, fact.key) as Fact;
+    });
+  }
+
+  get(scope: Scope, key: string): Fact | null {
+    checkScope(scope);
+    const r = this.ctx
+      .stmt('SELECT * FROM facts WHERE layer = ? AND user_id = ? AND key = ?')
+      .get(scope.layer, scope.user_id, key) as Row | undefined;
+    return r ? toFact(r) : null;
+  }
+
+  /** Any scope: entry ids are global. */
+  getByEntryId(entry_id: string): Fact | null {
+    const n = parseId(FACT_PREFIX, entry_id);
+    if (n === null) return null;
+    const r = this.ctx.stmt('SELECT * FROM facts WHERE id = ?').get(n) as Row | undefined;
+    return r ? toFact(r) : null;
+  }
+
+  delete(scope: Scope, key: string): Fact | null {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const f = this.get(scope, key);
+      if (!f) return null;
+      this.ctx.stmt('DELETE FROM facts WHERE id = ?').run(parseId(FACT_PREFIX, f.entry_id));
+      this.audit.log(scope, 'delete', 'fact', f.entry_id, { key });
+      return f;
+    });
+  }
+
+  /** Facts of the scope, most important first by default (ties: newest first). */
+  list(scope: Scope, opts: FactListOptions = {}): Fact[] {
+    checkScope(scope);
+    const limit = clamp(Math.floor(opts.limit ?? 50), 0, 10_000);
+    const offset = Math.max(0, Math.floor(opts.offset ?? 0));
+    const order =
+      opts.orderBy === 'updated'
+        ? 'updated DESC, id DESC'
+        : opts.orderBy === 'created'
+          ? 'created DESC, id DESC'
+          : 'importance DESC, id DESC';
+    const rows = this.ctx
+      .stmt(`SELECT * FROM facts WHERE layer = ? AND user_id = ? ORDER BY ${order} LIMIT ? OFFSET ?`)
+      .all(scope.layer, scope.user_id, limit, offset) as Row[];
+    return rows.map(toFact);
+  }
+
+  count(scope: Scope): number {
+    checkScope(scope);
+    return (
+      this.ctx.stmt('SELECT COUNT(*) AS n FROM facts WHERE layer = ? AND user_id = ?').get(scope.layer, scope.user_id) as {
+        n: number;
+      }
+    ).n;
+  }
+
+  /**
+   * Move a fact's importance by delta, clamped to 0.05..1.0, and log the change in
+   * importance_audit with the reason. Returns the updated fact, or null for an unknown entry.
+   */
+  adjustImportance(entry_id: string, delta: number, reason: string): Fact | null {
+    if (!Number.isFinite(delta)) throw validationError('delta', 'delta must be a finite number');
+    return this.ctx.tx(() => {
+      const f = this.getByEntryId(entry_id);
+      if (!f) return null;
+      const next = clampImportance(f.importance + delta);
+      if (next !== f.importance) {
+        this.ctx.stmt('UPDATE facts SET importance = ? WHERE id = ?').run(next, parseId(FACT_PREFIX, entry_id));
+      }
+      this.audit.logImportance(entry_id, f.importance, next, reason);
+      this.audit.log({ layer: f.layer, user_id: f.user_id }, 'importance', 'fact', entry_id, {
+        old: f.importance,
+        new: next,
+        reason,
+      });
+      return this.getByEntryId(entry_id);
+    });
+  }
+
+  /** Facts whose key or value contains the pattern (case-insensitive substring), without deleting. */
+  findMatching(scope: Scope, pattern: string, limit = 10_000): Fact[] {
+    checkScope(scope);
+    checkText(pattern, 'pattern', 10_000);
+    const like = likePattern(pattern);
+    const rows = this.ctx
+      .stmt(
+        `SELECT * FROM facts WHERE layer = ? AND user_id = ? AND (key LIKE ? ESCAPE '\\' OR value LIKE ? ESCAPE '\\')
+         ORDER BY id LIMIT ?`,
+      )
+      .all(scope.layer, scope.user_id, like, like, limit) as Row[];
+    return rows.map(toFact);
+  }
+
+  /** Delete the facts whose key or value contains the pattern; returns the deleted facts. */
+  deleteMatching(scope: Scope, pattern: string): Fact[] {
+    return this.ctx.tx(() => {
+      const found = this.findMatching(scope, pattern);
+      const del = this.ctx.stmt('DELETE FROM facts WHERE id = ?');
+      for (const f of found) {
+        del.run(parseId(FACT_PREFIX, f.entry_id));
+        this.audit.log(scope, 'delete', 'fact', f.entry_id, { key: f.key, pattern });
+      }
+      return found;
+    });
+  }
+
+  /** Delete every fact created or updated at or after the ISO time; returns the count. */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const n = this.ctx
+        .stmt('DELETE FROM facts WHERE layer = ? AND user_id = ? AND (created >= ? OR updated >= ?)')
+        .run(scope.layer, scope.user_id, sinceIso, sinceIso).changes;
+      if (n > 0) this.audit.log(scope, 'delete_since', 'fact', `since:${sinceIso}`, { count: n });
+      return n;
+    });
+  }
+
+  /** Record a retrieval access on each fact entry id (ids of other stores are ignored). */
+  touch(entryIds: readonly string[]): void {
+    const now = this.ctx.iso();
+    this.ctx.tx(() => {
+      const st = this.ctx.stmt('UPDATE facts SET access_count = access_count + 1, last_access = ? WHERE id = ?');
+      for (const id of entryIds) {
+        const n = parseId(FACT_PREFIX, id);
+        if (n !== null) st.run(now, n);
+      }
+    });
+  }
+}

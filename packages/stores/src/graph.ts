@@ -1,0 +1,346 @@
+import type { AuditLog } from './audit.js';
+import type { StoreContext } from './context.js';
+import { notFound, validationError } from './errors.js';
+import type { Layer, Scope } from './types.js';
+import { checkScope, checkText, clamp, likePattern, makeId, normalizeTags, parseId, parseJson } from './util.js';
+
+export const SOCIAL_NODE_TYPES = ['person', 'organization'] as const;
+export const GRAPH_RELATIONS = ['relates_to', 'knows', 'works_with', 'family_of', 'friend_of', 'met', 'mentions'] as const;
+export const CAUSAL_RELATIONS = ['led_to', 'caused', 'blocked'] as const;
+export const ALL_RELATIONS = [...GRAPH_RELATIONS, ...CAUSAL_RELATIONS] as const;
+export type GraphRelation = (typeof ALL_RELATIONS)[number];
+
+export interface GraphNode {
+  node_id: string;
+  layer: Layer;
+  user_id: string;
+  content: string;
+  node_type: string;
+  tags: string[];
+  confidence: number;
+  created: string;
+  access_count: number;
+}
+
+export interface GraphNodeInput {
+  content: string;
+  node_type: string;
+  tags?: string[];
+  confidence?: number;
+  /** Return an existing node with the same normalised content and type instead of adding one. */
+  dedupe?: boolean;
+}
+
+export interface GraphEdge {
+  edge_id: string;
+  relation: GraphRelation;
+  strength: number;
+  created: string;
+  from: { node_id: string; content: string; node_type: string };
+  to: { node_id: string; content: string; node_type: string };
+}
+
+export interface GraphEdgeInput {
+  from: string;
+  to: string;
+  relation: string;
+  strength?: number;
+}
+
+interface NodeRow {
+  id: number;
+  layer: Layer;
+  user_id: string;
+  content: string;
+  node_type: string;
+  tags: string;
+  confidence: number;
+  created: string;
+  access_count: number;
+}
+
+interface EdgeRow {
+  id: number;
+  relation: GraphRelation;
+  strength: number;
+  created: string;
+  from_id: number;
+  from_content: string;
+  from_type: string;
+  to_id: number;
+  to_content: string;
+  to_type: string;
+}
+
+export const NODE_PREFIX = 'node';
+
+/** Normalised node content for deduplication: case-folded, punctuation-trimmed, single spaces. */
+export function normalizeContent(s: string): string {
+  return s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s\p{P}]+|[\s\p{P}]+$/gu, '');
+}
+
+function toNode(r: NodeRow): GraphNode {
+  return {
+    node_id: makeId(NODE_PREFIX, r.id),
+    layer: r.layer,
+    user_id: r.user_id,
+    content: r.content,
+    node_type: r.node_type,
+    tags: parseJson<string[]>(r.tags, []),
+    confidence: r.confidence,
+    created: r.created,
+    access_count: r.access_count,
+  };
+}
+
+function toEdge(r: EdgeRow): GraphEdge {
+  return {
+    edge_id: makeId('edge', r.id),
+    relation: r.relation,
+    strength: r.strength,
+    created: r.created,
+    from: { node_id: makeId(NODE_PREFIX, r.from_id), content: r.from_content, node_type: r.from_type },
+    to: { node_id: makeId(NODE_PREFIX, r.to_id), content: r.to_content, node_type: r.to_type },
+  };
+}
+
+const EDGE_SELECT = `SELECT e.id, e.relation, e.strength, e.created,
+  f.id AS from_id, f.content AS from_content, f.node_type AS from_type,
+  t.id AS to_id, t.content AS to_content, t.node_type AS to_type
+  FROM graph_edges e JOIN graph_nodes f ON f.id = e.from_id JOIN graph_nodes t ON t.id = e.to_id`;
+
+/**
+ * The knowledge graph of a scope. Social nodes (person, organization) are deduplicated by
+ * normalised content; edges are unique per (from, to, relation) and re-adding one updates its strength.
+ */
+export class GraphStore {
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly audit: AuditLog,
+  ) {}
+
+  addNode(scope: Scope, input: GraphNodeInput): GraphNode & { existed: boolean } {
+    checkScope(scope);
+    const content = checkText(input.content, 'content', this.ctx.config.maxTextChars).trim();
+    const nodeType = checkText(input.node_type, 'node_type', 100).trim().toLowerCase();
+    const tags = normalizeTags(input.tags);
+    const norm = normalizeContent(content);
+    const dedupe = input.dedupe === true || (SOCIAL_NODE_TYPES as readonly string[]).includes(nodeType);
+    return this.ctx.tx(() => {
+      if (dedupe) {
+        const r = this.ctx
+          .stmt('SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? AND node_type = ? AND norm_content = ? LIMIT 1')
+          .get(scope.layer, scope.user_id, nodeType, norm) as NodeRow | undefined;
+        if (r) return { ...toNode(r), existed: true };
+      }
+      return { ...this.insert(scope, null, content, nodeType, tags, input.confidence ?? 0.5, this.ctx.iso()), existed: false };
+    });
+  }
+
+  /** Re-insert an archived node, keeping its id when free (Shadow Bin restore). */
+  restore(scope: Scope, node: GraphNode): GraphNode {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const n = parseId(NODE_PREFIX, node.node_id);
+      const free = n !== null && !this.ctx.stmt('SELECT 1 FROM graph_nodes WHERE id = ?').get(n);
+      return this.insert(scope, free ? n : null, node.content, node.node_type, normalizeTags(node.tags), node.confidence, node.created, 'restore');
+    });
+  }
+
+  getNode(scope: Scope, nodeId: string): GraphNode | null {
+    checkScope(scope);
+    const n = parseId(NODE_PREFIX, nodeId);
+    if (n === null) return null;
+    const r = this.ctx
+      .stmt('SELECT * FROM graph_nodes WHERE id = ? AND layer = ? AND user_id = ?')
+      .get(n, scope.layer, scope.user_id) as NodeRow | undefined;
+    return r ? toNode(r) : null;
+  }
+
+  /** Add (or update the strength of) an edge between two nodes of the scope. */
+  addEdge(scope: Scope, input: GraphEdgeInput): GraphEdge {
+    checkScope(scope);
+    if (!(ALL_RELATIONS as readonly string[]).includes(input.relation)) {
+      throw validationError('relation', `relation must be one of ${ALL_RELATIONS.join(', ')}`, ALL_RELATIONS);
+    }
+    const strength = clamp(input.strength ?? 1, 0, 1);
+    return this.ctx.tx(() => {
+      const from = this.getNode(scope, input.from);
+      if (!from) throw notFound('graph node', input.from);
+      const to = this.getNode(scope, input.to);
+      if (!to) throw notFound('graph node', input.to);
+      const fromN = parseId(NODE_PREFIX, from.node_id) as number;
+      const toN = parseId(NODE_PREFIX, to.node_id) as number;
+      this.ctx
+        .stmt(
+          `INSERT INTO graph_edges (layer, user_id, from_id, to_id, relation, strength, created) VALUES (?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (from_id, to_id, relation) DO UPDATE SET strength = excluded.strength`,
+        )
+        .run(scope.layer, scope.user_id, fromN, toN, input.relation, strength, this.ctx.iso());
+      const r = this.ctx
+        .stmt(`${EDGE_SELECT} WHERE e.from_id = ? AND e.to_id = ? AND e.relation = ?`)
+        .get(fromN, toN, input.relation) as EdgeRow;
+      const edge = toEdge(r);
+      this.audit.log(scope, 'link', 'graph_node', from.node_id, { to: to.node_id, relation: input.relation, strength });
+      return edge;
+    });
+  }
+
+  /** Nodes of the scope, highest confidence first (ties: newest first). */
+  nodes(scope: Scope, opts: { node_type?: string; limit?: number } = {}): GraphNode[] {
+    checkScope(scope);
+    const limit = Math.max(0, Math.floor(opts.limit ?? 50));
+    const rows =
+      opts.node_type !== undefined
+        ? this.ctx
+            .stmt(
+              `SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? AND node_type = ?
+               ORDER BY confidence DESC, id DESC LIMIT ?`,
+            )
+            .all(scope.layer, scope.user_id, opts.node_type.toLowerCase(), limit)
+        : this.ctx
+            .stmt('SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? ORDER BY confidence DESC, id DESC LIMIT ?')
+            .all(scope.layer, scope.user_id, limit);
+    return (rows as NodeRow[]).map(toNode);
+  }
+
+  /** Edges of the scope, or of one node in a direction (default out); both endpoint contents included. */
+  edges(scope: Scope, opts: { node_id?: string; direction?: 'out' | 'in' | 'both'; limit?: number } = {}): GraphEdge[] {
+    checkScope(scope);
+    const limit = Math.max(0, Math.floor(opts.limit ?? 100));
+    if (opts.node_id === undefined) {
+      const rows = this.ctx
+        .stmt(`${EDGE_SELECT} WHERE e.layer = ? AND e.user_id = ? ORDER BY e.id DESC LIMIT ?`)
+        .all(scope.layer, scope.user_id, limit) as EdgeRow[];
+      return rows.map(toEdge);
+    }
+    const node = this.getNode(scope, opts.node_id);
+    if (!node) return [];
+    const n = parseId(NODE_PREFIX, node.node_id) as number;
+    const dir = opts.direction ?? 'out';
+    const rows: EdgeRow[] = [];
+    if (dir === 'out' || dir === 'both') {
+      rows.push(...(this.ctx.stmt(`${EDGE_SELECT} WHERE e.from_id = ? ORDER BY e.id LIMIT ?`).all(n, limit) as EdgeRow[]));
+    }
+    if (dir === 'in' || dir === 'both') {
+      rows.push(...(this.ctx.stmt(`${EDGE_SELECT} WHERE e.to_id = ? ORDER BY e.id LIMIT ?`).all(n, limit) as EdgeRow[]));
+    }
+    const seen = new Set<number>();
+    return rows.filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true))).slice(0, limit).map(toEdge);
+  }
+
+  /** Nodes by tag and/or node type, highest confidence first. */
+  query(scope: Scope, opts: { tag?: string; node_type?: string; limit?: number } = {}): GraphNode[] {
+    checkScope(scope);
+    if (opts.tag === undefined) return this.nodes(scope, opts);
+    const limit = Math.max(0, Math.floor(opts.limit ?? 50));
+    const params: (string | number)[] = [scope.layer, scope.user_id, opts.tag];
+    let typeSql = '';
+    if (opts.node_type !== undefined) {
+      typeSql = ' AND n.node_type = ?';
+      params.push(opts.node_type.toLowerCase());
+    }
+    const rows = this.ctx
+      .stmt(
+        `SELECT n.* FROM graph_node_tags g JOIN graph_nodes n ON n.id = g.node_id
+         WHERE g.layer = ? AND g.user_id = ? AND g.tag = ?${typeSql} ORDER BY n.confidence DESC, n.id DESC LIMIT ?`,
+      )
+      .all(...params, limit) as NodeRow[];
+    return rows.map(toNode);
+  }
+
+  count(scope: Scope): number {
+    checkScope(scope);
+    return (
+      this.ctx.stmt('SELECT COUNT(*) AS n FROM graph_nodes WHERE layer = ? AND user_id = ?').get(scope.layer, scope.user_id) as {
+        n: number;
+      }
+    ).n;
+  }
+
+  /** Delete one node and its edges; returns the node. */
+  deleteNode(scope: Scope, nodeId: string): GraphNode | null {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const node = this.getNode(scope, nodeId);
+      if (!node) return null;
+      this.ctx.stmt('DELETE FROM graph_nodes WHERE id = ?').run(parseId(NODE_PREFIX, node.node_id));
+      this.audit.log(scope, 'delete', 'graph_node', node.node_id);
+      return node;
+    });
+  }
+
+  findMatching(scope: Scope, pattern: string, limit = 10_000): GraphNode[] {
+    checkScope(scope);
+    checkText(pattern, 'pattern', 10_000);
+    const rows = this.ctx
+      .stmt("SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? AND content LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?")
+      .all(scope.layer, scope.user_id, likePattern(pattern), limit) as NodeRow[];
+    return rows.map(toNode);
+  }
+
+  /** Delete the nodes whose content contains the pattern (and their edges); returns the deleted nodes. */
+  deleteMatching(scope: Scope, pattern: string): GraphNode[] {
+    return this.ctx.tx(() => {
+      const found = this.findMatching(scope, pattern);
+      const del = this.ctx.stmt('DELETE FROM graph_nodes WHERE id = ?');
+      for (const n of found) {
+        del.run(parseId(NODE_PREFIX, n.node_id));
+        this.audit.log(scope, 'delete', 'graph_node', n.node_id, { pattern });
+      }
+      return found;
+    });
+  }
+
+  /** Delete nodes and edges created at or after the ISO time; returns the number of nodes deleted. */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      this.ctx.stmt('DELETE FROM graph_edges WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, sinceIso);
+      const n = this.ctx
+        .stmt('DELETE FROM graph_nodes WHERE layer = ? AND user_id = ? AND created >= ?')
+        .run(scope.layer, scope.user_id, sinceIso).changes;
+      if (n > 0) this.audit.log(scope, 'delete_since', 'graph_node', `since:${sinceIso}`, { count: n });
+      return n;
+    });
+  }
+
+  touch(ids: readonly string[]): void {
+    const now = this.ctx.iso();
+    this.ctx.tx(() => {
+      const st = this.ctx.stmt('UPDATE graph_nodes SET access_count = access_count + 1, last_access = ? WHERE id = ?');
+      for (const id of ids) {
+        const n = parseId(NODE_PREFIX, id);
+        if (n !== null) st.run(now, n);
+      }
+    });
+  }
+
+  private insert(
+    scope: Scope,
+    id: number | null,
+    content: string,
+    nodeType: string,
+    tags: string[],
+    confidence: number,
+    created: string,
+    action = 'create',
+  ): GraphNode {
+    const info = this.ctx
+      .stmt(
+        `INSERT INTO graph_nodes (id, layer, user_id, content, norm_content, node_type, tags, confidence, created)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(id, scope.layer, scope.user_id, content, normalizeContent(content), nodeType, JSON.stringify(tags), clamp(confidence, 0, 1), created);
+    const n = Number(info.lastInsertRowid);
+    const st = this.ctx.stmt('INSERT OR IGNORE INTO graph_node_tags (node_id, layer, user_id, tag) VALUES (?, ?, ?, ?)');
+    for (const t of tags) st.run(n, scope.layer, scope.user_id, t);
+    const nodeId = makeId(NODE_PREFIX, n);
+    this.audit.log(scope, action, 'graph_node', nodeId, { node_type: nodeType });
+    return this.getNode(scope, nodeId) as GraphNode;
+  }
+}

@@ -1,0 +1,204 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { StoreContext } from './context.js';
+import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
+import type { Layer, Scope } from './types.js';
+import { LAYERS } from './types.js';
+import { checkScope, checkText, makeId } from './util.js';
+
+export interface L1Item {
+  id: string;
+  text: string;
+  kind: string | null;
+  ref: string | null;
+  created: string;
+}
+
+export interface L1PushInput {
+  text: string;
+  kind?: string;
+  ref?: string;
+}
+
+/** The persisted file: the scope it belongs to and its items, oldest first. */
+export interface L1File {
+  layer: Layer;
+  user_id: string;
+  size: number;
+  items: L1Item[];
+}
+
+export interface L1FileCheck {
+  file: string;
+  valid: boolean;
+  error?: string;
+}
+
+interface Row {
+  id: number;
+  text: string;
+  kind: string | null;
+  ref: string | null;
+  created: string;
+}
+
+function toItem(r: Row): L1Item {
+  return { id: makeId('l1', r.id), text: r.text, kind: r.kind, ref: r.ref, created: r.created };
+}
+
+/**
+ * The L1 buffer: a short ring of recent items per scope. The canonical ring is the `l1_items`
+ * table; every change rewrites `<data_dir>/l1/<layer>/<user>.json` from the table inside the same
+ * IMMEDIATE transaction, so two processes sharing a data dir serialize and the file never loses
+ * a concurrent push. Files are written atomically (temp file + rename).
+ */
+export class L1Ring {
+  constructor(private readonly ctx: StoreContext) {}
+
+  get size(): number {
+    return this.ctx.config.l1Size;
+  }
+
+  /** The JSON file of one scope. */
+  fileFor(scope: Scope): string {
+    checkScope(scope);
+    return safeJoin(this.ctx.dataDir, 'l1', scope.layer, `${idSegment(scope.user_id)}.json`);
+  }
+
+  push(scope: Scope, input: L1PushInput): L1Item {
+    checkScope(scope);
+    const text = checkText(input.text, 'text', this.ctx.config.maxTextChars);
+    return this.ctx.tx(() => {
+      const info = this.ctx
+        .stmt('INSERT INTO l1_items (layer, user_id, text, kind, ref, created) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(scope.layer, scope.user_id, text, input.kind ?? null, input.ref ?? null, this.ctx.iso());
+      this.trim(scope);
+      this.writeFile(scope);
+      const row = this.ctx.stmt('SELECT * FROM l1_items WHERE id = ?').get(info.lastInsertRowid) as Row;
+      return toItem(row);
+    });
+  }
+
+  /** The last n items (default: the whole ring), oldest first. */
+  list(scope: Scope, n?: number): L1Item[] {
+    checkScope(scope);
+    const limit = n === undefined ? this.size : Math.max(0, Math.floor(n));
+    const rows = this.ctx
+      .stmt('SELECT * FROM l1_items WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ?')
+      .all(scope.layer, scope.user_id, limit) as Row[];
+    return rows.reverse().map(toItem);
+  }
+
+  count(scope: Scope): number {
+    checkScope(scope);
+    const r = this.ctx
+      .stmt('SELECT COUNT(*) AS n FROM (SELECT 1 FROM l1_items WHERE layer = ? AND user_id = ? LIMIT ?)')
+      .get(scope.layer, scope.user_id, this.size * 4) as { n: number };
+    return Math.min(r.n, this.size);
+  }
+
+  /** Empty the ring; returns how many items were removed. */
+  clear(scope: Scope): number {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const n = this.ctx.stmt('DELETE FROM l1_items WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
+      this.writeFile(scope);
+      return n;
+    });
+  }
+
+  /** Drop the n oldest items; returns them. */
+  evict(scope: Scope, n: number): L1Item[] {
+    checkScope(scope);
+    const count = Math.max(0, Math.floor(n));
+    return this.ctx.tx(() => {
+      const rows = this.ctx
+        .stmt('SELECT * FROM l1_items WHERE layer = ? AND user_id = ? ORDER BY id LIMIT ?')
+        .all(scope.layer, scope.user_id, count) as Row[];
+      const del = this.ctx.stmt('DELETE FROM l1_items WHERE id = ?');
+      for (const r of rows) del.run(r.id);
+      this.writeFile(scope);
+      return rows.map(toItem);
+    });
+  }
+
+  /** Rewrite one scope's file from the table. */
+  sync(scope: Scope): void {
+    checkScope(scope);
+    this.ctx.tx(() => this.writeFile(scope));
+  }
+
+  /** Check that each L1 file (of one scope, or all) is a valid ring file. */
+  validate(scope?: Scope): L1FileCheck[] {
+    const files = scope ? [this.fileFor(scope)].filter((f) => fs.existsSync(f)) : this.allFiles();
+    return files.map((file) => checkFile(file));
+  }
+
+  /**
+   * Remove every invalid L1 file, then rewrite the files of all scopes that still hold items in
+   * the table, so a healed data dir matches the canonical ring. Returns the removed files.
+   */
+  purgeInvalid(): { removed: string[]; rewritten: number } {
+    const removed: string[] = [];
+    for (const check of this.validate()) {
+      if (!check.valid) {
+        fs.rmSync(check.file, { force: true });
+        removed.push(check.file);
+      }
+    }
+    let rewritten = 0;
+    this.ctx.tx(() => {
+      const scopes = this.ctx.stmt('SELECT DISTINCT layer, user_id FROM l1_items').all() as Scope[];
+      for (const s of scopes) {
+        if (!fs.existsSync(this.fileFor(s))) {
+          this.writeFile(s);
+          rewritten += 1;
+        }
+      }
+    });
+    return { removed, rewritten };
+  }
+
+  private trim(scope: Scope): void {
+    this.ctx
+      .stmt(
+        `DELETE FROM l1_items WHERE layer = ? AND user_id = ? AND id <= (
+           SELECT id FROM l1_items WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?)`,
+      )
+      .run(scope.layer, scope.user_id, scope.layer, scope.user_id, this.size);
+  }
+
+  private writeFile(scope: Scope): void {
+    const body: L1File = { layer: scope.layer, user_id: scope.user_id, size: this.size, items: this.list(scope) };
+    writeFileAtomic(this.fileFor(scope), `${JSON.stringify(body, null, 2)}\n`);
+  }
+
+  private allFiles(): string[] {
+    const out: string[] = [];
+    for (const layer of LAYERS) {
+      const dir = safeJoin(this.ctx.dataDir, 'l1', layer);
+      if (!fs.existsSync(dir)) continue;
+      for (const name of fs.readdirSync(dir).sort()) {
+        if (name.endsWith('.json')) out.push(path.join(dir, name));
+      }
+    }
+    return out;
+  }
+}
+
+function checkFile(file: string): L1FileCheck {
+  let data: unknown;
+  try {
+    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    return { file, valid: false, error: `not valid JSON: ${(err as Error).message}` };
+  }
+  if (typeof data !== 'object' || data === null || !Array.isArray((data as L1File).items)) {
+    return { file, valid: false, error: 'missing items array' };
+  }
+  const bad = (data as L1File).items.findIndex(
+    (it) => typeof it !== 'object' || it === null || typeof (it as L1Item).text !== 'string',
+  );
+  if (bad >= 0) return { file, valid: false, error: `item ${bad} has no text` };
+  return { file, valid: true };
+}

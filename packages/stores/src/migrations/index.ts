@@ -1,0 +1,6 @@
+import type { Migration } from '../types.js';
+import { coreSchema } from './core.js';
+import { ftsSchema } from './fts.js';
+
+/** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema];

@@ -1,0 +1,204 @@
+import type { StoreContext } from './context.js';
+import type { AuditLog } from './audit.js';
+import { sessionQuality } from './scorers/index.js';
+import type { Layer, Scope } from './types.js';
+import { checkScope, checkText, makeId, parseId, parseJson } from './util.js';
+import { validationError } from './errors.js';
+
+export interface SessionQualityDetail {
+  score: number;
+  depth: number;
+  decision: number;
+  linked_entries: number;
+  user_engagement: number;
+}
+
+export interface Session {
+  id: string;
+  layer: Layer;
+  user_id: string;
+  status: 'open' | 'closed';
+  started: string;
+  ended: string | null;
+  summary: string | null;
+  topics: string[];
+  state_deltas: unknown;
+  /** 0..80, set when the session closes. */
+  quality: number | null;
+  quality_detail: SessionQualityDetail | null;
+}
+
+export interface SessionEndInput {
+  summary: string;
+  topics?: string[];
+  state_deltas?: unknown;
+  /** Overrides the count of L3/L4 records written during the session. */
+  linked_entries?: number;
+  /** Overrides the count of L1 items pushed during the session. */
+  user_turns?: number;
+}
+
+interface Row {
+  id: number;
+  layer: Layer;
+  user_id: string;
+  status: 'open' | 'closed';
+  started: string;
+  ended: string | null;
+  summary: string | null;
+  topics: string;
+  state_deltas: string;
+  quality: number | null;
+  quality_detail: string | null;
+}
+
+function toSession(r: Row): Session {
+  return {
+    id: makeId('sess', r.id),
+    layer: r.layer,
+    user_id: r.user_id,
+    status: r.status,
+    started: r.started,
+    ended: r.ended,
+    summary: r.summary,
+    topics: parseJson<string[]>(r.topics, []),
+    state_deltas: parseJson<unknown>(r.state_deltas, {}),
+    quality: r.quality,
+    quality_detail: parseJson<SessionQualityDetail | null>(r.quality_detail, null),
+  };
+}
+
+/** L2 working sessions: open, then closed with a deterministic quality score (0..80) stored on the row. */
+export class SessionStore {
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** The open session of the scope, or a new one. */
+  start(scope: Scope): Session {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const open = this.openRow(scope);
+      if (open) return toSession(open);
+      const info = this.ctx
+        .stmt("INSERT INTO sessions (layer, user_id, status, started) VALUES (?, ?, 'open', ?)")
+        .run(scope.layer, scope.user_id, this.ctx.iso());
+      const s = this.get(makeId('sess', info.lastInsertRowid as number)) as Session;
+      this.audit.log(scope, 'session_start', 'session', s.id);
+      return s;
+    });
+  }
+
+  /** Close the open session (opening one first if none is open), score it and return the row. */
+  end(scope: Scope, input: SessionEndInput): Session {
+    checkScope(scope);
+    const summary = checkText(input.summary ?? '', 'summary', this.ctx.config.maxTextChars, true);
+    const topics = input.topics ?? [];
+    if (!Array.isArray(topics) || topics.some((t) => typeof t !== 'string')) {
+      throw validationError('topics', 'topics must be a list of strings');
+    }
+    const deltas = input.state_deltas ?? {};
+    return this.ctx.tx(() => {
+      const row = this.openRow(scope) ?? (this.rowOf(this.start(scope).id) as Row);
+      const ended = this.ctx.iso();
+      const linked = input.linked_entries ?? this.linkedSince(scope, row.started);
+      const turns = input.user_turns ?? this.turnsSince(scope, row.started);
+      const q = sessionQuality({
+        summary,
+        topics,
+        state_deltas: deltas,
+        linked_entries: linked,
+        user_turns: turns,
+      } as Parameters<typeof sessionQuality>[0]);
+      const score = Math.max(0, Math.min(80, Math.round(q.score)));
+      const detail: SessionQualityDetail = { ...q, score };
+      this.ctx
+        .stmt(
+          `UPDATE sessions SET status = 'closed', ended = ?, summary = ?, topics = ?, state_deltas = ?,
+             quality = ?, quality_detail = ? WHERE id = ?`,
+        )
+        .run(ended, summary, JSON.stringify(topics), JSON.stringify(deltas), score, JSON.stringify(detail), row.id);
+      const id = makeId('sess', row.id);
+      this.audit.log(scope, 'session_end', 'session', id, { quality: score });
+      return this.get(id) as Session;
+    });
+  }
+
+  /** The most recently closed session of the scope. */
+  lastClosed(scope: Scope): Session | null {
+    checkScope(scope);
+    const r = this.ctx
+      .stmt("SELECT * FROM sessions WHERE layer = ? AND user_id = ? AND status = 'closed' ORDER BY id DESC LIMIT 1")
+      .get(scope.layer, scope.user_id) as Row | undefined;
+    return r ? toSession(r) : null;
+  }
+
+  /** The open session of the scope, if any. */
+  current(scope: Scope): Session | null {
+    checkScope(scope);
+    const r = this.openRow(scope);
+    return r ? toSession(r) : null;
+  }
+
+  /** Recent sessions, newest first. */
+  list(scope: Scope, limit = 20): Session[] {
+    checkScope(scope);
+    const rows = this.ctx
+      .stmt('SELECT * FROM sessions WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ?')
+      .all(scope.layer, scope.user_id, Math.max(0, Math.floor(limit))) as Row[];
+    return rows.map(toSession);
+  }
+
+  get(id: string): Session | null {
+    const r = this.rowOf(id);
+    return r ? toSession(r) : null;
+  }
+
+  count(scope: Scope): number {
+    checkScope(scope);
+    return (
+      this.ctx.stmt('SELECT COUNT(*) AS n FROM sessions WHERE layer = ? AND user_id = ?').get(scope.layer, scope.user_id) as {
+        n: number;
+      }
+    ).n;
+  }
+
+  /** Mean quality of the scope's closed sessions (0..80), or null when none is closed. */
+  averageQuality(scope: Scope): number | null {
+    checkScope(scope);
+    const r = this.ctx
+      .stmt("SELECT AVG(quality) AS q FROM sessions WHERE layer = ? AND user_id = ? AND status = 'closed'")
+      .get(scope.layer, scope.user_id) as { q: number | null };
+    return r.q;
+  }
+
+  private rowOf(id: string): Row | undefined {
+    const n = parseId('sess', id);
+    if (n === null) return undefined;
+    return this.ctx.stmt('SELECT * FROM sessions WHERE id = ?').get(n) as Row | undefined;
+  }
+
+  private openRow(scope: Scope): Row | undefined {
+    return this.ctx
+      .stmt("SELECT * FROM sessions WHERE layer = ? AND user_id = ? AND status = 'open' ORDER BY id DESC LIMIT 1")
+      .get(scope.layer, scope.user_id) as Row | undefined;
+  }
+
+  private linkedSince(scope: Scope, since: string): number {
+    const e = this.ctx
+      .stmt('SELECT COUNT(*) AS n FROM episodes WHERE layer = ? AND user_id = ? AND created >= ?')
+      .get(scope.layer, scope.user_id, since) as { n: number };
+    const f = this.ctx
+      .stmt('SELECT COUNT(*) AS n FROM facts WHERE layer = ? AND user_id = ? AND updated >= ?')
+      .get(scope.layer, scope.user_id, since) as { n: number };
+    return e.n + f.n;
+  }
+
+  private turnsSince(scope: Scope, since: string): number {
+    const r = this.ctx
+      .stmt('SELECT COUNT(*) AS n FROM l1_items WHERE layer = ? AND user_id = ? AND created >= ?')
+      .get(scope.layer, scope.user_id, since) as { n: number };
+    return r.n;
+  }
+}

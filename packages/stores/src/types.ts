@@ -1,0 +1,54 @@
+import type BetterSqlite3 from 'better-sqlite3';
+
+/** An open better-sqlite3 connection; the stores never open or close it themselves. */
+export type Database = BetterSqlite3.Database;
+
+/** The two isolated memory layers of the service. */
+export type Layer = 'user' | 'agent';
+
+export const LAYERS: readonly Layer[] = ['user', 'agent'];
+
+/** The namespace of every record except projects: a query on one scope never sees another's rows. */
+export interface Scope {
+  layer: Layer;
+  user_id: string;
+}
+
+/** The source of all time in the stores; tests move it. */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
+
+/** A numbered schema step; the kernel records and applies them in ascending order, each in a transaction. */
+export interface Migration {
+  id: number;
+  name: string;
+  up(db: Database): void;
+}
+
+export interface StoresConfig {
+  /** L1 ring capacity per scope; the oldest items drop out. */
+  l1Size: number;
+  /** Scratchpad capacity per scope; writing a new key when full evicts the least recently written entry. */
+  scratchpadMax: number;
+  /** Default token budget for context assembly. */
+  tokenBudget: number;
+  /** Largest text accepted by a store write. */
+  maxTextChars: number;
+}
+
+export const DEFAULT_STORES_CONFIG: Readonly<StoresConfig> = Object.freeze({
+  l1Size: 50,
+  scratchpadMax: 20,
+  tokenBudget: 2000,
+  maxTextChars: 100_000,
+});
+
+export interface StoresOptions {
+  db: Database;
+  dataDir: string;
+  clock: Clock;
+  config?: Partial<StoresConfig>;
+}
+

@@ -1,0 +1,267 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { AuditLog } from './audit.js';
+import type { StoreContext } from './context.js';
+import { notFound, validationError } from './errors.js';
+import { idSegment, isInside, safeJoin, slugify, writeFileAtomic } from './paths.js';
+import type { Layer, Scope } from './types.js';
+import { checkScope, checkText, makeId, normalizeTags, parseJson } from './util.js';
+import { WIKI_LINK_RELATIONS, checkWikiType, type WikiLinkRelation, type WikiType } from './wiki-types.js';
+
+export interface WikiPageInfo {
+  id: string;
+  layer: Layer;
+  user_id: string;
+  title: string;
+  wiki_type: WikiType;
+  tags: string[];
+  /** Relative to the data dir, with forward slashes. */
+  path: string;
+  created: string;
+  updated: string;
+  /** Bytes of the Markdown file. */
+  size: number;
+}
+
+export interface WikiPage extends WikiPageInfo {
+  content: string;
+}
+
+export interface WikiSaveInput {
+  title: string;
+  content: string;
+  wiki_type: string;
+  tags?: string[];
+}
+
+export interface WikiLinkRef {
+  title: string;
+  relation: WikiLinkRelation;
+  created: string;
+}
+
+interface Row {
+  id: number;
+  layer: Layer;
+  user_id: string;
+  title: string;
+  wiki_type: WikiType;
+  tags: string;
+  path: string;
+  content: string;
+  created: string;
+  updated: string;
+  size: number;
+}
+
+const INFO_COLS = 'id, layer, user_id, title, wiki_type, tags, path, created, updated, size';
+
+function toInfo(r: Omit<Row, 'content'>): WikiPageInfo {
+  return {
+    id: makeId('wiki', r.id),
+    layer: r.layer,
+    user_id: r.user_id,
+    title: r.title,
+    wiki_type: r.wiki_type,
+    tags: parseJson<string[]>(r.tags, []),
+    path: r.path,
+    created: r.created,
+    updated: r.updated,
+    size: r.size,
+  };
+}
+
+/**
+ * Wiki pages: Markdown files under `<data_dir>/wiki/<layer>/<user>/<wiki_type>/<slug>.md`, plus
+ * an index row (with the content, for full-text search) per page. Titles are unique per scope;
+ * two titles with the same slug get distinct files (`-2`, `-3`, ...). Every path is slugged and
+ * checked to stay inside the data dir.
+ */
+export class WikiStore {
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** The directory holding one scope's pages. */
+  scopeDir(scope: Scope): string {
+    checkScope(scope);
+    return safeJoin(this.ctx.dataDir, 'wiki', scope.layer, idSegment(scope.user_id));
+  }
+
+  /** Add a page, or update the page with this title in the scope. */
+  save(scope: Scope, input: WikiSaveInput): WikiPage & { created_new: boolean } {
+    checkScope(scope);
+    const title = checkText(input.title, 'title', 300).trim();
+    const content = checkText(input.content, 'content', this.ctx.config.maxTextChars, true);
+    const wikiType = checkWikiType(input.wiki_type);
+    const tags = normalizeTags(input.tags);
+    return this.ctx.tx(() => {
+      const now = this.ctx.iso();
+      const before = this.row(scope, title);
+      const size = Buffer.byteLength(content, 'utf8');
+      let rel = before?.path ?? '';
+      if (!before || before.wiki_type !== wikiType) rel = this.freePath(scope, wikiType, title);
+      const abs = safeJoin(this.ctx.dataDir, rel);
+      if (before) {
+        this.ctx
+          .stmt('UPDATE wiki_pages SET wiki_type = ?, tags = ?, path = ?, content = ?, updated = ?, size = ? WHERE id = ?')
+          .run(wikiType, JSON.stringify(tags), rel, content, now, size, before.id);
+      } else {
+        this.ctx
+          .stmt(
+            `INSERT INTO wiki_pages (layer, user_id, title, wiki_type, tags, path, content, created, updated, size)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(scope.layer, scope.user_id, title, wikiType, JSON.stringify(tags), rel, content, now, now, size);
+      }
+      writeFileAtomic(abs, content);
+      if (before && before.path !== rel) fs.rmSync(safeJoin(this.ctx.dataDir, before.path), { force: true });
+      const page = this.getByTitle(scope, title) as WikiPage;
+      this.audit.log(scope, before ? 'update' : 'create', 'wiki_page', page.id, { title, wiki_type: wikiType, path: rel });
+      return { ...page, created_new: !before };
+    });
+  }
+
+  getByTitle(scope: Scope, title: string): WikiPage | null {
+    const r = this.row(scope, title);
+    return r ? this.withFileContent(r) : null;
+  }
+
+  /** Read a page by its path (relative to the data dir, as listed); null when absent or outside the scope. */
+  read(scope: Scope, pagePath: string): WikiPage | null {
+    checkScope(scope);
+    if (typeof pagePath !== 'string' || pagePath.length === 0) throw validationError('path', 'path must be a non-empty string');
+    const abs = safeJoin(this.ctx.dataDir, pagePath);
+    if (!isInside(this.scopeDir(scope), abs)) return null;
+    const rel = path.relative(path.resolve(this.ctx.dataDir), abs).split(path.sep).join('/');
+    const r = this.ctx
+      .stmt('SELECT * FROM wiki_pages WHERE path = ? AND layer = ? AND user_id = ?')
+      .get(rel, scope.layer, scope.user_id) as Row | undefined;
+    return r ? this.withFileContent(r) : null;
+  }
+
+  /** Page index rows (no content), most recently updated first. */
+  list(scope: Scope, opts: { wiki_type?: string; limit?: number; offset?: number } = {}): WikiPageInfo[] {
+    checkScope(scope);
+    const limit = Math.max(0, Math.floor(opts.limit ?? 1000));
+    const offset = Math.max(0, Math.floor(opts.offset ?? 0));
+    if (opts.wiki_type !== undefined) {
+      const t = checkWikiType(opts.wiki_type);
+      return (
+        this.ctx
+          .stmt(
+            `SELECT ${INFO_COLS} FROM wiki_pages WHERE layer = ? AND user_id = ? AND wiki_type = ?
+             ORDER BY updated DESC, id DESC LIMIT ? OFFSET ?`,
+          )
+          .all(scope.layer, scope.user_id, t, limit, offset) as Row[]
+      ).map(toInfo);
+    }
+    return (
+      this.ctx
+        .stmt(`SELECT ${INFO_COLS} FROM wiki_pages WHERE layer = ? AND user_id = ? ORDER BY updated DESC, id DESC LIMIT ? OFFSET ?`)
+        .all(scope.layer, scope.user_id, limit, offset) as Row[]
+    ).map(toInfo);
+  }
+
+  count(scope: Scope): number {
+    checkScope(scope);
+    return (
+      this.ctx.stmt('SELECT COUNT(*) AS n FROM wiki_pages WHERE layer = ? AND user_id = ?').get(scope.layer, scope.user_id) as {
+        n: number;
+      }
+    ).n;
+  }
+
+  /** Delete a page (file, index row and its links); returns the deleted page. */
+  delete(scope: Scope, title: string): WikiPage | null {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const r = this.row(scope, title);
+      if (!r) return null;
+      const page = this.withFileContent(r);
+      this.ctx.stmt('DELETE FROM wiki_pages WHERE id = ?').run(r.id);
+      this.ctx
+        .stmt('DELETE FROM wiki_links WHERE layer = ? AND user_id = ? AND (from_title = ? OR to_title = ?)')
+        .run(scope.layer, scope.user_id, r.title, r.title);
+      fs.rmSync(safeJoin(this.ctx.dataDir, r.path), { force: true });
+      this.audit.log(scope, 'delete', 'wiki_page', page.id, { title: r.title, path: r.path });
+      return page;
+    });
+  }
+
+  /** Create a typed link between two pages of the scope (idempotent). */
+  link(scope: Scope, from_title: string, to_title: string, relation: WikiLinkRelation): WikiLinkRef {
+    checkScope(scope);
+    if (!(WIKI_LINK_RELATIONS as readonly string[]).includes(relation)) {
+      throw validationError('relation', `relation must be one of ${WIKI_LINK_RELATIONS.join(', ')}`, WIKI_LINK_RELATIONS);
+    }
+    return this.ctx.tx(() => {
+      const from = this.row(scope, from_title);
+      if (!from) throw notFound('wiki page', from_title);
+      const to = this.row(scope, to_title);
+      if (!to) throw notFound('wiki page', to_title);
+      this.ctx
+        .stmt(
+          `INSERT OR IGNORE INTO wiki_links (layer, user_id, from_title, to_title, relation, created)
+           VALUES (?, ?, ?, ?, ?, ?)`,
+        )
+        .run(scope.layer, scope.user_id, from.title, to.title, relation, this.ctx.iso());
+      this.audit.log(scope, 'link', 'wiki_page', makeId('wiki', from.id), { to: to.title, relation });
+      const r = this.ctx
+        .stmt('SELECT created FROM wiki_links WHERE layer = ? AND user_id = ? AND from_title = ? AND to_title = ? AND relation = ?')
+        .get(scope.layer, scope.user_id, from.title, to.title, relation) as { created: string };
+      return { title: to.title, relation, created: r.created };
+    });
+  }
+
+  /** In-links (pages pointing here) and out-links of a page. */
+  links(scope: Scope, title: string): { in: WikiLinkRef[]; out: WikiLinkRef[] } {
+    checkScope(scope);
+    const out = this.ctx
+      .stmt(
+        `SELECT to_title AS title, relation, created FROM wiki_links WHERE layer = ? AND user_id = ? AND from_title = ?
+         ORDER BY id`,
+      )
+      .all(scope.layer, scope.user_id, title) as WikiLinkRef[];
+    const inn = this.ctx
+      .stmt(
+        `SELECT from_title AS title, relation, created FROM wiki_links WHERE layer = ? AND user_id = ? AND to_title = ?
+         ORDER BY id`,
+      )
+      .all(scope.layer, scope.user_id, title) as WikiLinkRef[];
+    return { in: inn, out };
+  }
+
+  private row(scope: Scope, title: string): Row | undefined {
+    checkScope(scope);
+    if (typeof title !== 'string') throw validationError('title', 'title must be a string');
+    return this.ctx
+      .stmt('SELECT * FROM wiki_pages WHERE layer = ? AND user_id = ? AND title = ?')
+      .get(scope.layer, scope.user_id, title.trim()) as Row | undefined;
+  }
+
+  /** The page's Markdown file is canonical; the index copy stands in when the file is gone. */
+  private withFileContent(r: Row): WikiPage {
+    let content = r.content;
+    try {
+      content = fs.readFileSync(safeJoin(this.ctx.dataDir, r.path), 'utf8');
+    } catch {
+      content = r.content;
+    }
+    return { ...toInfo(r), content };
+  }
+
+  /** A path for a new file of this title, distinct from every other page's path. */
+  private freePath(scope: Scope, wikiType: WikiType, title: string): string {
+    const dir = ['wiki', scope.layer, idSegment(scope.user_id), wikiType];
+    const base = slugify(title);
+    for (let i = 1; ; i++) {
+      const name = i === 1 ? `${base}.md` : `${base}-${i}.md`;
+      const rel = [...dir, name].join('/');
+      safeJoin(this.ctx.dataDir, rel);
+      const taken = this.ctx.stmt('SELECT 1 FROM wiki_pages WHERE path = ?').get(rel);
+      if (!taken) return rel;
+    }
+  }
+}
