@@ -1,1 +1,5 @@
-export {};
+export { createService, resolveDataDir, type Service, type ServiceOptions } from './service.js';
+export { FIRST_PARTY_PLUGINS, loadPlugin, loadPluginSet, parsePluginList } from './plugins.js';
+export { createMcpServer, connectInProcess, successResult, errorResult, type ToolResult } from './mcp-adapter.js';
+export { buildHttpApp, statusFor, type HttpOptions } from './http.js';
+export { main, parseArgs } from './cli.js';

@@ -1,1 +1,79 @@
-export {};
+export * from './types.js';
+export * from './errors.js';
+export { slugify, safeJoin, idSegment, isInside, writeFileAtomic } from './paths.js';
+export { storesMigrations } from './migrations/index.js';
+export { FTS_TABLES } from './migrations/fts.js';
+export { StoreContext } from './context.js';
+export { Stores } from './stores.js';
+export { AuditLog, type AuditEntry, type ImportanceChange } from './audit.js';
+export { L1Ring, type L1Item, type L1PushInput, type L1File, type L1FileCheck } from './l1.js';
+export { SessionStore, type Session, type SessionEndInput, type SessionQualityDetail } from './sessions.js';
+export { ScratchpadStore, type ScratchpadEntry } from './scratchpad.js';
+export { EpisodeStore, type Episode, type EpisodeInput, type EpisodeListOptions } from './episodes.js';
+export { tagDimension, facetGroups, matchesFacets } from './tags.js';
+export {
+  FactStore,
+  FACT_SOURCES,
+  IMPORTANCE_MIN,
+  IMPORTANCE_MAX,
+  clampImportance,
+  type Fact,
+  type FactInput,
+  type FactListOptions,
+  type FactSource,
+} from './facts.js';
+export {
+  WIKI_TYPES,
+  WIKI_TYPES_USER,
+  WIKI_TYPES_AGENT,
+  WIKI_LINK_RELATIONS,
+  SKILL_PAGE_MAX_BYTES,
+  isWikiType,
+  checkWikiType,
+  type WikiType,
+  type WikiLinkRelation,
+} from './wiki-types.js';
+export { WikiStore, type WikiPage, type WikiPageInfo, type WikiSaveInput, type WikiLinkRef } from './wiki.js';
+export {
+  GraphStore,
+  SOCIAL_NODE_TYPES,
+  GRAPH_RELATIONS,
+  CAUSAL_RELATIONS,
+  ALL_RELATIONS,
+  normalizeContent,
+  type GraphNode,
+  type GraphNodeInput,
+  type GraphEdge,
+  type GraphEdgeInput,
+  type GraphRelation,
+} from './graph.js';
+export { TimelineStore, type TimelineEvent } from './timeline.js';
+export { RecallEventStore, type RecallEvent } from './recall-events.js';
+export { ShadowBin, SHADOW_ORIGINS, type ShadowEntry, type ShadowArchiveInput, type ShadowOrigin } from './shadow-bin.js';
+export { ProjectStore, type Project, type ProjectDecision, type ProjectArtifact } from './projects/projects.js';
+export {
+  scanCodeSymbols,
+  extractSymbols,
+  SKIPPED_DIRS,
+  type CodeSymbol,
+  type ScanOptions,
+  type ScanResult,
+} from './projects/code-symbols.js';
+export {
+  Retrieval,
+  RETRIEVAL_SOURCES,
+  DEFAULT_SOURCES,
+  INTENTS,
+  INTENT_WEIGHTS,
+  RECENCY_HALF_LIFE_MS,
+  ACCESS_SATURATION,
+  type Hit,
+  type Explain,
+  type Intent,
+  type RetrievalSource,
+  type SearchOptions,
+  type FusionWeights,
+} from './retrieval/retrieval.js';
+export { STOP_WORDS, queryTerms, buildMatch, wordTokens } from './retrieval/query.js';
+export { fitToBudget, type BudgetSection, type FittedSections } from './retrieval/budget.js';
+export * from './scorers/index.js';

@@ -1,1 +1,106 @@
-export {};
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ManualClock, silentLogger, type Clock, type ConfigData, type Kernel, type PluginDefinition } from '@memory-service/kernel';
+import { connectInProcess, createService, type Service } from '@memory-service/server';
+
+export { ManualClock };
+
+export interface TestServerOptions {
+  /** The plugin set; nothing else is loaded (MEMORY_PLUGINS is ignored). */
+  plugins: PluginDefinition[];
+  /** MEMORY_EXPOSE for this server (default: every tool, `all`). */
+  expose?: string;
+  /** MEMORY_META=1. */
+  meta?: boolean;
+  /** Reuse a data dir (e.g. to restart on the same data); a fresh temp dir otherwise. */
+  dataDir?: string;
+  clock?: Clock;
+  config?: ConfigData;
+}
+
+export interface ToolCallOutcome {
+  isError: boolean;
+  structured: any;
+  text: string;
+}
+
+export interface TestServer {
+  kernel: Kernel;
+  service: Service;
+  client: Client;
+  dataDir: string;
+  /** Call a tool; resolves its structuredContent, rejects with the tool error's JSON on isError. */
+  call(name: string, args?: Record<string, unknown>): Promise<any>;
+  /** Call a tool and get the raw outcome, errors included. */
+  callRaw(name: string, args?: Record<string, unknown>): Promise<ToolCallOutcome>;
+  listTools(): Promise<string[]>;
+  /** Close client and kernel; removes the temp data dir unless it was given. */
+  close(): Promise<void>;
+}
+
+export class ToolCallError extends Error {
+  constructor(
+    readonly tool: string,
+    readonly error: { type?: string; code?: string; message?: string; field?: string; accepted?: unknown },
+  ) {
+    super(`${tool}: ${error.type ?? 'Error'}: ${error.message ?? JSON.stringify(error)}`);
+  }
+}
+
+export function tempDataDir(prefix = 'memory-service-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Start a kernel with the chosen plugins on a temp data dir and talk to it over an in-process MCP client. */
+export async function createTestServer(opts: TestServerOptions): Promise<TestServer> {
+  const ownDir = !opts.dataDir;
+  const dataDir = opts.dataDir ?? tempDataDir();
+  const service = await createService({
+    dataDir,
+    plugins: opts.plugins,
+    env: { MEMORY_EXPOSE: opts.expose ?? 'all', MEMORY_META: opts.meta ? '1' : '' },
+    clock: opts.clock ?? new ManualClock(),
+    config: opts.config,
+    logger: silentLogger(),
+  });
+  const { clientTransport, server } = await connectInProcess(service.surface, service.kernel.logger);
+  const client = new Client({ name: 'memory-service-testing', version: '0.1.0' });
+  await client.connect(clientTransport);
+
+  const callRaw = async (name: string, args: Record<string, unknown> = {}): Promise<ToolCallOutcome> => {
+    const res = (await client.callTool({ name, arguments: args })) as any;
+    const text = (res.content ?? []).map((c: any) => c.text ?? '').join('');
+    return { isError: !!res.isError, structured: res.structuredContent ?? (text ? safeJson(text) : undefined), text };
+  };
+  return {
+    kernel: service.kernel,
+    service,
+    client,
+    dataDir,
+    callRaw,
+    async call(name, args = {}) {
+      const out = await callRaw(name, args);
+      if (out.isError) throw new ToolCallError(name, (safeJson(out.text) as any)?.error ?? { message: out.text });
+      return out.structured;
+    },
+    async listTools() {
+      return (await client.listTools()).tools.map((t) => t.name);
+    },
+    async close() {
+      await client.close();
+      await server.close();
+      await service.close();
+      if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

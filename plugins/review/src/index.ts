@@ -1,1 +1,14 @@
-export {};
+import { definePlugin } from '@memory-service/kernel';
+
+/**
+ * The review tier. Its tools are not built yet, so it registers none: the tier is a valid
+ * MEMORY_EXPOSE token and lists no tools until they exist.
+ */
+export default definePlugin({
+  name: '@memory-service/plugin-review',
+  version: '0.1.0',
+  tier: 'review',
+  kernel: '^1.0.0',
+  description: 'The review tier of the memory service.',
+  setup() {},
+});

@@ -1,0 +1,66 @@
+/** The shape of a benchmark result file (bench/results/<name>.json). */
+import type { LatencySummary } from './stats.js';
+import type { ServerKind } from './bench-servers.js';
+
+export interface MachineInfo {
+  cpu_model: string;
+  cores: number;
+  node: string;
+  platform: string;
+  total_memory_bytes: number;
+}
+
+/** Figures for one server at one N, measured over MCP stdio. */
+export interface ServerRun {
+  server: ServerKind;
+  n: number;
+  write_tool: string;
+  search_tool: string;
+  write_ms: LatencySummary;
+  search_ms: LatencySummary;
+  /** p50 of an MCP ping on the same connection: the transport floor. */
+  ping_p50_ms: number;
+  preload_ms_per_item: number;
+  preload_concurrency: number;
+  spawn_to_tools_list_ms: number;
+  /** VmHWM of the server process at the end of the run; null where /proc is unavailable. */
+  peak_rss_bytes: number | null;
+  /** Bytes under the data dir after the server closed. */
+  data_bytes: number;
+}
+
+/** A server that could not be measured at some N, with the reason. */
+export interface RunFailure {
+  server: ServerKind | 'in-process';
+  n: number;
+  error: string;
+}
+
+/** Figures for the stores alone, called in-process (no transport). */
+export interface InProcessRun {
+  n: number;
+  add_ms: LatencySummary;
+  search_ms: LatencySummary;
+  preload_ms_per_item: number;
+}
+
+export type InProcessSection = { status: 'ok'; runs: InProcessRun[] } | { status: 'skipped'; reason: string };
+
+export interface BenchOptions {
+  sizes: number[];
+  refMax: number;
+  samples: number;
+  seed: number;
+  smoke: boolean;
+}
+
+export interface BenchResult {
+  name: string;
+  started_at: string;
+  finished_at: string;
+  machine: MachineInfo;
+  options: BenchOptions;
+  runs: ServerRun[];
+  failures: RunFailure[];
+  in_process: InProcessSection;
+}

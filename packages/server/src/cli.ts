@@ -1,0 +1,120 @@
+import { SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
+import { createMcpServer, stdioTransport } from './mcp-adapter.js';
+import { buildHttpApp } from './http.js';
+import { createService } from './service.js';
+
+export interface CliOptions {
+  transport: 'stdio' | 'http';
+  port: number;
+  host: string;
+  dashboard: boolean;
+}
+
+const USAGE = `Usage: memory-service [--transport stdio|http] [--port 8000] [--host 127.0.0.1] [--dashboard]
+
+Environment:
+  MCP_MEMORY_DATA_DIR  data directory (default ~/.memory-service)
+  MEMORY_EXPOSE        tiers to expose (default primitives; presets agent, operator, full, all)
+  MEMORY_META          1 to wrap each non-primitive tier in one dispatcher tool
+  MEMORY_PLUGINS       comma list of extra plugin packages or directories
+`;
+
+export class UsageError extends Error {}
+
+export function parseArgs(argv: string[]): CliOptions | 'help' | 'version' {
+  const opts: CliOptions = { transport: 'stdio', port: 8000, host: '127.0.0.1', dashboard: false };
+  for (let i = 0; i < argv.length; i++) {
+    const raw = argv[i]!;
+    const [flag, inline] = raw.includes('=') ? [raw.slice(0, raw.indexOf('=')), raw.slice(raw.indexOf('=') + 1)] : [raw, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v.startsWith('--')) throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '--help':
+      case '-h':
+        return 'help';
+      case '--version':
+      case '-v':
+        return 'version';
+      case '--transport': {
+        const v = value();
+        if (v !== 'stdio' && v !== 'http') throw new UsageError(`--transport must be stdio or http, got "${v}"`);
+        opts.transport = v;
+        break;
+      }
+      case '--port': {
+        const v = Number(value());
+        if (!Number.isInteger(v) || v < 0 || v > 65535) throw new UsageError('--port must be an integer from 0 to 65535');
+        opts.port = v;
+        break;
+      }
+      case '--host':
+        opts.host = value();
+        break;
+      case '--dashboard':
+        opts.dashboard = true;
+        break;
+      default:
+        throw new UsageError(`unknown option ${raw}`);
+    }
+  }
+  return opts;
+}
+
+/** The `memory-service` command. Under stdio nothing but protocol reaches stdout. */
+export async function main(argv: string[]): Promise<void> {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs(argv);
+  } catch (err) {
+    process.stderr.write(`memory-service: ${(err as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (parsed === 'help') return void process.stderr.write(USAGE);
+  if (parsed === 'version') return void process.stderr.write(`${SERVICE_VERSION}\n`);
+  const opts = parsed;
+
+  let service;
+  try {
+    service = await createService();
+  } catch (err) {
+    const e = toMemoryError(err);
+    process.stderr.write(`memory-service: cannot start: ${e.message}\n`);
+    process.exit(1);
+  }
+  const { kernel } = service;
+  let stopping = false;
+  let stopTransport: () => Promise<void> = async () => {};
+  const shutdown = async (why: string) => {
+    if (stopping) return;
+    stopping = true;
+    kernel.logger.info(`stopping (${why})`);
+    const force = setTimeout(() => process.exit(0), 5000);
+    force.unref();
+    try {
+      await stopTransport();
+      await service.close();
+    } catch (err) {
+      kernel.logger.error(`error while stopping: ${(err as Error).message}`);
+    }
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+
+  if (opts.transport === 'stdio') {
+    const server = createMcpServer(service.surface, kernel.logger);
+    const transport = stdioTransport();
+    stopTransport = () => server.close();
+    process.stdin.on('end', () => void shutdown('stdin closed'));
+    await server.connect(transport);
+    kernel.logger.info(`ready on stdio (${service.surface.tools.length} tools, data dir ${kernel.dataDir})`);
+  } else {
+    const app = await buildHttpApp(service, { host: opts.host, port: opts.port, dashboard: opts.dashboard });
+    stopTransport = () => app.close();
+    const address = await app.listen({ host: opts.host, port: opts.port });
+    kernel.logger.info(`listening on ${address} (MCP at /mcp${opts.dashboard ? ', dashboard at /dashboard' : ''})`);
+  }
+}

@@ -1,0 +1,127 @@
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { MemoryError, SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
+import { isInitializeRequest, openHttpSession, type HttpSession } from './mcp-adapter.js';
+import { registerDashboard } from './dashboard.js';
+import type { Service } from './service.js';
+
+export interface HttpOptions {
+  host: string;
+  port: number;
+  dashboard: boolean;
+  /** Largest accepted request body in bytes. */
+  bodyLimit?: number;
+}
+
+/** HTTP status for a coded error: 400 for bad input and unknown events, 404 for unknown things. */
+export function statusFor(err: MemoryError): number {
+  if (err.code === 'KERNEL_ERR_NOT_FOUND' || err.code === 'KERNEL_ERR_TOOL_UNKNOWN') return 404;
+  if (err.code === 'KERNEL_ERR_CLOSED') return 503;
+  if (err.code === 'KERNEL_ERR_TOOL_FAILED') return 500;
+  return 400;
+}
+
+function sendError(reply: FastifyReply, err: unknown): FastifyReply {
+  const e = toMemoryError(err);
+  return reply.code(statusFor(e)).send({ error: e.toJSON() });
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+
+/** Browsers send Origin; accept only loopback origins or the host the request was made to. */
+function originAllowed(req: FastifyRequest): boolean {
+  const origin = req.headers.origin;
+  if (!origin) return true;
+  try {
+    const url = new URL(origin);
+    const host = (req.headers.host ?? '').split(':')[0];
+    return LOOPBACK.has(url.hostname) || url.hostname === host;
+  } catch {
+    return false;
+  }
+}
+
+/** The fastify app: /mcp (streamable HTTP with sessions), health routes and the hook route. */
+export async function buildHttpApp(service: Service, opts: HttpOptions): Promise<FastifyInstance> {
+  const { kernel } = service;
+  const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: opts.bodyLimit ?? 4 * 1024 * 1024 });
+  const sessions = new Map<string, HttpSession>();
+
+  app.setNotFoundHandler((req, reply) =>
+    reply.code(404).send({ error: { type: 'NotFoundError', code: 'KERNEL_ERR_NOT_FOUND', message: `No route ${req.method} ${req.url}` } }),
+  );
+  app.setErrorHandler((err: any, _req, reply) => {
+    const status = typeof err?.statusCode === 'number' ? err.statusCode : 500;
+    if (err instanceof MemoryError) return sendError(reply, err);
+    return reply.code(status).send({ error: { type: status < 500 ? 'ValidationError' : 'ServerError', message: err?.message ?? String(err) } });
+  });
+
+  app.get('/alive', async () => ({ alive: true }));
+
+  app.get('/health', async (_req, reply) => {
+    const connected = kernel.storage.ping();
+    return reply.code(connected ? 200 : 503).send({
+      status: connected ? 'ok' : 'degraded',
+      version: SERVICE_VERSION,
+      uptime_seconds: Math.round((Date.now() - service.startedAt) / 1000),
+      database: { connected, path: kernel.storage.file },
+    });
+  });
+
+  app.get('/ready', async (_req, reply) => {
+    const connected = kernel.storage.ping();
+    const migrations = connected ? kernel.storage.status() : [];
+    const current = migrations.every((m) => m.pending.length === 0);
+    const ready = connected && current && kernel.state === 'ready';
+    return reply.code(ready ? 200 : 503).send({ ready, database: { connected }, migrations: { current, owners: migrations } });
+  });
+
+  app.post<{ Params: { event: string }; Body: { payload?: unknown; layer?: unknown; user_id?: unknown } | undefined }>(
+    '/api/hooks/:event',
+    async (req, reply) => {
+      const body = req.body ?? {};
+      if (typeof body !== 'object' || Array.isArray(body)) {
+        return sendError(reply, new MemoryError('KERNEL_ERR_VALIDATION', 'Invalid input: the body must be a JSON object', { field: 'body' }));
+      }
+      try {
+        return await kernel.dispatchEvent(req.params.event, body.payload ?? {}, body.layer ?? 'user', body.user_id ?? 'default');
+      } catch (err) {
+        return sendError(reply, err);
+      }
+    },
+  );
+
+  const mcp = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (!originAllowed(req)) {
+      return reply.code(403).send({ error: { type: 'ForbiddenError', message: `Origin ${req.headers.origin} is not allowed` } });
+    }
+    const id = req.headers['mcp-session-id'];
+    let session = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (!session) {
+      if (typeof id === 'string') {
+        return reply.code(404).send({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+      }
+      if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
+        return reply.code(400).send({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no session; send initialize first' }, id: null });
+      }
+      session = await openHttpSession(
+        service.surface,
+        kernel.logger,
+        (sid, s) => sessions.set(sid, s),
+        (sid) => sessions.delete(sid),
+      );
+    }
+    reply.hijack();
+    await session.transport.handleRequest(req.raw, reply.raw, req.body);
+  };
+  app.post('/mcp', mcp);
+  app.get('/mcp', mcp);
+  app.delete('/mcp', mcp);
+
+  if (opts.dashboard) registerDashboard(app, service);
+
+  app.addHook('onClose', async () => {
+    await Promise.allSettled([...sessions.values()].map((s) => s.server.close()));
+    sessions.clear();
+  });
+  return app;
+}

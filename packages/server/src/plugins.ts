@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isPluginDefinition, MemoryError, type PluginDefinition } from '@memory-service/kernel';
+
+/** The first-party plugin set, loaded by package name (see docs/decisions.md on why by name). */
+export const FIRST_PARTY_PLUGINS = [
+  '@memory-service/plugin-primitives',
+  '@memory-service/plugin-wiki',
+  '@memory-service/plugin-review',
+  '@memory-service/plugin-context',
+  '@memory-service/plugin-insight',
+  '@memory-service/plugin-write',
+  '@memory-service/plugin-admin',
+] as const;
+
+/** Split a comma list (MEMORY_PLUGINS) into trimmed entries. */
+export function parsePluginList(raw: string | undefined): string[] {
+  return (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function looksLikePath(spec: string): boolean {
+  return spec.startsWith('.') || spec.startsWith('/') || path.isAbsolute(spec);
+}
+
+/** The module file of a plugin given as a directory (its package.json entry) or a file. */
+function entryOfPath(spec: string, cwd: string): string {
+  const target = path.resolve(cwd, spec);
+  if (!fs.existsSync(target)) throw new Error(`no such file or directory: ${target}`);
+  if (fs.statSync(target).isFile()) return target;
+  const pkgFile = path.join(target, 'package.json');
+  if (fs.existsSync(pkgFile)) {
+    const pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8')) as { main?: string; exports?: unknown };
+    const exp = pkg.exports as any;
+    const rel =
+      (typeof exp === 'string' && exp) ||
+      (exp && typeof exp['.'] === 'string' && exp['.']) ||
+      exp?.['.']?.import ||
+      exp?.['.']?.default ||
+      exp?.import ||
+      pkg.main ||
+      'index.js';
+    return path.resolve(target, rel);
+  }
+  return path.join(target, 'index.js');
+}
+
+/** Import one plugin module by package name or path; its default export (or `plugin`) is the plugin. */
+export async function loadPlugin(spec: string, cwd = process.cwd()): Promise<PluginDefinition[]> {
+  let mod: any;
+  try {
+    if (looksLikePath(spec)) {
+      mod = await import(pathToFileURL(entryOfPath(spec, cwd)).href);
+    } else {
+      let resolved: string | undefined;
+      try {
+        resolved = createRequire(path.join(cwd, 'package.json')).resolve(spec);
+      } catch {
+        resolved = undefined;
+      }
+      mod = resolved ? await import(pathToFileURL(resolved).href) : await import(spec);
+    }
+  } catch (err) {
+    throw new MemoryError('KERNEL_ERR_PLUGIN_LOAD', `Plugin ${spec} could not be loaded: ${(err as Error).message}`, {
+      plugin: spec,
+      cause: err,
+    });
+  }
+  const candidates = [mod?.default, mod?.plugin, mod?.plugins].flat().filter(Boolean);
+  const plugins = candidates.filter(isPluginDefinition);
+  if (!plugins.length) {
+    throw new MemoryError('KERNEL_ERR_PLUGIN_LOAD', `Plugin ${spec} exports no plugin (expected a default export made by definePlugin)`, {
+      plugin: spec,
+    });
+  }
+  return plugins;
+}
+
+/** Load the plugin set in order: first-party, then config.yaml `plugins:`, then MEMORY_PLUGINS. */
+export async function loadPluginSet(specs: string[], cwd = process.cwd()): Promise<PluginDefinition[]> {
+  const out: PluginDefinition[] = [];
+  const seen = new Set<string>();
+  for (const spec of specs) {
+    for (const p of await loadPlugin(spec, cwd)) {
+      if (seen.has(p.name)) continue;
+      seen.add(p.name);
+      out.push(p);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,68 @@
+/**
+ * Query text to an FTS5 MATCH expression. The query is lower-cased, folded to ASCII where
+ * possible and split into word tokens the way the index's unicode61 tokenizer splits text;
+ * English stop words and one-character tokens are dropped. Every term is quoted, so user
+ * punctuation (quotes, `*`, `AND(`, `NEAR`, `:`) can never break the FTS syntax; the terms are
+ * OR-ed, and adjacent term pairs are added as NEAR groups so passages where the query's words
+ * appear together score higher (a proximity boost on top of BM25).
+ */
+
+export const STOP_WORDS: ReadonlySet<string> = new Set(
+  `a about above after again against all also am an and any are aren as at be because been before being below
+between both but by can cannot could couldn did didn do does doesn doing don down during each few for from further
+had hadn has hasn have haven having he her here hers herself him himself his how i if in into is isn it its itself
+just let ll me might more most much must mustn my myself no nor not now of off on once only or other ought our ours
+ourselves out over own re same shall shan she should shouldn so some such than that the their theirs them themselves
+then there these they this those through to too under until up upon us ve very was wasn we were weren what when where
+which while who whom whose why will with would wouldn you your yours yourself yourselves s t d m o y
+get got ever really quite yes yeah ok okay oh`
+    .split(/\s+/)
+    .filter((w) => w.length > 0),
+);
+
+/** Largest number of distinct terms kept from one query. */
+export const MAX_QUERY_TERMS = 32;
+/** Adjacent-pair NEAR groups added for proximity, at most. */
+export const MAX_NEAR_PAIRS = 8;
+/** Token distance allowed inside a NEAR group. */
+export const NEAR_DISTANCE = 6;
+
+/** Lower-cased word tokens with diacritics removed, in order (stop words kept). */
+export function wordTokens(text: string): string[] {
+  return (
+    String(text)
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  );
+}
+
+/** The content terms of a query: stop words and one-letter tokens dropped, duplicates removed, order kept. */
+export function queryTerms(query: string): string[] {
+  const out: string[] = [];
+  for (const t of wordTokens(query)) {
+    if (STOP_WORDS.has(t)) continue;
+    if (t.length < 2 && !/\d/.test(t)) continue;
+    if (t.length > 64) continue;
+    if (!out.includes(t)) out.push(t);
+    if (out.length >= MAX_QUERY_TERMS) break;
+  }
+  return out;
+}
+
+function quote(term: string): string {
+  return `"${term.replace(/"/g, '""')}"`;
+}
+
+/** The MATCH expression for a query, or null when no content term is left (empty or all stop words). */
+export function buildMatch(query: string): { match: string; terms: string[] } | null {
+  const terms = queryTerms(query);
+  if (terms.length === 0) return null;
+  const parts = terms.map(quote);
+  const pairs = Math.min(MAX_NEAR_PAIRS, terms.length - 1);
+  for (let i = 0; i < pairs; i++) {
+    parts.push(`NEAR(${quote(terms[i])} ${quote(terms[i + 1])}, ${NEAR_DISTANCE})`);
+  }
+  return { match: parts.join(' OR '), terms };
+}

@@ -1,0 +1,75 @@
+import { AuditLog } from './audit.js';
+import { StoreContext } from './context.js';
+import { EpisodeStore } from './episodes.js';
+import { FactStore } from './facts.js';
+import { GraphStore } from './graph.js';
+import { L1Ring } from './l1.js';
+import { ProjectStore } from './projects/projects.js';
+import { RecallEventStore } from './recall-events.js';
+import { Retrieval } from './retrieval/retrieval.js';
+import { ScratchpadStore } from './scratchpad.js';
+import { SessionStore } from './sessions.js';
+import { ShadowBin } from './shadow-bin.js';
+import { TimelineStore } from './timeline.js';
+import { DEFAULT_STORES_CONFIG, type StoresConfig, type StoresOptions } from './types.js';
+import { WikiStore } from './wiki.js';
+import { validationError } from './errors.js';
+
+function resolveConfig(over: Partial<StoresConfig> = {}): StoresConfig {
+  const cfg: StoresConfig = { ...DEFAULT_STORES_CONFIG, ...over };
+  for (const [k, v] of Object.entries(cfg)) {
+    if (!Number.isInteger(v) || (v as number) < 1) throw validationError(`config.${k}`, `${k} must be a positive integer`);
+  }
+  return cfg;
+}
+
+/**
+ * The memory domain over one open SQLite connection and a data dir. The constructor assumes
+ * `storesMigrations` are applied. Every store write runs in a BEGIN IMMEDIATE transaction (a
+ * savepoint when nested), so writers in several processes on one data dir serialize.
+ */
+export class Stores {
+  readonly ctx: StoreContext;
+  readonly config: StoresConfig;
+  readonly audit: AuditLog;
+  readonly l1: L1Ring;
+  readonly sessions: SessionStore;
+  readonly scratchpad: ScratchpadStore;
+  readonly episodes: EpisodeStore;
+  readonly facts: FactStore;
+  readonly wiki: WikiStore;
+  readonly graph: GraphStore;
+  readonly timeline: TimelineStore;
+  readonly recallEvents: RecallEventStore;
+  readonly shadowBin: ShadowBin;
+  readonly projects: ProjectStore;
+  readonly retrieval: Retrieval;
+
+  constructor(opts: StoresOptions) {
+    this.config = resolveConfig(opts.config);
+    this.ctx = new StoreContext(opts.db, opts.dataDir, opts.clock, this.config);
+    this.audit = new AuditLog(this.ctx);
+    this.l1 = new L1Ring(this.ctx);
+    this.sessions = new SessionStore(this.ctx, this.audit);
+    this.scratchpad = new ScratchpadStore(this.ctx);
+    this.episodes = new EpisodeStore(this.ctx, this.audit);
+    this.facts = new FactStore(this.ctx, this.audit);
+    this.wiki = new WikiStore(this.ctx, this.audit);
+    this.graph = new GraphStore(this.ctx, this.audit);
+    this.timeline = new TimelineStore(this.ctx);
+    this.recallEvents = new RecallEventStore(this.ctx);
+    this.shadowBin = new ShadowBin(this.ctx, this.audit, {
+      facts: this.facts,
+      episodes: this.episodes,
+      graph: this.graph,
+      wiki: this.wiki,
+    });
+    this.projects = new ProjectStore(this.ctx, this.audit);
+    this.retrieval = new Retrieval(this.ctx, { episodes: this.episodes, facts: this.facts, graph: this.graph });
+  }
+
+  /** Run fn in one BEGIN IMMEDIATE transaction (nested calls become savepoints). */
+  transaction<T>(fn: () => T): T {
+    return this.ctx.tx(fn);
+  }
+}
