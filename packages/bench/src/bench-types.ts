@@ -44,7 +44,10 @@ export interface InProcessRun {
   preload_ms_per_item: number;
 }
 
-export type InProcessSection = { status: 'ok'; runs: InProcessRun[] } | { status: 'skipped'; reason: string };
+/** `error` is set when a larger N failed after smaller ones were measured. */
+export type InProcessSection =
+  | { status: 'ok'; runs: InProcessRun[]; error?: string }
+  | { status: 'skipped'; reason: string };
 
 export interface BenchOptions {
   sizes: number[];

@@ -1,0 +1,54 @@
+/** The team's performance targets, checked against one benchmark result. */
+import type { BenchResult, ServerRun } from './bench-types.js';
+import { fmtBytes, fmtMs, fmtRatio } from './format.js';
+
+export type TargetStatus = 'PASS' | 'MISS' | 'n/a';
+
+export interface TargetCheck {
+  target: string;
+  status: TargetStatus;
+  measured: string;
+}
+
+export const PEAK_RSS_LIMIT_BYTES = 150 * 1024 * 1024;
+
+function run(result: BenchResult, server: ServerRun['server'], n: number): ServerRun | undefined {
+  return result.runs.find((r) => r.server === server && r.n === n);
+}
+
+/** Reference p50 over ours p50 at N, for writes or searches; null when either is missing. */
+export function speedRatio(result: BenchResult, n: number, op: 'write' | 'search'): number | null {
+  const ours = run(result, 'ours', n);
+  const ref = run(result, 'reference', n);
+  if (!ours || !ref) return null;
+  const o = op === 'write' ? ours.write_ms.p50 : ours.search_ms.p50;
+  const r = op === 'write' ? ref.write_ms.p50 : ref.search_ms.p50;
+  return o > 0 ? r / o : null;
+}
+
+function check(target: string, value: number | null | undefined, ok: (v: number) => boolean, show: (v: number) => string): TargetCheck {
+  if (value === null || value === undefined || !Number.isFinite(value)) return { target, status: 'n/a', measured: 'not measured' };
+  return { target, status: ok(value) ? 'PASS' : 'MISS', measured: show(value) };
+}
+
+export function checkTargets(result: BenchResult): TargetCheck[] {
+  const at1k = run(result, 'ours', 1000);
+  const at100k = run(result, 'ours', 100_000);
+  const ours = result.runs.filter((r) => r.server === 'ours');
+  const worstSpawn = ours.length > 0 ? Math.max(...ours.map((r) => r.spawn_to_tools_list_ms)) : null;
+  const growth = at1k && at100k && at1k.search_ms.p50 > 0 ? at100k.search_ms.p50 / at1k.search_ms.p50 : null;
+  return [
+    check('N=10,000: reference/ours write p50 >= 30', speedRatio(result, 10_000, 'write'), (v) => v >= 30, fmtRatio),
+    check('N=10,000: reference/ours search p50 >= 30', speedRatio(result, 10_000, 'search'), (v) => v >= 30, fmtRatio),
+    check('N=100,000: think p50 <= 2 ms', at100k?.write_ms.p50, (v) => v <= 2, (v) => `${fmtMs(v)} ms`),
+    check('N=100,000: dream p50 <= 10 ms', at100k?.search_ms.p50, (v) => v <= 10, (v) => `${fmtMs(v)} ms`),
+    check('dream p50 at 100,000 <= 2x its p50 at 1,000', growth, (v) => v <= 2, (v) => `${v.toFixed(2)}x`),
+    check('spawn to answered tools/list <= 300 ms (worst of our runs)', worstSpawn, (v) => v <= 300, (v) => `${fmtMs(v)} ms`),
+    check('N=100,000: peak RSS <= 150 MiB', at100k?.peak_rss_bytes, (v) => v <= PEAK_RSS_LIMIT_BYTES, fmtBytes),
+  ];
+}
+
+/** Target checks as console lines. */
+export function formatTargetLines(checks: readonly TargetCheck[]): string[] {
+  return checks.map((c) => `${c.status.padEnd(4)}  ${c.target}: ${c.measured}`);
+}

@@ -1,0 +1,42 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+export const BIN = fileURLToPath(new URL('../bin/memory-service.js', import.meta.url));
+export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+export function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'ms-server-test-'));
+}
+
+/** Spawn the real bin over stdio with the SDK's client, as an MCP host would. */
+export async function stdioClient(env: Record<string, string>): Promise<{ client: Client; stderr: () => string; close: () => Promise<void> }> {
+  let err = '';
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN],
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? os.tmpdir(), ...env },
+    stderr: 'pipe',
+  });
+  transport.stderr?.on('data', (d) => (err += d.toString()));
+  const client = new Client({ name: 'server-test', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, stderr: () => err, close: () => client.close() };
+}
+
+/** Run the bin to its exit and collect its output (for start-up failures). */
+export function runBin(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}

@@ -1,0 +1,114 @@
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildHttpApp } from '../src/http.js';
+import { createService, type Service } from '../src/service.js';
+import { silentLogger } from '@memory-service/kernel';
+import { BIN, FIXTURES, tempDir } from './helpers.js';
+
+const services: Service[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.close()));
+});
+
+async function app(dashboard = false) {
+  const service = await createService({
+    dataDir: tempDir(),
+    plugins: [],
+    pluginSpecs: [path.join(FIXTURES, 'echo-plugin')],
+    env: { MEMORY_EXPOSE: 'echo' },
+    logger: silentLogger(),
+  });
+  services.push(service);
+  return buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard });
+}
+
+describe('HTTP routes', () => {
+  it('/health, /ready and /alive answer', async () => {
+    const a = await app();
+    const health = await a.inject({ url: '/health' });
+    expect(health.statusCode).toBe(200);
+    expect(health.json()).toMatchObject({ status: 'ok', version: '1.8.0', database: { connected: true } });
+    expect(typeof health.json().uptime_seconds).toBe('number');
+    const ready = await a.inject({ url: '/ready' });
+    expect(ready.statusCode).toBe(200);
+    expect(ready.json()).toMatchObject({ ready: true, database: { connected: true }, migrations: { current: true } });
+    expect((await a.inject({ url: '/alive' })).json()).toEqual({ alive: true });
+    expect((await a.inject({ url: '/nowhere' })).statusCode).toBe(404);
+    await a.close();
+  });
+
+  it('POST /api/hooks/:event dispatches, and an unknown event is a 400 naming ValueError', async () => {
+    const a = await app();
+    const ok = await a.inject({ method: 'POST', url: '/api/hooks/memory_pressure', payload: { payload: {}, layer: 'agent', user_id: 'u1' } });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toEqual({ event: 'memory_pressure', layer: 'agent', user_id: 'u1', results: { 'echo-plugin': { echoed: true } } });
+    const empty = await a.inject({ method: 'POST', url: '/api/hooks/memory_pressure' });
+    expect(empty.statusCode).toBe(200);
+    const bad = await a.inject({ method: 'POST', url: '/api/hooks/not_an_event', payload: {} });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatchObject({ type: 'ValueError', field: 'event' });
+    const badLayer = await a.inject({ method: 'POST', url: '/api/hooks/memory_pressure', payload: { layer: 'robot' } });
+    expect(badLayer.statusCode).toBe(400);
+    expect(badLayer.json().error.field).toBe('layer');
+    await a.close();
+  });
+
+  it('/mcp speaks streamable HTTP with sessions to the SDK client; foreign origins are refused', async () => {
+    const a = await app();
+    const address = await a.listen({ host: '127.0.0.1', port: 0 });
+    const client = new Client({ name: 'http-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${address}/mcp`));
+    await client.connect(transport);
+    expect(transport.sessionId).toBeTruthy();
+    expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo_say']);
+    const res: any = await client.callTool({ name: 'echo_say', arguments: { text: 'over http' } });
+    expect(res.structuredContent).toEqual({ text: 'over http', mood: 'calm' });
+    await client.close();
+    const foreign = await fetch(`${address}/mcp`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{}' });
+    expect(foreign.status).toBe(403);
+    const noSession = await fetch(`${address}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect(noSession.status).toBe(400);
+    await a.close();
+  });
+
+  it('--dashboard serves the page and reaches every tool', async () => {
+    const a = await app(true);
+    const page = await a.inject({ url: '/dashboard' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<title>Memory service</title>');
+    const tools = await a.inject({ url: '/api/tools' });
+    expect(tools.json().tools.map((t: any) => t.name)).toEqual(['echo_say']);
+    const call = await a.inject({ method: 'POST', url: '/api/tools/echo_say', payload: { text: 'x', mood: 'loud' } });
+    expect(call.json()).toEqual({ result: { text: 'X', mood: 'loud' } });
+    const bad = await a.inject({ method: 'POST', url: '/api/tools/echo_say', payload: { mood: 'loud' } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error.field).toBe('text');
+    await a.close();
+  });
+});
+
+describe('shutdown', () => {
+  it('SIGTERM stops the HTTP server and exits 0', async () => {
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: tempDir() },
+    });
+    let stderr = '';
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('listening on')) resolve();
+      });
+      child.on('exit', () => reject(new Error(stderr)));
+    });
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', (c) => resolve(c));
+      child.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/stopping \(SIGTERM\)/);
+  });
+});

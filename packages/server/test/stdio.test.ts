@@ -1,0 +1,81 @@
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FIXTURES, runBin, stdioClient, tempDir } from './helpers.js';
+
+const open: { close: () => Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+describe('memory-service over stdio (real bin, SDK client)', () => {
+  it('loads a third-party plugin from MEMORY_PLUGINS and exposes its tier', async () => {
+    const c = await stdioClient({
+      MCP_MEMORY_DATA_DIR: tempDir(),
+      MEMORY_PLUGINS: path.join(FIXTURES, 'echo-plugin'),
+      MEMORY_EXPOSE: 'primitives,echo,bogus',
+    });
+    open.push(c);
+    const names = (await c.client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('echo_say');
+    const res: any = await c.client.callTool({ name: 'echo_say', arguments: { text: 'hi', mood: 'loud' } });
+    expect(res.isError).toBeFalsy();
+    expect(res.structuredContent).toEqual({ text: 'HI', mood: 'loud' });
+    expect(JSON.parse(res.content[0].text)).toEqual(res.structuredContent);
+    expect(c.stderr()).toMatch(/ignoring unknown token bogus/);
+  });
+
+  it('hides a plugin tier that MEMORY_EXPOSE does not name', async () => {
+    const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_PLUGINS: path.join(FIXTURES, 'echo-plugin') });
+    open.push(c);
+    const names = (await c.client.listTools()).tools.map((t) => t.name);
+    expect(names).not.toContain('echo_say');
+  });
+
+  it('answers bad input with a tool error naming the field, and keeps answering', async () => {
+    const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_PLUGINS: path.join(FIXTURES, 'echo-plugin'), MEMORY_EXPOSE: 'echo' });
+    open.push(c);
+    const bad: any = await c.client.callTool({ name: 'echo_say', arguments: { text: 'x', mood: 'angry' } });
+    expect(bad.isError).toBe(true);
+    const err = JSON.parse(bad.content[0].text).error;
+    expect(err).toMatchObject({ type: 'ValidationError', field: 'mood', accepted: ['calm', 'loud'] });
+    const missing: any = await c.client.callTool({ name: 'echo_say', arguments: {} });
+    expect(JSON.parse(missing.content[0].text).error.field).toBe('text');
+    const unknown: any = await c.client.callTool({ name: 'nope', arguments: {} });
+    expect(JSON.parse(unknown.content[0].text).error.code).toBe('KERNEL_ERR_TOOL_UNKNOWN');
+    const ok: any = await c.client.callTool({ name: 'echo_say', arguments: { text: 'still here' } });
+    expect(ok.structuredContent.text).toBe('still here');
+  });
+
+  it('a plugin whose kernel range does not match stops the start with an error naming it', async () => {
+    const res = await runBin([], { MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_PLUGINS: path.join(FIXTURES, 'old-plugin') });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/old-plugin/);
+    expect(res.stderr).toMatch(/requires kernel \^0\.1\.0/);
+    expect(res.stdout).toBe('');
+  });
+
+  it('a plugin that fails in setup stops the start with an error naming it', async () => {
+    const res = await runBin([], { MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_PLUGINS: path.join(FIXTURES, 'broken-plugin') });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/broken-plugin failed in setup: cannot open its resources/);
+  });
+
+  it('a plugin that cannot be found stops the start with an error naming it', async () => {
+    const res = await runBin([], { MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_PLUGINS: '@nobody/not-a-plugin' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/@nobody\/not-a-plugin could not be loaded/);
+  });
+
+  it('rejects bad command-line options with usage on stderr', async () => {
+    const res = await runBin(['--transport', 'carrier-pigeon'], { MCP_MEMORY_DATA_DIR: tempDir() });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/--transport must be stdio or http/);
+    expect(res.stdout).toBe('');
+  });
+
+  it('exits when stdin closes, printing nothing on stdout', async () => {
+    const res = await runBin([], { MCP_MEMORY_DATA_DIR: tempDir() });
+    expect(res.code).toBe(0);
+    expect(res.stdout).toBe('');
+  });
+});

@@ -1,0 +1,56 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { matchesFacets } from './tags.js';
+import { A, U, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+describe('EpisodeStore', () => {
+  it('adds, gets and isolates episodes by scope', () => {
+    const e = env.stores.episodes.add(U, { summary: 'hiked the ridge', emotional_weight: 0.7, tags: ['outdoor'], importance: 0.6 });
+    expect(e.id).toMatch(/^ep_\d+$/);
+    expect(env.stores.episodes.get(U, e.id)?.summary).toBe('hiked the ridge');
+    expect(env.stores.episodes.get(A, e.id)).toBeNull();
+    expect(env.stores.episodes.get({ layer: 'user', user_id: 'other' }, e.id)).toBeNull();
+    expect(env.stores.episodes.list(A)).toEqual([]);
+    expect(env.stores.episodes.count(U)).toBe(1);
+    expect(env.stores.audit.forTarget(e.id)[0].action).toBe('create');
+  });
+
+  it('faceted tags: same dimension OR, different dimensions AND, plain tag its own dimension', () => {
+    const e1 = env.stores.episodes.add(U, { summary: 'one', tags: ['mood:happy', 'place:home'] });
+    const e2 = env.stores.episodes.add(U, { summary: 'two', tags: ['mood:sad', 'place:home', 'work'] });
+    const e3 = env.stores.episodes.add(U, { summary: 'three', tags: ['mood:happy', 'place:office', 'work'] });
+    env.stores.episodes.add(A, { summary: 'agent', tags: ['mood:happy', 'place:home'] });
+    const ids = (tag: string | string[]) => env.stores.episodes.list(U, { tag }).map((e) => e.id).sort();
+    expect(ids(['mood:happy', 'mood:sad'])).toEqual([e1.id, e2.id, e3.id].sort());
+    expect(ids(['mood:happy', 'place:home'])).toEqual([e1.id]);
+    expect(ids(['mood:happy', 'mood:sad', 'place:home'])).toEqual([e1.id, e2.id].sort());
+    expect(ids('work')).toEqual([e2.id, e3.id].sort());
+    expect(ids(['work', 'mood:happy'])).toEqual([e3.id]);
+    expect(ids(['nothing'])).toEqual([]);
+    expect(matchesFacets(['mood:happy', 'work'], ['mood:sad', 'mood:happy', 'work'])).toBe(true);
+    expect(matchesFacets(['mood:happy'], ['mood:happy', 'work'])).toBe(false);
+  });
+
+  it('lists newest first with limit and offset; deletes by id, pattern and time; touches', () => {
+    const made = [];
+    for (let i = 0; i < 5; i++) {
+      made.push(env.stores.episodes.add(U, { summary: `episode ${i} ${i % 2 ? 'odd' : 'even'}` }));
+      env.clock.advance(1000);
+    }
+    expect(env.stores.episodes.list(U, { limit: 2, offset: 1 }).map((e) => e.summary)).toEqual(['episode 3 odd', 'episode 2 even']);
+    expect(env.stores.episodes.deleteMatching(U, 'odd').map((e) => e.id)).toEqual([made[1].id, made[3].id]);
+    expect(env.stores.episodes.deleteSince(U, made[4].created)).toBe(1);
+    expect(env.stores.episodes.delete(U, made[0].id)?.id).toBe(made[0].id);
+    expect(env.stores.episodes.delete(U, made[0].id)).toBeNull();
+    env.stores.episodes.touch([made[2].id, 'fact_1', 'garbage']);
+    expect(env.stores.episodes.get(U, made[2].id)?.access_count).toBe(1);
+    expect(env.stores.episodes.count(U)).toBe(1);
+    const tagged = env.stores.episodes.setTags(U, made[2].id, ['skill_promoted']);
+    expect(env.stores.episodes.list(U, { tag: 'skill_promoted' }).map((e) => e.id)).toEqual([tagged!.id]);
+  });
+});

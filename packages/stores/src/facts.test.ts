@@ -1,0 +1,84 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+describe('FactStore', () => {
+  it('keys are unique per (layer, user_id) and upsert keeps the entry_id', () => {
+    const a = env.stores.facts.upsert(U, { key: 'name', value: 'Ada', importance: 0.8, source: 'user_explicit' });
+    expect(a.created_new).toBe(true);
+    expect(a.entry_id).toMatch(/^fact_\d+$/);
+    const b = env.stores.facts.upsert(U, { key: 'name', value: 'Ada L.', importance: 0.9, source: 'user_explicit' });
+    expect(b.created_new).toBe(false);
+    expect(b.entry_id).toBe(a.entry_id);
+    expect(env.stores.facts.get(U, 'name')?.value).toBe('Ada L.');
+    const agent = env.stores.facts.upsert(A, { key: 'name', value: 'agent value', importance: 1, source: 'manual' });
+    env.stores.facts.upsert(U2, { key: 'name', value: 'Bob', importance: 0.5 });
+    expect(agent.entry_id).not.toBe(a.entry_id);
+    expect(env.stores.facts.get(U, 'name')?.value).toBe('Ada L.');
+    expect(env.stores.facts.count(U)).toBe(1);
+    expect(env.stores.facts.list(A).map((f) => f.value)).toEqual(['agent value']);
+    expect(env.stores.audit.forTarget(a.entry_id).map((e) => e.action)).toEqual(['create', 'update']);
+  });
+
+  it('clamps importance and validates the source', () => {
+    expect(env.stores.facts.upsert(U, { key: 'lo', value: 'x', importance: -3 }).importance).toBe(0.05);
+    expect(env.stores.facts.upsert(U, { key: 'hi', value: 'x', importance: 7 }).importance).toBe(1);
+    expect(() => env.stores.facts.upsert(U, { key: 'k', value: 'v', source: 'bogus' as never })).toThrow(/source must be one of/);
+  });
+
+  it('adjusts importance in 0.05 steps within bounds and logs importance_audit', () => {
+    const f = env.stores.facts.upsert(U, { key: 'k', value: 'v', importance: 0.95 });
+    expect(env.stores.facts.adjustImportance(f.entry_id, 0.05, 'agent_feedback')?.importance).toBe(1);
+    expect(env.stores.facts.adjustImportance(f.entry_id, 0.05, 'agent_feedback')?.importance).toBe(1);
+    expect(env.stores.facts.adjustImportance(f.entry_id, -0.05, 'agent_feedback')?.importance).toBe(0.95);
+    const hist = env.stores.audit.history(f.entry_id);
+    expect(hist.map((h) => [h.old, h.new, h.reason])).toEqual([
+      [0.95, 1, 'agent_feedback'],
+      [1, 1, 'agent_feedback'],
+      [1, 0.95, 'agent_feedback'],
+    ]);
+    const low = env.stores.facts.upsert(U, { key: 'low', value: 'v', importance: 0.1 });
+    env.stores.facts.adjustImportance(low.entry_id, -0.05, 'x');
+    expect(env.stores.facts.adjustImportance(low.entry_id, -0.05, 'x')?.importance).toBe(0.05);
+    expect(env.stores.facts.adjustImportance('fact_999999', 0.05, 'x')).toBeNull();
+  });
+
+  it('orders by importance, deletes by key, pattern and time', () => {
+    env.stores.facts.upsert(U, { key: 'a', value: 'apple pie', importance: 0.3 });
+    env.stores.facts.upsert(U, { key: 'b', value: 'banana', importance: 0.9 });
+    env.stores.facts.upsert(A, { key: 'c', value: 'apple agent', importance: 0.9 });
+    expect(env.stores.facts.list(U).map((f) => f.key)).toEqual(['b', 'a']);
+    expect(env.stores.facts.deleteMatching(U, 'APPLE').map((f) => f.key)).toEqual(['a']);
+    expect(env.stores.facts.get(A, 'c')).not.toBeNull();
+    expect(env.stores.facts.deleteMatching(U, '%')).toEqual([]);
+    env.clock.advance(3600_000);
+    const since = new Date(env.clock.now()).toISOString();
+    env.stores.facts.upsert(U, { key: 'new', value: 'n' });
+    expect(env.stores.facts.deleteSince(U, since)).toBe(1);
+    expect(env.stores.facts.list(U).map((f) => f.key)).toEqual(['b']);
+    const b = env.stores.facts.delete(U, 'b');
+    expect(b?.key).toBe('b');
+    expect(env.stores.facts.getByEntryId(b!.entry_id)).toBeNull();
+    expect(env.stores.facts.delete(U, 'b')).toBeNull();
+  });
+
+  it('two Stores on two connections interleaving fact writes and L1 pushes lose nothing', () => {
+    const other = env.second();
+    for (let i = 0; i < 25; i++) {
+      env.stores.transaction(() => {
+        env.stores.facts.upsert(U, { key: `a${i}`, value: 'x' });
+        env.stores.l1.push(U, { text: `a${i}` });
+      });
+      other.stores.facts.upsert(U, { key: `b${i}`, value: 'y' });
+      other.stores.l1.push(U, { text: `b${i}` });
+    }
+    expect(env.stores.facts.count(U)).toBe(50);
+    expect(other.stores.facts.count(U)).toBe(50);
+    expect(env.stores.l1.list(U)).toHaveLength(50);
+  });
+});

@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv({ l1Size: 5 });
+});
+afterEach(() => env.close());
+
+describe('L1Ring', () => {
+  it('keeps the newest l1Size items, oldest first, and mirrors them in the JSON file', () => {
+    for (let i = 0; i < 8; i++) env.stores.l1.push(U, { text: `item ${i}`, kind: 'user' });
+    const items = env.stores.l1.list(U);
+    expect(items.map((i) => i.text)).toEqual(['item 3', 'item 4', 'item 5', 'item 6', 'item 7']);
+    expect(env.stores.l1.list(U, 2).map((i) => i.text)).toEqual(['item 6', 'item 7']);
+    const file = env.stores.l1.fileFor(U);
+    expect(file).toBe(path.join(env.dir, 'l1', 'user', 'default.json'));
+    const body = JSON.parse(fs.readFileSync(file, 'utf8'));
+    expect(body.items.map((i: { text: string }) => i.text)).toEqual(items.map((i) => i.text));
+    expect(fs.readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('isolates layers and users, with one file per scope', () => {
+    env.stores.l1.push(U, { text: 'user default' });
+    env.stores.l1.push(A, { text: 'agent default' });
+    env.stores.l1.push(U2, { text: 'user bob' });
+    env.stores.l1.push({ layer: 'user', user_id: 'Bob' }, { text: 'user Bob' });
+    expect(env.stores.l1.list(U).map((i) => i.text)).toEqual(['user default']);
+    expect(env.stores.l1.list(A).map((i) => i.text)).toEqual(['agent default']);
+    expect(env.stores.l1.list(U2).map((i) => i.text)).toEqual(['user bob']);
+    expect(env.stores.l1.fileFor({ layer: 'user', user_id: 'Bob' })).not.toBe(env.stores.l1.fileFor(U2));
+  });
+
+  it('evicts the oldest and clears', () => {
+    for (let i = 0; i < 4; i++) env.stores.l1.push(U, { text: `t${i}` });
+    expect(env.stores.l1.evict(U, 2).map((i) => i.text)).toEqual(['t0', 't1']);
+    expect(env.stores.l1.list(U).map((i) => i.text)).toEqual(['t2', 't3']);
+    expect(env.stores.l1.clear(U)).toBe(2);
+    expect(env.stores.l1.list(U)).toEqual([]);
+    expect(JSON.parse(fs.readFileSync(env.stores.l1.fileFor(U), 'utf8')).items).toEqual([]);
+  });
+
+  it('keeps user ids with path characters inside the data dir', () => {
+    const scope = { layer: 'user' as const, user_id: '../../etc/passwd' };
+    env.stores.l1.push(scope, { text: 'x' });
+    const file = env.stores.l1.fileFor(scope);
+    expect(file.startsWith(path.join(env.dir, 'l1', 'user') + path.sep)).toBe(true);
+    expect(fs.existsSync(file)).toBe(true);
+  });
+
+  it('validates files and purges invalid ones, rewriting them from the table', () => {
+    env.stores.l1.push(U, { text: 'a' });
+    env.stores.l1.push(A, { text: 'b' });
+    expect(env.stores.l1.validate().every((c) => c.valid)).toBe(true);
+    fs.writeFileSync(env.stores.l1.fileFor(U), '{not json');
+    const checks = env.stores.l1.validate();
+    expect(checks.filter((c) => !c.valid).map((c) => c.file)).toEqual([env.stores.l1.fileFor(U)]);
+    expect(env.stores.l1.validate(U)[0].valid).toBe(false);
+    const res = env.stores.l1.purgeInvalid();
+    expect(res.removed).toEqual([env.stores.l1.fileFor(U)]);
+    expect(res.rewritten).toBe(1);
+    expect(env.stores.l1.validate().every((c) => c.valid)).toBe(true);
+    expect(JSON.parse(fs.readFileSync(env.stores.l1.fileFor(U), 'utf8')).items[0].text).toBe('a');
+  });
+
+  it('two Stores on two connections interleaving pushes lose nothing in table or file', () => {
+    const env2 = makeEnv({ l1Size: 100 });
+    try {
+      const other = env2.second();
+      for (let i = 0; i < 20; i++) {
+        env2.stores.l1.push(U, { text: `a${i}` });
+        other.stores.l1.push(U, { text: `b${i}` });
+      }
+      const texts = env2.stores.l1.list(U).map((i) => i.text);
+      expect(texts).toHaveLength(40);
+      const file = JSON.parse(fs.readFileSync(env2.stores.l1.fileFor(U), 'utf8'));
+      expect(file.items.map((i: { text: string }) => i.text)).toEqual(texts);
+      expect(other.stores.l1.list(U).map((i) => i.text)).toEqual(texts);
+    } finally {
+      env2.close();
+    }
+  });
+});

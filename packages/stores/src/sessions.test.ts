@@ -1,0 +1,44 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { A, U, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+describe('SessionStore', () => {
+  it('opens one session per scope and closes it with a stored quality score', () => {
+    const s = env.stores.sessions.start(U);
+    expect(s.status).toBe('open');
+    expect(env.stores.sessions.start(U).id).toBe(s.id);
+    expect(env.stores.sessions.start(A).id).not.toBe(s.id);
+    env.stores.l1.push(U, { text: 'hello' });
+    env.stores.episodes.add(U, { summary: 'worked on the parser' });
+    env.clock.advance(60_000);
+    const closed = env.stores.sessions.end(U, {
+      summary: 'We decided to ship the parser. Next step: tests.',
+      topics: ['parser'],
+      state_deltas: { parser: 'done' },
+    });
+    expect(closed.id).toBe(s.id);
+    expect(closed.status).toBe('closed');
+    expect(closed.quality).toBeGreaterThanOrEqual(0);
+    expect(closed.quality).toBeLessThanOrEqual(80);
+    expect(closed.quality_detail?.score).toBe(closed.quality);
+    expect(closed.topics).toEqual(['parser']);
+    expect(env.stores.sessions.lastClosed(U)?.id).toBe(s.id);
+    expect(env.stores.sessions.lastClosed(A)).toBeNull();
+    expect(env.stores.sessions.current(A)?.status).toBe('open');
+    expect(env.stores.audit.forTarget(s.id).map((e) => e.action)).toEqual(['session_start', 'session_end']);
+  });
+
+  it('end without an open session creates and closes one', () => {
+    const s = env.stores.sessions.end(U, { summary: '' });
+    expect(s.status).toBe('closed');
+    expect(s.quality).toBe(0);
+    expect(env.stores.sessions.list(U, 10)).toHaveLength(1);
+    expect(env.stores.sessions.get(s.id)?.id).toBe(s.id);
+    expect(env.stores.sessions.get('nope')).toBeNull();
+  });
+});

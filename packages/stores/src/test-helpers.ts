@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { storesMigrations } from './migrations/index.js';
+import { Stores } from './stores.js';
+import type { Clock, Scope, StoresConfig } from './types.js';
+
+/** A clock tests can move. */
+export class TestClock implements Clock {
+  constructor(public t = Date.UTC(2026, 0, 1)) {}
+  now(): number {
+    return this.t;
+  }
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+export function openDb(file: string): Database.Database {
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  db.pragma('synchronous = NORMAL');
+  return db;
+}
+
+export function migrate(db: Database.Database): void {
+  for (const m of [...storesMigrations].sort((a, b) => a.id - b.id)) db.transaction(() => m.up(db)).immediate();
+}
+
+export interface Env {
+  dir: string;
+  db: Database.Database;
+  clock: TestClock;
+  stores: Stores;
+  /** Another connection and Stores on the same data dir and database file. */
+  second(): { db: Database.Database; stores: Stores };
+  close(): void;
+}
+
+export function makeEnv(config: Partial<StoresConfig> = {}): Env {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stores-test-'));
+  const file = path.join(dir, 'memory.db');
+  const db = openDb(file);
+  migrate(db);
+  const clock = new TestClock();
+  const stores = new Stores({ db, dataDir: dir, clock, config });
+  const extra: Database.Database[] = [];
+  return {
+    dir,
+    db,
+    clock,
+    stores,
+    second() {
+      const db2 = openDb(file);
+      extra.push(db2);
+      return { db: db2, stores: new Stores({ db: db2, dataDir: dir, clock, config }) };
+    },
+    close() {
+      for (const d of extra) d.close();
+      db.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const U: Scope = { layer: 'user', user_id: 'default' };
+export const A: Scope = { layer: 'agent', user_id: 'default' };
+export const U2: Scope = { layer: 'user', user_id: 'bob' };
