@@ -1,0 +1,73 @@
+/** `npm run bench`: our server against the reference memory server over MCP stdio, plus the stores in-process. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseBenchArgs, USAGE } from './bench-args.js';
+import { benchSize } from './bench-run.js';
+import type { ServerKind } from './bench-servers.js';
+import type { BenchResult } from './bench-types.js';
+import { benchInProcess } from './in-process.js';
+import { machineInfo } from './machine.js';
+import { DOCS_DIR, RESULTS_DIR, SERVER_CLI } from './paths.js';
+import { note } from './progress.js';
+import { chartSeries, renderBenchmarksPage, renderResultTables } from './report-markdown.js';
+import { renderLatencyChart } from './report-svg.js';
+import { checkTargets, formatTargetLines } from './targets.js';
+
+const CHART_FILE = 'bench-latency.svg';
+
+function writeFile(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  let cli;
+  try {
+    cli = parseBenchArgs(argv);
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (!fs.existsSync(SERVER_CLI)) note(`note: ${SERVER_CLI} does not exist yet; our server will fail to start (build it first)`);
+  const startedAt = new Date().toISOString();
+  const result: BenchResult = {
+    name: cli.name,
+    started_at: startedAt,
+    finished_at: startedAt,
+    machine: machineInfo(),
+    options: { sizes: cli.sizes, refMax: cli.refMax, samples: cli.samples, seed: cli.seed, smoke: cli.smoke },
+    runs: [],
+    failures: [],
+    in_process: { status: 'skipped', reason: 'not run' },
+  };
+  for (const n of cli.sizes) {
+    const kinds: ServerKind[] = n <= cli.refMax ? ['ours', 'reference'] : ['ours'];
+    const outcome = await benchSize(kinds, n, cli.samples, cli.seed);
+    result.runs.push(...outcome.runs);
+    result.failures.push(...outcome.failures);
+  }
+  result.in_process = await benchInProcess(cli.sizes, cli.samples, cli.seed);
+  result.finished_at = new Date().toISOString();
+
+  const resultFile = cli.smoke
+    ? path.join(os.tmpdir(), `memory-service-bench-${cli.name}.json`)
+    : path.join(RESULTS_DIR, `${cli.name}.json`);
+  writeFile(resultFile, `${JSON.stringify(result, null, 2)}\n`);
+  note(`results written to ${resultFile}`);
+  if (cli.writeDocs) {
+    writeFile(path.join(DOCS_DIR, CHART_FILE), renderLatencyChart(chartSeries(result)));
+    writeFile(path.join(DOCS_DIR, 'benchmarks.md'), renderBenchmarksPage(result, CHART_FILE));
+    note(`docs/benchmarks.md and docs/${CHART_FILE} regenerated`);
+  }
+  process.stdout.write(`${renderResultTables(result)}\n\nTarget checks:\n${formatTargetLines(checkTargets(result)).join('\n')}\n`);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error && err.stack ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { A, U, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+describe('GraphStore', () => {
+  it('deduplicates social nodes per scope by normalised content', () => {
+    const a = env.stores.graph.addNode(U, { content: 'Alice Smith', node_type: 'person' });
+    const b = env.stores.graph.addNode(U, { content: '  alice   SMITH. ', node_type: 'person' });
+    expect(a.existed).toBe(false);
+    expect(b.existed).toBe(true);
+    expect(b.node_id).toBe(a.node_id);
+    const other = env.stores.graph.addNode(A, { content: 'Alice Smith', node_type: 'person' });
+    expect(other.existed).toBe(false);
+    const c1 = env.stores.graph.addNode(U, { content: 'idea', node_type: 'concept' });
+    const c2 = env.stores.graph.addNode(U, { content: 'idea', node_type: 'concept' });
+    expect(c2.node_id).not.toBe(c1.node_id);
+    const o1 = env.stores.graph.addNode(U, { content: 'deploy', node_type: 'action', dedupe: true });
+    expect(env.stores.graph.addNode(U, { content: 'Deploy', node_type: 'action', dedupe: true }).node_id).toBe(o1.node_id);
+  });
+
+  it('adds edges, lists them by direction with both contents, and validates relations', () => {
+    const a = env.stores.graph.addNode(U, { content: 'Alice', node_type: 'person', confidence: 0.9 });
+    const b = env.stores.graph.addNode(U, { content: 'Acme', node_type: 'organization', confidence: 0.4 });
+    const c = env.stores.graph.addNode(U, { content: 'outage', node_type: 'error', tags: ['prod'] });
+    env.stores.graph.addEdge(U, { from: a.node_id, to: b.node_id, relation: 'works_with' });
+    const causal = env.stores.graph.addEdge(U, { from: c.node_id, to: a.node_id, relation: 'caused', strength: 0.7 });
+    expect(causal.strength).toBe(0.7);
+    expect(causal.from.content).toBe('outage');
+    expect(causal.to.content).toBe('Alice');
+    expect(env.stores.graph.edges(U, { node_id: a.node_id }).map((e) => e.to.content)).toEqual(['Acme']);
+    expect(env.stores.graph.edges(U, { node_id: a.node_id, direction: 'in' }).map((e) => e.from.content)).toEqual(['outage']);
+    expect(env.stores.graph.edges(U, { node_id: a.node_id, direction: 'both' })).toHaveLength(2);
+    expect(() => env.stores.graph.addEdge(U, { from: a.node_id, to: b.node_id, relation: 'hates' })).toThrow(/relation must be one of/);
+    const agentNode = env.stores.graph.addNode(A, { content: 'x', node_type: 'concept' });
+    expect(() => env.stores.graph.addEdge(U, { from: a.node_id, to: agentNode.node_id, relation: 'knows' })).toThrow(/not found/);
+    expect(env.stores.graph.nodes(U).map((n) => n.content)).toEqual(['Alice', 'outage', 'Acme']);
+    expect(env.stores.graph.nodes(U, { node_type: 'person' }).map((n) => n.content)).toEqual(['Alice']);
+    expect(env.stores.graph.query(U, { tag: 'prod' }).map((n) => n.content)).toEqual(['outage']);
+    expect(env.stores.graph.query(A, { tag: 'prod' })).toEqual([]);
+  });
+
+  it('deletes by node, pattern and time, cascading edges', () => {
+    const a = env.stores.graph.addNode(U, { content: 'Alice', node_type: 'person' });
+    const b = env.stores.graph.addNode(U, { content: 'Bob', node_type: 'person' });
+    env.stores.graph.addEdge(U, { from: a.node_id, to: b.node_id, relation: 'knows' });
+    expect(env.stores.graph.deleteMatching(U, 'ali').map((n) => n.node_id)).toEqual([a.node_id]);
+    expect(env.stores.graph.edges(U)).toEqual([]);
+    env.clock.advance(1000);
+    const since = new Date(env.clock.now()).toISOString();
+    env.stores.graph.addNode(U, { content: 'Carol', node_type: 'person' });
+    expect(env.stores.graph.deleteSince(U, since)).toBe(1);
+    expect(env.stores.graph.deleteNode(U, b.node_id)?.content).toBe('Bob');
+    expect(env.stores.graph.count(U)).toBe(0);
+  });
+});

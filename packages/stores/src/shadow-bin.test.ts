@@ -1,0 +1,61 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { A, U, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+describe('ShadowBin', () => {
+  it('archives a fact before deletion and restores it with its entry_id', () => {
+    const f = env.stores.facts.upsert(U, { key: 'city', value: 'Lyon', importance: 0.7, source: 'user_explicit' });
+    const entry = env.stores.transaction(() => {
+      const e = env.stores.shadowBin.archive(U, { origin_store: 'l4', origin_id: 'city', content: f, reason: 'forget exact' });
+      env.stores.facts.delete(U, 'city');
+      return e;
+    });
+    expect(env.stores.facts.get(U, 'city')).toBeNull();
+    expect(env.stores.shadowBin.list(U).map((e) => e.id)).toEqual([entry.id]);
+    expect(env.stores.shadowBin.list(A)).toEqual([]);
+    const { record } = env.stores.shadowBin.restore(entry.id);
+    expect(record).toMatchObject({ key: 'city', value: 'Lyon', entry_id: f.entry_id });
+    expect(env.stores.facts.get(U, 'city')?.importance).toBe(0.7);
+    expect(env.stores.shadowBin.list(U)).toEqual([]);
+    expect(env.stores.shadowBin.list(U, { includeRestored: true })[0].restored).not.toBeNull();
+    expect(() => env.stores.shadowBin.restore(entry.id)).toThrow(/already restored/);
+  });
+
+  it('restores episodes, graph nodes and wiki pages into their stores', () => {
+    const ep = env.stores.episodes.add(U, { summary: 'a walk', tags: ['x'] });
+    const node = env.stores.graph.addNode(U, { content: 'Alice', node_type: 'person' });
+    const page = env.stores.wiki.save(U, { title: 'Spec', content: 'body', wiki_type: 'project_spec' });
+    const e1 = env.stores.shadowBin.archive(U, { origin_store: 'l3', origin_id: ep.id, content: ep, reason: 'r' });
+    const e2 = env.stores.shadowBin.archive(U, { origin_store: 'graph', origin_id: node.node_id, content: node, reason: 'r' });
+    const e3 = env.stores.shadowBin.archive(U, { origin_store: 'wiki', origin_id: page.title, content: page, reason: 'r' });
+    env.stores.episodes.delete(U, ep.id);
+    env.stores.graph.deleteNode(U, node.node_id);
+    env.stores.wiki.delete(U, 'Spec');
+    expect(fs.existsSync(path.join(env.dir, page.path))).toBe(false);
+    env.stores.shadowBin.restore(e1.id);
+    env.stores.shadowBin.restore(e2.id);
+    env.stores.shadowBin.restore(e3.id);
+    expect(env.stores.episodes.get(U, ep.id)?.tags).toEqual(['x']);
+    expect(env.stores.graph.getNode(U, node.node_id)?.content).toBe('Alice');
+    expect(env.stores.wiki.getByTitle(U, 'Spec')?.content).toBe('body');
+    expect(fs.existsSync(path.join(env.dir, page.path))).toBe(true);
+  });
+
+  it('purges entries for one origin record and validates the origin', () => {
+    env.stores.shadowBin.archive(U, { origin_store: 'l4', origin_id: 'k', content: {}, reason: 'r' });
+    env.stores.shadowBin.archive(U, { origin_store: 'l4', origin_id: 'k', content: {}, reason: 'r' });
+    env.stores.shadowBin.archive(A, { origin_store: 'l4', origin_id: 'k', content: {}, reason: 'r' });
+    expect(env.stores.shadowBin.purgeFor(U, 'l4', 'k')).toBe(2);
+    expect(env.stores.shadowBin.count(A)).toBe(1);
+    expect(() => env.stores.shadowBin.archive(U, { origin_store: 'nope' as never, origin_id: 'k', content: {}, reason: 'r' })).toThrow(
+      /origin_store/,
+    );
+  });
+});

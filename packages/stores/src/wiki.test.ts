@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WIKI_TYPES, WIKI_TYPES_AGENT, WIKI_TYPES_USER } from './wiki-types.js';
+import { A, U, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+describe('WikiStore', () => {
+  it('has the 15 spec types plus skill', () => {
+    expect(WIKI_TYPES_USER).toHaveLength(8);
+    expect(WIKI_TYPES_AGENT).toHaveLength(7);
+    expect(WIKI_TYPES).toHaveLength(16);
+    expect(WIKI_TYPES).toContain('skill');
+  });
+
+  it('saves a Markdown file under the scope and type, indexes it and updates by title', () => {
+    const p = env.stores.wiki.save(U, { title: 'My Trip: Day 1', content: '# Day 1\nWe walked.', wiki_type: 'diary', tags: ['trip'] });
+    expect(p.created_new).toBe(true);
+    expect(p.path).toBe('wiki/user/default/diary/my-trip-day-1.md');
+    expect(fs.readFileSync(path.join(env.dir, p.path), 'utf8')).toBe('# Day 1\nWe walked.');
+    const q = env.stores.wiki.save(U, { title: 'My Trip: Day 1', content: 'changed', wiki_type: 'retrospective', tags: [] });
+    expect(q.created_new).toBe(false);
+    expect(q.id).toBe(p.id);
+    expect(q.path).toBe('wiki/user/default/retrospective/my-trip-day-1.md');
+    expect(fs.existsSync(path.join(env.dir, p.path))).toBe(false);
+    expect(env.stores.wiki.read(U, q.path)?.content).toBe('changed');
+    expect(env.stores.wiki.read(A, q.path)).toBeNull();
+    expect(env.stores.wiki.getByTitle(A, 'My Trip: Day 1')).toBeNull();
+    expect(env.stores.wiki.list(U, { wiki_type: 'retrospective' }).map((x) => x.title)).toEqual(['My Trip: Day 1']);
+    expect(env.stores.wiki.list(U, { wiki_type: 'diary' })).toEqual([]);
+    expect(env.stores.audit.forTarget(p.id).map((e) => e.action)).toEqual(['create', 'update']);
+  });
+
+  it('rejects unknown wiki types naming the field and the accepted values', () => {
+    try {
+      env.stores.wiki.save(U, { title: 't', content: 'c', wiki_type: 'poetry' });
+      expect.unreachable();
+    } catch (err) {
+      const e = err as { field: string; accepted: string[]; message: string };
+      expect(e.field).toBe('wiki_type');
+      expect(e.accepted).toEqual([...WIKI_TYPES]);
+      expect(e.message).toMatch(/wiki_type must be one of diary/);
+    }
+  });
+
+  it('keeps hostile titles and paths inside the data dir', () => {
+    const p = env.stores.wiki.save(A, { title: '../../etc/passwd', content: 'x', wiki_type: 'decision_log' });
+    expect(p.path).toBe('wiki/agent/default/decision_log/etc-passwd.md');
+    const abs = path.resolve(env.dir, p.path);
+    expect(abs.startsWith(env.dir + path.sep)).toBe(true);
+    const weird = env.stores.wiki.save({ layer: 'user', user_id: '../..' }, { title: '..', content: 'y', wiki_type: 'diary' });
+    expect(path.resolve(env.dir, weird.path).startsWith(path.join(env.dir, 'wiki') + path.sep)).toBe(true);
+    expect(() => env.stores.wiki.read(A, '../../../etc/passwd')).toThrow(/escapes/);
+    expect(env.stores.wiki.read(U, p.path)).toBeNull();
+  });
+
+  it('gives distinct files to titles with the same slug', () => {
+    const a = env.stores.wiki.save(U, { title: 'Hello World', content: 'a', wiki_type: 'diary' });
+    const b = env.stores.wiki.save(U, { title: 'hello-world', content: 'b', wiki_type: 'diary' });
+    expect(a.path).not.toBe(b.path);
+    expect(env.stores.wiki.getByTitle(U, 'Hello World')?.content).toBe('a');
+    expect(env.stores.wiki.getByTitle(U, 'hello-world')?.content).toBe('b');
+  });
+
+  it('links pages and lists in and out links; delete removes file, row and links', () => {
+    env.stores.wiki.save(A, { title: 'Plan', content: 'p', wiki_type: 'decision_log' });
+    env.stores.wiki.save(A, { title: 'Review', content: 'r', wiki_type: 'decision_log' });
+    env.stores.wiki.link(A, 'Review', 'Plan', 'review_of');
+    env.stores.wiki.link(A, 'Review', 'Plan', 'review_of');
+    expect(env.stores.wiki.links(A, 'Plan').in.map((l) => [l.title, l.relation])).toEqual([['Review', 'review_of']]);
+    expect(env.stores.wiki.links(A, 'Review').out.map((l) => l.title)).toEqual(['Plan']);
+    expect(() => env.stores.wiki.link(A, 'Review', 'Missing', 'follows')).toThrow(/not found/);
+    expect(() => env.stores.wiki.link(A, 'Review', 'Plan', 'likes' as never)).toThrow(/relation must be one of/);
+    const del = env.stores.wiki.delete(A, 'Plan');
+    expect(del?.content).toBe('p');
+    expect(fs.existsSync(path.join(env.dir, del!.path))).toBe(false);
+    expect(env.stores.wiki.links(A, 'Review').out).toEqual([]);
+    expect(env.stores.wiki.count(A)).toBe(1);
+  });
+});
