@@ -55,7 +55,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     : path.join(RESULTS_DIR, `${cli.name}.json`);
   writeFile(resultFile, `${JSON.stringify(result, null, 2)}\n`);
   note(`results written to ${resultFile}`);
-  if (cli.writeDocs) {
+  const oursMeasured = result.runs.some((r) => r.server === 'ours');
+  if (cli.writeDocs && !oursMeasured) note('docs left unchanged: our server was not measured at any size');
+  if (cli.writeDocs && oursMeasured) {
     writeFile(path.join(DOCS_DIR, CHART_FILE), renderLatencyChart(chartSeries(result)));
     writeFile(path.join(DOCS_DIR, 'benchmarks.md'), renderBenchmarksPage(result, CHART_FILE));
     note(`docs/benchmarks.md and docs/${CHART_FILE} regenerated`);

@@ -79,11 +79,30 @@ export function invalid(field: string, problem: string, accepted?: unknown): Mem
   return new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${problem}`, { field, accepted });
 }
 
+/** Coded errors from code that does not import the kernel (e.g. the stores) map by their `type`. */
+const CODE_BY_TYPE: Record<string, ErrorCode> = {
+  ValidationError: 'KERNEL_ERR_VALIDATION',
+  ValueError: 'KERNEL_ERR_VALUE',
+  NotFoundError: 'KERNEL_ERR_NOT_FOUND',
+  PathError: 'KERNEL_ERR_PATH',
+  ConflictError: 'KERNEL_ERR_CONFLICT',
+};
+
 /** Wrap anything thrown into a MemoryError, keeping coded errors as they are and tagging the plugin. */
 export function toMemoryError(err: unknown, plugin?: string): MemoryError {
   if (err instanceof MemoryError) {
     if (plugin && !err.plugin) err.plugin = plugin;
     return err;
+  }
+  const coded = err as { type?: unknown; message?: unknown; field?: string; accepted?: unknown; details?: unknown };
+  if (err instanceof Error && typeof coded.type === 'string' && CODE_BY_TYPE[coded.type]) {
+    return new MemoryError(CODE_BY_TYPE[coded.type]!, err.message, {
+      plugin,
+      field: coded.field,
+      accepted: coded.accepted,
+      details: coded.details,
+      cause: err,
+    });
   }
   const message = err instanceof Error ? err.message : String(err);
   return new MemoryError('KERNEL_ERR_TOOL_FAILED', message, { plugin, cause: err });

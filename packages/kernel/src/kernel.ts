@@ -158,10 +158,18 @@ export class Kernel {
             accepted: LIFECYCLE_EVENTS,
           });
         }
-        hooks[event].tapPromise(plugin.name, async (results: EventResults, ctx: EventContext) => ({
-          ...results,
-          [plugin.name]: await handler(ctx),
-        }));
+        // One plugin's failing handler answers an error under its name; the other handlers still run.
+        hooks[event].tapPromise(plugin.name, async (results: EventResults, ctx: EventContext) => {
+          let answer: unknown;
+          try {
+            answer = await handler(ctx);
+          } catch (err) {
+            const e = toMemoryError(err, plugin.name);
+            if (e.code === 'KERNEL_ERR_TOOL_FAILED') kernel.logger.error(`${plugin.name} failed on ${event}: ${e.message}`);
+            answer = { error: e.toJSON() };
+          }
+          return { ...results, [plugin.name]: answer };
+        });
       },
       track: <T>(work: Promise<T>) => kernel.track(work),
       resolvePath: (...segments: string[]) => safeJoin(kernel.dataDir, ...segments),

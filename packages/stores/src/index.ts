@@ -77,3 +77,4 @@ export {
 export { STOP_WORDS, queryTerms, buildMatch, wordTokens } from './retrieval/query.js';
 export { fitToBudget, type BudgetSection, type FittedSections } from './retrieval/budget.js';
 export * from './scorers/index.js';
+export { useStores, STORES_OWNER } from './kernel-binding.js';

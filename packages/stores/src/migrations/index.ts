@@ -1,6 +1,7 @@
 import type { Migration } from '../types.js';
 import { coreSchema } from './core.js';
 import { ftsSchema } from './fts.js';
+import { vocabSchema } from './vocab.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema];

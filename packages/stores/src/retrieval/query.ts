@@ -2,9 +2,8 @@
  * Query text to an FTS5 MATCH expression. The query is lower-cased, folded to ASCII where
  * possible and split into word tokens the way the index's unicode61 tokenizer splits text;
  * English stop words and one-character tokens are dropped. Every term is quoted, so user
- * punctuation (quotes, `*`, `AND(`, `NEAR`, `:`) can never break the FTS syntax; the terms are
- * OR-ed, and adjacent term pairs are added as NEAR groups so passages where the query's words
- * appear together score higher (a proximity boost on top of BM25).
+ * punctuation (quotes, `*`, `AND(`, `NEAR`, `:`) can never break the FTS syntax. Retrieval
+ * OR-s the selective terms (see candidates.ts); proximity is scored in score.ts.
  */
 
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -22,11 +21,6 @@ get got ever really quite yes yeah ok okay oh`
 
 /** Largest number of distinct terms kept from one query. */
 export const MAX_QUERY_TERMS = 32;
-/** Adjacent-pair NEAR groups added for proximity, at most. */
-export const MAX_NEAR_PAIRS = 8;
-/** Token distance allowed inside a NEAR group. */
-export const NEAR_DISTANCE = 6;
-
 /** Lower-cased word tokens with diacritics removed, in order (stop words kept). */
 export function wordTokens(text: string): string[] {
   return (
@@ -51,18 +45,24 @@ export function queryTerms(query: string): string[] {
   return out;
 }
 
-function quote(term: string): string {
+/** One quoted FTS5 string per term, so no user character is ever read as query syntax. */
+export function ftsQuote(term: string): string {
   return `"${term.replace(/"/g, '""')}"`;
 }
 
-/** The MATCH expression for a query, or null when no content term is left (empty or all stop words). */
+/** `"a" OR "b" ...` */
+export function ftsOr(terms: readonly string[]): string {
+  return terms.map(ftsQuote).join(' OR ');
+}
+
+/** `"a" AND "b" ...` */
+export function ftsAnd(terms: readonly string[]): string {
+  return terms.map(ftsQuote).join(' AND ');
+}
+
+/** The OR-ed MATCH expression for a query, or null when no content term is left (empty or all stop words). */
 export function buildMatch(query: string): { match: string; terms: string[] } | null {
   const terms = queryTerms(query);
   if (terms.length === 0) return null;
-  const parts = terms.map(quote);
-  const pairs = Math.min(MAX_NEAR_PAIRS, terms.length - 1);
-  for (let i = 0; i < pairs; i++) {
-    parts.push(`NEAR(${quote(terms[i])} ${quote(terms[i + 1])}, ${NEAR_DISTANCE})`);
-  }
-  return { match: parts.join(' OR '), terms };
+  return { match: ftsOr(terms), terms };
 }

@@ -6,7 +6,10 @@ import type { GraphStore } from '../graph.js';
 import type { Scope } from '../types.js';
 import { checkScope } from '../util.js';
 import { checkWikiType } from '../wiki-types.js';
+import { corpusStats, docFreq } from './corpus.js';
 import { buildMatch } from './query.js';
+import { bm25Score, idf, stemTokens, type QueryTerm } from './score.js';
+import { porterStem } from './stemmer.js';
 
 export const RETRIEVAL_SOURCES = ['l3', 'l4', 'wiki', 'graph', 'timeline'] as const;
 export type RetrievalSource = (typeof RETRIEVAL_SOURCES)[number];
@@ -46,7 +49,7 @@ export interface Explain {
   recency: number;
   access: number;
   fused: number;
-  /** The unweighted signals, each 0..1 except bm25_raw (-bm25 of SQLite, higher is better). */
+  /** The unweighted signals, each 0..1 except bm25_raw (the cross-source BM25 score before normalisation). */
   signals: { bm25_raw: number; bm25: number; importance: number; recency: number; access: number };
 }
 
@@ -74,20 +77,25 @@ interface Candidate {
   text: string;
   title?: string;
   created: string;
-  bm25Raw: number;
+  /** The texts of the indexed columns, in index order. */
+  columns: string[];
   importance: number;
   access: number;
 }
 
-interface SourceSql {
+interface SourceSpec {
+  fts: string;
+  /** Column weights, in index column order: titles and keys weigh more than bodies, tags less. */
+  weights: number[];
   sql: string;
   map(r: Record<string, unknown>): Candidate;
 }
 
-/** BM25 column weights per source: titles and keys weigh more than bodies and tags. */
-const SOURCE_SQL: Record<RetrievalSource, SourceSql> = {
+const SOURCES: Record<RetrievalSource, SourceSpec> = {
   l3: {
-    sql: `SELECT e.id, e.summary, e.importance, e.created, e.access_count, bm25(episodes_fts, 1.0, 0.3) AS bm
+    fts: 'episodes_fts',
+    weights: [1.0, 0.3],
+    sql: `SELECT e.id, e.summary, e.tags, e.importance, e.created, e.access_count, bm25(episodes_fts, 1.0, 0.3) AS bm
       FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
       WHERE episodes_fts MATCH ? AND e.layer = ? AND e.user_id = ? ORDER BY bm, e.id LIMIT ?`,
     map: (r) => ({
@@ -95,12 +103,14 @@ const SOURCE_SQL: Record<RetrievalSource, SourceSql> = {
       id: `ep_${r.id}`,
       text: String(r.summary),
       created: String(r.created),
-      bm25Raw: -Number(r.bm),
+      columns: [String(r.summary), String(r.tags)],
       importance: Number(r.importance),
       access: Number(r.access_count),
     }),
   },
   l4: {
+    fts: 'facts_fts',
+    weights: [0.5, 1.0],
     sql: `SELECT f.id, f.key, f.value, f.importance, f.created, f.access_count, bm25(facts_fts, 0.5, 1.0) AS bm
       FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
       WHERE facts_fts MATCH ? AND f.layer = ? AND f.user_id = ? ORDER BY bm, f.id LIMIT ?`,
@@ -110,12 +120,14 @@ const SOURCE_SQL: Record<RetrievalSource, SourceSql> = {
       text: `${String(r.key)}: ${String(r.value)}`,
       title: String(r.key),
       created: String(r.created),
-      bm25Raw: -Number(r.bm),
+      columns: [String(r.key), String(r.value)],
       importance: Number(r.importance),
       access: Number(r.access_count),
     }),
   },
   wiki: {
+    fts: 'wiki_fts',
+    weights: [2.0, 1.0],
     sql: `SELECT w.id, w.title, w.content, w.wiki_type, w.updated AS created, bm25(wiki_fts, 2.0, 1.0) AS bm
       FROM wiki_fts JOIN wiki_pages w ON w.id = wiki_fts.rowid
       WHERE wiki_fts MATCH ? AND w.layer = ? AND w.user_id = ? AND (? IS NULL OR w.wiki_type = ?) ORDER BY bm, w.id LIMIT ?`,
@@ -125,13 +137,15 @@ const SOURCE_SQL: Record<RetrievalSource, SourceSql> = {
       text: String(r.content),
       title: String(r.title),
       created: String(r.created),
-      bm25Raw: -Number(r.bm),
+      columns: [String(r.title), String(r.content)],
       importance: 0.5,
       access: 0,
     }),
   },
   graph: {
-    sql: `SELECT n.id, n.content, n.node_type, n.confidence, n.created, n.access_count, bm25(graph_fts, 1.0, 0.3) AS bm
+    fts: 'graph_fts',
+    weights: [1.0, 0.3],
+    sql: `SELECT n.id, n.content, n.tags, n.node_type, n.confidence, n.created, n.access_count, bm25(graph_fts, 1.0, 0.3) AS bm
       FROM graph_fts JOIN graph_nodes n ON n.id = graph_fts.rowid
       WHERE graph_fts MATCH ? AND n.layer = ? AND n.user_id = ? ORDER BY bm, n.id LIMIT ?`,
     map: (r) => ({
@@ -140,12 +154,14 @@ const SOURCE_SQL: Record<RetrievalSource, SourceSql> = {
       text: String(r.content),
       title: String(r.node_type),
       created: String(r.created),
-      bm25Raw: -Number(r.bm),
+      columns: [String(r.content), String(r.tags)],
       importance: Number(r.confidence),
       access: Number(r.access_count),
     }),
   },
   timeline: {
+    fts: 'timeline_fts',
+    weights: [0.3, 1.0],
     sql: `SELECT t.id, t.type, t.summary, t.created, bm25(timeline_fts, 0.3, 1.0) AS bm
       FROM timeline_fts JOIN timeline_events t ON t.id = timeline_fts.rowid
       WHERE timeline_fts MATCH ? AND t.layer = ? AND t.user_id = ? ORDER BY bm, t.id LIMIT ?`,
@@ -155,7 +171,7 @@ const SOURCE_SQL: Record<RetrievalSource, SourceSql> = {
       text: String(r.summary),
       title: String(r.type),
       created: String(r.created),
-      bm25Raw: -Number(r.bm),
+      columns: [String(r.type), String(r.summary)],
       importance: 0.5,
       access: 0,
     }),
@@ -167,11 +183,13 @@ function round6(v: number): number {
 }
 
 /**
- * Hybrid retrieval over the FTS5 indexes: per source, the best `limit * 5` BM25 candidates of
- * the scope (ORDER BY bm25 LIMIT, no table scan), then one fused score per candidate:
+ * Hybrid retrieval over the FTS5 indexes (porter stemming, stop words dropped, terms OR-ed with
+ * NEAR pairs). Per source, the best `limit * 5` FTS5 BM25 candidates of the scope are taken
+ * (ORDER BY bm25 LIMIT, no table scan); they are re-scored on one BM25 scale shared by all
+ * sources (see score.ts), and fused with the intent's weights:
  *   fused = w.bm25 * bm25/max_bm25 + w.importance * importance + w.recency * 0.5^(age/7d)
  *         + w.access * log(1+access)/log(1+20)
- * with the intent's weights. Deterministic: ties are broken by source order and id.
+ * Deterministic: ties are broken by source order and id.
  */
 export class Retrieval {
   constructor(
@@ -197,10 +215,10 @@ export class Retrieval {
     const built = buildMatch(query);
     if (!built) return [];
     const pool = Math.min(500, Math.max(25, limit * 5));
+    const active = RETRIEVAL_SOURCES.filter((src) => sources.includes(src));
     const candidates: Candidate[] = [];
-    for (const source of RETRIEVAL_SOURCES) {
-      if (!sources.includes(source)) continue;
-      const spec = SOURCE_SQL[source];
+    for (const source of active) {
+      const spec = SOURCES[source];
       const params: unknown[] =
         source === 'wiki'
           ? [built.match, scope.layer, scope.user_id, wikiType, wikiType, pool]
@@ -208,7 +226,33 @@ export class Retrieval {
       const rows = this.ctx.stmt(spec.sql).all(...params) as Record<string, unknown>[];
       for (const r of rows) candidates.push(spec.map(r));
     }
-    return this.fuse(candidates, INTENT_WEIGHTS[intent]).slice(0, limit);
+    if (candidates.length === 0) return [];
+    const scored = this.rescore(candidates, built.terms, active);
+    return this.fuse(scored, INTENT_WEIGHTS[intent]).slice(0, limit);
+  }
+
+  /**
+   * One BM25 scale for every source: idf from the document counts of all searched sources
+   * together (fts5vocab), length normalisation against each source's own mean column lengths.
+   */
+  private rescore(candidates: Candidate[], queryWords: string[], active: RetrievalSource[]): (Candidate & { bm25Raw: number })[] {
+    const stats = new Map(active.map((s) => [s, corpusStats(this.ctx, SOURCES[s].fts, SOURCES[s].weights.length)]));
+    const totalDocs = active.reduce((n, s) => n + (stats.get(s)?.docs ?? 0), 0);
+    const stems: string[] = [];
+    for (const w of queryWords) {
+      const st = porterStem(w);
+      if (!stems.includes(st)) stems.push(st);
+    }
+    const terms: QueryTerm[] = stems.map((stem) => {
+      const df = active.reduce((n, s) => n + docFreq(this.ctx, SOURCES[s].fts, stem), 0);
+      return { stem, idf: idf(totalDocs, df) };
+    });
+    return candidates.map((c) => {
+      const spec = SOURCES[c.source];
+      const avg = stats.get(c.source)?.avgLen ?? [];
+      const columns = c.columns.map((text, i) => ({ tokens: stemTokens(text), weight: spec.weights[i], avgLen: avg[i] ?? 0 }));
+      return { ...c, bm25Raw: bm25Score(terms, columns) };
+    });
   }
 
   /** Record a retrieval access on the hits' episodes, facts and graph nodes. */
@@ -220,7 +264,7 @@ export class Retrieval {
     });
   }
 
-  private fuse(candidates: Candidate[], w: FusionWeights): Hit[] {
+  private fuse(candidates: (Candidate & { bm25Raw: number })[], w: FusionWeights): Hit[] {
     if (candidates.length === 0) return [];
     const maxBm = Math.max(...candidates.map((c) => c.bm25Raw), 1e-9);
     const now = this.ctx.clock.now();

@@ -1,0 +1,45 @@
+/** Command-line options of the LoCoMo evaluation. */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export interface EvalCli {
+  json: boolean;
+  baseline: boolean;
+  /** Keep the first N questions of each conversation. */
+  limitQuestions?: number;
+  files: string[];
+}
+
+export const EVAL_USAGE = `usage: node packages/bench/dist/eval-locomo.js [--json] [--baseline] [--limit-questions N] [files...]
+  --json               end stdout with one JSON line of the summary
+  --baseline           rank with in-process BM25 instead of the server
+  --limit-questions N  keep the first N scored questions of each conversation
+  files                LoCoMo conversation files (default: every *.json in the LoCoMo directory)`;
+
+/** Every .json file of a directory, sorted by name. */
+export function defaultFiles(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => path.join(dir, f));
+}
+
+export function parseEvalArgs(argv: readonly string[], defaultDir: string): EvalCli {
+  const cli: EvalCli = { json: false, baseline: false, files: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--json') cli.json = true;
+    else if (a === '--baseline') cli.baseline = true;
+    else if (a === '--limit-questions') {
+      const n = Number(argv[++i]);
+      if (!Number.isInteger(n) || n < 1) throw new Error(`--limit-questions needs a positive integer, got ${argv[i] ?? 'nothing'}`);
+      cli.limitQuestions = n;
+    } else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
+    else cli.files.push(path.resolve(a));
+  }
+  if (cli.files.length === 0) cli.files = defaultFiles(defaultDir);
+  if (cli.files.length === 0) throw new Error(`no LoCoMo files given and none found in ${defaultDir}`);
+  return cli;
+}

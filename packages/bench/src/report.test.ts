@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import type { BenchResult, ServerRun } from './bench-types.js';
+import { markdownTable } from './format.js';
+import { chartSeries, renderBenchmarksPage, renderResultTables } from './report-markdown.js';
+import { escapeXml, logBounds, renderLatencyChart } from './report-svg.js';
+import { checkTargets, speedRatio } from './targets.js';
+
+/** A minimal well-formedness check: balanced tags, quoted attributes, no stray '&' or '<'. */
+function assertWellFormedXml(xml: string): void {
+  const stack: string[] = [];
+  const tagRe = /<(\/?)([a-zA-Z][\w:-]*)((?:\s+[\w:-]+="[^"<]*")*)\s*(\/?)>/g;
+  let last = 0;
+  let m: RegExpExecArray | null;
+  while ((m = tagRe.exec(xml)) !== null) {
+    const between = xml.slice(last, m.index);
+    expect(between).not.toMatch(/</);
+    expect(between).not.toMatch(/&(?!(amp|lt|gt|quot|apos);)/);
+    last = tagRe.lastIndex;
+    const [, closing, name, , selfClosing] = m;
+    if (closing) expect(stack.pop()).toBe(name);
+    else if (!selfClosing) stack.push(name);
+  }
+  expect(xml.slice(last).trim()).toBe('');
+  expect(stack).toEqual([]);
+}
+
+function run(server: ServerRun['server'], n: number, write: number, search: number): ServerRun {
+  return {
+    server,
+    n,
+    write_tool: server === 'ours' ? 'think' : 'create_entities',
+    search_tool: server === 'ours' ? 'dream' : 'search_nodes',
+    write_ms: { p50: write, p95: write * 2, count: 200 },
+    search_ms: { p50: search, p95: search * 2, count: 200 },
+    ping_p50_ms: 0.1,
+    preload_ms_per_item: 0.5,
+    preload_concurrency: server === 'ours' ? 16 : 1,
+    spawn_to_tools_list_ms: 180,
+    peak_rss_bytes: 90 * 1024 * 1024,
+    data_bytes: 5_000_000,
+  };
+}
+
+const result: BenchResult = {
+  name: 'test-run',
+  started_at: '2025-01-01T00:00:00.000Z',
+  finished_at: '2025-01-01T01:00:00.000Z',
+  machine: { cpu_model: 'Test CPU <x86> & co', cores: 8, node: 'v20.0.0', platform: 'linux', total_memory_bytes: 8 * 1024 ** 3 },
+  options: { sizes: [1000, 10_000, 100_000], refMax: 10_000, samples: 200, seed: 1, smoke: false },
+  runs: [
+    run('ours', 1000, 0.5, 2),
+    run('reference', 1000, 5, 10),
+    run('ours', 10_000, 0.6, 2.5),
+    run('reference', 10_000, 40, 60),
+    run('ours', 100_000, 0.7, 3),
+  ],
+  failures: [],
+  in_process: { status: 'skipped', reason: 'import failed: nope' },
+};
+
+describe('SVG chart', () => {
+  it('is well-formed, with labelled axes, a legend entry per series and escaped text', () => {
+    const svg = renderLatencyChart(
+      [
+        { label: 'ours: think', color: '#123456', points: [{ n: 1000, ms: 0.5 }, { n: 100_000, ms: 0.7 }] },
+        { label: 'ref <search> & co', color: '#654321', dashed: true, points: [{ n: 1000, ms: 10 }, { n: 10_000, ms: 60 }] },
+      ],
+      { title: 'Latency' },
+    );
+    assertWellFormedXml(svg);
+    expect(svg.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
+    expect(svg).toContain('ms, log scale');
+    expect(svg).toContain('N, log scale');
+    expect(svg).toContain('ref &lt;search&gt; &amp; co');
+    expect(svg.match(/<polyline /g)).toHaveLength(2);
+    expect(svg).toContain('>100k<');
+  });
+
+  it('uses whole decades on the log axis and survives no data', () => {
+    expect(logBounds([0.5, 60])).toEqual({ lo: -1, hi: 2 });
+    expect(logBounds([1])).toEqual({ lo: 0, hi: 1 });
+    assertWellFormedXml(renderLatencyChart([]));
+    assertWellFormedXml(renderLatencyChart(chartSeries(result)));
+    expect(escapeXml(`"a" & 'b'`)).toBe('&quot;a&quot; &amp; &apos;b&apos;');
+  });
+});
+
+describe('result tables and targets', () => {
+  it('computes ratios reference/ours', () => {
+    expect(speedRatio(result, 10_000, 'write')).toBeCloseTo(40 / 0.6);
+    expect(speedRatio(result, 1000, 'search')).toBe(5);
+    expect(speedRatio(result, 100_000, 'write')).toBeNull();
+  });
+
+  it('checks every target and says n/a for what was not measured', () => {
+    const checks = checkTargets(result);
+    expect(checks.map((c) => c.status)).toEqual(['PASS', 'MISS', 'PASS', 'PASS', 'PASS', 'PASS', 'PASS']);
+    expect(checks[1].measured).toBe('24x');
+    const smoke: BenchResult = { ...result, runs: [run('ours', 200, 3, 30), run('reference', 200, 1, 1)] };
+    const statuses = checkTargets(smoke).map((c) => c.status);
+    expect(statuses).toEqual(['n/a', 'n/a', 'n/a', 'n/a', 'n/a', 'PASS', 'n/a']);
+    const slow: BenchResult = { ...result, runs: result.runs.map((r) => (r.server === 'ours' && r.n === 100_000 ? run('ours', 100_000, 3, 50) : r)) };
+    expect(checkTargets(slow).filter((c) => c.status === 'MISS')).toHaveLength(4);
+  });
+
+  it('renders one table per N, the ratios, the skipped in-process section and reproduction commands', () => {
+    const tables = renderResultTables(result);
+    expect(tables).toContain('### N = 1,000');
+    expect(tables).toContain('### N = 100,000');
+    expect(tables).toContain('| 10,000 | 67x | 24x |');
+    expect(tables).toContain('_Skipped: import failed: nope_');
+    const page = renderBenchmarksPage(result, 'bench-latency.svg');
+    expect(page).toContain('![Latency p50 against N, log scale](bench-latency.svg)');
+    expect(page).toContain('## How to reproduce');
+    expect(page).toContain('npm run bench');
+    expect(page).toContain('Test CPU <x86> & co');
+  });
+
+  it('escapes pipes in markdown cells', () => {
+    expect(markdownTable(['a'], [['x|y']])).toBe('| a |\n|---|\n| x\\|y |');
+  });
+});

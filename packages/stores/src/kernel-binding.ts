@@ -1,0 +1,27 @@
+import { asValue, type PluginContext } from '@memory-service/kernel';
+import { storesMigrations } from './migrations/index.js';
+import { Stores } from './stores.js';
+
+export const STORES_OWNER = '@memory-service/stores';
+
+/**
+ * The one Stores instance of a kernel: the first plugin that asks applies the stores'
+ * migrations and registers it in the container; every other plugin gets the same instance.
+ */
+export function useStores(ctx: PluginContext): Stores {
+  if (ctx.container.hasRegistration('stores')) return ctx.container.resolve<Stores>('stores');
+  ctx.storage.migrate(STORES_OWNER, storesMigrations);
+  const stores = new Stores({
+    db: ctx.db,
+    dataDir: ctx.dataDir,
+    clock: ctx.clock,
+    config: {
+      l1Size: ctx.config.number('l1.size', 50, 1, 10_000),
+      scratchpadMax: ctx.config.number('scratchpad.max_entries', 20, 1, 10_000),
+      tokenBudget: ctx.config.number('retrieval.token_budget', 2000, 50, 1_000_000),
+      maxTextChars: ctx.config.number('think.max_text_chars', 100_000, 100, 10_000_000),
+    },
+  });
+  ctx.container.register({ stores: asValue(stores) });
+  return stores;
+}

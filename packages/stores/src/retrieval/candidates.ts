@@ -1,0 +1,119 @@
+import type { StoreContext } from '../context.js';
+import { docFreq } from './corpus.js';
+import { ftsAnd, ftsOr } from './query.js';
+
+/**
+ * Candidate generation for one FTS5 source with a bounded cost. FTS5's bm25() costs about a
+ * microsecond per matching row, so ranking every row that matches a very common term would grow
+ * with the corpus. Instead:
+ *  - terms are taken rarest first while their summed document frequency stays within
+ *    POSTINGS_BUDGET, and only those are OR-ed and ranked by bm25 (the common terms still count
+ *    in the re-scoring of the candidates);
+ *  - when every term is common, the conjunction of the terms is ranked when it is small enough,
+ *    else its newest rows are taken, topped up with the newest rows of the rarest term;
+ *  - ranking runs on the FTS index alone (no join), then the rows are fetched by id and filtered
+ *    to the scope. Only when other scopes crowd the scope's rows out of the top does a joined,
+ *    scope-filtered query run, and it is bounded by the same budget.
+ */
+export const POSTINGS_BUDGET = 3000;
+
+export interface CandidateSource {
+  fts: string;
+  table: string;
+  /** bm25() column weights. */
+  weights: number[];
+}
+
+export interface SourceTerm {
+  /** The query word as typed (lower-cased); FTS5 stems it itself. */
+  word: string;
+  stem: string;
+}
+
+export interface CandidateQuery {
+  source: CandidateSource;
+  terms: readonly SourceTerm[];
+  layer: string;
+  userId: string;
+  /** Number of candidates wanted. */
+  pool: number;
+  /** Extra scope filter on the content table, e.g. `wiki_type = ?`. */
+  extraWhere?: { sql: string; params: unknown[] };
+}
+
+/** Rowids of the scope's best candidates, best first (at most pool). */
+export function candidateIds(ctx: StoreContext, q: CandidateQuery): number[] {
+  const withDf = q.terms
+    .map((t) => ({ ...t, df: docFreq(ctx, q.source.fts, t.stem) }))
+    .filter((t) => t.df > 0)
+    .sort((a, b) => a.df - b.df || (a.word < b.word ? -1 : 1));
+  if (withDf.length === 0) return [];
+  const selected: string[] = [];
+  let sum = 0;
+  for (const t of withDf) {
+    if (sum + t.df > POSTINGS_BUDGET) break;
+    selected.push(t.word);
+    sum += t.df;
+  }
+  if (selected.length > 0) return ranked(ctx, q, ftsOr(selected));
+  const out: number[] = [];
+  if (withDf.length >= 2) {
+    const all = ftsAnd(withDf.map((t) => t.word));
+    const n = (ctx.stmt(`SELECT count(*) AS n FROM ${q.source.fts} WHERE ${q.source.fts} MATCH ?`).get(all) as { n: number }).n;
+    if (n > 0) out.push(...(n <= POSTINGS_BUDGET ? ranked(ctx, q, all) : newest(ctx, q, all)));
+  }
+  if (out.length < q.pool) {
+    for (const id of newest(ctx, q, ftsOr([withDf[0].word]))) {
+      if (out.length >= q.pool) break;
+      if (!out.includes(id)) out.push(id);
+    }
+  }
+  return out;
+}
+
+function bm25Expr(s: CandidateSource): string {
+  return `bm25(${s.fts}, ${s.weights.map((w) => w.toFixed(2)).join(', ')})`;
+}
+
+function scopeFilter(ctx: StoreContext, q: CandidateQuery, ids: number[]): number[] {
+  if (ids.length === 0) return [];
+  const extra = q.extraWhere ? ` AND ${q.extraWhere.sql}` : '';
+  const rows = ctx
+    .stmt(`SELECT id FROM ${q.source.table} WHERE id IN (SELECT value FROM json_each(?)) AND layer = ? AND user_id = ?${extra}`)
+    .all(JSON.stringify(ids), q.layer, q.userId, ...(q.extraWhere?.params ?? [])) as { id: number }[];
+  const keep = new Set(rows.map((r) => r.id));
+  return ids.filter((id) => keep.has(id));
+}
+
+function joined(ctx: StoreContext, q: CandidateQuery, match: string, order: string): number[] {
+  const extra = q.extraWhere ? ` AND ${q.extraWhere.sql.replace(/\b(\w+)\s*=/g, 'c.$1 =')}` : '';
+  const rows = ctx
+    .stmt(
+      `SELECT c.id FROM ${q.source.fts} JOIN ${q.source.table} c ON c.id = ${q.source.fts}.rowid
+       WHERE ${q.source.fts} MATCH ? AND c.layer = ? AND c.user_id = ?${extra} ORDER BY ${order} LIMIT ?`,
+    )
+    .all(match, q.layer, q.userId, ...(q.extraWhere?.params ?? []), q.pool) as { id: number }[];
+  return rows.map((r) => r.id);
+}
+
+/** The pool best rows by bm25 (ties by rowid). */
+function ranked(ctx: StoreContext, q: CandidateQuery, match: string): number[] {
+  const k = q.pool * 2;
+  const rows = ctx
+    .stmt(`SELECT rowid AS id FROM ${q.source.fts} WHERE ${q.source.fts} MATCH ? ORDER BY ${bm25Expr(q.source)}, rowid LIMIT ?`)
+    .all(match, k) as { id: number }[];
+  const inScope = scopeFilter(ctx, q, rows.map((r) => r.id));
+  if (inScope.length >= q.pool || rows.length < k) return inScope.slice(0, q.pool);
+  return joined(ctx, q, match, `${bm25Expr(q.source)}, c.id`);
+}
+
+/** The pool newest matching rows (no ranking: a cheap walk of the index in rowid order). */
+function newest(ctx: StoreContext, q: CandidateQuery, match: string): number[] {
+  const k = q.pool * 2;
+  const rows = ctx
+    .stmt(`SELECT rowid AS id FROM ${q.source.fts} WHERE ${q.source.fts} MATCH ? ORDER BY rowid DESC LIMIT ?`)
+    .all(match, k) as { id: number }[];
+  const inScope = scopeFilter(ctx, q, rows.map((r) => r.id));
+  if (inScope.length >= q.pool || rows.length < k) return inScope.slice(0, q.pool);
+  return joined(ctx, q, match, `${q.source.fts}.rowid DESC`);
+}

@@ -1,0 +1,123 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { A, U, makeEnv, type Env } from '../test-helpers.js';
+import { buildMatch, queryTerms } from './query.js';
+import { fitToBudget, estimateTokens } from './budget.js';
+import { corpusStats, docFreq } from './corpus.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+function seed(e: Env): void {
+  const s = e.stores;
+  s.episodes.add(U, { summary: 'Caroline: I went to the LGBTQ support group yesterday and it was powerful.', importance: 0.5 });
+  s.episodes.add(U, { summary: 'Melanie: I painted a sunrise over the lake last week.', importance: 0.5 });
+  s.episodes.add(U, { summary: 'Caroline: My kids love camping in the mountains.', importance: 0.5 });
+  s.episodes.add(U, { summary: 'Melanie: The weather was nice for a run.', importance: 0.9 });
+  s.facts.upsert(U, { key: 'favorite_color', value: 'teal', importance: 0.8 });
+  s.wiki.save(U, { title: 'Painting notes', content: 'Oil paints dry slowly; acrylic paints dry fast.', wiki_type: 'work_notes' });
+  s.graph.addNode(U, { content: 'Caroline', node_type: 'person' });
+  s.episodes.add(A, { summary: 'Agent note about the support group protocol.' });
+}
+
+describe('Retrieval', () => {
+  it('ranks the obviously relevant record first across sources', () => {
+    seed(env);
+    const hits = env.stores.retrieval.search(U, 'When did Caroline go to the support group?');
+    expect(hits[0].source).toBe('l3');
+    expect(hits[0].text).toMatch(/LGBTQ support group/);
+    expect(env.stores.retrieval.search(U, 'what is my favorite color')[0]).toMatchObject({ source: 'l4', title: 'favorite_color' });
+    expect(env.stores.retrieval.search(U, 'painting with acrylic')[0]).toMatchObject({ source: 'wiki', title: 'Painting notes' });
+    expect(env.stores.retrieval.search(U, 'paintings')[0].source).toBeDefined();
+  });
+
+  it('never returns another scope’s rows', () => {
+    seed(env);
+    const agentHits = env.stores.retrieval.search(A, 'support group');
+    expect(agentHits.map((h) => h.text)).toEqual(['Agent note about the support group protocol.']);
+    expect(env.stores.retrieval.search({ layer: 'user', user_id: 'nobody' }, 'support group')).toEqual([]);
+  });
+
+  it('explain adds up and ranking is deterministic', () => {
+    seed(env);
+    const hits = env.stores.retrieval.search(U, 'Caroline Melanie lake camping run', { limit: 10 });
+    expect(hits.length).toBeGreaterThan(3);
+    for (const h of hits) {
+      const e = h.explain;
+      expect(e.bm25 + e.importance + e.recency + e.access).toBeCloseTo(e.fused, 5);
+      expect(h.score).toBe(e.fused);
+    }
+    for (let i = 1; i < hits.length; i++) expect(hits[i - 1].score).toBeGreaterThanOrEqual(hits[i].score);
+    expect(env.stores.retrieval.search(U, 'Caroline Melanie lake camping run', { limit: 10 })).toEqual(hits);
+  });
+
+  it('intent shifts weight toward recency or importance', () => {
+    const s = env.stores;
+    const old = s.episodes.add(U, { summary: 'notes about the garden project', importance: 0.95 });
+    env.clock.advance(60 * 24 * 3600 * 1000);
+    const fresh = s.episodes.add(U, { summary: 'notes about the garden project', importance: 0.1 });
+    expect(s.retrieval.search(U, 'garden project', { intent: 'recent' })[0].id).toBe(fresh.id);
+    expect(s.retrieval.search(U, 'garden project', { intent: 'core' })[0].id).toBe(old.id);
+  });
+
+  it('filters by sources and wiki_type, and touch counts accesses', () => {
+    seed(env);
+    const only = env.stores.retrieval.search(U, 'Caroline', { sources: ['graph'] });
+    expect(only.map((h) => h.source)).toEqual(['graph']);
+    expect(env.stores.retrieval.search(U, 'paints', { sources: ['wiki'], wiki_type: 'diary' })).toEqual([]);
+    expect(() => env.stores.retrieval.search(U, 'x', { sources: ['l9' as never] })).toThrow(/sources/);
+    const hits = env.stores.retrieval.search(U, 'Caroline support group', { limit: 2 });
+    env.stores.retrieval.touch(hits);
+    const ep = env.stores.episodes.get(U, hits[0].id);
+    expect(ep?.access_count).toBe(1);
+  });
+
+  it('hostile or empty queries never throw', () => {
+    seed(env);
+    for (const q of ['', '   ', '"', '*', 'AND(', 'OR', 'NOT NEAR(', '"support', 'group*', "Caroline's", ':', '^', '{}[]', 'the of and', '\u0000']) {
+      expect(() => env.stores.retrieval.search(U, q)).not.toThrow();
+    }
+    expect(env.stores.retrieval.search(U, 'the of and')).toEqual([]);
+    expect(env.stores.retrieval.search(U, '"support')[0].text).toMatch(/support group/);
+    expect(buildMatch('AND( "xylophone" OR yak*')?.match).toBe('"xylophone" OR "yak" OR NEAR("xylophone" "yak", 6)');
+    expect(buildMatch('AND( OR *')).toBeNull();
+    expect(queryTerms('What did Caroline say?')).toEqual(['caroline', 'say']);
+  });
+});
+
+describe('corpus statistics', () => {
+  it('reads the FTS5 document count and column lengths without scanning', () => {
+    seed(env);
+    const st = corpusStats(env.stores.ctx, 'episodes_fts', 2);
+    expect(st.docs).toBe(5);
+    expect(st.avgLen[0]).toBeGreaterThan(5);
+    expect(docFreq(env.stores.ctx, 'episodes_fts', 'support')).toBe(2);
+    expect(docFreq(env.stores.ctx, 'episodes_fts', 'zzz')).toBe(0);
+    env.stores.episodes.delete(A, env.stores.episodes.list(A)[0].id);
+    expect(corpusStats(env.stores.ctx, 'episodes_fts', 2).docs).toBe(4);
+    expect(docFreq(env.stores.ctx, 'episodes_fts', 'support')).toBe(1);
+  });
+});
+
+describe('token budget', () => {
+  it('keeps sections in order, cuts the first that overflows and flags truncation', () => {
+    expect(estimateTokens('abcd')).toBe(1);
+    expect(estimateTokens('abcde')).toBe(2);
+    const sections = [
+      { title: 'A', text: 'x'.repeat(40) },
+      { title: 'B', text: 'y'.repeat(400) },
+      { title: 'C', text: 'z'.repeat(40) },
+    ];
+    const all = fitToBudget(sections, 1000);
+    expect(all.truncated).toBe(false);
+    expect(all.sections).toHaveLength(3);
+    const cut = fitToBudget(sections, 50);
+    expect(cut.truncated).toBe(true);
+    expect(cut.tokens).toBeLessThanOrEqual(50);
+    expect(cut.sections.map((s) => s.title)).toEqual(['A', 'B']);
+    expect(cut.sections[1].text.endsWith('…')).toBe(true);
+    expect(fitToBudget(sections, 0).sections).toEqual([]);
+  });
+});

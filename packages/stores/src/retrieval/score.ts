@@ -1,0 +1,73 @@
+import { wordTokens } from './query.js';
+import { porterStem } from './stemmer.js';
+
+/** BM25 parameters (the usual defaults, as in FTS5). */
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+/** Bonus per adjacent query-term pair found within NEAR_WINDOW tokens, times the pair's smaller idf. */
+export const PROXIMITY_WEIGHT = 0.3;
+export const NEAR_WINDOW = 6;
+/** Characters of one column read for scoring; longer text is scored on its head. */
+export const SCORE_MAX_CHARS = 20_000;
+
+export interface QueryTerm {
+  stem: string;
+  idf: number;
+}
+
+/** Stemmed tokens of a text, as the porter/unicode61 index sees them. */
+export function stemTokens(text: string): string[] {
+  return wordTokens(text.length > SCORE_MAX_CHARS ? text.slice(0, SCORE_MAX_CHARS) : text).map(porterStem);
+}
+
+/** Robertson/Lucene idf, always positive: ln(1 + (N - df + 0.5) / (df + 0.5)). */
+export function idf(docs: number, df: number): number {
+  const n = Math.max(docs, df);
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/**
+ * BM25 of one document made of weighted columns, against query terms whose idf is computed
+ * over all searched sources together, so scores of different sources are comparable; plus a
+ * proximity bonus for adjacent query terms that appear close together.
+ */
+export function bm25Score(
+  terms: readonly QueryTerm[],
+  columns: readonly { tokens: string[]; weight: number; avgLen: number }[],
+): number {
+  let dl = 0;
+  let avgdl = 0;
+  for (const c of columns) {
+    dl += c.weight * c.tokens.length;
+    avgdl += c.weight * c.avgLen;
+  }
+  if (avgdl <= 0) avgdl = Math.max(dl, 1);
+  const norm = BM25_K1 * (1 - BM25_B + (BM25_B * dl) / avgdl);
+  let score = 0;
+  for (const t of terms) {
+    let tf = 0;
+    for (const c of columns) {
+      let n = 0;
+      for (const tok of c.tokens) if (tok === t.stem) n++;
+      tf += c.weight * n;
+    }
+    if (tf > 0) score += (t.idf * tf * (BM25_K1 + 1)) / (tf + norm);
+  }
+  for (let i = 0; i + 1 < terms.length; i++) {
+    const a = terms[i];
+    const b = terms[i + 1];
+    if (columns.some((c) => near(c.tokens, a.stem, b.stem))) score += PROXIMITY_WEIGHT * Math.min(a.idf, b.idf);
+  }
+  return score;
+}
+
+function near(tokens: readonly string[], a: string, b: string): boolean {
+  let lastA = -Infinity;
+  let lastB = -Infinity;
+  for (let i = 0; i < tokens.length; i++) {
+    if (tokens[i] === a) lastA = i;
+    if (tokens[i] === b) lastB = i;
+    if (Number.isFinite(lastA) && Number.isFinite(lastB) && Math.abs(lastA - lastB) <= NEAR_WINDOW) return true;
+  }
+  return false;
+}

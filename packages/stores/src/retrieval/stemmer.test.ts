@@ -1,0 +1,27 @@
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { porterStem } from './stemmer.js';
+
+const WORDS = `caresses ponies ties caress cats feed agreed plastered bled motoring sing conflated troubled sized hopping
+tanned falling hissing fizzed failing filing happy sky relational conditional rational valenci hesitanci digitizer
+conformabli radicalli differentli vileli analogousli vietnamization predication operator feudalism decisiveness
+hopefulness callousness formaliti sensitiviti sensibiliti triplicate formative formalize electriciti electrical hopeful
+goodness revival allowance inference airliner gyroscopic adjustable defensible irritant replacement adjustment dependent
+adoption homologou communism activate angulariti homologous effective bowdlerize probate rate cease controll roll
+running went painting painted paints support group camping mountains yesterday powerful generously conversations
+ideas abilities organization organizations relational agreement meeting meetings lgbtq adopting adoption kids
+children festival friends friendship university universal it is a an at by gymnastics photography`.split(/\s+/);
+
+describe('porterStem', () => {
+  it('matches SQLite FTS5 porter tokenizer output', () => {
+    const db = new Database(':memory:');
+    db.exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')");
+    db.exec("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')");
+    const ins = db.prepare('INSERT INTO t(rowid, x) VALUES (?, ?)');
+    WORDS.forEach((w, i) => ins.run(i + 1, w));
+    const rows = db.prepare('SELECT term, doc FROM v').all() as { term: string; doc: number }[];
+    const got = rows.sort((a, b) => a.doc - b.doc).map((r) => `${WORDS[r.doc - 1]}=${r.term}`);
+    expect(WORDS.map((w) => `${w}=${porterStem(w)}`)).toEqual(got);
+    db.close();
+  });
+});

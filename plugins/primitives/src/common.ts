@@ -1,0 +1,41 @@
+import { layerSchema, userIdSchema, z } from '@memory-service/kernel';
+import type { Scope } from '@memory-service/stores';
+
+/** The `layer` input of every primitive that takes one (think adds `auto`). */
+export const layerInput = layerSchema.default('user').describe('Memory layer: user (facts about the user) or agent (the agent itself)');
+export const userIdInput = userIdSchema.describe('Namespace within the layer; default "default"');
+
+export function scopeOf(args: { layer: 'user' | 'agent'; user_id: string }): Scope {
+  return { layer: args.layer, user_id: args.user_id };
+}
+
+/** Action references: which store a write landed in and the id it got there. */
+export const actionSchema = z.object({
+  store: z.enum(['l1', 'l3', 'l4', 'wiki', 'graph', 'timeline']),
+  id: z.string(),
+  kind: z.string().optional(),
+  key: z.string().optional(),
+  path: z.string().optional(),
+});
+export type Action = z.infer<typeof actionSchema>;
+
+export const hitSchema = z.object({
+  source: z.string(),
+  id: z.string(),
+  score: z.number(),
+  excerpt: z.string(),
+  title: z.string().optional(),
+  created: z.string(),
+  explain: z.record(z.string(), z.unknown()),
+});
+
+/** A compact single-line excerpt. */
+export function excerpt(text: string, max = 240): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** Compact ISO-like timestamp for automatic page titles: 20260101T120000Z. */
+export function compactTs(ms: number): string {
+  return new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+}

@@ -1,0 +1,100 @@
+import type { Clock } from '@memory-service/kernel';
+import { fitToBudget, type BudgetSection, type Hit, type Intent, type Scope, type Stores, type TimelineEvent } from '@memory-service/stores';
+import { excerpt } from '../common.js';
+
+/** dream with intent recent puts this many of the latest timeline events first. */
+export const RECENT_EVENTS = 5;
+
+export interface DreamInput extends Scope {
+  query: string;
+  limit: number;
+  intent: Intent;
+}
+
+export interface DreamResult {
+  summary: string;
+  truncated: boolean;
+  result_count: number;
+  estimated_tokens: number;
+  hits: { source: string; id: string; score: number; excerpt: string; title?: string; created: string; explain: Record<string, unknown> }[];
+  recent_events?: { id: string; type: string; summary: string; created: string }[];
+}
+
+const normal = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
+/**
+ * Drop a hit whose whole text already stands inside a better-ranked hit (a relation node made
+ * from the same thought as an episode, say), so the limit is spent on distinct memories.
+ */
+export function collapseRedundant(hits: Hit[]): Hit[] {
+  const kept: Hit[] = [];
+  const texts: string[] = [];
+  for (const h of hits) {
+    const t = normal(h.text);
+    if (t && texts.some((k) => k.includes(t))) continue;
+    kept.push(h);
+    texts.push(t);
+  }
+  return kept;
+}
+
+function eventSection(events: TimelineEvent[]): BudgetSection {
+  return {
+    title: 'Recent events',
+    text: events.map((e) => `- ${e.created} [${e.type}] ${excerpt(e.summary, 200)}`).join('\n'),
+  };
+}
+
+/** The read primitive: hybrid retrieval, Markdown sections cut to the token budget, telemetry. */
+export class Dreamer {
+  constructor(
+    private readonly stores: Stores,
+    private readonly clock: Clock,
+    private readonly budget: number,
+  ) {}
+
+  dream(input: DreamInput): DreamResult {
+    const started = performance.now();
+    const scope: Scope = { layer: input.layer, user_id: input.user_id };
+    const raw = this.stores.retrieval.search(scope, input.query, { limit: input.limit + Math.min(10, input.limit), intent: input.intent });
+    const hits = collapseRedundant(raw).slice(0, input.limit);
+    const sections: BudgetSection[] = [];
+    let events: TimelineEvent[] = [];
+    if (input.intent === 'recent') {
+      events = this.stores.timeline.latest(scope, RECENT_EVENTS);
+      if (events.length) sections.push(eventSection(events));
+    }
+    for (const h of hits) {
+      sections.push({ title: `[${h.source}] ${h.title ?? h.id} · ${h.created.slice(0, 10)} · score ${h.score.toFixed(3)}`, text: h.text });
+    }
+    const fitted = fitToBudget(sections, this.budget);
+    const summary = fitted.sections.map((s) => (s.title ? `## ${s.title}\n${s.text}` : s.text)).join('\n\n');
+    this.stores.transaction(() => {
+      this.stores.retrieval.touch(hits);
+      this.stores.recallEvents.record(scope, {
+        query: input.query,
+        intent: input.intent,
+        result_count: hits.length,
+        ms: Math.round((performance.now() - started) * 1000) / 1000,
+      });
+    });
+    return {
+      summary: summary || `No memories match "${excerpt(input.query, 80)}".`,
+      truncated: fitted.truncated,
+      result_count: hits.length,
+      estimated_tokens: fitted.tokens,
+      hits: hits.map((h) => ({
+        source: h.source,
+        id: h.id,
+        score: h.score,
+        excerpt: excerpt(h.text),
+        ...(h.title ? { title: h.title } : {}),
+        created: h.created,
+        explain: h.explain as unknown as Record<string, unknown>,
+      })),
+      ...(input.intent === 'recent'
+        ? { recent_events: events.map((e) => ({ id: e.id, type: e.type, summary: excerpt(e.summary, 200), created: e.created })) }
+        : {}),
+    };
+  }
+}

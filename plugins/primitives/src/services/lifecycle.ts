@@ -1,0 +1,142 @@
+import type { Config, EventContext, Hooks, InjectBlock, Logger } from '@memory-service/kernel';
+import { fitToBudget, scoreImportance, type Scope, type Stores } from '@memory-service/stores';
+import { excerpt, type Action } from '../common.js';
+import { freeFactKey } from './thinker.js';
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+function budgetOf(payload: Record<string, unknown>, fallback: number): number {
+  const b = payload.budget;
+  return typeof b === 'number' && Number.isFinite(b) && b >= 50 ? Math.min(Math.floor(b), 100_000) : fallback;
+}
+
+/** The primitives' answers to the seven lifecycle events of the spec. */
+export class LifecycleHandlers {
+  constructor(
+    private readonly stores: Stores,
+    private readonly hooks: Readonly<Hooks>,
+    private readonly config: Config,
+    private readonly logger: Logger,
+  ) {}
+
+  private scope(e: EventContext): Scope {
+    return { layer: e.layer, user_id: e.user_id };
+  }
+
+  /** The critical inject: top 5 relevant, recent L1 items, important facts and other plugins' blocks, capped by tokens. */
+  async sessionStarted(e: EventContext) {
+    const scope = this.scope(e);
+    const text = str(e.payload.text);
+    const budget = budgetOf(e.payload, this.config.number('retrieval.token_budget', 2000, 50));
+    const session = this.stores.transaction(() => this.stores.sessions.current(scope) ?? this.stores.sessions.start(scope));
+    const blocks: InjectBlock[] = [];
+    const relevant = text.trim() ? this.stores.retrieval.search(scope, text, { limit: 5 }) : [];
+    if (relevant.length) {
+      blocks.push({ source: 'retrieval', title: 'Relevant', text: relevant.map((h) => `- [${h.source}] ${excerpt(h.text, 300)}`).join('\n') });
+    }
+    const facts = this.stores.facts.list(scope, { limit: 10, orderBy: 'importance' });
+    if (facts.length) {
+      blocks.push({ source: 'l4', title: 'Important facts', text: facts.map((f) => `- ${f.key}: ${excerpt(f.value, 200)} (${f.importance.toFixed(2)})`).join('\n') });
+    }
+    const recent = this.stores.l1.list(scope, 10);
+    if (recent.length) {
+      blocks.push({ source: 'l1', title: 'Recent items', text: recent.map((i) => `- ${excerpt(i.text, 200)}`).join('\n') });
+    }
+    const all = await this.hooks.session_inject.promise(blocks, { ...scope, text, budget });
+    const fitted = fitToBudget(all.map((b) => ({ title: b.title, text: b.text })), budget);
+    return {
+      session_id: session.id,
+      inject: fitted.sections.map((s) => `## ${s.title}\n${s.text}`).join('\n\n'),
+      blocks: fitted.sections.map((s, i) => ({ source: all[i]!.source, title: s.title ?? '', score: all[i]!.score ?? null })),
+      estimated_tokens: fitted.tokens,
+      truncated: fitted.truncated,
+    };
+  }
+
+  /** Saves the summary as an L3 episode tagged session_summary and closes the open L2 session. */
+  async sessionEnded(e: EventContext) {
+    const scope = this.scope(e);
+    const summary = str(e.payload.summary).trim();
+    if (!summary) return { saved: false, reason: 'payload.summary is empty; nothing to save' };
+    const topics = Array.isArray(e.payload.topics) ? e.payload.topics.filter((t): t is string => typeof t === 'string') : undefined;
+    const { episode, session } = this.stores.transaction(() => ({
+      episode: this.stores.episodes.add(scope, {
+        summary,
+        importance: Math.max(0.5, scoreImportance(summary)),
+        emotional_weight: 0,
+        tags: ['session_summary'],
+        meta: { origin: 'session_ended' },
+      }),
+      session: this.stores.sessions.end(scope, { summary, topics, state_deltas: e.payload.state_deltas }),
+    }));
+    try {
+      await this.hooks.session_consolidation.promise({ ...scope, session_id: session.id, summary });
+    } catch (err) {
+      this.logger.error(`hook session_consolidation failed: ${(err as Error).message}`);
+    }
+    return { saved: true, episode_id: episode.id, session_id: session.id, quality: session.quality };
+  }
+
+  /** new_message and auto_save_candidate: at the threshold to L3 plus a graph node, at 0.8 also to L4. */
+  autoSave(e: EventContext) {
+    const scope = this.scope(e);
+    const text = str(e.payload.text).trim();
+    const threshold = this.config.number('hooks.auto_save_threshold', 0.5, 0, 1);
+    const l4Threshold = this.config.number('hooks.l4_threshold', 0.8, 0, 1);
+    if (!text) return { saved: false, importance: 0, threshold, reason: 'payload.text is empty', actions: [] };
+    const importance = scoreImportance(text);
+    const actions: Action[] = [];
+    this.stores.transaction(() => {
+      actions.push({ store: 'l1', id: this.stores.l1.push(scope, { text, kind: e.event }).id });
+      if (importance < threshold) return;
+      const ep = this.stores.episodes.add(scope, { summary: text, importance, emotional_weight: 0, tags: ['auto_save', e.event], meta: { origin: e.event } });
+      actions.push({ store: 'l3', id: ep.id });
+      const node = this.stores.graph.addNode(scope, { content: excerpt(text, 500), node_type: 'memory', tags: ['auto_save'], confidence: importance });
+      actions.push({ store: 'graph', id: node.node_id });
+      if (importance >= l4Threshold) {
+        const fact = this.stores.facts.upsert(scope, {
+          key: freeFactKey(this.stores, scope, 'auto', text),
+          value: text,
+          importance,
+          source: 'staging_promotion',
+          metadata: { origin: e.event },
+        });
+        actions.push({ store: 'l4', id: fact.entry_id, key: fact.key });
+      }
+    });
+    return { saved: importance >= threshold, importance, threshold, l4_threshold: l4Threshold, actions };
+  }
+
+  /** Rehydrate candidates for a query after the caller compressed its context. */
+  postContextCompression(e: EventContext) {
+    const query = str(e.payload.query);
+    const hits = query.trim() ? this.stores.retrieval.search(this.scope(e), query, { limit: 10 }) : [];
+    return { query, candidates: hits.map((h) => ({ source: h.source, id: h.id, score: h.score, excerpt: excerpt(h.text) })) };
+  }
+
+  /** Advice only: the oldest L1 items beyond half the ring are eviction candidates. */
+  contextThreshold(e: EventContext) {
+    const items = this.stores.l1.list(this.scope(e));
+    const capacity = this.stores.config.l1Size;
+    const over = Math.max(0, items.length - Math.floor(capacity / 2));
+    return {
+      l1_count: items.length,
+      capacity,
+      candidates: items.slice(0, over).map((i) => ({ id: i.id, excerpt: excerpt(i.text, 120), created: i.created })),
+      advice: over ? `Evicting the ${over} oldest L1 items would bring the ring to half its capacity; the decision is yours.` : 'The L1 ring is at most half full; nothing to evict.',
+    };
+  }
+
+  /** Advice only: ring size and a compression hint. */
+  memoryPressure(e: EventContext) {
+    const count = this.stores.l1.count(this.scope(e));
+    const capacity = this.stores.config.l1Size;
+    const fill = capacity ? count / capacity : 0;
+    return {
+      l1_count: count,
+      capacity,
+      fill_ratio: Math.round(fill * 1000) / 1000,
+      hint: fill >= 0.9 ? 'compress: summarise the L1 ring into an episode (session_ended) and clear it' : fill >= 0.6 ? 'watch: the ring is filling' : 'none',
+    };
+  }
+}

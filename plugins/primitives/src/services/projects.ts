@@ -1,0 +1,206 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { invalid, MemoryError, type Clock, type Hooks, type Logger } from '@memory-service/kernel';
+import { scanCodeSymbols, type Fact, type Scope, type Stores } from '@memory-service/stores';
+import { excerpt } from '../common.js';
+
+export const PROJECT_ACTIONS = ['init', 'update', 'mapping', 'decision', 'recall', 'audit', 'archive'] as const;
+export type ProjectAction = (typeof PROJECT_ACTIONS)[number];
+
+export interface ProjectInput extends Scope {
+  action: ProjectAction;
+  name: string;
+  details?: string;
+  outcome?: string;
+  role?: string;
+  status?: string;
+  path?: string;
+}
+
+/** The audit's dimensions and the words its targeted searches use. */
+export const AUDIT_DIMENSIONS: Readonly<Record<string, string[]>> = Object.freeze({
+  Architecture: ['architecture', 'design', 'structure', 'component', 'module', 'api', 'schema', 'database'],
+  Security: ['security', 'auth', 'authentication', 'secret', 'permission', 'encryption', 'vulnerability', 'token'],
+  Testing: ['test', 'testing', 'coverage', 'ci', 'benchmark', 'regression', 'fixture'],
+});
+
+/** Bounds of the code-map scan of `update`. */
+export const CODE_MAP_LIMITS = { maxFiles: 500, maxBytes: 2_000_000 } as const;
+
+function firstSentence(text: string): { head: string; rest: string } {
+  const m = text.trim().match(/^(.+?[.!?])(\s+[\s\S]*)?$/);
+  return m ? { head: m[1]!.trim(), rest: (m[2] ?? '').trim() } : { head: text.trim(), rest: '' };
+}
+
+/** Project context: a global identity row, a project_spec wiki page, decisions, artifacts and a code map. */
+export class ProjectService {
+  constructor(
+    private readonly stores: Stores,
+    private readonly clock: Clock,
+    private readonly hooks: Readonly<Hooks>,
+    private readonly logger: Logger,
+  ) {}
+
+  async run(input: ProjectInput): Promise<Record<string, unknown>> {
+    const name = input.name.trim();
+    if (!name) throw invalid('name', 'must not be empty', 'a project name');
+    const scope: Scope = { layer: input.layer, user_id: input.user_id };
+    if (input.action !== 'init' && !this.stores.projects.get(name)) {
+      throw new MemoryError('KERNEL_ERR_NOT_FOUND', `No project named "${name}"; create it with action init`, { field: 'name' });
+    }
+    switch (input.action) {
+      case 'init':
+        return this.init(scope, name, input);
+      case 'update':
+        return this.update(scope, name, input);
+      case 'mapping': {
+        if (!input.details?.trim()) throw invalid('details', 'is required for mapping: the artifact file path', 'file path');
+        const artifact = this.stores.projects.addArtifact(name, { path: input.details.trim(), role: input.role, status: input.status });
+        return { status: 'mapped', project: name, artifacts: [artifact] };
+      }
+      case 'decision':
+        return this.decision(scope, name, input);
+      case 'recall':
+        return this.recall(scope, name);
+      case 'audit':
+        return this.audit(scope, name);
+      case 'archive':
+        return this.archive(scope, name);
+    }
+  }
+
+  private specContent(name: string, description: string, status: string, dir: string | null): string {
+    return [`# ${name}`, '', `Status: ${status}`, dir ? `Path: ${dir}` : '', '', description || '(no description yet)'].filter((l, i) => l !== '' || i !== 3).join('\n');
+  }
+
+  private checkDir(dir: string | undefined): string | null {
+    if (!dir) return null;
+    const abs = path.resolve(dir);
+    if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw invalid('path', `is not an existing directory: ${dir}`, 'a directory path');
+    return abs;
+  }
+
+  private init(scope: Scope, name: string, input: ProjectInput) {
+    const dir = this.checkDir(input.path);
+    return this.stores.transaction(() => {
+      const project = this.stores.projects.init(name, { path: dir, description: input.details ?? '', status: input.status ?? 'active' });
+      const page = this.stores.wiki.save(scope, {
+        title: name,
+        content: this.specContent(name, project.description, project.status, project.path),
+        wiki_type: 'project_spec',
+        tags: ['project'],
+      });
+      return { status: project.existed ? 'exists' : 'created', project: name, identity: project, wiki_ref: { title: page.title, path: page.path } };
+    });
+  }
+
+  private update(scope: Scope, name: string, input: ProjectInput) {
+    const dir = this.checkDir(input.path);
+    const before = this.stores.projects.get(name)!;
+    const root = dir ?? before.path;
+    const scan = root ? scanCodeSymbols(root, CODE_MAP_LIMITS) : null;
+    return this.stores.transaction(() => {
+      const description = input.details ? [before.description, input.details].filter(Boolean).join('\n\n') : before.description;
+      const project = this.stores.projects.update(name, { status: input.status, path: dir ?? undefined, description });
+      if (scan) this.stores.projects.replaceSymbols(name, scan.symbols);
+      const page = this.stores.wiki.save(scope, {
+        title: name,
+        content: this.specContent(name, project.description, project.status, project.path),
+        wiki_type: 'project_spec',
+        tags: ['project'],
+      });
+      return {
+        status: 'updated',
+        project: name,
+        identity: project,
+        wiki_ref: { title: page.title, path: page.path },
+        code_map: scan
+          ? { files: scan.files, bytes: scan.bytes, truncated: scan.truncated, symbols: scan.symbols.length, sample: scan.symbols.slice(0, 50) }
+          : null,
+      };
+    });
+  }
+
+  private async decision(scope: Scope, name: string, input: ProjectInput) {
+    if (!input.details?.trim()) throw invalid('details', 'is required for decision: the decision and its rationale', 'text');
+    const { head, rest } = firstSentence(input.details);
+    const decision = this.stores.transaction(() => {
+      const d = this.stores.projects.addDecision(name, { decision: head, rationale: rest, outcome: input.outcome ?? '' });
+      this.stores.timeline.add(scope, {
+        type: 'project_decision',
+        summary: `${name}: ${excerpt(head, 160)}`,
+        metadata: { project: name, decision_id: d.id, outcome: input.outcome ?? null },
+      });
+      return d;
+    });
+    try {
+      await this.hooks.project_decision.promise({ project: name, decision: head, outcome: input.outcome ?? null });
+    } catch (err) {
+      this.logger.error(`hook project_decision failed: ${(err as Error).message}`);
+    }
+    return { status: 'recorded', project: name, decisions: [decision] };
+  }
+
+  private recall(scope: Scope, name: string) {
+    const project = this.stores.projects.get(name)!;
+    const page = this.stores.wiki.getByTitle(scope, name);
+    return {
+      status: project.status,
+      project: name,
+      identity: project,
+      wiki_ref: page ? { title: page.title, path: page.path } : null,
+      decisions: this.stores.projects.decisions(name),
+      artifacts: this.stores.projects.artifacts(name),
+      code_symbol_count: this.stores.projects.symbolCount(name),
+    };
+  }
+
+  private audit(scope: Scope, name: string) {
+    const decisions = this.stores.projects.decisions(name);
+    const artifacts = this.stores.projects.artifacts(name);
+    const dimensions = Object.entries(AUDIT_DIMENSIONS).map(([dimension, words]) => {
+      const hits = this.stores.retrieval.search(scope, `${name} ${words.join(' ')}`, { limit: 5 });
+      const mentions = (t: string) => words.some((w) => new RegExp(`\\b${w}`, 'i').test(t));
+      const relevant = hits.filter((h) => mentions(h.text));
+      const fromDecisions = decisions.filter((d) => mentions(`${d.decision} ${d.rationale} ${d.outcome}`));
+      const fromArtifacts = artifacts.filter((a) => mentions(`${a.path} ${a.role}`));
+      const evidence = relevant.length + fromDecisions.length + fromArtifacts.length;
+      return {
+        dimension,
+        verdict: evidence >= 2 ? 'covered' : evidence === 1 ? 'partial' : 'gap',
+        evidence,
+        hits: relevant.map((h) => ({ source: h.source, id: h.id, excerpt: excerpt(h.text, 160) })),
+        decisions: fromDecisions.map((d) => d.decision),
+        artifacts: fromArtifacts.map((a) => a.path),
+      };
+    });
+    const conflicts = this.conflicts(this.stores.facts.findMatching(scope, name, 500));
+    const complete = dimensions.every((d) => d.verdict === 'covered') && conflicts.length === 0;
+    return { status: complete ? 'complete' : 'incomplete', project: name, dimensions, conflicts, decisions, artifacts };
+  }
+
+  /** Facts about the project whose keys share a stem (key minus a -N suffix) but disagree. */
+  private conflicts(facts: Fact[]) {
+    const groups = new Map<string, Fact[]>();
+    for (const f of facts) {
+      const stem = f.key.replace(/-\d+$/, '');
+      groups.set(stem, [...(groups.get(stem) ?? []), f]);
+    }
+    return [...groups.entries()]
+      .filter(([, list]) => new Set(list.map((f) => f.value.trim().toLowerCase())).size > 1)
+      .map(([stem, list]) => ({ key: stem, values: list.map((f) => ({ key: f.key, value: f.value, entry_id: f.entry_id })) }));
+  }
+
+  private archive(scope: Scope, name: string) {
+    return this.stores.transaction(() => {
+      const page = this.stores.wiki.getByTitle(scope, name);
+      let shadow: string | null = null;
+      if (page) {
+        shadow = this.stores.shadowBin.archive(scope, { origin_store: 'wiki', origin_id: page.title, content: page, reason: `project archive ${name}` }).id;
+        this.stores.wiki.delete(scope, page.title);
+      }
+      const project = this.stores.projects.archive(name);
+      return { status: 'archived', project: name, identity: project, shadow_bin_id: shadow, wiki_ref: page ? { title: page.title, path: page.path, removed: true } : null };
+    });
+  }
+}

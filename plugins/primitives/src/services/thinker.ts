@@ -1,0 +1,198 @@
+import { invalid, slugify, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
+import {
+  checkWikiType,
+  EMOTIONAL_L3,
+  extractRelation,
+  isSignificant,
+  L4_IMPORTANCE,
+  LONG_THOUGHT_CHARS,
+  scoreAgentVoice,
+  scoreEmotionalWeight,
+  scoreImportance,
+  SHORT_THOUGHT_CHARS,
+  trainingValue,
+  type Layer,
+  type Scope,
+  type Stores,
+} from '@memory-service/stores';
+import { compactTs, excerpt, type Action } from '../common.js';
+
+export interface ThinkInput {
+  text: string;
+  layer: Layer | 'auto';
+  user_id: string;
+  wiki_type?: string | null;
+  wiki_title?: string | null;
+}
+
+export type ThinkRule = 'wiki_forced' | 'long_to_wiki' | 'short_important_to_l4' | 'long_or_emotional_to_l3' | 'default_l3';
+
+export interface ThinkResult {
+  routing: {
+    importance: number;
+    length: number;
+    emotional_weight: number;
+    resolved_layer: Layer;
+    rule: ThinkRule;
+    training_value: 'high' | 'medium' | 'low';
+  };
+  actions: Action[];
+  user_id: string;
+}
+
+/** Default wiki type of an automatic page per layer (routing rule 1). */
+export const LONG_THOUGHT_TYPE: Record<Layer, string> = { agent: 'decision_log', user: 'diary' };
+
+/** A key for an L4 fact made by think or evolve: a slug of the first words. */
+export function baseKey(prefix: string, text: string): string {
+  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return `${prefix}:${slugify(words.slice(0, 6).join(' '), 'note')}`;
+}
+
+/** The first free key for this value: the same value keeps its key, another value never overwrites. */
+export function freeFactKey(stores: Stores, scope: Scope, prefix: string, text: string): string {
+  const base = baseKey(prefix, text);
+  for (let n = 1; ; n++) {
+    const key = n === 1 ? base : `${base}-${n}`;
+    const existing = stores.facts.get(scope, key);
+    if (!existing || existing.value === text) return key;
+  }
+}
+
+/**
+ * The routing of the think primitive, rules 1-5 of the spec in order. Every write of one thought
+ * happens in one transaction; hooks fire after it commits.
+ */
+export class Thinker {
+  constructor(
+    private readonly stores: Stores,
+    private readonly clock: Clock,
+    private readonly hooks: Readonly<Hooks>,
+    private readonly logger: Logger,
+    private readonly maxChars: number,
+  ) {}
+
+  async think(input: ThinkInput): Promise<ThinkResult> {
+    const text = input.text.trim();
+    if (!text) throw invalid('text', 'must not be empty or only whitespace', 'non-empty string');
+    if (input.text.length > this.maxChars) {
+      throw invalid('text', `is ${input.text.length} characters; the limit is ${this.maxChars} (think.max_text_chars)`, {
+        max: this.maxChars,
+      });
+    }
+    const forcedType = input.wiki_type ?? null;
+    if (forcedType !== null) checkWikiType(forcedType);
+    const importance = scoreImportance(text);
+    const emotional = scoreEmotionalWeight(text);
+    const resolved: Layer = input.layer === 'auto' ? scoreAgentVoice(text).layer : input.layer;
+    const scope: Scope = { layer: resolved, user_id: input.user_id };
+    const length = text.length;
+    const training = trainingValue(text, importance);
+    const now = this.clock.now();
+    const actions: Action[] = [];
+
+    const rule: ThinkRule = this.stores.transaction(() => {
+      const l1 = this.stores.l1.push(scope, { text, kind: 'thought' });
+      actions.push({ store: 'l1', id: l1.id });
+      let chosen: ThinkRule;
+      if (forcedType !== null || input.wiki_title) {
+        chosen = 'wiki_forced';
+        const page = this.stores.wiki.save(scope, {
+          title: input.wiki_title?.trim() || `Thought_${compactTs(now)}`,
+          content: text,
+          wiki_type: forcedType ?? LONG_THOUGHT_TYPE[resolved],
+          tags: ['thought'],
+        });
+        actions.push({ store: 'wiki', id: page.id, path: page.path, kind: page.wiki_type });
+      } else if (length > LONG_THOUGHT_CHARS) {
+        chosen = 'long_to_wiki';
+        const page = this.stores.wiki.save(scope, {
+          title: `Thought_${compactTs(now)}`,
+          content: text,
+          wiki_type: LONG_THOUGHT_TYPE[resolved],
+          tags: ['thought', 'long_thought'],
+        });
+        actions.push({ store: 'wiki', id: page.id, path: page.path, kind: page.wiki_type });
+        const link = `${excerpt(text, 280)} [wiki: ${page.title} (${page.path})]`;
+        if (importance > L4_IMPORTANCE) {
+          const fact = this.stores.facts.upsert(scope, {
+            key: freeFactKey(this.stores, scope, 'thought', text),
+            value: link,
+            importance,
+            source: 'user_explicit',
+            metadata: { wiki_path: page.path, origin: 'think' },
+          });
+          actions.push({ store: 'l4', id: fact.entry_id, key: fact.key, kind: 'wiki_link' });
+        } else {
+          const ep = this.stores.episodes.add(scope, {
+            summary: link,
+            emotional_weight: emotional,
+            importance,
+            tags: ['thought', 'wiki_link'],
+            meta: { wiki_path: page.path, origin: 'think' },
+          });
+          actions.push({ store: 'l3', id: ep.id, kind: 'wiki_link' });
+        }
+      } else if (length < SHORT_THOUGHT_CHARS && importance > L4_IMPORTANCE) {
+        chosen = 'short_important_to_l4';
+        const fact = this.stores.facts.upsert(scope, {
+          key: freeFactKey(this.stores, scope, 'note', text),
+          value: text,
+          importance,
+          source: 'user_explicit',
+          metadata: { origin: 'think' },
+        });
+        actions.push({ store: 'l4', id: fact.entry_id, key: fact.key });
+      } else {
+        chosen = length >= SHORT_THOUGHT_CHARS || emotional > EMOTIONAL_L3 ? 'long_or_emotional_to_l3' : 'default_l3';
+        const ep = this.stores.episodes.add(scope, {
+          summary: text,
+          emotional_weight: emotional,
+          importance,
+          tags: ['thought'],
+          meta: { origin: 'think' },
+        });
+        actions.push({ store: 'l3', id: ep.id });
+      }
+      const relation = extractRelation(text);
+      if (relation) {
+        const node = this.stores.graph.addNode(scope, {
+          content: `${relation.subject} ${relation.relation.replace(/_/g, ' ')} ${relation.object}`,
+          node_type: 'relation',
+          tags: ['thought', `relation:${relation.relation}`],
+          confidence: Math.max(0.3, importance),
+        });
+        actions.push({ store: 'graph', id: node.node_id, kind: 'relation' });
+      }
+      if (isSignificant(importance, emotional)) {
+        const ev = this.stores.timeline.add(scope, {
+          type: 'thought',
+          summary: excerpt(text, 200),
+          metadata: { training_value: training, importance, emotional_weight: emotional, refs: actions.map((a) => `${a.store}:${a.id}`) },
+        });
+        actions.push({ store: 'timeline', id: ev.id, kind: 'thought' });
+      }
+      return chosen;
+    });
+
+    const info: MessageInfo = { ...scope, text, importance, emotional_weight: emotional, ids: actions.map(({ store, id }) => ({ store, id })) };
+    await this.fire('message_received', () => this.hooks.message_received.promise(info));
+    if (resolved === 'user' && emotional > EMOTIONAL_L3) {
+      await this.fire('emotion_trigger', () => this.hooks.emotion_trigger.promise(info));
+    }
+    return {
+      routing: { importance, length, emotional_weight: emotional, resolved_layer: resolved, rule, training_value: training },
+      actions,
+      user_id: input.user_id,
+    };
+  }
+
+  /** The write has landed; a failing hook handler is logged, never turned into a lost write. */
+  private async fire(name: string, run: () => Promise<void>): Promise<void> {
+    try {
+      await run();
+    } catch (err) {
+      this.logger.error(`hook ${name} failed: ${(err as Error).message}`);
+    }
+  }
+}

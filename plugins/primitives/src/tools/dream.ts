@@ -1,0 +1,39 @@
+import { defineTool, z, type Config } from '@memory-service/kernel';
+import { hitSchema, layerInput, userIdInput } from '../common.js';
+import type { Dreamer } from '../services/dreamer.js';
+
+export function dreamTool(dreamer: Dreamer, config: Config) {
+  return defineTool({
+    name: 'dream',
+    title: 'Dream (recall memories)',
+    description:
+      'Recall memories relevant to a query: hybrid full-text search (stemmed, BM25) over episodes (L3), core facts (L4), ' +
+      'wiki pages and graph nodes, fused with importance, recency and access. intent recent favours new memories and puts ' +
+      'the latest 5 timeline events first; core favours important facts; balanced (default) lets relevance lead. ' +
+      'Returns a Markdown summary cut to the token budget and the ranked hits (source, id, score, excerpt, explain).',
+    input: z.object({
+      query: z.string().min(1).max(4000).describe('What to recall, in natural language or keywords'),
+      limit: z.number().int().min(1).max(200).nullable().optional().describe('Number of hits; default from config retrieval.default_limit (10)'),
+      layer: layerInput,
+      user_id: userIdInput,
+      intent: z.enum(['recent', 'core', 'balanced']).default('balanced').describe('Ranking bias'),
+    }),
+    output: z.object({
+      summary: z.string(),
+      truncated: z.boolean(),
+      result_count: z.number(),
+      estimated_tokens: z.number(),
+      hits: z.array(hitSchema),
+      recent_events: z.array(z.object({ id: z.string(), type: z.string(), summary: z.string(), created: z.string() })).optional(),
+    }),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    handler: (args) =>
+      dreamer.dream({
+        query: args.query,
+        limit: args.limit ?? config.number('retrieval.default_limit', 10, 1, 200),
+        layer: args.layer,
+        user_id: args.user_id,
+        intent: args.intent,
+      }),
+  });
+}

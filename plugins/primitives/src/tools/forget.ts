@@ -1,0 +1,34 @@
+import { defineTool, z } from '@memory-service/kernel';
+import { layerInput, userIdInput } from '../common.js';
+import type { Forgetter } from '../services/forgetter.js';
+
+export function forgetTool(forgetter: Forgetter) {
+  return defineTool({
+    name: 'forget',
+    title: 'Forget memories',
+    description:
+      'Delete memories. scope exact (default): the L4 core fact with this key, plus the L3 episodes and graph nodes that ' +
+      'carry its value and older Shadow Bin copies of it. scope fuzzy: every L4 fact, L3 episode and graph node whose text ' +
+      'contains the pattern. scope recent: everything written in the last `minutes` (default 60), never archived. ' +
+      'With shadow_bin true (default) deleted records are archived in the Shadow Bin first and can be restored. ' +
+      'Returns counts per store.',
+    input: z.object({
+      key: z.string().max(1000).describe('The fact key (exact) or a search pattern (fuzzy); ignored by recent'),
+      scope: z.enum(['exact', 'fuzzy', 'recent']).default('exact'),
+      minutes: z.number().int().min(1).max(525_600).default(60).describe('Window for scope recent'),
+      shadow_bin: z.boolean().default(true).describe('Archive before deleting (skipped for recent)'),
+      layer: layerInput,
+      user_id: userIdInput,
+    }),
+    output: z.object({
+      scope: z.enum(['exact', 'fuzzy', 'recent']),
+      deleted_l4: z.number(),
+      deleted_l3: z.number(),
+      deleted_graph: z.number(),
+      archived: z.number(),
+      purged_shadow: z.number(),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    handler: (args) => forgetter.forget(args),
+  });
+}

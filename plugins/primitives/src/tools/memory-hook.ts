@@ -1,0 +1,29 @@
+import { defineTool, LIFECYCLE_EVENTS, z, type Kernel } from '@memory-service/kernel';
+import { layerInput, userIdInput } from '../common.js';
+
+export function memoryHookTool(kernel: Kernel) {
+  return defineTool({
+    name: 'memory_hook',
+    title: 'Fire a lifecycle event',
+    description:
+      `Fire one lifecycle event into the hook dispatcher (the same one as POST /api/hooks/<event>). Events: ${LIFECYCLE_EVENTS.join(', ')}. ` +
+      'session_started {text?, budget?} returns the critical inject block; session_ended {summary} saves the summary as an episode; ' +
+      'new_message / auto_save_candidate {text} auto-save by importance (>= 0.5 to L3 and the graph, >= 0.8 also to L4); ' +
+      'post_context_compression {query} returns rehydrate candidates; context_threshold and memory_pressure return advice. ' +
+      'An unknown event is a ValueError. Returns every handler\'s result keyed by plugin name.',
+    input: z.object({
+      event: z.string().min(1).max(100).describe(`One of ${LIFECYCLE_EVENTS.join(', ')}`),
+      payload: z.record(z.string(), z.unknown()).default({}).describe('The event payload'),
+      layer: layerInput,
+      user_id: userIdInput,
+    }),
+    output: z.object({
+      event: z.string(),
+      layer: z.enum(['user', 'agent']),
+      user_id: z.string(),
+      results: z.record(z.string(), z.unknown()),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    handler: (args) => kernel.dispatchEvent(args.event, args.payload, args.layer, args.user_id),
+  });
+}

@@ -1,0 +1,32 @@
+import { defineTool, z } from '@memory-service/kernel';
+import { layerInput, userIdInput } from '../common.js';
+import { PROJECT_ACTIONS, type ProjectService } from '../services/projects.js';
+
+export function projectTool(projects: ProjectService) {
+  return defineTool({
+    name: 'project',
+    title: 'Project context',
+    description:
+      'Keep context about a project (projects are global, keyed by name). action init: create it (a project_spec wiki page ' +
+      'and an identity row; details = description, path = its directory). update: add details, change status or path, and ' +
+      'refresh the code map (top-level symbols of the files under path, bounded). mapping: register an artifact (details = ' +
+      'file path, with role and status). decision: record a decision with its rationale (details) and outcome; logs a ' +
+      'project_decision event. recall: status, decision history, artifacts, code-symbol count. audit: gap analysis over ' +
+      'Architecture, Security and Testing with a core-memory conflict scan and completeness verdicts. archive: move the spec ' +
+      'page to the Shadow Bin and mark the project archived.',
+    input: z.object({
+      action: z.enum(PROJECT_ACTIONS),
+      name: z.string().min(1).max(200).describe('Project name (global key)'),
+      details: z.string().max(20_000).optional().describe('Description (init/update), file path (mapping) or decision with rationale (decision)'),
+      outcome: z.string().max(4000).optional().describe('Outcome of a decision'),
+      role: z.string().max(200).optional().describe('Artifact role (mapping)'),
+      status: z.string().max(100).optional().describe('Project status (init/update) or artifact status (mapping)'),
+      path: z.string().max(4096).optional().describe('Project directory for the code map (init/update)'),
+      layer: layerInput,
+      user_id: userIdInput,
+    }),
+    output: z.looseObject({ status: z.string(), project: z.string() }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    handler: (args) => projects.run(args),
+  });
+}
