@@ -111,6 +111,16 @@ describe('hooks', () => {
     await expect(k.dispatchEvent('session_ended', {}, 'robot')).rejects.toMatchObject({ field: 'layer' });
   });
 
+  it('a failing handler answers an error under its plugin name and the others still run', async () => {
+    const k = kernel();
+    await k.register(plugin({ name: 'bad', setup: (ctx) => ctx.onEvent('context_threshold', () => { throw new Error('nope'); }) }));
+    await k.register(plugin({ name: 'good', setup: (ctx) => ctx.onEvent('context_threshold', () => 'fine') }));
+    await k.ready();
+    const res = await k.dispatchEvent('context_threshold', {});
+    expect(res.results.good).toBe('fine');
+    expect(res.results.bad).toMatchObject({ error: { message: 'nope', plugin: 'bad' } });
+  });
+
   it('close waits for hook work still running', async () => {
     const k = kernel();
     let finished = false;

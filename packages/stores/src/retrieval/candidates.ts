@@ -37,7 +37,7 @@ export interface CandidateQuery {
   userId: string;
   /** Number of candidates wanted. */
   pool: number;
-  /** Extra scope filter on the content table, e.g. `wiki_type = ?`. */
+  /** Extra filter on the content table, aliased `c`, e.g. `c.wiki_type = ?`. */
   extraWhere?: { sql: string; params: unknown[] };
 }
 
@@ -79,14 +79,14 @@ function scopeFilter(ctx: StoreContext, q: CandidateQuery, ids: number[]): numbe
   if (ids.length === 0) return [];
   const extra = q.extraWhere ? ` AND ${q.extraWhere.sql}` : '';
   const rows = ctx
-    .stmt(`SELECT id FROM ${q.source.table} WHERE id IN (SELECT value FROM json_each(?)) AND layer = ? AND user_id = ?${extra}`)
+    .stmt(`SELECT c.id FROM ${q.source.table} c WHERE c.id IN (SELECT value FROM json_each(?)) AND c.layer = ? AND c.user_id = ?${extra}`)
     .all(JSON.stringify(ids), q.layer, q.userId, ...(q.extraWhere?.params ?? [])) as { id: number }[];
   const keep = new Set(rows.map((r) => r.id));
   return ids.filter((id) => keep.has(id));
 }
 
 function joined(ctx: StoreContext, q: CandidateQuery, match: string, order: string): number[] {
-  const extra = q.extraWhere ? ` AND ${q.extraWhere.sql.replace(/\b(\w+)\s*=/g, 'c.$1 =')}` : '';
+  const extra = q.extraWhere ? ` AND ${q.extraWhere.sql}` : '';
   const rows = ctx
     .stmt(
       `SELECT c.id FROM ${q.source.fts} JOIN ${q.source.table} c ON c.id = ${q.source.fts}.rowid

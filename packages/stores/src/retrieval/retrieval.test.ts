@@ -81,7 +81,7 @@ describe('Retrieval', () => {
     }
     expect(env.stores.retrieval.search(U, 'the of and')).toEqual([]);
     expect(env.stores.retrieval.search(U, '"support')[0].text).toMatch(/support group/);
-    expect(buildMatch('AND( "xylophone" OR yak*')?.match).toBe('"xylophone" OR "yak" OR NEAR("xylophone" "yak", 6)');
+    expect(buildMatch('AND( "xylophone" OR yak*')?.match).toBe('"xylophone" OR "yak"');
     expect(buildMatch('AND( OR *')).toBeNull();
     expect(queryTerms('What did Caroline say?')).toEqual(['caroline', 'say']);
   });

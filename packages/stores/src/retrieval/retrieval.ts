@@ -7,7 +7,8 @@ import type { Scope } from '../types.js';
 import { checkScope } from '../util.js';
 import { checkWikiType } from '../wiki-types.js';
 import { corpusStats, docFreq } from './corpus.js';
-import { buildMatch } from './query.js';
+import { candidateIds, type CandidateSource, type SourceTerm } from './candidates.js';
+import { queryTerms } from './query.js';
 import { bm25Score, idf, stemTokens, type QueryTerm } from './score.js';
 import { porterStem } from './stemmer.js';
 
@@ -83,21 +84,18 @@ interface Candidate {
   access: number;
 }
 
-interface SourceSpec {
-  fts: string;
-  /** Column weights, in index column order: titles and keys weigh more than bodies, tags less. */
-  weights: number[];
-  sql: string;
+interface SourceSpec extends CandidateSource {
+  /** Columns read for a hit, from the content table aliased `c`. */
+  select: string;
   map(r: Record<string, unknown>): Candidate;
 }
 
 const SOURCES: Record<RetrievalSource, SourceSpec> = {
   l3: {
     fts: 'episodes_fts',
+    table: 'episodes',
     weights: [1.0, 0.3],
-    sql: `SELECT e.id, e.summary, e.tags, e.importance, e.created, e.access_count, bm25(episodes_fts, 1.0, 0.3) AS bm
-      FROM episodes_fts JOIN episodes e ON e.id = episodes_fts.rowid
-      WHERE episodes_fts MATCH ? AND e.layer = ? AND e.user_id = ? ORDER BY bm, e.id LIMIT ?`,
+    select: 'c.id, c.summary, c.tags, c.importance, c.created, c.access_count',
     map: (r) => ({
       source: 'l3',
       id: `ep_${r.id}`,
@@ -110,10 +108,9 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   },
   l4: {
     fts: 'facts_fts',
+    table: 'facts',
     weights: [0.5, 1.0],
-    sql: `SELECT f.id, f.key, f.value, f.importance, f.created, f.access_count, bm25(facts_fts, 0.5, 1.0) AS bm
-      FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
-      WHERE facts_fts MATCH ? AND f.layer = ? AND f.user_id = ? ORDER BY bm, f.id LIMIT ?`,
+    select: 'c.id, c.key, c.value, c.importance, c.created, c.access_count',
     map: (r) => ({
       source: 'l4',
       id: `fact_${r.id}`,
@@ -127,16 +124,15 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   },
   wiki: {
     fts: 'wiki_fts',
+    table: 'wiki_pages',
     weights: [2.0, 1.0],
-    sql: `SELECT w.id, w.title, w.content, w.wiki_type, w.updated AS created, bm25(wiki_fts, 2.0, 1.0) AS bm
-      FROM wiki_fts JOIN wiki_pages w ON w.id = wiki_fts.rowid
-      WHERE wiki_fts MATCH ? AND w.layer = ? AND w.user_id = ? AND (? IS NULL OR w.wiki_type = ?) ORDER BY bm, w.id LIMIT ?`,
+    select: 'c.id, c.title, c.content, c.updated',
     map: (r) => ({
       source: 'wiki',
       id: `wiki_${r.id}`,
       text: String(r.content),
       title: String(r.title),
-      created: String(r.created),
+      created: String(r.updated),
       columns: [String(r.title), String(r.content)],
       importance: 0.5,
       access: 0,
@@ -144,10 +140,9 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   },
   graph: {
     fts: 'graph_fts',
+    table: 'graph_nodes',
     weights: [1.0, 0.3],
-    sql: `SELECT n.id, n.content, n.tags, n.node_type, n.confidence, n.created, n.access_count, bm25(graph_fts, 1.0, 0.3) AS bm
-      FROM graph_fts JOIN graph_nodes n ON n.id = graph_fts.rowid
-      WHERE graph_fts MATCH ? AND n.layer = ? AND n.user_id = ? ORDER BY bm, n.id LIMIT ?`,
+    select: 'c.id, c.content, c.tags, c.node_type, c.confidence, c.created, c.access_count',
     map: (r) => ({
       source: 'graph',
       id: `node_${r.id}`,
@@ -161,10 +156,9 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   },
   timeline: {
     fts: 'timeline_fts',
+    table: 'timeline_events',
     weights: [0.3, 1.0],
-    sql: `SELECT t.id, t.type, t.summary, t.created, bm25(timeline_fts, 0.3, 1.0) AS bm
-      FROM timeline_fts JOIN timeline_events t ON t.id = timeline_fts.rowid
-      WHERE timeline_fts MATCH ? AND t.layer = ? AND t.user_id = ? ORDER BY bm, t.id LIMIT ?`,
+    select: 'c.id, c.type, c.summary, c.created',
     map: (r) => ({
       source: 'timeline',
       id: `evt_${r.id}`,
@@ -183,10 +177,10 @@ function round6(v: number): number {
 }
 
 /**
- * Hybrid retrieval over the FTS5 indexes (porter stemming, stop words dropped, terms OR-ed with
- * NEAR pairs). Per source, the best `limit * 5` FTS5 BM25 candidates of the scope are taken
- * (ORDER BY bm25 LIMIT, no table scan); they are re-scored on one BM25 scale shared by all
- * sources (see score.ts), and fused with the intent's weights:
+ * Hybrid retrieval over the FTS5 indexes (porter stemming, stop words dropped). Per source, the
+ * best `limit * 5` candidates of the scope are taken at a bounded cost (see candidates.ts); they
+ * are re-scored on one BM25 scale shared by all sources, with a proximity bonus (see score.ts),
+ * and fused with the intent's weights:
  *   fused = w.bm25 * bm25/max_bm25 + w.importance * importance + w.recency * 0.5^(age/7d)
  *         + w.access * log(1+access)/log(1+20)
  * Deterministic: ties are broken by source order and id.
@@ -212,22 +206,28 @@ export class Retrieval {
     }
     const wikiType = opts.wiki_type === undefined ? null : checkWikiType(opts.wiki_type);
     const limit = Math.max(1, Math.min(200, Math.floor(opts.limit ?? 10)));
-    const built = buildMatch(query);
-    if (!built) return [];
+    const words = queryTerms(query);
+    if (words.length === 0) return [];
+    const terms: SourceTerm[] = [];
+    for (const word of words) {
+      const stem = porterStem(word);
+      if (!terms.some((t) => t.stem === stem)) terms.push({ word, stem });
+    }
     const pool = Math.min(500, Math.max(25, limit * 5));
     const active = RETRIEVAL_SOURCES.filter((src) => sources.includes(src));
     const candidates: Candidate[] = [];
     for (const source of active) {
       const spec = SOURCES[source];
-      const params: unknown[] =
-        source === 'wiki'
-          ? [built.match, scope.layer, scope.user_id, wikiType, wikiType, pool]
-          : [built.match, scope.layer, scope.user_id, pool];
-      const rows = this.ctx.stmt(spec.sql).all(...params) as Record<string, unknown>[];
+      const extraWhere = source === 'wiki' && wikiType !== null ? { sql: 'c.wiki_type = ?', params: [wikiType] } : undefined;
+      const ids = candidateIds(this.ctx, { source: spec, terms, layer: scope.layer, userId: scope.user_id, pool, extraWhere });
+      if (ids.length === 0) continue;
+      const rows = this.ctx
+        .stmt(`SELECT ${spec.select} FROM ${spec.table} c WHERE c.id IN (SELECT value FROM json_each(?))`)
+        .all(JSON.stringify(ids)) as Record<string, unknown>[];
       for (const r of rows) candidates.push(spec.map(r));
     }
     if (candidates.length === 0) return [];
-    const scored = this.rescore(candidates, built.terms, active);
+    const scored = this.rescore(candidates, terms, active);
     return this.fuse(scored, INTENT_WEIGHTS[intent]).slice(0, limit);
   }
 
@@ -235,15 +235,14 @@ export class Retrieval {
    * One BM25 scale for every source: idf from the document counts of all searched sources
    * together (fts5vocab), length normalisation against each source's own mean column lengths.
    */
-  private rescore(candidates: Candidate[], queryWords: string[], active: RetrievalSource[]): (Candidate & { bm25Raw: number })[] {
+  private rescore(
+    candidates: Candidate[],
+    queryTerms: readonly SourceTerm[],
+    active: RetrievalSource[],
+  ): (Candidate & { bm25Raw: number })[] {
     const stats = new Map(active.map((s) => [s, corpusStats(this.ctx, SOURCES[s].fts, SOURCES[s].weights.length)]));
     const totalDocs = active.reduce((n, s) => n + (stats.get(s)?.docs ?? 0), 0);
-    const stems: string[] = [];
-    for (const w of queryWords) {
-      const st = porterStem(w);
-      if (!stems.includes(st)) stems.push(st);
-    }
-    const terms: QueryTerm[] = stems.map((stem) => {
+    const terms: QueryTerm[] = queryTerms.map(({ stem }) => {
       const df = active.reduce((n, s) => n + docFreq(this.ctx, SOURCES[s].fts, stem), 0);
       return { stem, idf: idf(totalDocs, df) };
     });

@@ -1,0 +1,63 @@
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stdioClient, tempDir } from './helpers.js';
+
+const PRIMITIVES = ['think', 'dream', 'forget', 'evolve', 'project', 'memory_hook', 'wake_up'];
+const BOOKMARKS = fileURLToPath(new URL('../../../examples/custom-plugin', import.meta.url));
+
+const open: { close: () => Promise<void> }[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+describe('the first-party server as an MCP host sees it', () => {
+  it('lists exactly the 7 primitives when MEMORY_EXPOSE is unset', async () => {
+    const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir() });
+    open.push(c);
+    const tools = (await c.client.listTools()).tools;
+    expect(tools.map((t) => t.name).sort()).toEqual([...PRIMITIVES].sort());
+    for (const t of tools) {
+      expect(t.title, t.name).toBeTruthy();
+      expect(t.description!.length, t.name).toBeGreaterThan(40);
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.outputSchema?.type, t.name).toBe('object');
+      expect(Object.keys(t.annotations ?? {}).sort()).toEqual(['destructiveHint', 'idempotentHint', 'openWorldHint', 'readOnlyHint', 'title']);
+    }
+  });
+
+  it('think then dream round-trips through the real bin, and layers stay apart', async () => {
+    const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir() });
+    open.push(c);
+    const thought: any = await c.client.callTool({
+      name: 'think',
+      arguments: { text: 'The staging database migrates every Tuesday night after the backup finishes.', layer: 'user' },
+    });
+    const l3 = thought.structuredContent.actions.find((a: any) => a.store === 'l3');
+    expect(l3).toBeTruthy();
+    const found: any = await c.client.callTool({ name: 'dream', arguments: { query: 'when does the staging database migrate' } });
+    expect(found.structuredContent.hits[0]).toMatchObject({ source: 'l3', id: l3.id });
+    const other: any = await c.client.callTool({ name: 'dream', arguments: { query: 'staging database', layer: 'agent' } });
+    expect(other.structuredContent.result_count).toBe(0);
+    const otherUser: any = await c.client.callTool({ name: 'dream', arguments: { query: 'staging database', user_id: 'someone-else' } });
+    expect(otherUser.structuredContent.result_count).toBe(0);
+  });
+
+  it('loads the example bookmarks plugin from MEMORY_PLUGINS next to the primitives', async () => {
+    const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_PLUGINS: BOOKMARKS, MEMORY_EXPOSE: 'primitives,bookmarks' });
+    open.push(c);
+    const names = (await c.client.listTools()).tools.map((t) => t.name).sort();
+    expect(names).toEqual([...PRIMITIVES, 'bookmark_add', 'bookmark_list', 'bookmark_search'].sort());
+    const added: any = await c.client.callTool({ name: 'bookmark_add', arguments: { url: 'https://example.org/spec', title: 'The spec' } });
+    expect(added.isError).toBeFalsy();
+    const hook: any = await c.client.callTool({ name: 'memory_hook', arguments: { event: 'session_started', payload: {} } });
+    expect(Object.keys(hook.structuredContent.results).sort()).toEqual(['@memory-service/example-custom-plugin', '@memory-service/plugin-primitives']);
+  });
+
+  it('agent with MEMORY_META lists the primitives flat plus dispatchers of the built tiers and the catalogue', async () => {
+    const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_EXPOSE: 'agent', MEMORY_META: '1' });
+    open.push(c);
+    const names = (await c.client.listTools()).tools.map((t) => t.name);
+    expect(names.slice(0, 7).sort()).toEqual([...PRIMITIVES].sort());
+    for (const n of names.slice(7)) expect(n).toMatch(/^memory_tier_|^memory_catalog$/);
+  });
+});
