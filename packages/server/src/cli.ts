@@ -1,6 +1,5 @@
 import { SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
 import { createMcpServer, stdioTransport } from './mcp-adapter.js';
-import { buildHttpApp } from './http.js';
 import { createService } from './service.js';
 
 export interface CliOptions {
@@ -112,6 +111,8 @@ export async function main(argv: string[]): Promise<void> {
     await server.connect(transport);
     kernel.logger.info(`ready on stdio (${service.surface.tools.length} tools, data dir ${kernel.dataDir})`);
   } else {
+    // fastify loads only for the HTTP transport: stdio start-up stays lean.
+    const { buildHttpApp } = await import('./http.js');
     const app = await buildHttpApp(service, { host: opts.host, port: opts.port, dashboard: opts.dashboard });
     stopTransport = () => app.close();
     const address = await app.listen({ host: opts.host, port: opts.port });

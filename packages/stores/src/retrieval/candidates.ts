@@ -9,8 +9,9 @@ import { ftsAnd, ftsOr } from './query.js';
  *  - terms are taken rarest first while their summed document frequency stays within
  *    POSTINGS_BUDGET, and only those are OR-ed and ranked by bm25 (the common terms still count
  *    in the re-scoring of the candidates);
- *  - when every term is common, the conjunction of the terms is ranked when it is small enough,
- *    else its newest rows are taken, topped up with the newest rows of the rarest term;
+ *  - when every term is common (bm25() would have to read each term's whole doclist for its idf),
+ *    the newest rows holding all the terms are taken, topped up with the newest rows holding the
+ *    two rarest, then the rarest term; re-scoring ranks them;
  *  - ranking runs on the FTS index alone (no join), then the rows are fetched by id and filtered
  *    to the scope. Only when other scopes crowd the scope's rows out of the top does a joined,
  *    scope-filtered query run, and it is bounded by the same budget.
@@ -57,17 +58,15 @@ export function candidateIds(ctx: StoreContext, q: CandidateQuery): number[] {
   }
   if (selected.length > 0) return ranked(ctx, q, ftsOr(selected));
   const out: number[] = [];
-  if (withDf.length >= 2) {
-    const all = ftsAnd(withDf.map((t) => t.word));
-    const n = (ctx.stmt(`SELECT count(*) AS n FROM ${q.source.fts} WHERE ${q.source.fts} MATCH ?`).get(all) as { n: number }).n;
-    if (n > 0) out.push(...(n <= POSTINGS_BUDGET ? ranked(ctx, q, all) : newest(ctx, q, all)));
-  }
-  if (out.length < q.pool) {
-    for (const id of newest(ctx, q, ftsOr([withDf[0].word]))) {
-      if (out.length >= q.pool) break;
+  const add = (ids: number[]): void => {
+    for (const id of ids) {
+      if (out.length >= q.pool) return;
       if (!out.includes(id)) out.push(id);
     }
-  }
+  };
+  if (withDf.length >= 2) add(newest(ctx, q, ftsAnd(withDf.map((t) => t.word))));
+  if (withDf.length >= 3 && out.length < q.pool) add(newest(ctx, q, ftsAnd([withDf[0].word, withDf[1].word])));
+  if (out.length < q.pool) add(newest(ctx, q, ftsOr([withDf[0].word])));
   return out;
 }
 
