@@ -2,7 +2,7 @@
 import { performance } from 'node:perf_hooks';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ListToolsResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { readPeakRssBytes } from './proc-stats.js';
 
 export interface SpawnSpec {
@@ -53,7 +53,9 @@ export class McpConnection {
     let tools: string[];
     try {
       await client.connect(transport, { timeout: timeoutMs });
-      const listed = await client.listTools(undefined, { timeout: timeoutMs });
+      // A raw request: client.listTools would also compile output-schema validators, client-side work
+      // that is no part of the server's start-up.
+      const listed = await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema, { timeout: timeoutMs });
       tools = listed.tools.map((t) => t.name);
     } catch (err) {
       await client.close().catch(() => undefined);

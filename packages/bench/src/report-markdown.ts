@@ -18,14 +18,14 @@ export function chartSeries(result: BenchResult): ChartSeries[] {
   const series: ChartSeries[] = [
     { label: 'ours: think (write)', color: '#1f77b4', points: pick('ours', 'write') },
     { label: 'ours: dream (search)', color: '#2ca02c', points: pick('ours', 'search') },
-    { label: 'reference: create_entities', color: '#d62728', dashed: true, points: pick('reference', 'write') },
-    { label: 'reference: search_nodes', color: '#ff7f0e', dashed: true, points: pick('reference', 'search') },
+    { label: 'reference: create_entities', color: '#d62728', dash: '6 4', points: pick('reference', 'write') },
+    { label: 'reference: search_nodes', color: '#ff7f0e', dash: '6 4', points: pick('reference', 'search') },
   ];
   if (result.in_process.status === 'ok') {
     const runs = result.in_process.runs;
     series.push(
-      { label: 'stores in-process: add', color: '#9467bd', dashed: true, points: runs.map((r) => ({ n: r.n, ms: r.add_ms.p50 })) },
-      { label: 'stores in-process: search', color: '#8c564b', dashed: true, points: runs.map((r) => ({ n: r.n, ms: r.search_ms.p50 })) },
+      { label: 'stores in-process: add', color: '#9467bd', dash: '2 3', points: runs.map((r) => ({ n: r.n, ms: r.add_ms.p50 })) },
+      { label: 'stores in-process: search', color: '#8c564b', dash: '2 3', points: runs.map((r) => ({ n: r.n, ms: r.search_ms.p50 })) },
     );
   }
   return series.filter((s) => s.points.length > 0);

@@ -8,7 +8,8 @@ export interface ChartPoint {
 export interface ChartSeries {
   label: string;
   color: string;
-  dashed?: boolean;
+  /** An SVG stroke-dasharray, e.g. "6 4"; solid when absent. */
+  dash?: string;
   points: ChartPoint[];
 }
 
@@ -65,7 +66,9 @@ export function renderLatencyChart(series: readonly ChartSeries[], opts: ChartOp
   const y = logBounds(clean.flatMap((s) => s.points.map((p) => p.ms)));
   const xLo = ns.length > 0 ? Math.log10(ns[0]) : 0;
   const xHi = ns.length > 0 ? Math.log10(ns[ns.length - 1]) : 1;
-  const xOf = (n: number) => (xHi === xLo ? m.left + plotW / 2 : m.left + ((Math.log10(n) - xLo) / (xHi - xLo)) * plotW);
+  const pad = 24;
+  const xOf = (n: number) =>
+    xHi === xLo ? m.left + plotW / 2 : m.left + pad + ((Math.log10(n) - xLo) / (xHi - xLo)) * (plotW - 2 * pad);
   const yOf = (ms: number) => m.top + plotH - ((Math.log10(ms) - y.lo) / (y.hi - y.lo)) * plotH;
 
   const out: string[] = [];
@@ -95,7 +98,7 @@ export function renderLatencyChart(series: readonly ChartSeries[], opts: ChartOp
   }
   for (const s of clean) {
     if (s.points.length === 0) continue;
-    const dash = s.dashed ? ' stroke-dasharray="6 4"' : '';
+    const dash = s.dash ? ` stroke-dasharray="${escapeXml(s.dash)}"` : '';
     const pts = s.points.map((p) => `${num(xOf(p.n))},${num(yOf(p.ms))}`).join(' ');
     out.push(`<polyline points="${pts}" fill="none" stroke="${escapeXml(s.color)}" stroke-width="2"${dash}/>`);
     for (const p of s.points) {
@@ -106,7 +109,7 @@ export function renderLatencyChart(series: readonly ChartSeries[], opts: ChartOp
   out.push(`<text x="${lx}" y="${m.top + 4}" font-weight="bold">Legend</text>`);
   clean.forEach((s, i) => {
     const ly = m.top + 24 + i * 22;
-    const dash = s.dashed ? ' stroke-dasharray="6 4"' : '';
+    const dash = s.dash ? ` stroke-dasharray="${escapeXml(s.dash)}"` : '';
     out.push(`<line x1="${lx}" y1="${ly}" x2="${lx + 28}" y2="${ly}" stroke="${escapeXml(s.color)}" stroke-width="2"${dash}/>`);
     out.push(`<text x="${lx + 36}" y="${ly}" dominant-baseline="middle">${escapeXml(s.label)}</text>`);
   });

@@ -63,7 +63,7 @@ describe('SVG chart', () => {
     const svg = renderLatencyChart(
       [
         { label: 'ours: think', color: '#123456', points: [{ n: 1000, ms: 0.5 }, { n: 100_000, ms: 0.7 }] },
-        { label: 'ref <search> & co', color: '#654321', dashed: true, points: [{ n: 1000, ms: 10 }, { n: 10_000, ms: 60 }] },
+        { label: 'ref <search> & co', color: '#654321', dash: '6 4', points: [{ n: 1000, ms: 10 }, { n: 10_000, ms: 60 }] },
       ],
       { title: 'Latency' },
     );

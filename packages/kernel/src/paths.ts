@@ -1,28 +1,64 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import path from 'node:path';
 import { MemoryError } from './errors.js';
 
-/** Lower-case, ASCII, dash-separated; never empty, never a dot path, at most 120 characters. */
-export function slugify(input: string, fallback = 'untitled'): string {
-  const slug = input
+const MAX_SLUG = 80;
+
+/**
+ * A file-name-safe slug: diacritics stripped, lower-case, runs of anything but [a-z0-9] become
+ * one '-', trimmed, at most 80 characters; an empty result becomes 'untitled'. '..' and path
+ * separators can never survive.
+ */
+export function slugify(input: string): string {
+  const s = String(input)
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()
-    .replace(/[^a-z0-9._-]+/g, '-')
-    .replace(/\.{2,}/g, '.')
-    .replace(/^[-.]+|[-.]+$/g, '')
-    .slice(0, 120)
-    .replace(/[-.]+$/g, '');
-  return slug.length > 0 ? slug : fallback;
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_SLUG)
+    .replace(/-+$/g, '');
+  return s.length > 0 ? s : 'untitled';
 }
 
-/** Join path segments under root and refuse any result that leaves it. */
-export function safeJoin(root: string, ...segments: string[]): string {
+/**
+ * A one-to-one path segment for an identifier such as a user_id: the identifier itself when it
+ * is already a lower-case slug, otherwise its slug plus a short hash of the original, so two ids
+ * that slug alike ('Alice' and 'alice') never share a file, even on a case-insensitive disk.
+ */
+export function idSegment(id: string): string {
+  const slug = slugify(id);
+  if (slug === id) return slug;
+  const hash = crypto.createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 10);
+  return `${slug}-${hash}`;
+}
+
+/** True when `target` is `root` or lies inside it. */
+export function isInside(root: string, target: string): boolean {
+  const rel = path.relative(path.resolve(root), path.resolve(target));
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** Join parts under root and throw when the result would leave root. */
+export function safeJoin(root: string, ...parts: string[]): string {
   const base = path.resolve(root);
-  const target = path.resolve(base, ...segments);
-  if (target !== base && !target.startsWith(base + path.sep)) {
-    throw new MemoryError('KERNEL_ERR_PATH', `Path escapes the data directory: ${segments.join('/')}`, {
-      field: 'path',
-    });
+  const target = path.resolve(base, ...parts);
+  if (!isInside(base, target)) {
+    throw new MemoryError('KERNEL_ERR_PATH', `Path escapes the data directory: ${parts.join('/')}`, { field: 'path' });
   }
   return target;
+}
+
+/** Write a file atomically: a unique temp file beside it, then rename over the target. */
+export function writeFileAtomic(file: string, data: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+  try {
+    fs.writeFileSync(tmp, data, 'utf8');
+    fs.renameSync(tmp, file);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw err;
+  }
 }

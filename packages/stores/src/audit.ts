@@ -1,6 +1,6 @@
 import type { StoreContext } from './context.js';
 import type { Layer, Scope } from './types.js';
-import { parseJson } from './util.js';
+import { parseJson, toIso } from './util.js';
 
 export interface AuditEntry {
   id: number;
@@ -67,6 +67,7 @@ export class AuditLog {
 
   /** Remove a scope's audit rows at or after an ISO time (emergency purge); returns the count. */
   deleteSince(scope: Scope, sinceIso: string): number {
+    sinceIso = toIso(sinceIso);
     return this.ctx.tx(
       () =>
         this.ctx.stmt('DELETE FROM audit_log WHERE layer = ? AND user_id = ? AND ts >= ?').run(scope.layer, scope.user_id, sinceIso)

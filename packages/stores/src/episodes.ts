@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { facetSql, tagDimension } from './tags.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, likePattern, makeId, normalizeTags, parseId, parseJson } from './util.js';
+import { checkScope, checkText, clamp, likePattern, makeId, normalizeTags, parseId, parseJson, toIso } from './util.js';
 
 export interface Episode {
   id: string;
@@ -190,6 +190,7 @@ export class EpisodeStore {
 
   /** Delete every episode created at or after the ISO time; returns the count. */
   deleteSince(scope: Scope, sinceIso: string): number {
+    sinceIso = toIso(sinceIso);
     checkScope(scope);
     return this.ctx.tx(() => {
       const n = this.ctx

@@ -2,7 +2,7 @@ import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, likePattern, makeId, parseId, parseJson } from './util.js';
+import { checkScope, checkText, clamp, likePattern, makeId, parseId, parseJson, toIso } from './util.js';
 
 export const FACT_SOURCES = ['user_explicit', 'staging_promotion', 'episode_promotion', 'legacy', 'manual'] as const;
 export type FactSource = (typeof FACT_SOURCES)[number];
@@ -265,6 +265,7 @@ export class FactStore {
 
   /** Delete every fact created or updated at or after the ISO time; returns the count. */
   deleteSince(scope: Scope, sinceIso: string): number {
+    sinceIso = toIso(sinceIso);
     checkScope(scope);
     return this.ctx.tx(() => {
       const n = this.ctx

@@ -2,7 +2,7 @@ import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, likePattern, makeId, normalizeTags, parseId, parseJson } from './util.js';
+import { checkScope, checkText, clamp, likePattern, makeId, normalizeTags, parseId, parseJson, toIso } from './util.js';
 
 export const SOCIAL_NODE_TYPES = ['person', 'organization'] as const;
 export const GRAPH_RELATIONS = ['relates_to', 'knows', 'works_with', 'family_of', 'friend_of', 'met', 'mentions'] as const;
@@ -298,6 +298,7 @@ export class GraphStore {
 
   /** Delete nodes and edges created at or after the ISO time; returns the number of nodes deleted. */
   deleteSince(scope: Scope, sinceIso: string): number {
+    sinceIso = toIso(sinceIso);
     checkScope(scope);
     return this.ctx.tx(() => {
       this.ctx.stmt('DELETE FROM graph_edges WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, sinceIso);

@@ -1,6 +1,6 @@
 import type { StoreContext } from './context.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, makeId, parseJson } from './util.js';
+import { checkScope, checkText, makeId, parseJson, toIso } from './util.js';
 
 export interface TimelineEvent {
   id: string;
@@ -85,6 +85,7 @@ export class TimelineStore {
   }
 
   deleteSince(scope: Scope, sinceIso: string): number {
+    sinceIso = toIso(sinceIso);
     checkScope(scope);
     return this.ctx.tx(
       () =>

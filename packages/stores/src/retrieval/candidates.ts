@@ -1,5 +1,4 @@
 import type { StoreContext } from '../context.js';
-import { docFreq } from './corpus.js';
 import { ftsAnd, ftsOr } from './query.js';
 
 /**
@@ -31,9 +30,17 @@ export interface SourceTerm {
   stem: string;
 }
 
+/** A term with its document frequency in one source, counted up to DF_CAP. */
+export interface CountedTerm extends SourceTerm {
+  df: number;
+}
+
+/** Document frequencies are counted up to this value (one more than the budget decides selection). */
+export const DF_CAP = POSTINGS_BUDGET + 1;
+
 export interface CandidateQuery {
   source: CandidateSource;
-  terms: readonly SourceTerm[];
+  terms: readonly CountedTerm[];
   layer: string;
   userId: string;
   /** Number of candidates wanted. */
@@ -45,7 +52,6 @@ export interface CandidateQuery {
 /** Rowids of the scope's best candidates, best first (at most pool). */
 export function candidateIds(ctx: StoreContext, q: CandidateQuery): number[] {
   const withDf = q.terms
-    .map((t) => ({ ...t, df: docFreq(ctx, q.source.fts, t.stem) }))
     .filter((t) => t.df > 0)
     .sort((a, b) => a.df - b.df || (a.word < b.word ? -1 : 1));
   if (withDf.length === 0) return [];

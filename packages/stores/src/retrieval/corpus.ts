@@ -1,4 +1,5 @@
 import type { StoreContext } from '../context.js';
+import { ftsQuote } from './query.js';
 
 /** Corpus statistics of one FTS5 index: document count and mean tokens per column. */
 export interface CorpusStats {
@@ -38,8 +39,14 @@ export function corpusStats(ctx: StoreContext, fts: string, columns: number): Co
   return { docs, avgLen };
 }
 
-/** Number of documents of an FTS5 index containing a stemmed term (0 when absent). */
-export function docFreq(ctx: StoreContext, fts: string, stem: string): number {
-  const r = ctx.stmt(`SELECT doc FROM ${fts}_vocab WHERE term = ?`).get(stem) as { doc: number } | undefined;
-  return r?.doc ?? 0;
+/**
+ * Number of documents of an FTS5 index holding a query word (FTS5 stems it), counted up to
+ * `cap`: the walk of the word's doclist stops there, so a very common word costs no more than a
+ * rare one. Exact below the cap.
+ */
+export function docFreq(ctx: StoreContext, fts: string, word: string, cap: number): number {
+  const r = ctx
+    .stmt(`SELECT count(*) AS n FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?)`)
+    .get(ftsQuote(word), cap) as { n: number };
+  return r.n;
 }

@@ -21,10 +21,13 @@ get got ever really quite yes yeah ok okay oh`
 
 /** Largest number of distinct terms kept from one query. */
 export const MAX_QUERY_TERMS = 32;
-/** Lower-cased word tokens with diacritics removed, in order (stop words kept). */
+/** Lower-cased word tokens with diacritics removed, in order (stop words kept), split like unicode61. */
 export function wordTokens(text: string): string[] {
+  const s = String(text);
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
   return (
-    String(text)
+    s
       .normalize('NFKD')
       .replace(/[\u0300-\u036f]/g, '')
       .toLowerCase()

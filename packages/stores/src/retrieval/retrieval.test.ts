@@ -93,11 +93,11 @@ describe('corpus statistics', () => {
     const st = corpusStats(env.stores.ctx, 'episodes_fts', 2);
     expect(st.docs).toBe(5);
     expect(st.avgLen[0]).toBeGreaterThan(5);
-    expect(docFreq(env.stores.ctx, 'episodes_fts', 'support')).toBe(2);
-    expect(docFreq(env.stores.ctx, 'episodes_fts', 'zzz')).toBe(0);
+    expect(docFreq(env.stores.ctx, 'episodes_fts', 'support', 100)).toBe(2);
+    expect(docFreq(env.stores.ctx, 'episodes_fts', 'zzz', 100)).toBe(0);
     env.stores.episodes.delete(A, env.stores.episodes.list(A)[0].id);
     expect(corpusStats(env.stores.ctx, 'episodes_fts', 2).docs).toBe(4);
-    expect(docFreq(env.stores.ctx, 'episodes_fts', 'support')).toBe(1);
+    expect(docFreq(env.stores.ctx, 'episodes_fts', 'support', 100)).toBe(1);
   });
 });
 

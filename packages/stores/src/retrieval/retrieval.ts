@@ -7,7 +7,7 @@ import type { Scope } from '../types.js';
 import { checkScope } from '../util.js';
 import { checkWikiType } from '../wiki-types.js';
 import { corpusStats, docFreq } from './corpus.js';
-import { candidateIds, type CandidateSource, type SourceTerm } from './candidates.js';
+import { DF_CAP, candidateIds, type CandidateSource, type CountedTerm, type SourceTerm } from './candidates.js';
 import { queryTerms } from './query.js';
 import { bm25Score, idf, stemTokens, type QueryTerm } from './score.js';
 import { porterStem } from './stemmer.js';
@@ -215,11 +215,14 @@ export class Retrieval {
     }
     const pool = Math.min(500, Math.max(25, limit * 5));
     const active = RETRIEVAL_SOURCES.filter((src) => sources.includes(src));
+    const counted = new Map<RetrievalSource, CountedTerm[]>(
+      active.map((src) => [src, terms.map((t) => ({ ...t, df: docFreq(this.ctx, SOURCES[src].fts, t.word, DF_CAP) }))]),
+    );
     const candidates: Candidate[] = [];
     for (const source of active) {
       const spec = SOURCES[source];
       const extraWhere = source === 'wiki' && wikiType !== null ? { sql: 'c.wiki_type = ?', params: [wikiType] } : undefined;
-      const ids = candidateIds(this.ctx, { source: spec, terms, layer: scope.layer, userId: scope.user_id, pool, extraWhere });
+      const ids = candidateIds(this.ctx, { source: spec, terms: counted.get(source) ?? [], layer: scope.layer, userId: scope.user_id, pool, extraWhere });
       if (ids.length === 0) continue;
       const rows = this.ctx
         .stmt(`SELECT ${spec.select} FROM ${spec.table} c WHERE c.id IN (SELECT value FROM json_each(?))`)
@@ -227,7 +230,7 @@ export class Retrieval {
       for (const r of rows) candidates.push(spec.map(r));
     }
     if (candidates.length === 0) return [];
-    const scored = this.rescore(candidates, terms, active);
+    const scored = this.rescore(candidates, counted, active);
     return this.fuse(scored, INTENT_WEIGHTS[intent]).slice(0, limit);
   }
 
@@ -237,14 +240,15 @@ export class Retrieval {
    */
   private rescore(
     candidates: Candidate[],
-    queryTerms: readonly SourceTerm[],
+    counted: Map<RetrievalSource, CountedTerm[]>,
     active: RetrievalSource[],
   ): (Candidate & { bm25Raw: number })[] {
     const stats = new Map(active.map((s) => [s, corpusStats(this.ctx, SOURCES[s].fts, SOURCES[s].weights.length)]));
     const totalDocs = active.reduce((n, s) => n + (stats.get(s)?.docs ?? 0), 0);
-    const terms: QueryTerm[] = queryTerms.map(({ stem }) => {
-      const df = active.reduce((n, s) => n + docFreq(this.ctx, SOURCES[s].fts, stem), 0);
-      return { stem, idf: idf(totalDocs, df) };
+    const first = counted.get(active[0]) ?? [];
+    const terms: QueryTerm[] = first.map((t, i) => {
+      const df = active.reduce((n, s) => n + (counted.get(s)?.[i]?.df ?? 0), 0);
+      return { stem: t.stem, idf: idf(totalDocs, df) };
     });
     return candidates.map((c) => {
       const spec = SOURCES[c.source];

@@ -110,7 +110,20 @@ function applyTable(w: string, table: Table, cond: Cond): string {
   return w;
 }
 
+const CACHE_MAX = 50_000;
+const cache = new Map<string, string>();
+
+/** The FTS5 porter stem of one lower-case token (memoised). */
 export function porterStem(token: string): string {
+  const hit = cache.get(token);
+  if (hit !== undefined) return hit;
+  const stem = stem1(token);
+  if (cache.size >= CACHE_MAX) cache.clear();
+  cache.set(token, stem);
+  return stem;
+}
+
+function stem1(token: string): string {
   if (token.length < 3 || token.length > MAX_TOKEN || !/^[a-z0-9]+$/.test(token)) return token;
   let w = token;
   // Step 1a.

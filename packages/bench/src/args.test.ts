@@ -1,0 +1,38 @@
+import { describe, expect, it } from 'vitest';
+import { defaultResultName, parseBenchArgs } from './bench-args.js';
+import { parseEvalArgs } from './eval-args.js';
+
+describe('bench arguments', () => {
+  const now = new Date('2025-03-04T05:06:07.890Z');
+
+  it('defaults to the full run', () => {
+    expect(parseBenchArgs([], now)).toEqual({
+      sizes: [1000, 10_000, 100_000],
+      refMax: 10_000,
+      samples: 200,
+      seed: expect.any(Number),
+      smoke: false,
+      name: '2025-03-04T05-06-07-890Z',
+      writeDocs: true,
+    });
+    expect(defaultResultName(now)).not.toMatch(/[:.]/);
+  });
+
+  it('reads flags, and --smoke means N=200, 50 samples, no docs', () => {
+    const cli = parseBenchArgs(['--sizes', '10000,1000', '--ref-max', '1000', '--samples', '20', '--name', 'x'], now);
+    expect(cli).toMatchObject({ sizes: [1000, 10_000], refMax: 1000, samples: 20, name: 'x', writeDocs: true });
+    expect(parseBenchArgs(['--smoke'], now)).toMatchObject({ sizes: [200], samples: 50, smoke: true, writeDocs: false });
+    expect(() => parseBenchArgs(['--sizes', 'abc'], now)).toThrow();
+    expect(() => parseBenchArgs(['--name', 'a/b'], now)).toThrow();
+    expect(() => parseBenchArgs(['--bogus'], now)).toThrow();
+  });
+});
+
+describe('eval arguments', () => {
+  it('reads flags and files, and needs files to exist somewhere', () => {
+    const cli = parseEvalArgs(['--json', '--limit-questions', '20', '/tmp/a.json'], '/nonexistent');
+    expect(cli).toEqual({ json: true, baseline: false, limitQuestions: 20, files: ['/tmp/a.json'] });
+    expect(() => parseEvalArgs([], '/nonexistent')).toThrow(/no LoCoMo files/);
+    expect(() => parseEvalArgs(['--limit-questions', '0', 'a.json'], '/x')).toThrow();
+  });
+});

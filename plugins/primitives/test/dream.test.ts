@@ -1,0 +1,129 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { actionsIn, count, dreamIds, ManualClock, start, type TestServer } from './helpers.js';
+
+/** dream: scope isolation, limits, intent recent, telemetry, token budget, hostile queries. */
+let s: TestServer;
+afterEach(async () => {
+  await s?.close();
+});
+
+const harbour = (i: number) => `Harbour note ${i}: the ferry to the island leaves from pier ${i} in the morning.`;
+
+describe('scope', () => {
+  it('finds what think stored only on the same layer and user_id', async () => {
+    s = await start();
+    const r = await s.call('think', { text: harbour(1), layer: 'user', user_id: 'u1' });
+    const id = actionsIn(r, 'l3')[0]!.id;
+    expect(await dreamIds(s, { query: 'ferry island', layer: 'user', user_id: 'u1' })).toContain(id);
+    expect(await dreamIds(s, { query: 'ferry island', layer: 'agent', user_id: 'u1' })).toEqual([]);
+    expect(await dreamIds(s, { query: 'ferry island', layer: 'user', user_id: 'u2' })).toEqual([]);
+    expect(await dreamIds(s, { query: 'ferry island' })).toEqual([]);
+  });
+
+  it('says so when nothing matches', async () => {
+    s = await start();
+    const r = await s.call('dream', { query: 'zeppelin' });
+    expect(r).toMatchObject({ result_count: 0, truncated: false, hits: [] });
+    expect(r.summary).toMatch(/No memories match/);
+  });
+});
+
+describe('limit', () => {
+  it('an explicit limit caps the hits', async () => {
+    s = await start();
+    for (let i = 1; i <= 5; i++) await s.call('think', { text: harbour(i), layer: 'user' });
+    const all = await s.call('dream', { query: 'ferry island pier' });
+    expect(all.result_count).toBe(5);
+    const two = await s.call('dream', { query: 'ferry island pier', limit: 2 });
+    expect(two.result_count).toBe(2);
+    expect(two.hits).toHaveLength(2);
+  });
+
+  it('an omitted limit comes from retrieval.default_limit', async () => {
+    s = await start({ config: { retrieval: { default_limit: 2 } } });
+    for (let i = 1; i <= 5; i++) await s.call('think', { text: harbour(i), layer: 'user' });
+    expect((await s.call('dream', { query: 'ferry island pier' })).hits).toHaveLength(2);
+    expect((await s.call('dream', { query: 'ferry island pier', limit: null })).hits).toHaveLength(2);
+    expect((await s.call('dream', { query: 'ferry island pier', limit: 4 })).hits).toHaveLength(4);
+  });
+});
+
+describe('intent recent', () => {
+  it('puts the latest 5 timeline events, newest first, before the hits', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const texts: string[] = [];
+    for (let i = 1; i <= 7; i++) {
+      const text = `Remember: pier ${i} is important for the ferry`;
+      texts.push(text);
+      await s.call('think', { text, layer: 'user' });
+      clock.advance(60_000);
+    }
+    expect(count(s, 'timeline_events')).toBe(7);
+    const r = await s.call('dream', { query: 'ferry', intent: 'recent' });
+    expect(r.recent_events.map((e: { summary: string }) => e.summary)).toEqual(texts.slice(2).reverse());
+    expect(r.summary.startsWith('## Recent events')).toBe(true);
+    const eventsPart = r.summary.indexOf(texts[6]!);
+    const firstHit = r.summary.indexOf('## [');
+    expect(eventsPart).toBeGreaterThan(-1);
+    expect(firstHit).toBeGreaterThan(eventsPart);
+  });
+
+  it('other intents carry no recent events', async () => {
+    s = await start();
+    await s.call('think', { text: 'Remember: my name is Alice', layer: 'user' });
+    const r = await s.call('dream', { query: 'Alice', intent: 'core' });
+    expect(r.recent_events).toBeUndefined();
+    expect(r.summary).not.toMatch(/Recent events/);
+  });
+});
+
+describe('telemetry', () => {
+  it('records one recall_events row per call and no timeline event', async () => {
+    s = await start();
+    await s.call('think', { text: 'Remember: my name is Alice', layer: 'user' });
+    const events = count(s, 'timeline_events');
+    await s.call('dream', { query: 'Alice' });
+    await s.call('dream', { query: 'nothing here at all', intent: 'recent' });
+    await s.call('dream', { query: 'Alice', layer: 'agent' });
+    expect(count(s, 'recall_events', { layer: 'user' })).toBe(2);
+    expect(count(s, 'recall_events', { layer: 'agent' })).toBe(1);
+    expect(count(s, 'timeline_events')).toBe(events);
+    const row = s.kernel.storage.db.prepare('SELECT query, intent, result_count FROM recall_events ORDER BY id LIMIT 1').get();
+    expect(row).toEqual({ query: 'Alice', intent: 'balanced', result_count: 1 });
+  });
+});
+
+describe('token budget', () => {
+  it('cuts the summary to retrieval.token_budget and sets truncated', async () => {
+    s = await start({ config: { retrieval: { token_budget: 60 } } });
+    for (let i = 1; i <= 4; i++) await s.call('think', { text: `${harbour(i)} ${'The crossing takes an hour. '.repeat(4)}`, layer: 'user' });
+    const r = await s.call('dream', { query: 'ferry island pier' });
+    expect(r.truncated).toBe(true);
+    expect(r.estimated_tokens).toBeLessThanOrEqual(60);
+    expect(Math.ceil(r.summary.length / 4)).toBeLessThanOrEqual(60);
+    expect(r.result_count).toBe(4);
+  });
+
+  it('is not truncated when everything fits', async () => {
+    s = await start();
+    await s.call('think', { text: harbour(1), layer: 'user' });
+    const r = await s.call('dream', { query: 'ferry' });
+    expect(r.truncated).toBe(false);
+    expect(r.summary).toContain(harbour(1));
+  });
+});
+
+describe('hostile queries', () => {
+  const queries = ['"', '""', '*', 'AND (', 'NEAR', 'NEAR(a b)', 'a OR', '-', 'col:val', '^start', '(((', "'; DROP TABLE facts; --", '日本語のメモ', '🚢⚓', 'ferry"*'];
+  it('never error', async () => {
+    s = await start();
+    await s.call('think', { text: harbour(1), layer: 'user' });
+    for (const query of queries) {
+      const r = await s.callRaw('dream', { query });
+      expect(r.isError, `${query}: ${r.text}`).toBe(false);
+      expect(typeof r.structured.summary).toBe('string');
+    }
+    expect(count(s, 'facts') + count(s, 'episodes')).toBe(1);
+  });
+});

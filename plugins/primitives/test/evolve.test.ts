@@ -1,0 +1,81 @@
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { count, dreamIds, snapshot, start, toolError, type TestServer } from './helpers.js';
+
+/** evolve: an agent-layer L4 fact of importance 1.0, a personality_shift event and hook. */
+let s: TestServer;
+let shifts: { layer: string; user_id: string; instruction: string; entry_id: string }[];
+beforeEach(async () => {
+  s = await start();
+  shifts = [];
+  s.kernel.hooks.personality_shift.tapPromise('test', async (e) => {
+    shifts.push(e);
+  });
+});
+afterEach(async () => {
+  await s.close();
+});
+
+const INSTRUCTION = 'Answer in short sentences and prefer TypeScript examples';
+
+function fact(entryId: string) {
+  return s.kernel.storage.db.prepare('SELECT layer, user_id, key, value, importance FROM facts WHERE id = ?').get(Number(entryId.split('_')[1])) as
+    | { layer: string; user_id: string; key: string; value: string; importance: number }
+    | undefined;
+}
+
+it('stores an agent-layer L4 fact with importance 1.0', async () => {
+  const r = await s.call('evolve', { instruction: INSTRUCTION });
+  expect(r.status).toBe('evolved');
+  expect(fact(r.entry_id)).toEqual({ layer: 'agent', user_id: 'default', key: r.key, value: INSTRUCTION, importance: 1 });
+  expect(count(s, 'facts', { layer: 'user' })).toBe(0);
+});
+
+it('is recallable by dream on the agent layer, not on the user layer', async () => {
+  const r = await s.call('evolve', { instruction: INSTRUCTION });
+  expect(await dreamIds(s, { query: 'TypeScript examples', layer: 'agent' })).toContain(r.entry_id);
+  expect(await dreamIds(s, { query: 'TypeScript examples', layer: 'user' })).toEqual([]);
+});
+
+it('records a personality_shift timeline event', async () => {
+  const r = await s.call('evolve', { instruction: INSTRUCTION, user_id: 'team' });
+  const recent = await s.call('dream', { query: 'TypeScript', layer: 'agent', user_id: 'team', intent: 'recent' });
+  expect(recent.recent_events).toEqual([expect.objectContaining({ id: r.event_id, type: 'personality_shift', summary: INSTRUCTION })]);
+});
+
+it('fires the personality_shift hook with the instruction and entry id', async () => {
+  const r = await s.call('evolve', { instruction: `  ${INSTRUCTION}  `, user_id: 'team' });
+  expect(shifts).toEqual([{ layer: 'agent', user_id: 'team', instruction: INSTRUCTION, entry_id: r.entry_id }]);
+});
+
+it('a second, different instruction never overwrites the first; the same one keeps its key', async () => {
+  const a = await s.call('evolve', { instruction: 'Answer in short sentences always' });
+  const b = await s.call('evolve', { instruction: 'Answer in short sentences never in lists' });
+  const c = await s.call('evolve', { instruction: 'Answer in short sentences always' });
+  expect(b.key).not.toBe(a.key);
+  expect(c.key).toBe(a.key);
+  expect(count(s, 'facts', { layer: 'agent' })).toBe(2);
+});
+
+it('does not touch a user fact with the same wording', async () => {
+  await s.call('think', { text: 'Remember: my name is Alice', layer: 'user' });
+  await s.call('evolve', { instruction: 'Remember: my name is Alice' });
+  expect(count(s, 'facts', { layer: 'user' })).toBe(1);
+  expect(count(s, 'facts', { layer: 'agent' })).toBe(1);
+});
+
+it('an empty instruction is a tool error naming instruction', async () => {
+  const before = snapshot(s);
+  const err = await toolError(s.call('evolve', { instruction: '' }));
+  expect(err.field).toBe('instruction');
+  expect(snapshot(s)).toEqual(before);
+  expect(shifts).toEqual([]);
+});
+
+// BUG: evolve trims the instruction but never checks it is non-empty: '   ' stores an empty
+// agent fact (key personality:note, importance 1.0) and a personality_shift event.
+it('a whitespace-only instruction is a tool error naming instruction and writes nothing', async () => {
+  const before = snapshot(s);
+  const err = await toolError(s.call('evolve', { instruction: '   ' }));
+  expect(err.field).toBe('instruction');
+  expect(snapshot(s)).toEqual(before);
+});

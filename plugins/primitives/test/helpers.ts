@@ -1,0 +1,85 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'vitest';
+import type { ConfigData, PluginDefinition } from '@memory-service/kernel';
+import { createTestServer, ManualClock, ToolCallError, type TestServer } from '@memory-service/testing';
+import primitives from '../src/index.js';
+
+export { ManualClock, ToolCallError, primitives };
+export type { TestServer };
+
+export interface StartOptions {
+  config?: ConfigData;
+  clock?: ManualClock;
+  plugins?: PluginDefinition[];
+  expose?: string;
+}
+
+/** A server with the primitives plugin (plus any extra plugin) on a fresh temp data dir. */
+export function start(opts: StartOptions = {}): Promise<TestServer> {
+  return createTestServer({
+    plugins: [primitives, ...(opts.plugins ?? [])],
+    expose: opts.expose ?? 'primitives',
+    clock: opts.clock ?? new ManualClock(),
+    config: opts.config,
+  });
+}
+
+/** The structured error a failing tool call rejects with. */
+export async function toolError(p: Promise<unknown>): Promise<ToolCallError['error']> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err, 'the call should have failed').toBeInstanceOf(ToolCallError);
+  return (err as ToolCallError).error;
+}
+
+export type Table = 'facts' | 'episodes' | 'graph_nodes' | 'wiki_pages' | 'timeline_events' | 'recall_events' | 'shadow_bin' | 'l1_items';
+
+/** Row count of a stores table, optionally for one scope. */
+export function count(s: TestServer, table: Table, scope?: { layer: string; user_id?: string }): number {
+  const db = s.kernel.storage.db;
+  if (!scope) return (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+  return (
+    db.prepare(`SELECT COUNT(*) AS n FROM ${table} WHERE layer = ? AND user_id = ?`).get(scope.layer, scope.user_id ?? 'default') as {
+      n: number;
+    }
+  ).n;
+}
+
+/** Counts of every content table, to show that a failed call wrote nothing. */
+export function snapshot(s: TestServer): Record<Table, number> {
+  const tables: Table[] = ['facts', 'episodes', 'graph_nodes', 'wiki_pages', 'timeline_events', 'recall_events', 'shadow_bin', 'l1_items'];
+  return Object.fromEntries(tables.map((t) => [t, count(s, t)])) as Record<Table, number>;
+}
+
+/** The persisted L1 ring file of a scope. */
+export function l1File(s: TestServer, layer: 'user' | 'agent', user = 'default'): { items: { id: string; text: string }[] } {
+  return JSON.parse(fs.readFileSync(path.join(s.dataDir, 'l1', layer, `${user}.json`), 'utf8'));
+}
+
+export interface Action {
+  store: string;
+  id: string;
+  kind?: string;
+  key?: string;
+  path?: string;
+}
+
+/** The actions of a think result in one store. */
+export function actionsIn(result: { actions: Action[] }, store: string): Action[] {
+  return result.actions.filter((a) => a.store === store);
+}
+
+/** Hit ids of a dream call. */
+export async function dreamIds(s: TestServer, args: Record<string, unknown>): Promise<string[]> {
+  const r = await s.call('dream', args);
+  return r.hits.map((h: { id: string }) => h.id);
+}
+
+/** The answer of the primitives plugin to a lifecycle event. */
+export async function hook(s: TestServer, event: string, payload: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<any> {
+  const r = await s.call('memory_hook', { event, payload, ...extra });
+  return r.results[primitives.name];
+}

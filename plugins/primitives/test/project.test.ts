@@ -1,0 +1,151 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { count, snapshot, start, toolError, type TestServer } from './helpers.js';
+
+/** project: init, decision, mapping, update (code map), recall, audit, archive, and its errors. */
+let s: TestServer;
+let codeDir: string;
+beforeAll(() => {
+  codeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'primitives-project-'));
+  fs.writeFileSync(
+    path.join(codeDir, 'server.ts'),
+    'export function startServer(port: number) {\n  return port;\n}\nexport class Router {}\nexport interface Route { path: string }\n',
+  );
+  fs.mkdirSync(path.join(codeDir, 'tools'));
+  fs.writeFileSync(path.join(codeDir, 'tools', 'report.py'), 'def build_report(rows):\n    return rows\n\nclass Reporter:\n    pass\n');
+  fs.mkdirSync(path.join(codeDir, 'node_modules'));
+  fs.writeFileSync(path.join(codeDir, 'node_modules', 'dep.ts'), 'export function ignored() {}\n');
+});
+afterAll(() => {
+  fs.rmSync(codeDir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  s = await start();
+});
+afterEach(async () => {
+  await s.close();
+});
+
+const project = (args: Record<string, unknown>) => s.call('project', args);
+
+describe('init', () => {
+  it('creates a project_spec wiki page and an identity row', async () => {
+    const r = await project({ action: 'init', name: 'Apollo', details: 'A rocket telemetry dashboard.' });
+    expect(r.status).toBe('created');
+    expect(r.identity).toMatchObject({ name: 'Apollo', status: 'active' });
+    const page = s.kernel.storage.db.prepare('SELECT title, wiki_type, path FROM wiki_pages').get() as { title: string; wiki_type: string; path: string };
+    expect(page).toMatchObject({ title: 'Apollo', wiki_type: 'project_spec', path: r.wiki_ref.path });
+    expect(fs.readFileSync(path.join(s.dataDir, page.path), 'utf8')).toContain('A rocket telemetry dashboard.');
+    expect(s.kernel.storage.db.prepare('SELECT name FROM projects').all()).toEqual([{ name: 'Apollo' }]);
+  });
+
+  it('a second init reports the project exists', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    expect((await project({ action: 'init', name: 'Apollo' })).status).toBe('exists');
+    expect(count(s, 'wiki_pages')).toBe(1);
+  });
+});
+
+describe('decision, mapping and recall', () => {
+  it('a decision logs a project_decision event and recall shows it', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    await project({ action: 'decision', name: 'Apollo', details: 'Use Postgres. It handles the telemetry volume.', outcome: 'adopted' });
+    const ev = s.kernel.storage.db.prepare("SELECT summary FROM timeline_events WHERE type = 'project_decision'").all();
+    expect(ev).toEqual([{ summary: 'Apollo: Use Postgres.' }]);
+    const r = await project({ action: 'recall', name: 'Apollo' });
+    expect(r.decisions).toEqual([expect.objectContaining({ decision: 'Use Postgres.', rationale: 'It handles the telemetry volume.', outcome: 'adopted' })]);
+  });
+
+  it('mapping adds an artifact', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    const m = await project({ action: 'mapping', name: 'Apollo', details: 'src/server.ts', role: 'entry point', status: 'done' });
+    expect(m.status).toBe('mapped');
+    const r = await project({ action: 'recall', name: 'Apollo' });
+    expect(r.artifacts).toEqual([expect.objectContaining({ path: 'src/server.ts', role: 'entry point', status: 'done' })]);
+  });
+
+  it('mapping without details is an error naming details', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    const err = await toolError(project({ action: 'mapping', name: 'Apollo' }));
+    expect(err.field).toBe('details');
+  });
+
+  it('an unknown project is a NotFound error naming name', async () => {
+    const before = snapshot(s);
+    for (const action of ['recall', 'decision', 'mapping', 'audit', 'archive', 'update']) {
+      const err = await toolError(project({ action, name: 'Nope', details: 'x' }));
+      expect(err.type, action).toBe('NotFoundError');
+      expect(err.field, action).toBe('name');
+    }
+    expect(snapshot(s)).toEqual(before);
+  });
+});
+
+describe('update', () => {
+  it('with a path fills the code map, skipping node_modules', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    const r = await project({ action: 'update', name: 'Apollo', path: codeDir, details: 'Now with reports.' });
+    expect(r.status).toBe('updated');
+    expect(r.code_map.files).toBe(2);
+    const names = r.code_map.sample.map((x: { symbol: string }) => x.symbol).sort();
+    expect(names).toEqual(['Reporter', 'Route', 'Router', 'build_report', 'startServer']);
+    const recall = await project({ action: 'recall', name: 'Apollo' });
+    expect(recall.code_symbol_count).toBe(5);
+    expect(recall.identity.description).toContain('Now with reports.');
+  });
+
+  it('a path that is not a directory is an error naming path', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    const err = await toolError(project({ action: 'update', name: 'Apollo', path: path.join(codeDir, 'server.ts') }));
+    expect(err.field).toBe('path');
+  });
+});
+
+describe('audit', () => {
+  it('returns the three dimensions with verdicts and a conflicts list', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    await project({ action: 'decision', name: 'Apollo', details: 'Use token authentication for the API. Security review asked for it.' });
+    await project({ action: 'decision', name: 'Apollo', details: 'Encrypt secrets at rest.' });
+    await project({ action: 'mapping', name: 'Apollo', details: 'test/server.test.ts', role: 'regression tests' });
+    await s.call('think', { text: 'Remember: Apollo deadline must be on May 3', layer: 'user' });
+    await s.call('think', { text: 'Remember: Apollo deadline must be on May 9', layer: 'user' });
+    const r = await project({ action: 'audit', name: 'Apollo' });
+    expect(r.dimensions.map((d: { dimension: string }) => d.dimension)).toEqual(['Architecture', 'Security', 'Testing']);
+    const verdict = Object.fromEntries(r.dimensions.map((d: { dimension: string; verdict: string }) => [d.dimension, d.verdict]));
+    expect(verdict.Security).toBe('covered');
+    expect(['partial', 'covered']).toContain(verdict.Testing);
+    for (const v of Object.values(verdict)) expect(['covered', 'partial', 'gap']).toContain(v);
+    expect(r.conflicts).toHaveLength(1);
+    expect(r.conflicts[0].values.map((v: { value: string }) => v.value).sort()).toEqual([
+      'Remember: Apollo deadline must be on May 3',
+      'Remember: Apollo deadline must be on May 9',
+    ]);
+    expect(r.status).toBe('incomplete');
+  });
+
+  it('an empty project has gaps and no conflicts', async () => {
+    await project({ action: 'init', name: 'Hermes' });
+    const r = await project({ action: 'audit', name: 'Hermes' });
+    expect(r.dimensions.every((d: { verdict: string }) => d.verdict === 'gap')).toBe(true);
+    expect(r.conflicts).toEqual([]);
+  });
+});
+
+describe('archive', () => {
+  it('moves the spec page to the Shadow Bin and removes the file', async () => {
+    const init = await project({ action: 'init', name: 'Apollo', details: 'A rocket telemetry dashboard.' });
+    const file = path.join(s.dataDir, init.wiki_ref.path);
+    expect(fs.existsSync(file)).toBe(true);
+    const r = await project({ action: 'archive', name: 'Apollo' });
+    expect(r.status).toBe('archived');
+    expect(fs.existsSync(file)).toBe(false);
+    expect(count(s, 'wiki_pages')).toBe(0);
+    const bin = s.kernel.storage.db.prepare('SELECT origin_store, content FROM shadow_bin').all() as { origin_store: string; content: string }[];
+    expect(bin).toHaveLength(1);
+    expect(bin[0]!.origin_store).toBe('wiki');
+    expect(JSON.parse(bin[0]!.content).content).toContain('A rocket telemetry dashboard.');
+    expect((await project({ action: 'recall', name: 'Apollo' })).status).toBe('archived');
+  });
+});

@@ -1,0 +1,186 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { actionsIn, count, dreamIds, snapshot, start, toolError, type TestServer } from './helpers.js';
+
+/** think routing rules 1-5 of the spec, one test per rule and threshold. */
+let s: TestServer;
+beforeEach(async () => {
+  s = await start();
+});
+afterEach(async () => {
+  await s.close();
+});
+
+const think = (args: Record<string, unknown>) => s.call('think', args);
+/** Low-importance, non-emotional filler with no relation phrase. */
+const plain = (n: number) => `${'The build uses make and the weather was grey today. '.repeat(Math.ceil(n / 52)).slice(0, n - 1)}.`;
+/** Important (decision + markers), non-emotional opening. */
+const importantHead = 'Remember, this is important: we decided to keep the ledger in Postgres. ';
+
+function wikiRow(path: string) {
+  return s.kernel.storage.db.prepare('SELECT title, wiki_type, layer, content FROM wiki_pages WHERE path = ?').get(path) as
+    | { title: string; wiki_type: string; layer: string; content: string }
+    | undefined;
+}
+
+describe('rule 1: above 2000 characters goes to a wiki page', () => {
+  it('user layer, importance above 0.7: a diary page plus an L4 link to it', async () => {
+    const text = importantHead + plain(2100);
+    const r = await think({ text, layer: 'user' });
+    expect(r.routing.rule).toBe('long_to_wiki');
+    expect(r.routing.importance).toBeGreaterThan(0.7);
+    const [page] = actionsIn(r, 'wiki');
+    expect(page!.kind).toBe('diary');
+    expect(wikiRow(page!.path!)).toMatchObject({ wiki_type: 'diary', layer: 'user', content: text });
+    expect(wikiRow(page!.path!)!.title).toMatch(/^Thought_/);
+    const [link] = actionsIn(r, 'l4');
+    expect(link!.kind).toBe('wiki_link');
+    expect(actionsIn(r, 'l3')).toEqual([]);
+    const fact = s.kernel.storage.db.prepare('SELECT value FROM facts WHERE key = ?').get(link!.key) as { value: string };
+    expect(fact.value).toContain(page!.path!);
+    expect(fact.value.length).toBeLessThan(500);
+  });
+
+  it('agent layer: a decision_log page', async () => {
+    const r = await think({ text: importantHead + plain(2100), layer: 'agent' });
+    const [page] = actionsIn(r, 'wiki');
+    expect(page!.kind).toBe('decision_log');
+    expect(wikiRow(page!.path!)).toMatchObject({ wiki_type: 'decision_log', layer: 'agent' });
+  });
+
+  it('importance at most 0.7: the link goes to L3 instead', async () => {
+    const r = await think({ text: plain(2100), layer: 'user' });
+    expect(r.routing.importance).toBeLessThanOrEqual(0.7);
+    expect(actionsIn(r, 'wiki')).toHaveLength(1);
+    expect(actionsIn(r, 'l4')).toEqual([]);
+    const [link] = actionsIn(r, 'l3');
+    expect(link!.kind).toBe('wiki_link');
+    const ep = s.kernel.storage.db.prepare('SELECT summary FROM episodes WHERE id = ?').get(Number(link!.id.split('_')[1])) as {
+      summary: string;
+    };
+    expect(ep.summary).toContain(actionsIn(r, 'wiki')[0]!.path!);
+  });
+
+  it('exactly 2000 characters is not long: no wiki page', async () => {
+    const r = await think({ text: plain(2000), layer: 'user' });
+    expect(r.routing.length).toBe(2000);
+    expect(r.routing.rule).not.toBe('long_to_wiki');
+    expect(actionsIn(r, 'wiki')).toEqual([]);
+    expect(count(s, 'wiki_pages')).toBe(0);
+  });
+
+  it('2001 characters is long', async () => {
+    const r = await think({ text: plain(2001), layer: 'user' });
+    expect(r.routing.rule).toBe('long_to_wiki');
+    expect(count(s, 'wiki_pages')).toBe(1);
+  });
+});
+
+describe('rule 2: below 60 characters and importance above 0.7 goes to L4', () => {
+  it('stores a core fact', async () => {
+    const r = await think({ text: 'Remember: my name is Alice', layer: 'user' });
+    expect(r.routing).toMatchObject({ rule: 'short_important_to_l4', length: 26 });
+    expect(r.routing.importance).toBeGreaterThan(0.7);
+    expect(actionsIn(r, 'l4')).toHaveLength(1);
+    expect(actionsIn(r, 'l3')).toEqual([]);
+    expect(count(s, 'facts')).toBe(1);
+    expect(count(s, 'episodes')).toBe(0);
+  });
+
+  it('importance of exactly 0.7 is not above the threshold: L3', async () => {
+    const r = await think({ text: 'Remember: my cat is grey', layer: 'user' });
+    expect(r.routing.importance).toBe(0.7);
+    expect(actionsIn(r, 'l4')).toEqual([]);
+    expect(actionsIn(r, 'l3')).toHaveLength(1);
+  });
+
+  it('an important text of 60 characters or more is not short: L3', async () => {
+    const text = 'Remember: my name is Alice and my birthday is March 3 every year';
+    expect(text.length).toBeGreaterThanOrEqual(60);
+    const r = await think({ text, layer: 'user' });
+    expect(r.routing.importance).toBeGreaterThan(0.7);
+    expect(r.routing.rule).toBe('long_or_emotional_to_l3');
+    expect(actionsIn(r, 'l4')).toEqual([]);
+    expect(actionsIn(r, 'l3')).toHaveLength(1);
+  });
+});
+
+describe('rule 3 and 4: everything else is an L3 episode', () => {
+  it('60 characters or more goes to L3', async () => {
+    const text = 'We decided to deploy the billing service on Fridays after review';
+    const r = await think({ text, layer: 'user' });
+    expect(r.routing.rule).toBe('long_or_emotional_to_l3');
+    expect(actionsIn(r, 'l3')).toHaveLength(1);
+  });
+
+  it('short but emotional (weight above 0.5) goes to L3', async () => {
+    const r = await think({ text: 'I am so happy and grateful today', layer: 'user' });
+    expect(r.routing.emotional_weight).toBeGreaterThan(0.5);
+    expect(r.routing.length).toBeLessThan(60);
+    expect(r.routing.rule).toBe('long_or_emotional_to_l3');
+    expect(actionsIn(r, 'l3')).toHaveLength(1);
+  });
+
+  it('short and unimportant still lands in L3 (never dropped)', async () => {
+    const r = await think({ text: 'The build uses make', layer: 'user' });
+    expect(r.routing.rule).toBe('default_l3');
+    expect(actionsIn(r, 'l3')).toHaveLength(1);
+    expect(await dreamIds(s, { query: 'build make' })).toContain(actionsIn(r, 'l3')[0]!.id);
+  });
+});
+
+describe('rule 5: a relation phrase also makes a graph node', () => {
+  it('X is related to Y', async () => {
+    const r = await think({ text: 'Postgres is related to the event store', layer: 'user' });
+    const [node] = actionsIn(r, 'graph');
+    expect(node).toBeDefined();
+    expect(actionsIn(r, 'l3')).toHaveLength(1);
+    const row = s.kernel.storage.db.prepare('SELECT content FROM graph_nodes').get() as { content: string };
+    expect(row.content).toMatch(/Postgres related to the event store/);
+  });
+
+  it('no relation phrase, no node', async () => {
+    await think({ text: 'The build uses make', layer: 'user' });
+    expect(count(s, 'graph_nodes')).toBe(0);
+  });
+});
+
+describe('wiki_type and wiki_title force a wiki page', () => {
+  it('wiki_type on a short text gives a page of that type and nothing in L3/L4', async () => {
+    const r = await think({ text: 'Dark mode everywhere', wiki_type: 'preferences', layer: 'user' });
+    expect(r.routing.rule).toBe('wiki_forced');
+    const [page] = actionsIn(r, 'wiki');
+    expect(wikiRow(page!.path!)).toMatchObject({ wiki_type: 'preferences', content: 'Dark mode everywhere' });
+    expect(count(s, 'episodes') + count(s, 'facts')).toBe(0);
+  });
+
+  it('wiki_title alone names the page (layer default type)', async () => {
+    const r = await think({ text: 'Shipped the beta', wiki_title: 'Beta launch', layer: 'agent' });
+    const [page] = actionsIn(r, 'wiki');
+    expect(wikiRow(page!.path!)).toMatchObject({ title: 'Beta launch', wiki_type: 'decision_log', layer: 'agent' });
+  });
+
+  it('an unknown wiki_type is a tool error naming wiki_type, nothing written', async () => {
+    const before = snapshot(s);
+    const err = await toolError(think({ text: 'Dark mode everywhere', wiki_type: 'grocery_list' }));
+    expect(err.field).toBe('wiki_type');
+    expect(err.accepted).toEqual(expect.arrayContaining(['diary', 'decision_log', 'preferences']));
+    expect(snapshot(s)).toEqual(before);
+  });
+});
+
+describe('layer auto', () => {
+  it('resolves the agent voice to the agent layer', async () => {
+    const r = await think({ text: 'Note to self: I should run the tests first' });
+    expect(r.routing.resolved_layer).toBe('agent');
+    const [ep] = actionsIn(r, 'l3');
+    expect(await dreamIds(s, { query: 'run the tests', layer: 'agent' })).toContain(ep!.id);
+    expect(await dreamIds(s, { query: 'run the tests', layer: 'user' })).toEqual([]);
+  });
+
+  it('resolves a fact about the user to the user layer', async () => {
+    const r = await think({ text: 'My wife is a nurse at the hospital' });
+    expect(r.routing.resolved_layer).toBe('user');
+    expect(count(s, 'episodes', { layer: 'user' })).toBe(1);
+    expect(count(s, 'episodes', { layer: 'agent' })).toBe(0);
+  });
+});
