@@ -14,6 +14,8 @@ export interface Episode {
   importance: number;
   tags: string[];
   meta: Record<string, unknown>;
+  /** Neighbouring context (the thought just before this one), indexed at a low weight for retrieval. */
+  context: string;
   created: string;
   access_count: number;
   last_access: string | null;
@@ -21,6 +23,8 @@ export interface Episode {
 
 export interface EpisodeInput {
   summary: string;
+  /** Neighbouring context indexed with the episode (e.g. the previous thought of the same conversation). */
+  context?: string;
   emotional_weight?: number;
   tags?: string[];
   importance?: number;
@@ -45,12 +49,15 @@ interface Row {
   importance: number;
   tags: string;
   meta: string;
+  context: string | null;
   created: string;
   access_count: number;
   last_access: string | null;
 }
 
 export const EPISODE_PREFIX = 'ep';
+/** Longest neighbouring context kept with an episode. */
+export const EPISODE_CONTEXT_MAX_CHARS = 1000;
 
 function toEpisode(r: Row): Episode {
   return {
@@ -62,6 +69,7 @@ function toEpisode(r: Row): Episode {
     importance: r.importance,
     tags: parseJson<string[]>(r.tags, []),
     meta: parseJson<Record<string, unknown>>(r.meta, {}),
+    context: r.context ?? '',
     created: r.created,
     access_count: r.access_count,
     last_access: r.last_access,
@@ -217,7 +225,7 @@ export class EpisodeStore {
     scope: Scope,
     id: number | null,
     summary: string,
-    input: { emotional_weight?: number; importance?: number },
+    input: { emotional_weight?: number; importance?: number; context?: string },
     tags: string[],
     meta: Record<string, unknown>,
     created: string,
@@ -225,8 +233,8 @@ export class EpisodeStore {
   ): Episode {
     const info = this.ctx
       .stmt(
-        `INSERT INTO episodes (id, layer, user_id, summary, emotional_weight, importance, tags, meta, created)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO episodes (id, layer, user_id, summary, emotional_weight, importance, tags, meta, context, created)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         id,
@@ -237,6 +245,7 @@ export class EpisodeStore {
         clamp(input.importance ?? 0.5, 0, 1),
         JSON.stringify(tags),
         JSON.stringify(meta),
+        typeof input.context === 'string' ? input.context.slice(0, EPISODE_CONTEXT_MAX_CHARS) : '',
         created,
       );
     const n = Number(info.lastInsertRowid);

@@ -10,6 +10,8 @@ afterEach(async () => {
 const FACT = 'My birthday is March 3';
 const CARRIER = 'At dinner the whole family agreed, again, that my birthday is March 3 as every year.';
 const OTHER = 'The ferry to the island leaves from the north pier every morning at eight.';
+/** Past the window in which think indexes the previous thought as an episode's neighbouring context. */
+const HOUR = 3600_000;
 
 async function keyOf(text: string, extra: Record<string, unknown> = {}): Promise<string> {
   const r = await s.call('think', { text, layer: 'user', ...extra });
@@ -28,9 +30,12 @@ function shadowRows() {
 
 describe('scope exact', () => {
   it('removes the L4 key and the L3 episodes and graph nodes carrying its value, archiving each', async () => {
-    s = await start();
+    const clock = new ManualClock();
+    s = await start({ clock });
     const key = await keyOf(FACT);
+    clock.advance(HOUR);
     await s.call('think', { text: CARRIER, layer: 'user' });
+    clock.advance(HOUR);
     await s.call('think', { text: OTHER, layer: 'user' });
     // FACT and CARRIER each make a relation node, and both carry the value.
     expect(count(s, 'graph_nodes')).toBe(2);
@@ -90,10 +95,12 @@ describe('scope exact', () => {
 
 describe('scope fuzzy', () => {
   it('removes matching content from L4, L3 and the graph, and archives it', async () => {
-    s = await start();
+    const clock = new ManualClock();
+    s = await start({ clock });
     await keyOf('Remember: my name is Alice');
     await s.call('think', { text: 'Alice walked to the harbour with her dog and bought fresh bread there.', layer: 'user' });
     await s.call('think', { text: 'Alice is related to the bakery', layer: 'user' });
+    clock.advance(HOUR);
     await s.call('think', { text: OTHER, layer: 'user' });
     expect((await dreamIds(s, { query: 'Alice' })).length).toBeGreaterThanOrEqual(3);
     const r = await s.call('forget', { key: 'alice', scope: 'fuzzy', layer: 'user' });
@@ -112,6 +119,26 @@ describe('scope fuzzy', () => {
     const r = await s.call('forget', { key: '%', scope: 'fuzzy', layer: 'user' });
     expect(r.deleted_l3).toBe(0);
     expect(count(s, 'episodes')).toBe(1);
+  });
+});
+
+// BUG: think now indexes the previous thought as the `context` of the next episode, and forget
+// never scrubs that column, so the forgotten text stays stored and recallable through a neighbour.
+describe('the neighbouring context of another episode', () => {
+  it('does not keep a value forgotten with scope exact recallable', async () => {
+    s = await start();
+    const key = await keyOf(FACT);
+    await s.call('think', { text: OTHER, layer: 'user' });
+    await s.call('forget', { key, layer: 'user' });
+    expect(await dreamIds(s, { query: 'birthday March' })).toEqual([]);
+  });
+
+  it('does not keep a pattern forgotten with scope fuzzy recallable', async () => {
+    s = await start();
+    await s.call('think', { text: 'Alice walked to the harbour with her dog and bought fresh bread there.', layer: 'user' });
+    await s.call('think', { text: OTHER, layer: 'user' });
+    await s.call('forget', { key: 'alice', scope: 'fuzzy', layer: 'user' });
+    expect(await dreamIds(s, { query: 'Alice' })).toEqual([]);
   });
 });
 

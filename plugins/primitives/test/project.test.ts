@@ -149,3 +149,23 @@ describe('archive', () => {
     expect((await project({ action: 'recall', name: 'Apollo' })).status).toBe('archived');
   });
 });
+
+describe('the spec page and other wiki pages', () => {
+  // BUG: init saves the spec page under the project name in the caller's wiki space, so an existing
+  // page with that title (a diary note here) is overwritten and retyped: its content is lost.
+  it('init does not overwrite an existing page that has the project name as title', async () => {
+    await s.call('think', { text: 'Launch notes for the moon mission', wiki_title: 'Apollo', layer: 'user' });
+    await project({ action: 'init', name: 'Apollo' });
+    const contents = (s.kernel.storage.db.prepare('SELECT content FROM wiki_pages').all() as { content: string }[]).map((r) => r.content);
+    expect(contents).toContain('Launch notes for the moon mission');
+  });
+
+  // BUG: projects are global, but archive looks the spec page up in the caller's layer only: a
+  // project created with layer agent and archived with the default layer keeps its page.
+  it('archive removes the spec page whatever layer the project was created on', async () => {
+    await project({ action: 'init', name: 'Zeus', layer: 'agent' });
+    const r = await project({ action: 'archive', name: 'Zeus' });
+    expect(r.shadow_bin_id).not.toBeNull();
+    expect(count(s, 'wiki_pages')).toBe(0);
+  });
+});

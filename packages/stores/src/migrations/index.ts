@@ -1,7 +1,8 @@
 import type { Migration } from '../types.js';
 import { coreSchema } from './core.js';
+import { episodeContextSchema } from './episode-context.js';
 import { ftsSchema } from './fts.js';
 import { vocabSchema } from './vocab.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema];

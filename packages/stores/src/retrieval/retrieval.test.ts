@@ -33,6 +33,23 @@ describe('Retrieval', () => {
     expect(env.stores.retrieval.search(U, 'paintings')[0].source).toBeDefined();
   });
 
+  it('finds an episode through its neighbouring context, below one that says it itself', () => {
+    const s = env.stores;
+    const answer = s.episodes.add(U, {
+      summary: 'Melanie: We pitched the tent by the river and the kids roasted marshmallows.',
+      context: 'Caroline: What did you do last weekend?',
+    });
+    s.episodes.add(U, { summary: 'Caroline: The bakery on Main Street closes early on weekends.' });
+    const direct = s.episodes.add(U, { summary: 'Melanie: Last weekend we stayed home.' });
+    const ids = s.retrieval.search(U, 'what did Melanie do last weekend').map((h) => h.id);
+    expect(ids).toContain(answer.id);
+    expect(ids.indexOf(direct.id)).toBeLessThan(ids.indexOf(answer.id));
+    expect(s.episodes.get(U, answer.id)!.context).toBe('Caroline: What did you do last weekend?');
+    const noContext = s.retrieval.search(U, 'marshmallows');
+    expect(noContext[0].id).toBe(answer.id);
+    expect(noContext[0].text).not.toContain('Caroline');
+  });
+
   it('never returns another scope’s rows', () => {
     seed(env);
     const agentHits = env.stores.retrieval.search(A, 'support group');

@@ -90,18 +90,21 @@ interface SourceSpec extends CandidateSource {
   map(r: Record<string, unknown>): Candidate;
 }
 
+/** Weight of an episode's neighbouring context against its own text. */
+export const EPISODE_CONTEXT_WEIGHT = 0.6;
+
 const SOURCES: Record<RetrievalSource, SourceSpec> = {
   l3: {
     fts: 'episodes_fts',
     table: 'episodes',
-    weights: [1.0, 0.3],
-    select: 'c.id, c.summary, c.tags, c.importance, c.created, c.access_count',
+    weights: [1.0, 0.3, EPISODE_CONTEXT_WEIGHT],
+    select: 'c.id, c.summary, c.tags, c.context, c.importance, c.created, c.access_count',
     map: (r) => ({
       source: 'l3',
       id: `ep_${r.id}`,
       text: String(r.summary),
       created: String(r.created),
-      columns: [String(r.summary), String(r.tags)],
+      columns: [String(r.summary), String(r.tags), String(r.context ?? '')],
       importance: Number(r.importance),
       access: Number(r.access_count),
     }),

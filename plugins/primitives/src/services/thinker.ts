@@ -11,6 +11,7 @@ import {
   scoreImportance,
   SHORT_THOUGHT_CHARS,
   trainingValue,
+  type L1Item,
   type Layer,
   type Scope,
   type Stores,
@@ -40,13 +41,16 @@ export interface ThinkResult {
   user_id: string;
 }
 
+/** A previous thought at most this old is indexed as the neighbouring context of a new episode. */
+export const NEIGHBOUR_WINDOW_MS = 30 * 60 * 1000;
+
 /** Default wiki type of an automatic page per layer (routing rule 1). */
 export const LONG_THOUGHT_TYPE: Record<Layer, string> = { agent: 'decision_log', user: 'diary' };
 
 /** A key for an L4 fact made by think or evolve: a slug of the first words. */
 export function baseKey(prefix: string, text: string): string {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return `${prefix}:${slugify(words.slice(0, 6).join(' '), 'note')}`;
+  return `${prefix}:${words.length ? slugify(words.slice(0, 6).join(' ')) : 'note'}`;
 }
 
 /** The first free key for this value: the same value keeps its key, another value never overwrites. */
@@ -92,8 +96,9 @@ export class Thinker {
     const actions: Action[] = [];
 
     const rule: ThinkRule = this.stores.transaction(() => {
-      const l1 = this.stores.l1.push(scope, { text, kind: 'thought' });
-      actions.push({ store: 'l1', id: l1.id });
+      const prev = this.neighbour(scope, now);
+      const context = prev?.text ?? '';
+      let episodeId: string | undefined;
       let chosen: ThinkRule;
       if (forcedType !== null || input.wiki_title) {
         chosen = 'wiki_forced';
@@ -151,9 +156,13 @@ export class Thinker {
           importance,
           tags: ['thought'],
           meta: { origin: 'think' },
+          context,
         });
+        episodeId = ep.id;
         actions.push({ store: 'l3', id: ep.id });
       }
+      const l1 = this.stores.l1.push(scope, { text, kind: 'thought', ...(episodeId ? { ref: episodeId } : {}) });
+      actions.unshift({ store: 'l1', id: l1.id });
       const relation = extractRelation(text);
       if (relation) {
         const node = this.stores.graph.addNode(scope, {
@@ -185,6 +194,14 @@ export class Thinker {
       actions,
       user_id: input.user_id,
     };
+  }
+
+  /** The thought just before this one in the scope, when recent enough to belong to the same exchange. */
+  private neighbour(scope: Scope, now: number): L1Item | null {
+    const [prev] = this.stores.l1.list(scope, 1);
+    if (!prev) return null;
+    const age = now - Date.parse(prev.created);
+    return age >= 0 && age <= NEIGHBOUR_WINDOW_MS ? prev : null;
   }
 
   /** The write has landed; a failing hook handler is logged, never turned into a lost write. */

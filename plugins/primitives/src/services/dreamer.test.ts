@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { Hit } from '@memory-service/stores';
+import { collapseRedundant } from './dreamer.js';
+
+/** collapseRedundant: a hit whose whole text stands inside a better-ranked hit is dropped. */
+const explain = { bm25: 0, importance: 0, recency: 0, access: 0, fused: 0, signals: { bm25_raw: 0, bm25: 0, importance: 0, recency: 0, access: 0 } };
+const hit = (id: string, text: string, source: Hit['source'] = 'l3'): Hit => ({ source, id, score: 1, text, created: '2026-01-01T00:00:00.000Z', explain });
+const ids = (hits: Hit[]) => hits.map((h) => h.id);
+
+describe('collapseRedundant', () => {
+  it('drops a later hit contained in an earlier one', () => {
+    const out = collapseRedundant([hit('ep_1', 'Postgres is related to the event store, we said'), hit('node_1', 'Postgres is related to the event store', 'graph')]);
+    expect(ids(out)).toEqual(['ep_1']);
+  });
+
+  it('keeps a later hit that contains an earlier one (only the better-ranked wins)', () => {
+    const out = collapseRedundant([hit('node_1', 'Postgres is related to the event store', 'graph'), hit('ep_1', 'Postgres is related to the event store, we said')]);
+    expect(ids(out)).toEqual(['node_1', 'ep_1']);
+  });
+
+  it('compares case- and whitespace-insensitively', () => {
+    const out = collapseRedundant([hit('ep_1', 'The  Ferry leaves\nat eight'), hit('ep_2', 'the ferry LEAVES at eight')]);
+    expect(ids(out)).toEqual(['ep_1']);
+  });
+
+  it('keeps distinct hits in their order', () => {
+    const out = collapseRedundant([hit('a', 'alpha'), hit('b', 'beta'), hit('c', 'gamma'), hit('d', 'alphabet')]);
+    expect(ids(out)).toEqual(['a', 'b', 'c', 'd']);
+  });
+
+  it('checks against every kept hit, not only the previous one', () => {
+    const out = collapseRedundant([hit('a', 'the ferry to the island'), hit('b', 'weather report'), hit('c', 'ferry to the island')]);
+    expect(ids(out)).toEqual(['a', 'b']);
+  });
+
+  it('never drops an empty-text hit and handles an empty list', () => {
+    expect(ids(collapseRedundant([hit('a', 'anything'), hit('b', '   ')]))).toEqual(['a', 'b']);
+    expect(collapseRedundant([])).toEqual([]);
+  });
+});

@@ -1,0 +1,178 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { definePlugin } from '@memory-service/kernel';
+import { count, dreamIds, hook, snapshot, start, toolError, type TestServer } from './helpers.js';
+
+/** memory_hook: the seven lifecycle events, their errors, and another plugin's session_inject block. */
+let s: TestServer;
+afterEach(async () => {
+  await s?.close();
+});
+
+describe('session_started and session_ended', () => {
+  it('session_started returns an inject and a session id', async () => {
+    s = await start();
+    await s.call('think', { text: 'Remember: my name is Alice', layer: 'user' });
+    const r = await hook(s, 'session_started', { text: 'Alice' });
+    expect(r.session_id).toMatch(/^sess_/);
+    expect(r.inject).toContain('Remember: my name is Alice');
+    expect(r.blocks.map((b: { source: string }) => b.source)).toEqual(expect.arrayContaining(['retrieval', 'l4', 'l1']));
+    expect((await hook(s, 'session_started')).session_id).toBe(r.session_id);
+  });
+
+  it('session_started answers on an empty store', async () => {
+    s = await start();
+    const r = await hook(s, 'session_started', {}, { layer: 'agent' });
+    expect(r.session_id).toMatch(/^sess_/);
+    expect(r.inject).toBe('');
+    expect(r.truncated).toBe(false);
+  });
+
+  it('session_started respects payload.budget', async () => {
+    s = await start();
+    for (let i = 0; i < 8; i++) await s.call('think', { text: `Remember: pier ${i} is important for the ferry crossing`, layer: 'user' });
+    const r = await hook(s, 'session_started', { text: 'ferry', budget: 60 });
+    expect(r.estimated_tokens).toBeLessThanOrEqual(60);
+    expect(r.truncated).toBe(true);
+  });
+
+  it("session_ended's summary is an L3 episode tagged session_summary, recallable by dream", async () => {
+    s = await start();
+    await hook(s, 'session_started');
+    const r = await hook(s, 'session_ended', { summary: 'We migrated the billing service to Postgres.' });
+    expect(r.saved).toBe(true);
+    expect(await dreamIds(s, { query: 'billing Postgres' })).toContain(r.episode_id);
+    const row = s.kernel.storage.db.prepare('SELECT tags FROM episodes WHERE id = ?').get(Number(r.episode_id.split('_')[1])) as { tags: string };
+    expect(JSON.parse(row.tags)).toContain('session_summary');
+  });
+
+  it('session_ended without a summary saves nothing', async () => {
+    s = await start();
+    const before = snapshot(s);
+    expect((await hook(s, 'session_ended', {})).saved).toBe(false);
+    expect(snapshot(s)).toEqual(before);
+  });
+});
+
+describe('new_message and auto_save_candidate', () => {
+  for (const event of ['new_message', 'auto_save_candidate']) {
+    describe(event, () => {
+      it('below 0.5 saves nothing but enters L1', async () => {
+        s = await start();
+        const r = await hook(s, event, { text: 'The build uses make' });
+        expect(r.importance).toBeLessThan(0.5);
+        expect(r.saved).toBe(false);
+        expect(count(s, 'l1_items')).toBe(1);
+        expect(count(s, 'episodes') + count(s, 'graph_nodes') + count(s, 'facts')).toBe(0);
+      });
+
+      it('exactly 0.5 saves to L3 and the graph', async () => {
+        s = await start();
+        const r = await hook(s, event, { text: 'Remember: Bob is my brother' });
+        expect(r.importance).toBe(0.5);
+        expect(r.saved).toBe(true);
+        expect([count(s, 'episodes'), count(s, 'graph_nodes'), count(s, 'facts')]).toEqual([1, 1, 0]);
+      });
+
+      it('at or above 0.5 but below 0.8 saves L3 and a graph node, no L4', async () => {
+        s = await start();
+        const r = await hook(s, event, { text: 'I always deploy on Fridays after the review' });
+        expect(r.importance).toBeGreaterThanOrEqual(0.5);
+        expect(r.importance).toBeLessThan(0.8);
+        expect(r.actions.map((a: { store: string }) => a.store)).toEqual(['l1', 'l3', 'graph']);
+        expect(await dreamIds(s, { query: 'deploy Fridays' })).toContain(r.actions[1].id);
+      });
+
+      it('at or above 0.8 also saves to L4', async () => {
+        s = await start();
+        const r = await hook(s, event, { text: 'My birthday is March 3' });
+        expect(r.importance).toBeGreaterThanOrEqual(0.8);
+        expect(r.actions.map((a: { store: string }) => a.store)).toEqual(['l1', 'l3', 'graph', 'l4']);
+        expect(count(s, 'facts')).toBe(1);
+      });
+    });
+  }
+
+  // BUG: think indexes the previous L1 item as the neighbouring `context` of its episode, so a
+  // message the hook refused to save (below the threshold) is persisted in L3 by the next think.
+  it('a message below the threshold is not made recallable by a later think', async () => {
+    s = await start();
+    expect((await hook(s, 'new_message', { text: 'the wifi code is zebra-crossing-42' })).saved).toBe(false);
+    await s.call('think', { text: 'The build uses make', layer: 'user' });
+    expect(await dreamIds(s, { query: 'zebra crossing wifi' })).toEqual([]);
+  });
+
+  it('hooks.auto_save_threshold moves the threshold', async () => {
+    s = await start({ config: { hooks: { auto_save_threshold: 0.9 } } });
+    const r = await hook(s, 'new_message', { text: 'My birthday is March 3' });
+    expect(r.saved).toBe(false);
+    expect(count(s, 'episodes')).toBe(0);
+  });
+});
+
+describe('advice events', () => {
+  it('post_context_compression returns rehydrate candidates', async () => {
+    s = await start();
+    const t = await s.call('think', { text: 'The ferry to the island leaves from the north pier every morning.', layer: 'user' });
+    const r = await hook(s, 'post_context_compression', { query: 'ferry island' });
+    expect(r.candidates.map((c: { id: string }) => c.id)).toContain(t.actions[1].id);
+    expect((await hook(s, 'post_context_compression', {})).candidates).toEqual([]);
+  });
+
+  it('context_threshold returns the oldest L1 items beyond half the ring as eviction candidates', async () => {
+    s = await start({ config: { l1: { size: 4 } } });
+    for (const text of ['first item', 'second item', 'third item', 'fourth item']) await hook(s, 'new_message', { text });
+    const r = await hook(s, 'context_threshold');
+    expect(r).toMatchObject({ l1_count: 4, capacity: 4 });
+    expect(r.candidates.map((c: { excerpt: string }) => c.excerpt)).toEqual(['first item', 'second item']);
+    expect(typeof r.advice).toBe('string');
+    expect(count(s, 'l1_items')).toBe(4);
+  });
+
+  it('memory_pressure returns the ring size and a compression hint', async () => {
+    s = await start({ config: { l1: { size: 4 } } });
+    expect(await hook(s, 'memory_pressure')).toMatchObject({ l1_count: 0, capacity: 4, hint: 'none' });
+    for (const text of ['a one', 'b two', 'c three', 'd four']) await hook(s, 'new_message', { text });
+    const r = await hook(s, 'memory_pressure');
+    expect(r).toMatchObject({ l1_count: 4, capacity: 4, fill_ratio: 1 });
+    expect(r.hint).toMatch(/^compress/);
+  });
+});
+
+describe('errors', () => {
+  it('an unknown event is a ValueError', async () => {
+    s = await start();
+    const err = await toolError(s.call('memory_hook', { event: 'session_paused', payload: {} }));
+    expect(err.type).toBe('ValueError');
+    expect(err.field).toBe('event');
+  });
+
+  for (const payload of ['text', ['a'], null, 42]) {
+    it(`payload ${JSON.stringify(payload)} is an error naming payload`, async () => {
+      s = await start();
+      const err = await toolError(s.call('memory_hook', { event: 'new_message', payload }));
+      expect(err.field).toBe('payload');
+      expect(count(s, 'l1_items')).toBe(0);
+    });
+  }
+});
+
+describe('session_inject from another plugin', () => {
+  it("adds its block to session_started's inject", async () => {
+    const extra = definePlugin({
+      name: 'test-extra-inject',
+      version: '0.0.1',
+      tier: 'extra',
+      kernel: '^1.0.0',
+      setup(ctx) {
+        ctx.hooks.session_inject.tapPromise('extra', async (blocks, c) => [
+          ...blocks,
+          { source: 'extra', title: 'Standing orders', text: `Greet ${c.user_id} on ${c.layer}`, score: 0.95 },
+        ]);
+      },
+    });
+    s = await start({ plugins: [extra] });
+    const r = await hook(s, 'session_started', {}, { user_id: 'carol' });
+    expect(r.inject).toContain('## Standing orders\nGreet carol on user');
+    expect(r.blocks).toContainEqual({ source: 'extra', title: 'Standing orders', score: 0.95 });
+  });
+});
