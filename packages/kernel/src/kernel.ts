@@ -130,7 +130,6 @@ export class Kernel {
   }
 
   private contextFor(plugin: PluginDefinition, added: string[]): PluginContext {
-    const kernel = this;
     const hooks = pluginHooks(this.hooks, plugin.name);
     return Object.freeze({
       name: plugin.name,
@@ -145,12 +144,12 @@ export class Kernel {
       hooks,
       logger: this.logger,
       tools: {
-        register(tool: ToolDefinition<any, any>) {
-          kernel.addTool(plugin, tool);
+        register: (tool: ToolDefinition<any, any>) => {
+          this.addTool(plugin, tool);
           added.push(tool.name);
         },
       },
-      onEvent(event: LifecycleEvent, handler: (e: EventContext) => unknown) {
+      onEvent: (event: LifecycleEvent, handler: (e: EventContext) => unknown) => {
         if (!isLifecycleEvent(event)) {
           throw new MemoryError('KERNEL_ERR_HOOK_UNKNOWN', `Unknown lifecycle event "${event}"`, {
             plugin: plugin.name,
@@ -165,14 +164,14 @@ export class Kernel {
             answer = await handler(ctx);
           } catch (err) {
             const e = toMemoryError(err, plugin.name);
-            if (e.code === 'KERNEL_ERR_TOOL_FAILED') kernel.logger.error(`${plugin.name} failed on ${event}: ${e.message}`);
+            if (e.code === 'KERNEL_ERR_TOOL_FAILED') this.logger.error(`${plugin.name} failed on ${event}: ${e.message}`);
             answer = { error: e.toJSON() };
           }
           return { ...results, [plugin.name]: answer };
         });
       },
-      track: <T>(work: Promise<T>) => kernel.track(work),
-      resolvePath: (...segments: string[]) => safeJoin(kernel.dataDir, ...segments),
+      track: <T>(work: Promise<T>) => this.track(work),
+      resolvePath: (...segments: string[]) => safeJoin(this.dataDir, ...segments),
     });
   }
 

@@ -84,7 +84,7 @@ export function validationError(error: z.ZodError): MemoryError {
 
 /** Validate arguments against a tool's input schema; nothing runs on bad input. */
 export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknown>, args: unknown): z.infer<I> {
-  const res = tool.input.safeParse(args ?? {});
+  const res = tool.input.safeParse(args ?? {}, { reportInput: true });
   if (!res.success) throw validationError(res.error);
   return res.data;
 }

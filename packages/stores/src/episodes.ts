@@ -92,6 +92,21 @@ export class EpisodeStore {
     return this.ctx.tx(() => this.insert(scope, null, summary, input, tags, meta, this.ctx.iso()));
   }
 
+  /**
+   * Clear the neighbouring context of the scope's episodes whose context contains the pattern,
+   * so forgotten text does not live on as another memory's context. Returns how many were cleared.
+   */
+  scrubContext(scope: Scope, pattern: string): number {
+    checkScope(scope);
+    checkText(pattern, 'pattern', 10_000);
+    return this.ctx.tx(
+      () =>
+        this.ctx
+          .stmt(`UPDATE episodes SET context = '' WHERE layer = ? AND user_id = ? AND context LIKE ? ESCAPE '\\'`)
+          .run(scope.layer, scope.user_id, likePattern(pattern)).changes,
+    );
+  }
+
   /** Re-insert an archived episode, keeping its id when that id is free (Shadow Bin restore). */
   restore(scope: Scope, ep: Episode): Episode {
     checkScope(scope);

@@ -71,7 +71,7 @@ it('an empty instruction is a tool error naming instruction', async () => {
   expect(shifts).toEqual([]);
 });
 
-// BUG: evolve trims the instruction but never checks it is non-empty: '   ' stores an empty
+// Regression guard, fixed: evolve trims the instruction but never checks it is non-empty: '   ' stores an empty
 // agent fact (key personality:note, importance 1.0) and a personality_shift event.
 it('a whitespace-only instruction is a tool error naming instruction and writes nothing', async () => {
   const before = snapshot(s);

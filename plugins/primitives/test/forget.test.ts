@@ -40,7 +40,7 @@ describe('scope exact', () => {
     // FACT and CARRIER each make a relation node, and both carry the value.
     expect(count(s, 'graph_nodes')).toBe(2);
     const r = await s.call('forget', { key, layer: 'user' });
-    expect(r).toEqual({ scope: 'exact', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 4, purged_shadow: 0 });
+    expect(r).toEqual({ scope: 'exact', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 4, purged_shadow: 0 , scrubbed_context: 0 });
     expect(count(s, 'facts')).toBe(0);
     expect(count(s, 'graph_nodes')).toBe(0);
     expect(await dreamIds(s, { query: 'birthday March' })).toEqual([]);
@@ -49,7 +49,7 @@ describe('scope exact', () => {
     expect(shadowRows().find((r) => r.origin_store === 'l4')!.origin_id).toBe(key);
   });
 
-  // BUG: the relation node think made from the same thought ("my name is Alice") is a rewording of the
+  // Regression guard, fixed: the relation node think made from the same thought ("my name is Alice") is a rewording of the
   // value, so carriesValue() misses it and the forgotten fact stays recallable through the graph.
   it('leaves nothing of the forgotten fact recallable', async () => {
     s = await start();
@@ -122,7 +122,7 @@ describe('scope fuzzy', () => {
   });
 });
 
-// BUG: think now indexes the previous thought as the `context` of the next episode, and forget
+// Regression guard, fixed: think now indexes the previous thought as the `context` of the next episode, and forget
 // never scrubs that column, so the forgotten text stays stored and recallable through a neighbour.
 describe('the neighbouring context of another episode', () => {
   it('does not keep a value forgotten with scope exact recallable', async () => {

@@ -92,7 +92,7 @@ describe('new_message and auto_save_candidate', () => {
     });
   }
 
-  // BUG: think indexes the previous L1 item as the neighbouring `context` of its episode, so a
+  // Regression guard, fixed: think indexes the previous L1 item as the neighbouring `context` of its episode, so a
   // message the hook refused to save (below the threshold) is persisted in L3 by the next think.
   it('a message below the threshold is not made recallable by a later think', async () => {
     s = await start();

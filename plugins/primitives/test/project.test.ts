@@ -36,7 +36,7 @@ describe('init', () => {
     expect(r.status).toBe('created');
     expect(r.identity).toMatchObject({ name: 'Apollo', status: 'active' });
     const page = s.kernel.storage.db.prepare('SELECT title, wiki_type, path FROM wiki_pages').get() as { title: string; wiki_type: string; path: string };
-    expect(page).toMatchObject({ title: 'Apollo', wiki_type: 'project_spec', path: r.wiki_ref.path });
+    expect(page).toMatchObject({ title: 'Project: Apollo', wiki_type: 'project_spec', path: r.wiki_ref.path });
     expect(fs.readFileSync(path.join(s.dataDir, page.path), 'utf8')).toContain('A rocket telemetry dashboard.');
     expect(s.kernel.storage.db.prepare('SELECT name FROM projects').all()).toEqual([{ name: 'Apollo' }]);
   });
@@ -151,7 +151,7 @@ describe('archive', () => {
 });
 
 describe('the spec page and other wiki pages', () => {
-  // BUG: init saves the spec page under the project name in the caller's wiki space, so an existing
+  // Regression guard, fixed: init saves the spec page under the project name in the caller's wiki space, so an existing
   // page with that title (a diary note here) is overwritten and retyped: its content is lost.
   it('init does not overwrite an existing page that has the project name as title', async () => {
     await s.call('think', { text: 'Launch notes for the moon mission', wiki_title: 'Apollo', layer: 'user' });
@@ -160,7 +160,7 @@ describe('the spec page and other wiki pages', () => {
     expect(contents).toContain('Launch notes for the moon mission');
   });
 
-  // BUG: projects are global, but archive looks the spec page up in the caller's layer only: a
+  // Regression guard, fixed: projects are global, but archive looks the spec page up in the caller's layer only: a
   // project created with layer agent and archived with the default layer keeps its page.
   it('archive removes the spec page whatever layer the project was created on', async () => {
     await project({ action: 'init', name: 'Zeus', layer: 'agent' });

@@ -17,6 +17,8 @@ export interface ForgetResult {
   deleted_graph: number;
   archived: number;
   purged_shadow: number;
+  /** Episodes whose neighbouring context held the forgotten text and was cleared. */
+  scrubbed_context: number;
 }
 
 /**
@@ -56,7 +58,7 @@ export class Forgetter {
   }
 
   private exact(scope: Scope, key: string, shadow: boolean): ForgetResult {
-    const out: ForgetResult = { scope: 'exact', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0 };
+    const out: ForgetResult = { scope: 'exact', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0, scrubbed_context: 0 };
     const fact = this.stores.facts.get(scope, key);
     if (!fact) return out;
     // Older archived copies of the fact go; the copy taken now stays restorable when shadow_bin is on.
@@ -76,7 +78,12 @@ export class Forgetter {
       this.stores.episodes.delete(scope, ep.id);
       out.deleted_l3++;
     }
-    for (const node of this.stores.graph.findMatching(scope, fact.value).filter((n) => carriesValue(n.content, fact.value))) {
+    const derived = Array.isArray(fact.metadata.derived_nodes) ? fact.metadata.derived_nodes.filter((id): id is string => typeof id === 'string') : [];
+    const nodes = [
+      ...derived.map((id) => this.stores.graph.getNode(scope, id)).filter((n): n is GraphNode => n !== null),
+      ...this.stores.graph.findMatching(scope, fact.value).filter((n) => carriesValue(n.content, fact.value) && !derived.includes(n.node_id)),
+    ];
+    for (const node of nodes) {
       out.purged_shadow += this.stores.shadowBin.purgeFor(scope, 'graph', node.node_id);
       if (shadow) {
         this.archive(scope, 'graph', node.node_id, node, `forget exact ${key}`);
@@ -85,11 +92,12 @@ export class Forgetter {
       this.stores.graph.deleteNode(scope, node.node_id);
       out.deleted_graph++;
     }
+    out.scrubbed_context = this.stores.episodes.scrubContext(scope, fact.value);
     return out;
   }
 
   private fuzzy(scope: Scope, pattern: string, shadow: boolean): ForgetResult {
-    const out: ForgetResult = { scope: 'fuzzy', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0 };
+    const out: ForgetResult = { scope: 'fuzzy', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0, scrubbed_context: 0 };
     const reason = `forget fuzzy "${pattern}"`;
     for (const f of this.stores.facts.deleteMatching(scope, pattern)) {
       if (shadow) this.archive(scope, 'l4', f.key, f, reason);
@@ -104,6 +112,7 @@ export class Forgetter {
       out.deleted_graph++;
     }
     if (shadow) out.archived = out.deleted_l4 + out.deleted_l3 + out.deleted_graph;
+    out.scrubbed_context = this.stores.episodes.scrubContext(scope, pattern);
     return out;
   }
 
@@ -117,6 +126,7 @@ export class Forgetter {
       deleted_graph: this.stores.graph.deleteSince(scope, since),
       archived: 0,
       purged_shadow: 0,
+      scrubbed_context: 0,
     };
   }
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { invalid, MemoryError, type Clock, type Hooks, type Logger } from '@memory-service/kernel';
-import { scanCodeSymbols, type Fact, type Scope, type Stores } from '@memory-service/stores';
+import { scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 
 export const PROJECT_ACTIONS = ['init', 'update', 'mapping', 'decision', 'recall', 'audit', 'archive'] as const;
@@ -23,6 +23,9 @@ export const AUDIT_DIMENSIONS: Readonly<Record<string, string[]>> = Object.freez
   Security: ['security', 'auth', 'authentication', 'secret', 'permission', 'encryption', 'vulnerability', 'token'],
   Testing: ['test', 'testing', 'coverage', 'ci', 'benchmark', 'regression', 'fixture'],
 });
+
+/** The title of a project's spec page. */
+export const specTitle = (name: string) => `Project: ${name}`;
 
 /** Bounds of the code-map scan of `update`. */
 export const CODE_MAP_LIMITS = { maxFiles: 500, maxBytes: 2_000_000 } as const;
@@ -69,6 +72,32 @@ export class ProjectService {
     }
   }
 
+  /**
+   * The project's spec page: projects are global, so it is looked up in the caller's layer first,
+   * then in the other layer of the same user.
+   */
+  private findSpec(scope: Scope, name: string): { scope: Scope; page: WikiPage } | null {
+    for (const layer of [scope.layer, scope.layer === 'user' ? 'agent' : 'user'] as const) {
+      const at = { layer, user_id: scope.user_id };
+      const page = this.stores.wiki.getByTitle(at, specTitle(name));
+      if (page && page.wiki_type === 'project_spec') return { scope: at, page };
+    }
+    return null;
+  }
+
+  /** Save the spec page where it already is, never over a page of another type. */
+  private saveSpec(scope: Scope, name: string, content: string): WikiPage {
+    const found = this.findSpec(scope, name);
+    const at = found?.scope ?? scope;
+    const clash = found ? null : this.stores.wiki.getByTitle(scope, specTitle(name));
+    if (clash) {
+      throw new MemoryError('KERNEL_ERR_CONFLICT', `A ${clash.wiki_type} page titled "${clash.title}" already exists; the project's spec page would replace it`, {
+        field: 'name',
+      });
+    }
+    return this.stores.wiki.save(at, { title: specTitle(name), content, wiki_type: 'project_spec', tags: ['project'] });
+  }
+
   private specContent(name: string, description: string, status: string, dir: string | null): string {
     return [`# ${name}`, '', `Status: ${status}`, dir ? `Path: ${dir}` : '', '', description || '(no description yet)'].filter((l, i) => l !== '' || i !== 3).join('\n');
   }
@@ -84,12 +113,7 @@ export class ProjectService {
     const dir = this.checkDir(input.path);
     return this.stores.transaction(() => {
       const project = this.stores.projects.init(name, { path: dir, description: input.details ?? '', status: input.status ?? 'active' });
-      const page = this.stores.wiki.save(scope, {
-        title: name,
-        content: this.specContent(name, project.description, project.status, project.path),
-        wiki_type: 'project_spec',
-        tags: ['project'],
-      });
+      const page = this.saveSpec(scope, name, this.specContent(name, project.description, project.status, project.path));
       return { status: project.existed ? 'exists' : 'created', project: name, identity: project, wiki_ref: { title: page.title, path: page.path } };
     });
   }
@@ -103,12 +127,7 @@ export class ProjectService {
       const description = input.details ? [before.description, input.details].filter(Boolean).join('\n\n') : before.description;
       const project = this.stores.projects.update(name, { status: input.status, path: dir ?? undefined, description });
       if (scan) this.stores.projects.replaceSymbols(name, scan.symbols);
-      const page = this.stores.wiki.save(scope, {
-        title: name,
-        content: this.specContent(name, project.description, project.status, project.path),
-        wiki_type: 'project_spec',
-        tags: ['project'],
-      });
+      const page = this.saveSpec(scope, name, this.specContent(name, project.description, project.status, project.path));
       return {
         status: 'updated',
         project: name,
@@ -143,7 +162,7 @@ export class ProjectService {
 
   private recall(scope: Scope, name: string) {
     const project = this.stores.projects.get(name)!;
-    const page = this.stores.wiki.getByTitle(scope, name);
+    const page = this.findSpec(scope, name)?.page;
     return {
       status: project.status,
       project: name,
@@ -193,11 +212,12 @@ export class ProjectService {
 
   private archive(scope: Scope, name: string) {
     return this.stores.transaction(() => {
-      const page = this.stores.wiki.getByTitle(scope, name);
+      const found = this.findSpec(scope, name);
+      const page = found?.page;
       let shadow: string | null = null;
-      if (page) {
-        shadow = this.stores.shadowBin.archive(scope, { origin_store: 'wiki', origin_id: page.title, content: page, reason: `project archive ${name}` }).id;
-        this.stores.wiki.delete(scope, page.title);
+      if (found) {
+        shadow = this.stores.shadowBin.archive(found.scope, { origin_store: 'wiki', origin_id: found.page.title, content: found.page, reason: `project archive ${name}` }).id;
+        this.stores.wiki.delete(found.scope, found.page.title);
       }
       const project = this.stores.projects.archive(name);
       return { status: 'archived', project: name, identity: project, shadow_bin_id: shadow, wiki_ref: page ? { title: page.title, path: page.path, removed: true } : null };

@@ -98,12 +98,23 @@ export class Thinker {
     const rule: ThinkRule = this.stores.transaction(() => {
       const prev = this.neighbour(scope, now);
       const context = prev?.text ?? '';
+      // Rule 5 runs first so a fact made by this thought can name its node (forget exact removes both).
+      const relation = extractRelation(text);
+      const node = relation
+        ? this.stores.graph.addNode(scope, {
+            content: `${relation.subject} ${relation.relation.replace(/_/g, ' ')} ${relation.object}`,
+            node_type: 'relation',
+            tags: ['thought', `relation:${relation.relation}`],
+            confidence: Math.max(0.3, importance),
+          })
+        : null;
+      const derived = node ? { derived_nodes: [node.node_id] } : {};
       let episodeId: string | undefined;
       let chosen: ThinkRule;
       if (forcedType !== null || input.wiki_title) {
         chosen = 'wiki_forced';
         const page = this.stores.wiki.save(scope, {
-          title: input.wiki_title?.trim() || `Thought_${compactTs(now)}`,
+          title: input.wiki_title?.trim() || this.autoTitle(scope, now),
           content: text,
           wiki_type: forcedType ?? LONG_THOUGHT_TYPE[resolved],
           tags: ['thought'],
@@ -112,7 +123,7 @@ export class Thinker {
       } else if (length > LONG_THOUGHT_CHARS) {
         chosen = 'long_to_wiki';
         const page = this.stores.wiki.save(scope, {
-          title: `Thought_${compactTs(now)}`,
+          title: this.autoTitle(scope, now),
           content: text,
           wiki_type: LONG_THOUGHT_TYPE[resolved],
           tags: ['thought', 'long_thought'],
@@ -125,7 +136,7 @@ export class Thinker {
             value: link,
             importance,
             source: 'user_explicit',
-            metadata: { wiki_path: page.path, origin: 'think' },
+            metadata: { wiki_path: page.path, origin: 'think', ...derived },
           });
           actions.push({ store: 'l4', id: fact.entry_id, key: fact.key, kind: 'wiki_link' });
         } else {
@@ -145,7 +156,7 @@ export class Thinker {
           value: text,
           importance,
           source: 'user_explicit',
-          metadata: { origin: 'think' },
+          metadata: { origin: 'think', ...derived },
         });
         actions.push({ store: 'l4', id: fact.entry_id, key: fact.key });
       } else {
@@ -163,16 +174,7 @@ export class Thinker {
       }
       const l1 = this.stores.l1.push(scope, { text, kind: 'thought', ...(episodeId ? { ref: episodeId } : {}) });
       actions.unshift({ store: 'l1', id: l1.id });
-      const relation = extractRelation(text);
-      if (relation) {
-        const node = this.stores.graph.addNode(scope, {
-          content: `${relation.subject} ${relation.relation.replace(/_/g, ' ')} ${relation.object}`,
-          node_type: 'relation',
-          tags: ['thought', `relation:${relation.relation}`],
-          confidence: Math.max(0.3, importance),
-        });
-        actions.push({ store: 'graph', id: node.node_id, kind: 'relation' });
-      }
+      if (node) actions.push({ store: 'graph', id: node.node_id, kind: 'relation' });
       if (isSignificant(importance, emotional)) {
         const ev = this.stores.timeline.add(scope, {
           type: 'thought',
@@ -196,10 +198,19 @@ export class Thinker {
     };
   }
 
+  /** `Thought_<ts>`, with -2, -3… when a page of that title exists: an automatic page never replaces another. */
+  private autoTitle(scope: Scope, now: number): string {
+    const base = `Thought_${compactTs(now)}`;
+    for (let n = 1; ; n++) {
+      const title = n === 1 ? base : `${base}-${n}`;
+      if (!this.stores.wiki.getByTitle(scope, title)) return title;
+    }
+  }
+
   /** The thought just before this one in the scope, when recent enough to belong to the same exchange. */
   private neighbour(scope: Scope, now: number): L1Item | null {
     const [prev] = this.stores.l1.list(scope, 1);
-    if (!prev) return null;
+    if (!prev || prev.kind !== 'thought') return null;
     const age = now - Date.parse(prev.created);
     return age >= 0 && age <= NEIGHBOUR_WINDOW_MS ? prev : null;
   }

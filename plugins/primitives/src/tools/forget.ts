@@ -27,6 +27,7 @@ export function forgetTool(forgetter: Forgetter) {
       deleted_graph: z.number(),
       archived: z.number(),
       purged_shadow: z.number(),
+      scrubbed_context: z.number(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: (args) => forgetter.forget(args),
