@@ -23,5 +23,6 @@ export function useStores(ctx: PluginContext): Stores {
     },
   });
   ctx.container.register({ stores: asValue(stores) });
+  ctx.hooks.close.tapPromise(STORES_OWNER, async () => stores.flush());
   return stores;
 }

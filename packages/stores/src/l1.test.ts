@@ -15,11 +15,21 @@ describe('L1Ring', () => {
     const items = env.stores.l1.list(U);
     expect(items.map((i) => i.text)).toEqual(['item 3', 'item 4', 'item 5', 'item 6', 'item 7']);
     expect(env.stores.l1.list(U, 2).map((i) => i.text)).toEqual(['item 6', 'item 7']);
+    env.stores.flush();
     const file = env.stores.l1.fileFor(U);
     expect(file).toBe(path.join(env.dir, 'l1', 'user', 'default.json'));
     const body = JSON.parse(fs.readFileSync(file, 'utf8'));
     expect(body.items.map((i: { text: string }) => i.text)).toEqual(items.map((i) => i.text));
     expect(fs.readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('writes the file once the current burst of work is done, not on every push', async () => {
+    const file = env.stores.l1.fileFor(U);
+    env.stores.l1.push(U, { text: 'first' });
+    env.stores.l1.push(U, { text: 'second' });
+    expect(fs.existsSync(file)).toBe(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).items.map((i: { text: string }) => i.text)).toEqual(['first', 'second']);
   });
 
   it('isolates layers and users, with one file per scope', () => {
@@ -39,12 +49,14 @@ describe('L1Ring', () => {
     expect(env.stores.l1.list(U).map((i) => i.text)).toEqual(['t2', 't3']);
     expect(env.stores.l1.clear(U)).toBe(2);
     expect(env.stores.l1.list(U)).toEqual([]);
+    env.stores.flush();
     expect(JSON.parse(fs.readFileSync(env.stores.l1.fileFor(U), 'utf8')).items).toEqual([]);
   });
 
   it('keeps user ids with path characters inside the data dir', () => {
     const scope = { layer: 'user' as const, user_id: '../../etc/passwd' };
     env.stores.l1.push(scope, { text: 'x' });
+    env.stores.flush();
     const file = env.stores.l1.fileFor(scope);
     expect(file.startsWith(path.join(env.dir, 'l1', 'user') + path.sep)).toBe(true);
     expect(fs.existsSync(file)).toBe(true);
@@ -53,6 +65,7 @@ describe('L1Ring', () => {
   it('validates files and purges invalid ones, rewriting them from the table', () => {
     env.stores.l1.push(U, { text: 'a' });
     env.stores.l1.push(A, { text: 'b' });
+    env.stores.flush();
     expect(env.stores.l1.validate().every((c) => c.valid)).toBe(true);
     fs.writeFileSync(env.stores.l1.fileFor(U), '{not json');
     const checks = env.stores.l1.validate();
@@ -75,6 +88,9 @@ describe('L1Ring', () => {
       }
       const texts = env2.stores.l1.list(U).map((i) => i.text);
       expect(texts).toHaveLength(40);
+      // Each process flushes its file from the canonical table: whichever writes last holds every push.
+      other.stores.flush();
+      env2.stores.flush();
       const file = JSON.parse(fs.readFileSync(env2.stores.l1.fileFor(U), 'utf8'));
       expect(file.items.map((i: { text: string }) => i.text)).toEqual(texts);
       expect(other.stores.l1.list(U).map((i) => i.text)).toEqual(texts);

@@ -48,12 +48,34 @@ function toItem(r: Row): L1Item {
 
 /**
  * The L1 buffer: a short ring of recent items per scope. The canonical ring is the `l1_items`
- * table; every change rewrites `<data_dir>/l1/<layer>/<user>.json` from the table inside the same
- * IMMEDIATE transaction, so two processes sharing a data dir serialize and the file never loses
- * a concurrent push. Files are written atomically (temp file + rename).
+ * table. A change marks the scope's file `<data_dir>/l1/<layer>/<user>.json` dirty; the file is
+ * rewritten from the table once the current burst of work is done (on the next turn of the event
+ * loop, after the caller has its answer) and on close, inside an IMMEDIATE transaction, so two
+ * processes sharing a data dir serialize and the last file written always holds every committed
+ * push. Files are written atomically (temp file + rename).
  */
 export class L1Ring {
+  private readonly dirty = new Map<string, Scope>();
+  private scheduled: NodeJS.Immediate | null = null;
+
   constructor(private readonly ctx: StoreContext) {}
+
+  /** Rewrite the files of every scope changed since the last flush. */
+  flush(): void {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    this.scheduled = null;
+    if (this.dirty.size === 0 || !this.ctx.db.open) return;
+    const scopes = [...this.dirty.values()];
+    this.dirty.clear();
+    this.ctx.tx(() => {
+      for (const s of scopes) this.writeFile(s);
+    });
+  }
+
+  private markDirty(scope: Scope): void {
+    this.dirty.set(`${scope.layer}\u0000${scope.user_id}`, { layer: scope.layer, user_id: scope.user_id });
+    if (!this.scheduled) this.scheduled = setImmediate(() => this.flush());
+  }
 
   get size(): number {
     return this.ctx.config.l1Size;
@@ -68,14 +90,14 @@ export class L1Ring {
   push(scope: Scope, input: L1PushInput): L1Item {
     checkScope(scope);
     const text = checkText(input.text, 'text', this.ctx.config.maxTextChars);
+    const created = this.ctx.iso();
     return this.ctx.tx(() => {
       const info = this.ctx
         .stmt('INSERT INTO l1_items (layer, user_id, text, kind, ref, created) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(scope.layer, scope.user_id, text, input.kind ?? null, input.ref ?? null, this.ctx.iso());
+        .run(scope.layer, scope.user_id, text, input.kind ?? null, input.ref ?? null, created);
       this.trim(scope);
-      this.writeFile(scope);
-      const row = this.ctx.stmt('SELECT * FROM l1_items WHERE id = ?').get(info.lastInsertRowid) as Row;
-      return toItem(row);
+      this.markDirty(scope);
+      return { id: makeId('l1', Number(info.lastInsertRowid)), text, kind: input.kind ?? null, ref: input.ref ?? null, created };
     });
   }
 
@@ -102,7 +124,7 @@ export class L1Ring {
     checkScope(scope);
     return this.ctx.tx(() => {
       const n = this.ctx.stmt('DELETE FROM l1_items WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
-      this.writeFile(scope);
+      this.markDirty(scope);
       return n;
     });
   }
@@ -117,14 +139,15 @@ export class L1Ring {
         .all(scope.layer, scope.user_id, count) as Row[];
       const del = this.ctx.stmt('DELETE FROM l1_items WHERE id = ?');
       for (const r of rows) del.run(r.id);
-      this.writeFile(scope);
+      this.markDirty(scope);
       return rows.map(toItem);
     });
   }
 
-  /** Rewrite one scope's file from the table. */
+  /** Rewrite one scope's file from the table now. */
   sync(scope: Scope): void {
     checkScope(scope);
+    this.dirty.delete(`${scope.layer}\u0000${scope.user_id}`);
     this.ctx.tx(() => this.writeFile(scope));
   }
 

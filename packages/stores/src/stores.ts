@@ -68,6 +68,11 @@ export class Stores {
     this.retrieval = new Retrieval(this.ctx, { episodes: this.episodes, facts: this.facts, graph: this.graph });
   }
 
+  /** Write what is still pending to disk (the L1 files); call before closing the database. */
+  flush(): void {
+    this.l1.flush();
+  }
+
   /** Run fn in one BEGIN IMMEDIATE transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T {
     return this.ctx.tx(fn);

@@ -56,6 +56,8 @@ export function snapshot(s: TestServer): Record<Table, number> {
 
 /** The persisted L1 ring file of a scope. */
 export function l1File(s: TestServer, layer: 'user' | 'agent', user = 'default'): { items: { id: string; text: string }[] } {
+  // The ring file is written once a burst of work is done; flush it before reading.
+  s.kernel.container.resolve<{ flush(): void }>('stores').flush();
   return JSON.parse(fs.readFileSync(path.join(s.dataDir, 'l1', layer, `${user}.json`), 'utf8'));
 }
 
