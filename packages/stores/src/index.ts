@@ -4,9 +4,9 @@ export { slugify, safeJoin, idSegment, isInside, writeFileAtomic } from './paths
 export { storesMigrations } from './migrations/index.js';
 export { FTS_TABLES } from './migrations/fts.js';
 export { StoreContext } from './context.js';
-export { Stores } from './stores.js';
+export { Stores, DEFERRED_WRITE_MS } from './stores.js';
 export { AuditLog, type AuditEntry, type ImportanceChange } from './audit.js';
-export { L1Ring, type L1Item, type L1PushInput, type L1File, type L1FileCheck } from './l1.js';
+export { L1Ring, L1_FLUSH_MS, type L1Item, type L1PushInput, type L1File, type L1FileCheck } from './l1.js';
 export { SessionStore, type Session, type SessionEndInput, type SessionQualityDetail } from './sessions.js';
 export { ScratchpadStore, type ScratchpadEntry } from './scratchpad.js';
 export { EpisodeStore, type Episode, type EpisodeInput, type EpisodeListOptions } from './episodes.js';

@@ -49,20 +49,23 @@ function toItem(r: Row): L1Item {
 /**
  * The L1 buffer: a short ring of recent items per scope. The canonical ring is the `l1_items`
  * table. A change marks the scope's file `<data_dir>/l1/<layer>/<user>.json` dirty; the file is
- * rewritten from the table once the current burst of work is done (on the next turn of the event
- * loop, after the caller has its answer) and on close, inside an IMMEDIATE transaction, so two
+ * rewritten from the table at most L1_FLUSH_MS later (one rewrite for a burst of pushes) and on
+ * close, inside an IMMEDIATE transaction, so two
  * processes sharing a data dir serialize and the last file written always holds every committed
  * push. Files are written atomically (temp file + rename).
  */
+/** Longest time the ring file lags behind the table. */
+export const L1_FLUSH_MS = 50;
+
 export class L1Ring {
   private readonly dirty = new Map<string, Scope>();
-  private scheduled: NodeJS.Immediate | null = null;
+  private scheduled: NodeJS.Timeout | null = null;
 
   constructor(private readonly ctx: StoreContext) {}
 
   /** Rewrite the files of every scope changed since the last flush. */
   flush(): void {
-    if (this.scheduled) clearImmediate(this.scheduled);
+    if (this.scheduled) clearTimeout(this.scheduled);
     this.scheduled = null;
     if (this.dirty.size === 0 || !this.ctx.db.open) return;
     const scopes = [...this.dirty.values()];
@@ -74,7 +77,11 @@ export class L1Ring {
 
   private markDirty(scope: Scope): void {
     this.dirty.set(`${scope.layer}\u0000${scope.user_id}`, { layer: scope.layer, user_id: scope.user_id });
-    if (!this.scheduled) this.scheduled = setImmediate(() => this.flush());
+    if (!this.scheduled) {
+      this.scheduled = setTimeout(() => this.flush(), L1_FLUSH_MS);
+      // A pending flush never keeps the process alive; close() flushes what is left.
+      this.scheduled.unref();
+    }
   }
 
   get size(): number {

@@ -15,6 +15,9 @@ import { DEFAULT_STORES_CONFIG, type StoresConfig, type StoresOptions } from './
 import { WikiStore } from './wiki.js';
 import { validationError } from './errors.js';
 
+/** Longest delay of deferred bookkeeping writes. */
+export const DEFERRED_WRITE_MS = 50;
+
 function resolveConfig(over: Partial<StoresConfig> = {}): StoresConfig {
   const cfg: StoresConfig = { ...DEFAULT_STORES_CONFIG, ...over };
   for (const [k, v] of Object.entries(cfg)) {
@@ -68,8 +71,35 @@ export class Stores {
     this.retrieval = new Retrieval(this.ctx, { episodes: this.episodes, facts: this.facts, graph: this.graph });
   }
 
-  /** Write what is still pending to disk (the L1 files); call before closing the database. */
+  private readonly deferred: (() => void)[] = [];
+  private deferTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * Queue bookkeeping writes that need not hold up a read (access counts, recall telemetry): they
+   * run together in one transaction at most DEFERRED_WRITE_MS later, or at flush().
+   */
+  defer(write: () => void): void {
+    this.deferred.push(write);
+    if (!this.deferTimer) {
+      this.deferTimer = setTimeout(() => this.flushDeferred(), DEFERRED_WRITE_MS);
+      // A pending batch never keeps the process alive; close() flushes what is left.
+      this.deferTimer.unref();
+    }
+  }
+
+  private flushDeferred(): void {
+    if (this.deferTimer) clearTimeout(this.deferTimer);
+    this.deferTimer = null;
+    if (this.deferred.length === 0 || !this.ctx.db.open) return;
+    const batch = this.deferred.splice(0);
+    this.ctx.tx(() => {
+      for (const write of batch) write();
+    });
+  }
+
+  /** Write what is still pending (deferred bookkeeping, the L1 files); call before closing the database. */
   flush(): void {
+    this.flushDeferred();
     this.l1.flush();
   }
 

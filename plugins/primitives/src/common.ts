@@ -26,7 +26,9 @@ export const hitSchema = z.object({
   excerpt: z.string(),
   title: z.string().optional(),
   created: z.string(),
-  explain: z.record(z.string(), z.unknown()),
+  explain: z
+    .object({ bm25: z.number(), importance: z.number(), recency: z.number(), access: z.number() })
+    .describe('Weighted parts of the score: bm25 + importance + recency + access = score'),
 });
 
 /** A compact single-line excerpt. */

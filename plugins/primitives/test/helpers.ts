@@ -35,10 +35,16 @@ export async function toolError(p: Promise<unknown>): Promise<ToolCallError['err
   return (err as ToolCallError).error;
 }
 
+/** Write what the stores batch (L1 files, access counts, recall telemetry) before reading the disk. */
+export function flushStores(s: TestServer): void {
+  s.kernel.container.resolve<{ flush(): void }>('stores').flush();
+}
+
 export type Table = 'facts' | 'episodes' | 'graph_nodes' | 'wiki_pages' | 'timeline_events' | 'recall_events' | 'shadow_bin' | 'l1_items';
 
 /** Row count of a stores table, optionally for one scope. */
 export function count(s: TestServer, table: Table, scope?: { layer: string; user_id?: string }): number {
+  flushStores(s);
   const db = s.kernel.storage.db;
   if (!scope) return (db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
   return (
@@ -56,8 +62,7 @@ export function snapshot(s: TestServer): Record<Table, number> {
 
 /** The persisted L1 ring file of a scope. */
 export function l1File(s: TestServer, layer: 'user' | 'agent', user = 'default'): { items: { id: string; text: string }[] } {
-  // The ring file is written once a burst of work is done; flush it before reading.
-  s.kernel.container.resolve<{ flush(): void }>('stores').flush();
+  flushStores(s);
   return JSON.parse(fs.readFileSync(path.join(s.dataDir, 'l1', layer, `${user}.json`), 'utf8'));
 }
 

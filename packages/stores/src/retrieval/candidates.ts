@@ -15,7 +15,7 @@ import { ftsAnd, ftsOr } from './query.js';
  *    to the scope. Only when other scopes crowd the scope's rows out of the top does a joined,
  *    scope-filtered query run, and it is bounded by the same budget.
  */
-export const POSTINGS_BUDGET = 3000;
+export const POSTINGS_BUDGET = 300;
 
 export interface CandidateSource {
   fts: string;

@@ -6,7 +6,7 @@ import type { GraphStore } from '../graph.js';
 import type { Scope } from '../types.js';
 import { checkScope } from '../util.js';
 import { checkWikiType } from '../wiki-types.js';
-import { corpusStats, docFreq } from './corpus.js';
+import { corpusStats, docFreq, type CorpusStats } from './corpus.js';
 import { DF_CAP, candidateIds, type CandidateSource, type CountedTerm, type SourceTerm } from './candidates.js';
 import { queryTerms } from './query.js';
 import { bm25Score, idf, stemTokens, type QueryTerm } from './score.js';
@@ -175,6 +175,9 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   },
 };
 
+/** Tie-break order of the sources. */
+const SOURCE_ORDER: Record<RetrievalSource, number> = Object.fromEntries(RETRIEVAL_SOURCES.map((s, i) => [s, i])) as Record<RetrievalSource, number>;
+
 function round6(v: number): number {
   return Math.round(v * 1e6) / 1e6;
 }
@@ -216,8 +219,16 @@ export class Retrieval {
       const stem = porterStem(word);
       if (!terms.some((t) => t.stem === stem)) terms.push({ word, stem });
     }
-    const pool = Math.min(500, Math.max(25, limit * 5));
-    const active = RETRIEVAL_SOURCES.filter((src) => sources.includes(src));
+    const pool = Math.min(500, Math.max(15, limit * 2));
+    // Corpus statistics are O(1) reads; an empty index is skipped before any term is counted.
+    const stats = new Map<RetrievalSource, CorpusStats>();
+    for (const src of RETRIEVAL_SOURCES) {
+      if (!sources.includes(src)) continue;
+      const st = corpusStats(this.ctx, SOURCES[src].fts, SOURCES[src].weights.length);
+      if (st.docs > 0) stats.set(src, st);
+    }
+    const active = [...stats.keys()];
+    if (active.length === 0) return [];
     const counted = new Map<RetrievalSource, CountedTerm[]>(
       active.map((src) => [src, terms.map((t) => ({ ...t, df: docFreq(this.ctx, SOURCES[src].fts, t.word, DF_CAP) }))]),
     );
@@ -233,8 +244,8 @@ export class Retrieval {
       for (const r of rows) candidates.push(spec.map(r));
     }
     if (candidates.length === 0) return [];
-    const scored = this.rescore(candidates, counted, active);
-    return this.fuse(scored, INTENT_WEIGHTS[intent]).slice(0, limit);
+    const scored = this.rescore(candidates, counted, active, stats);
+    return this.fuse(scored, INTENT_WEIGHTS[intent], limit);
   }
 
   /**
@@ -245,8 +256,8 @@ export class Retrieval {
     candidates: Candidate[],
     counted: Map<RetrievalSource, CountedTerm[]>,
     active: RetrievalSource[],
+    stats: Map<RetrievalSource, CorpusStats>,
   ): (Candidate & { bm25Raw: number })[] {
-    const stats = new Map(active.map((s) => [s, corpusStats(this.ctx, SOURCES[s].fts, SOURCES[s].weights.length)]));
     const totalDocs = active.reduce((n, s) => n + (stats.get(s)?.docs ?? 0), 0);
     const first = counted.get(active[0]) ?? [];
     const terms: QueryTerm[] = first.map((t, i) => {
@@ -270,12 +281,12 @@ export class Retrieval {
     });
   }
 
-  private fuse(candidates: (Candidate & { bm25Raw: number })[], w: FusionWeights): Hit[] {
+  private fuse(candidates: (Candidate & { bm25Raw: number })[], w: FusionWeights, limit: number): Hit[] {
     if (candidates.length === 0) return [];
-    const maxBm = Math.max(...candidates.map((c) => c.bm25Raw), 1e-9);
+    let maxBm = 1e-9;
+    for (const c of candidates) if (c.bm25Raw > maxBm) maxBm = c.bm25Raw;
     const now = this.ctx.clock.now();
-    const order = new Map(RETRIEVAL_SOURCES.map((s, i) => [s, i]));
-    const hits = candidates.map((c): Hit => {
+    const scored = candidates.map((c) => {
       const bm = Math.max(0, c.bm25Raw) / maxBm;
       const imp = Math.min(1, Math.max(0, Number.isFinite(c.importance) ? c.importance : 0));
       const t = Date.parse(c.created);
@@ -289,27 +300,24 @@ export class Retrieval {
         access: round6(w.access * acc),
       };
       const fused = round6(parts.bm25 + parts.importance + parts.recency + parts.access);
-      return {
-        source: c.source,
-        id: c.id,
-        score: fused,
-        text: c.text,
-        ...(c.title !== undefined ? { title: c.title } : {}),
-        created: c.created,
-        explain: {
-          ...parts,
-          fused,
-          signals: { bm25_raw: round6(c.bm25Raw), bm25: round6(bm), importance: round6(imp), recency: round6(rec), access: round6(acc) },
-        },
-      };
+      return { c, fused, parts, signals: { bm25_raw: round6(c.bm25Raw), bm25: round6(bm), importance: round6(imp), recency: round6(rec), access: round6(acc) } };
     });
-    hits.sort(
+    scored.sort(
       (a, b) =>
-        b.score - a.score ||
-        (order.get(a.source) as number) - (order.get(b.source) as number) ||
-        a.id.length - b.id.length ||
-        (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+        b.fused - a.fused ||
+        SOURCE_ORDER[a.c.source] - SOURCE_ORDER[b.c.source] ||
+        a.c.id.length - b.c.id.length ||
+        (a.c.id < b.c.id ? -1 : a.c.id > b.c.id ? 1 : 0),
     );
-    return hits;
+    return scored.slice(0, limit).map(({ c, fused, parts, signals }) => ({
+      source: c.source,
+      id: c.id,
+      score: fused,
+      text: c.text,
+      ...(c.title !== undefined ? { title: c.title } : {}),
+      created: c.created,
+      explain: { ...parts, fused, signals },
+    }));
   }
+
 }

@@ -11,12 +11,20 @@ export interface DreamInput extends Scope {
   intent: Intent;
 }
 
+/** A hit's score as the sum of its weighted signals (bm25 + importance + recency + access = score). */
+export interface DreamExplain {
+  bm25: number;
+  importance: number;
+  recency: number;
+  access: number;
+}
+
 export interface DreamResult {
   summary: string;
   truncated: boolean;
   result_count: number;
   estimated_tokens: number;
-  hits: { source: string; id: string; score: number; excerpt: string; title?: string; created: string; explain: Record<string, unknown> }[];
+  hits: { source: string; id: string; score: number; excerpt: string; title?: string; created: string; explain: DreamExplain }[];
   recent_events?: { id: string; type: string; summary: string; created: string }[];
 }
 
@@ -56,7 +64,8 @@ export class Dreamer {
   dream(input: DreamInput): DreamResult {
     const started = performance.now();
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
-    const raw = this.stores.retrieval.search(scope, input.query, { limit: input.limit + Math.min(10, input.limit), intent: input.intent });
+    // A few extra hits make up for the ones collapseRedundant drops.
+    const raw = this.stores.retrieval.search(scope, input.query, { limit: input.limit + Math.ceil(input.limit / 5), intent: input.intent });
     const hits = collapseRedundant(raw).slice(0, input.limit);
     const sections: BudgetSection[] = [];
     let events: TimelineEvent[] = [];
@@ -69,14 +78,11 @@ export class Dreamer {
     }
     const fitted = fitToBudget(sections, this.budget);
     const summary = fitted.sections.map((s) => (s.title ? `## ${s.title}\n${s.text}` : s.text)).join('\n\n');
-    this.stores.transaction(() => {
+    const ms = Math.round((performance.now() - started) * 1000) / 1000;
+    // Access counts and the recall_events row are bookkeeping: batched off the answer's path.
+    this.stores.defer(() => {
       this.stores.retrieval.touch(hits);
-      this.stores.recallEvents.record(scope, {
-        query: input.query,
-        intent: input.intent,
-        result_count: hits.length,
-        ms: Math.round((performance.now() - started) * 1000) / 1000,
-      });
+      this.stores.recallEvents.record(scope, { query: input.query, intent: input.intent, result_count: hits.length, ms });
     });
     return {
       summary: summary || `No memories match "${excerpt(input.query, 80)}".`,
@@ -90,7 +96,7 @@ export class Dreamer {
         excerpt: excerpt(h.text),
         ...(h.title ? { title: h.title } : {}),
         created: h.created,
-        explain: h.explain as unknown as Record<string, unknown>,
+        explain: { bm25: h.explain.bm25, importance: h.explain.importance, recency: h.explain.recency, access: h.explain.access },
       })),
       ...(input.intent === 'recent'
         ? { recent_events: events.map((e) => ({ id: e.id, type: e.type, summary: excerpt(e.summary, 200), created: e.created })) }

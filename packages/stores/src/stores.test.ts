@@ -1,0 +1,32 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFERRED_WRITE_MS } from './stores.js';
+import { U, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+const recallRows = (e: Env) => (e.stores.ctx.db.prepare('SELECT COUNT(*) AS n FROM recall_events').get() as { n: number }).n;
+
+describe('deferred bookkeeping writes', () => {
+  it('run together after at most DEFERRED_WRITE_MS, or at flush', async () => {
+    for (let i = 0; i < 3; i++) env.stores.defer(() => env.stores.recallEvents.record(U, { query: `q${i}`, intent: 'balanced', result_count: 0, ms: 1 }));
+    expect(recallRows(env)).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, DEFERRED_WRITE_MS + 30));
+    expect(recallRows(env)).toBe(3);
+    env.stores.defer(() => env.stores.recallEvents.record(U, { query: 'last', intent: 'balanced', result_count: 0, ms: 1 }));
+    env.stores.flush();
+    expect(recallRows(env)).toBe(4);
+  });
+
+  it('a failing batch rolls back as one transaction', () => {
+    env.stores.defer(() => env.stores.recallEvents.record(U, { query: 'kept?', intent: 'balanced', result_count: 0, ms: 1 }));
+    env.stores.defer(() => {
+      throw new Error('disk full');
+    });
+    expect(() => env.stores.flush()).toThrow('disk full');
+    expect(recallRows(env)).toBe(0);
+  });
+});
