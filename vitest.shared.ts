@@ -8,6 +8,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // A tier whose tools are not built yet has nothing to test; it must not fail the run.
+    passWithNoTests: true,
     reporters: ['default'],
   },
 });

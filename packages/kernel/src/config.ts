@@ -1,6 +1,6 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
-import YAML from 'yaml';
 import { MemoryError } from './errors.js';
 
 /**
@@ -17,6 +17,13 @@ export const DEFAULT_CONFIG = Object.freeze({
 });
 
 export type ConfigData = Record<string, unknown>;
+
+const requireHere = createRequire(import.meta.url);
+let yamlModule: typeof import('yaml') | undefined;
+/** The yaml package, loaded on the first config.yaml read: a start without one does not pay for it. */
+function yaml(): typeof import('yaml') {
+  return (yamlModule ??= requireHere('yaml') as typeof import('yaml'));
+}
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -65,7 +72,7 @@ export class Config {
     if (fs.existsSync(file)) {
       let parsed: unknown;
       try {
-        parsed = YAML.parse(fs.readFileSync(file, 'utf8'));
+        parsed = yaml().parse(fs.readFileSync(file, 'utf8'));
       } catch (err) {
         throw new MemoryError('KERNEL_ERR_CONFIG', `config.yaml is not valid YAML: ${(err as Error).message}`, {
           field: 'config.yaml',

@@ -1,5 +1,7 @@
 import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
-import semver from 'semver';
+// The two semver functions register() needs, not the whole package: its index loads every module.
+import satisfies from 'semver/functions/satisfies.js';
+import validRange from 'semver/ranges/valid.js';
 import { systemClock, type Clock } from './clock.js';
 import { Config, type ConfigData } from './config.js';
 import { MemoryError, toMemoryError } from './errors.js';
@@ -105,7 +107,7 @@ export class Kernel {
     if (this.plugins.has(plugin.name)) {
       throw new MemoryError('KERNEL_ERR_PLUGIN_DUPLICATE', `Plugin ${plugin.name} is already registered`, { plugin: plugin.name });
     }
-    if (!semver.validRange(plugin.kernel) || !semver.satisfies(KERNEL_VERSION, plugin.kernel, { includePrerelease: true })) {
+    if (!validRange(plugin.kernel) || !satisfies(KERNEL_VERSION, plugin.kernel, { includePrerelease: true })) {
       throw new MemoryError(
         'KERNEL_ERR_PLUGIN_KERNEL_RANGE',
         `Plugin ${plugin.name}@${plugin.version} requires kernel ${plugin.kernel}, but this kernel is ${KERNEL_VERSION}`,

@@ -1,7 +1,14 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { MemoryError } from './errors.js';
+
+const requireHere = createRequire(import.meta.url);
+let cryptoModule: typeof import('node:crypto') | undefined;
+/** node:crypto, loaded on first use: imported as an ES module it would cost every start a few ms. */
+function crypto(): typeof import('node:crypto') {
+  return (cryptoModule ??= requireHere('node:crypto') as typeof import('node:crypto'));
+}
 
 const MAX_SLUG = 80;
 
@@ -30,7 +37,7 @@ export function slugify(input: string): string {
 export function idSegment(id: string): string {
   const slug = slugify(id);
   if (slug === id) return slug;
-  const hash = crypto.createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 10);
+  const hash = crypto().createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 10);
   return `${slug}-${hash}`;
 }
 
@@ -53,7 +60,7 @@ export function safeJoin(root: string, ...parts: string[]): string {
 /** Write a file atomically: a unique temp file beside it, then rename over the target. */
 export function writeFileAtomic(file: string, data: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(6).toString('hex')}.tmp`;
+  const tmp = `${file}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`;
   try {
     fs.writeFileSync(tmp, data, 'utf8');
     fs.renameSync(tmp, file);

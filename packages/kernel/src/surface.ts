@@ -25,13 +25,36 @@ export interface Surface {
 export const CATALOG_TOOL = 'memory_catalog';
 export const dispatcherName = (tier: string) => `memory_tier_${tier.replace(/-/g, '_')}`;
 
+/**
+ * A value computed on first read and kept. The JSON schemas of a surface are pure functions of the
+ * tools' zod schemas: computing them on the first tools/list instead of at start keeps start-up
+ * short, and a surface nobody lists (the operator surface under stdio) never computes them.
+ */
+function once<T>(compute: () => T): () => T {
+  let done = false;
+  let value: T;
+  return () => {
+    if (!done) {
+      value = compute();
+      done = true;
+    }
+    return value;
+  };
+}
+
 function flat(kernel: Kernel, tool: RegisteredTool, call: ToolCallContext): SurfaceTool {
+  const input = once(() => inputJsonSchema(tool));
+  const output = once(() => outputJsonSchema(tool));
   return {
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: inputJsonSchema(tool),
-    outputSchema: outputJsonSchema(tool),
+    get inputSchema() {
+      return input();
+    },
+    get outputSchema() {
+      return output();
+    },
     annotations: { title: tool.title, ...tool.annotations },
     invoke: (args, signal) => kernel.callTool(tool.name, args, { ...call, signal }),
   };
@@ -65,6 +88,11 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
   });
   const name = dispatcherName(tier);
   const title = `Memory ${tier} tools`;
+  const inputSchema = once(() => {
+    const s = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
+    delete s.$schema;
+    return s;
+  });
   return {
     name,
     title,
@@ -72,11 +100,9 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
       `Dispatcher for the ${tier} tier (${names.length} tools: ${names.join(', ')}). ` +
       `Call with {"action": "<tool name>", "args": {...}} to run a member with its own arguments, ` +
       `or {"action": "list"} to get every member's description, annotations and input schema.`,
-    inputSchema: (() => {
-      const s = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
-      delete s.$schema;
-      return s;
-    })(),
+    get inputSchema() {
+      return inputSchema();
+    },
     annotations: { title, ...mergedAnnotations(members) },
     async invoke(raw, signal) {
       const parsed = input.safeParse(raw ?? {});
@@ -101,6 +127,11 @@ function catalog(visible: RegisteredTool[], tierOf: (t: RegisteredTool) => strin
     tool: z.string().max(64).optional().describe('A tool name to describe in full, with its input schema'),
   });
   const title = 'Memory tool catalogue';
+  const inputSchema = once(() => {
+    const s = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
+    delete s.$schema;
+    return s;
+  });
   return {
     name: CATALOG_TOOL,
     title,
@@ -108,11 +139,9 @@ function catalog(visible: RegisteredTool[], tierOf: (t: RegisteredTool) => strin
       'Search and describe every exposed memory tool across tiers. Give keywords in query to find tools ' +
       '(e.g. "graph edges", "backup"), or a tool name in tool for its full description and input schema. ' +
       'Returns for each tool the dispatcher to call it through (memory_tier_<tier>) or that it is called directly.',
-    inputSchema: (() => {
-      const s = z.toJSONSchema(input, { io: 'input' }) as Record<string, unknown>;
-      delete s.$schema;
-      return s;
-    })(),
+    get inputSchema() {
+      return inputSchema();
+    },
     annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async invoke(raw) {
       const parsed = input.safeParse(raw ?? {});

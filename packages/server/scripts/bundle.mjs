@@ -1,0 +1,117 @@
+/**
+ * Bundles the `memory-service` command (dist/cli.js, compiled by tsc) with the MCP SDK and the
+ * packages the SDK pulls in into dist/bundle/, so a start reads a few files instead of hundreds
+ * (bin/memory-service.js imports dist/bundle/cli.js).
+ *
+ * What stays external, loaded from node_modules exactly as without the bundle:
+ * - @memory-service/* (the kernel above all): plugins import @memory-service/kernel themselves, and
+ *   a bundled second kernel would split MemoryError, the hooks and the tool registry in two;
+ * - zod and every zod entry the SDK uses for schemas it shares with the kernel (zod/v4,
+ *   zod/v4-mini): one zod for the kernel, the plugins and the SDK;
+ * - better-sqlite3 (native), fastify and the server's other dependencies.
+ * zod/v3 is the exception: only the SDK's zod-3 compatibility code imports it, no zod-3 schema
+ * exists in this process, and bundling lets esbuild drop the unused module (zod declares its
+ * modules free of side effects) instead of loading zod 3 at every start.
+ *
+ * The HTTP transport stays in lazily loaded chunks (code splitting), as `import('./http.js')` is.
+ *
+ * The SDK's ajv JSON Schema validator is loaded on first use: every SDK Server builds one at
+ * construction, but a server only uses it to check elicitation answers, and evaluating ajv (two
+ * copies of it, and ajv-formats) takes about 20 ms of every start. In the bundle, imports of the
+ * SDK's validation/ajv-provider.js get a class with the same interface that loads the real
+ * provider (and ajv) on the first getValidator() call, builds the real validator with the same
+ * arguments and delegates to it.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const BUNDLED = '@modelcontextprotocol/sdk';
+const externalPackages = [...Object.keys(pkg.dependencies ?? {}).filter((dep) => dep !== BUNDLED), 'zod', 'better-sqlite3'];
+
+const packageOf = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
+
+/** @type {import('esbuild').Plugin} */
+const externals = {
+  name: 'memory-service-externals',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      const spec = args.path;
+      if (spec === 'zod/v3') return undefined;
+      // The default export of node:process is the process object; importing the builtin as an
+      // ES module would first build its facade, which reads every getter of process.
+      if (spec === 'node:process' || spec === 'process') return { path: 'process', namespace: 'global-process' };
+      if (spec.startsWith('node:')) return { path: spec, external: true };
+      const name = packageOf(spec);
+      if (name.startsWith('@memory-service/') || externalPackages.includes(name)) return { path: spec, external: true };
+      return undefined;
+    });
+    b.onLoad({ filter: /.*/, namespace: 'global-process' }, () => ({ contents: 'export default process;', loader: 'js' }));
+  },
+};
+
+const AJV_PROVIDER = /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/;
+
+/** @type {import('esbuild').Plugin} */
+const lazyAjv = {
+  name: 'memory-service-lazy-ajv',
+  setup(b) {
+    // The lazy class's own require() of the real provider.
+    b.onResolve({ filter: /.*/, namespace: 'lazy-ajv' }, (args) => ({ path: args.path, namespace: 'file' }));
+    b.onResolve({ filter: /ajv-provider\.js$|^@modelcontextprotocol\/sdk\/validation\/ajv$/ }, async (args) => {
+      if (args.pluginData?.real) return undefined;
+      const real = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { real: true } });
+      if (real.errors.length || !AJV_PROVIDER.test(real.path)) return undefined;
+      return { path: 'ajv-provider.js', namespace: 'lazy-ajv', pluginData: { real: real.path } };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy-ajv' }, (args) => ({
+      loader: 'js',
+      resolveDir: path.dirname(args.pluginData.real),
+      contents: `
+let provider;
+export class AjvJsonSchemaValidator {
+  constructor(ajv) {
+    this._ajv = ajv;
+  }
+  getValidator(schema) {
+    provider ??= require(${JSON.stringify(args.pluginData.real)});
+    this._real ??= new provider.AjvJsonSchemaValidator(this._ajv);
+    return this._real.getValidator(schema);
+  }
+}
+`,
+    }));
+  },
+};
+
+const outdir = path.join(root, 'dist', 'bundle');
+fs.rmSync(outdir, { recursive: true, force: true });
+const result = await build({
+  entryPoints: [path.join(root, 'dist', 'cli.js')],
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  plugins: [lazyAjv, externals],
+  // Class and function names stay as in the sources (error names, stack traces).
+  keepNames: true,
+  sourcemap: true,
+  sourcesContent: false,
+  // A bundled CommonJS module that requires a Node built-in gets a real require.
+  banner: { js: "import { createRequire as __createRequire } from 'node:module';\nconst require = __createRequire(import.meta.url);" },
+  metafile: true,
+  logLevel: 'warning',
+});
+
+// zod/v3 must have been dropped whole: a kept part would load a private zod 3 at start again.
+const keptZod3 = Object.values(result.metafile.outputs)
+  .flatMap((o) => Object.entries(o.inputs))
+  .filter(([file, info]) => /node_modules\/zod\//.test(file) && info.bytesInOutput > 0);
+if (keptZod3.length) {
+  throw new Error(`bundle keeps parts of zod: ${keptZod3.map(([file]) => file).join(', ')}`);
+}
