@@ -66,4 +66,6 @@ export interface BenchResult {
   runs: ServerRun[];
   failures: RunFailure[];
   in_process: InProcessSection;
+  /** Fresh starts of our server, each to an answered tools/list (absent in older result files). */
+  spawn?: { runs: number; samples_ms: number[]; ms: LatencySummary };
 }

