@@ -25,9 +25,10 @@ export class StoreContext {
 
   /**
    * Run fn in a BEGIN IMMEDIATE transaction so writers in other processes wait their turn.
-   * Inside an open transaction it nests as a savepoint.
+   * Inside an open transaction fn simply joins it: an error still rolls the whole transaction back.
    */
   tx<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
     return this.db.transaction(fn).immediate();
   }
 

@@ -267,7 +267,20 @@ export class EpisodeStore {
     this.writeTags(scope, n, tags);
     const epId = makeId(EPISODE_PREFIX, n);
     this.audit.log(scope, action, 'episode', epId, { tags });
-    return this.get(scope, epId) as Episode;
+    return {
+      id: epId,
+      layer: scope.layer,
+      user_id: scope.user_id,
+      summary,
+      emotional_weight: clamp(input.emotional_weight ?? 0, 0, 1),
+      importance: clamp(input.importance ?? 0.5, 0, 1),
+      tags,
+      meta,
+      context: typeof input.context === 'string' ? input.context.slice(0, EPISODE_CONTEXT_MAX_CHARS) : '',
+      created,
+      access_count: 0,
+      last_access: null,
+    };
   }
 
   private writeTags(scope: Scope, n: number, tags: string[]): void {
