@@ -148,6 +148,17 @@ sample when both run at that N. The reference server runs up to N = ${fmtCount(r
 
 ${renderResultTables(result)}
 
+## Reading the ratios
+
+The side-by-side runs alternate the servers sample by sample, so each of our requests arrives after
+the reference's turn: 15-30 ms during which both our server and the client sleep. Waking from that
+idleness costs on every request, whatever the server does: on the development machine (2 vCPUs) an
+MCP ping takes about 0.15 ms back to back and about 0.5 ms after a 28 ms idle gap, and think and
+dream grow by about 0.8-1 ms the same way (cold caches). A 30x ratio against the reference's
+search_nodes at N = 10,000 (about 14 ms there) would need dream to answer in under 0.5 ms, less than
+an idle ping. \`npm run idle-floor -w @memory-service/bench\` measures this on your machine (ping, think
+and dream back to back and after an idle gap, at N = 10,000).
+
 ## How to reproduce
 
 \`\`\`sh
@@ -157,6 +168,10 @@ npm run bench
 node packages/bench/dist/bench.js --sizes ${sizes.join(',')} --ref-max ${refMax} --samples ${samples}
 # the CI smoke run (N = 200, 50 samples, docs left untouched):
 npm run smoke -w @memory-service/bench
+# what an idle gap before each request costs here (N, gap in ms, samples):
+npm run idle-floor -w @memory-service/bench -- 10000 28 200
+# retrieval quality on LoCoMo (the development pair, or the files you name):
+npm run eval:locomo -- --json
 \`\`\`
 
 The raw figures are in \`bench/results/\`; \`npm run bench\` rewrites this page and \`docs/${chartFile}\`.
