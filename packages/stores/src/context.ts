@@ -1,6 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Clock, Database, StoresConfig } from './types.js';
-import { nowIso } from './util.js';
+import { nowIso, parseId } from './util.js';
 
 /** What every store shares: the connection with a statement cache, the data dir, the clock, the config. */
 export class StoreContext {
@@ -30,6 +30,21 @@ export class StoreContext {
   tx<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
     return this.db.transaction(fn).immediate();
+  }
+
+  /**
+   * Count one retrieval access on each row named by a `<prefix>_<rowid>` id (access_count and
+   * last_access), in one transaction. Ids of another prefix are ignored.
+   */
+  bumpAccess(table: 'episodes' | 'facts' | 'graph_nodes', prefix: string, ids: readonly string[]): void {
+    const now = this.iso();
+    this.tx(() => {
+      const st = this.stmt(`UPDATE ${table} SET access_count = access_count + 1, last_access = ? WHERE id = ?`);
+      for (const id of ids) {
+        const n = parseId(prefix, id);
+        if (n !== null) st.run(now, n);
+      }
+    });
   }
 
   /** The clock's time as an ISO string. */

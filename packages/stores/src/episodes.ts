@@ -226,14 +226,7 @@ export class EpisodeStore {
 
   /** Record a retrieval access on each episode id (ids of other stores are ignored). */
   touch(ids: readonly string[]): void {
-    const now = this.ctx.iso();
-    this.ctx.tx(() => {
-      const st = this.ctx.stmt('UPDATE episodes SET access_count = access_count + 1, last_access = ? WHERE id = ?');
-      for (const id of ids) {
-        const n = parseId(EPISODE_PREFIX, id);
-        if (n !== null) st.run(now, n);
-      }
-    });
+    this.ctx.bumpAccess('episodes', EPISODE_PREFIX, ids);
   }
 
   private insert(

@@ -278,13 +278,6 @@ export class FactStore {
 
   /** Record a retrieval access on each fact entry id (ids of other stores are ignored). */
   touch(entryIds: readonly string[]): void {
-    const now = this.ctx.iso();
-    this.ctx.tx(() => {
-      const st = this.ctx.stmt('UPDATE facts SET access_count = access_count + 1, last_access = ? WHERE id = ?');
-      for (const id of entryIds) {
-        const n = parseId(FACT_PREFIX, id);
-        if (n !== null) st.run(now, n);
-      }
-    });
+    this.ctx.bumpAccess('facts', FACT_PREFIX, entryIds);
   }
 }

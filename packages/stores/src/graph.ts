@@ -311,14 +311,7 @@ export class GraphStore {
   }
 
   touch(ids: readonly string[]): void {
-    const now = this.ctx.iso();
-    this.ctx.tx(() => {
-      const st = this.ctx.stmt('UPDATE graph_nodes SET access_count = access_count + 1, last_access = ? WHERE id = ?');
-      for (const id of ids) {
-        const n = parseId(NODE_PREFIX, id);
-        if (n !== null) st.run(now, n);
-      }
-    });
+    this.ctx.bumpAccess('graph_nodes', NODE_PREFIX, ids);
   }
 
   private insert(
