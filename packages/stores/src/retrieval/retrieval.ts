@@ -91,7 +91,7 @@ interface SourceSpec extends CandidateSource {
 }
 
 /** Weight of an episode's neighbouring context against its own text. */
-export const EPISODE_CONTEXT_WEIGHT = 0.6;
+export const EPISODE_CONTEXT_WEIGHT = 0.5;
 
 const SOURCES: Record<RetrievalSource, SourceSpec> = {
   l3: {
