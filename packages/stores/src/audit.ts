@@ -66,6 +66,28 @@ export class AuditLog {
   }
 
   /** Remove a scope's audit rows at or after an ISO time (emergency purge); returns the count. */
+  /**
+   * Delete each row by its rowid and log its deletion, in one transaction; returns the rows.
+   * `ref` names a row's rowid, the id the audit log records and the detail it keeps.
+   */
+  deleteLogged<T>(
+    scope: Scope,
+    table: 'episodes' | 'facts' | 'graph_nodes',
+    targetType: string,
+    rows: T[],
+    ref: (row: T) => { rowid: number | null; id: string; detail: Record<string, unknown> },
+  ): T[] {
+    return this.ctx.tx(() => {
+      const del = this.ctx.stmt(`DELETE FROM ${table} WHERE id = ?`);
+      for (const row of rows) {
+        const { rowid, id, detail } = ref(row);
+        del.run(rowid);
+        this.log(scope, 'delete', targetType, id, detail);
+      }
+      return rows;
+    });
+  }
+
   deleteSince(scope: Scope, sinceIso: string): number {
     sinceIso = toIso(sinceIso);
     return this.ctx.tx(

@@ -200,15 +200,13 @@ export class EpisodeStore {
 
   /** Delete the episodes whose summary contains the pattern; returns the deleted episodes. */
   deleteMatching(scope: Scope, pattern: string): Episode[] {
-    return this.ctx.tx(() => {
-      const found = this.findMatching(scope, pattern);
-      const del = this.ctx.stmt('DELETE FROM episodes WHERE id = ?');
-      for (const ep of found) {
-        del.run(parseId(EPISODE_PREFIX, ep.id));
-        this.audit.log(scope, 'delete', 'episode', ep.id, { pattern });
-      }
-      return found;
-    });
+    return this.ctx.tx(() =>
+      this.audit.deleteLogged(scope, 'episodes', 'episode', this.findMatching(scope, pattern), (ep) => ({
+        rowid: parseId(EPISODE_PREFIX, ep.id),
+        id: ep.id,
+        detail: { pattern },
+      })),
+    );
   }
 
   /** Delete every episode created at or after the ISO time; returns the count. */

@@ -252,15 +252,13 @@ export class FactStore {
 
   /** Delete the facts whose key or value contains the pattern; returns the deleted facts. */
   deleteMatching(scope: Scope, pattern: string): Fact[] {
-    return this.ctx.tx(() => {
-      const found = this.findMatching(scope, pattern);
-      const del = this.ctx.stmt('DELETE FROM facts WHERE id = ?');
-      for (const f of found) {
-        del.run(parseId(FACT_PREFIX, f.entry_id));
-        this.audit.log(scope, 'delete', 'fact', f.entry_id, { key: f.key, pattern });
-      }
-      return found;
-    });
+    return this.ctx.tx(() =>
+      this.audit.deleteLogged(scope, 'facts', 'fact', this.findMatching(scope, pattern), (f) => ({
+        rowid: parseId(FACT_PREFIX, f.entry_id),
+        id: f.entry_id,
+        detail: { key: f.key, pattern },
+      })),
+    );
   }
 
   /** Delete every fact created or updated at or after the ISO time; returns the count. */

@@ -285,15 +285,13 @@ export class GraphStore {
 
   /** Delete the nodes whose content contains the pattern (and their edges); returns the deleted nodes. */
   deleteMatching(scope: Scope, pattern: string): GraphNode[] {
-    return this.ctx.tx(() => {
-      const found = this.findMatching(scope, pattern);
-      const del = this.ctx.stmt('DELETE FROM graph_nodes WHERE id = ?');
-      for (const n of found) {
-        del.run(parseId(NODE_PREFIX, n.node_id));
-        this.audit.log(scope, 'delete', 'graph_node', n.node_id, { pattern });
-      }
-      return found;
-    });
+    return this.ctx.tx(() =>
+      this.audit.deleteLogged(scope, 'graph_nodes', 'graph_node', this.findMatching(scope, pattern), (n) => ({
+        rowid: parseId(NODE_PREFIX, n.node_id),
+        id: n.node_id,
+        detail: { pattern },
+      })),
+    );
   }
 
   /** Delete nodes and edges created at or after the ISO time; returns the number of nodes deleted. */
