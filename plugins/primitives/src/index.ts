@@ -29,15 +29,15 @@ export default definePlugin({
   setup(ctx) {
     const stores = useStores(ctx);
     const kernel = ctx.container.resolve<Kernel>('kernel');
-    const thinker = new Thinker(stores, ctx.clock, ctx.hooks, ctx.logger, ctx.config.number('think.max_text_chars', 100_000, 100));
-    const dreamer = new Dreamer(stores, ctx.clock, ctx.config.number('retrieval.token_budget', 2000, 50));
+    const thinker = new Thinker(stores, ctx.clock, ctx.hooks, ctx.logger, stores.config.maxTextChars);
+    const dreamer = new Dreamer(stores, stores.config.tokenBudget);
     const lifecycle = new LifecycleHandlers(stores, ctx.hooks, ctx.config, ctx.logger);
 
     ctx.tools.register(thinkTool(thinker));
     ctx.tools.register(dreamTool(dreamer, ctx.config));
     ctx.tools.register(forgetTool(new Forgetter(stores, ctx.clock)));
     ctx.tools.register(evolveTool(stores, ctx.hooks, ctx.logger));
-    ctx.tools.register(projectTool(new ProjectService(stores, ctx.clock, ctx.hooks, ctx.logger)));
+    ctx.tools.register(projectTool(new ProjectService(stores, ctx.hooks, ctx.logger)));
     ctx.tools.register(memoryHookTool(kernel));
     ctx.tools.register(wakeUpTool(new WakeUp(stores)));
 

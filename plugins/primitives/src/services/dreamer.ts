@@ -1,4 +1,3 @@
-import type { Clock } from '@memory-service/kernel';
 import { fitToBudget, type BudgetSection, type Hit, type Intent, type Scope, type Stores, type TimelineEvent } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 
@@ -57,7 +56,6 @@ function eventSection(events: TimelineEvent[]): BudgetSection {
 export class Dreamer {
   constructor(
     private readonly stores: Stores,
-    private readonly clock: Clock,
     private readonly budget: number,
   ) {}
 

@@ -27,7 +27,7 @@ export class LifecycleHandlers {
   async sessionStarted(e: EventContext) {
     const scope = this.scope(e);
     const text = str(e.payload.text);
-    const budget = budgetOf(e.payload, this.config.number('retrieval.token_budget', 2000, 50));
+    const budget = budgetOf(e.payload, this.stores.config.tokenBudget);
     const session = this.stores.transaction(() => this.stores.sessions.current(scope) ?? this.stores.sessions.start(scope));
     const blocks: InjectBlock[] = [];
     const relevant = text.trim() ? this.stores.retrieval.search(scope, text, { limit: 5 }) : [];

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { invalid, MemoryError, type Clock, type Hooks, type Logger } from '@memory-service/kernel';
+import { invalid, MemoryError, type Hooks, type Logger } from '@memory-service/kernel';
 import { scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 
@@ -39,7 +39,6 @@ function firstSentence(text: string): { head: string; rest: string } {
 export class ProjectService {
   constructor(
     private readonly stores: Stores,
-    private readonly clock: Clock,
     private readonly hooks: Readonly<Hooks>,
     private readonly logger: Logger,
   ) {}
@@ -99,7 +98,8 @@ export class ProjectService {
   }
 
   private specContent(name: string, description: string, status: string, dir: string | null): string {
-    return [`# ${name}`, '', `Status: ${status}`, dir ? `Path: ${dir}` : '', '', description || '(no description yet)'].filter((l, i) => l !== '' || i !== 3).join('\n');
+    const header = [`# ${name}`, '', `Status: ${status}`, ...(dir ? [`Path: ${dir}`] : [])];
+    return [...header, '', description || '(no description yet)'].join('\n');
   }
 
   private checkDir(dir: string | undefined): string | null {
