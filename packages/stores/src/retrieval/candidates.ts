@@ -11,9 +11,10 @@ import { ftsAnd, ftsOr } from './query.js';
  *  - when every term is common (bm25() would have to read each term's whole doclist for its idf),
  *    the newest rows holding all the terms are taken, topped up with the newest rows holding the
  *    two rarest, then the rarest term; re-scoring ranks them;
- *  - ranking runs on the FTS index alone (no join), then the rows are fetched by id and filtered
- *    to the scope. Only when other scopes crowd the scope's rows out of the top does a joined,
- *    scope-filtered query run, and it is bounded by the same budget.
+ *  - ranking runs on the FTS index alone (no join); then just the wanted number of rows is read
+ *    by id, filtered to the scope, with the columns re-scoring needs. Only when other scopes
+ *    crowd the scope's rows out of the top does a joined, scope-filtered query run, bounded by
+ *    the same budget.
  */
 export const POSTINGS_BUDGET = 300;
 
@@ -22,7 +23,12 @@ export interface CandidateSource {
   table: string;
   /** bm25() column weights. */
   weights: number[];
+  /** Columns read for a candidate, from the content table aliased `c`; the first is `c.id`. */
+  select: string;
 }
+
+/** One candidate's row of the content table (the source's `select` columns). */
+export type CandidateRow = Record<string, unknown> & { id: number };
 
 export interface SourceTerm {
   /** The query word as typed (lower-cased); FTS5 stems it itself. */
@@ -49,8 +55,8 @@ export interface CandidateQuery {
   extraWhere?: { sql: string; params: unknown[] };
 }
 
-/** Rowids of the scope's best candidates, best first (at most pool). */
-export function candidateIds(ctx: StoreContext, q: CandidateQuery): number[] {
+/** Rows of the scope's best candidates, best first (at most pool). */
+export function candidateRows(ctx: StoreContext, q: CandidateQuery): CandidateRow[] {
   const withDf = q.terms
     .filter((t) => t.df > 0)
     .sort((a, b) => a.df - b.df || (a.word < b.word ? -1 : 1));
@@ -62,17 +68,14 @@ export function candidateIds(ctx: StoreContext, q: CandidateQuery): number[] {
     selected.push(t.word);
     sum += t.df;
   }
-  if (selected.length > 0) return ranked(ctx, q, ftsOr(selected));
-  const out: number[] = [];
-  const add = (ids: number[]): void => {
-    for (const id of ids) {
-      if (out.length >= q.pool) return;
-      if (!out.includes(id)) out.push(id);
-    }
-  };
-  if (withDf.length >= 2) add(newest(ctx, q, ftsAnd(withDf.map((t) => t.word))));
-  if (withDf.length >= 3 && out.length < q.pool) add(newest(ctx, q, ftsAnd([withDf[0].word, withDf[1].word])));
-  if (out.length < q.pool) add(newest(ctx, q, ftsOr([withDf[0].word])));
+  const out: CandidateRow[] = [];
+  if (selected.length > 0) {
+    ranked(ctx, q, ftsOr(selected), out);
+    return out;
+  }
+  if (withDf.length >= 2) newest(ctx, q, ftsAnd(withDf.map((t) => t.word)), out);
+  if (withDf.length >= 3 && out.length < q.pool) newest(ctx, q, ftsAnd([withDf[0].word, withDf[1].word]), out);
+  if (out.length < q.pool) newest(ctx, q, ftsOr([withDf[0].word]), out);
   return out;
 }
 
@@ -80,45 +83,71 @@ function bm25Expr(s: CandidateSource): string {
   return `bm25(${s.fts}, ${s.weights.map((w) => w.toFixed(2)).join(', ')})`;
 }
 
-function scopeFilter(ctx: StoreContext, q: CandidateQuery, ids: number[]): number[] {
+/** The rows of the given ids that belong to the scope, in the order of ids. */
+function scopeFilter(ctx: StoreContext, q: CandidateQuery, ids: number[]): CandidateRow[] {
   if (ids.length === 0) return [];
   const extra = q.extraWhere ? ` AND ${q.extraWhere.sql}` : '';
   const rows = ctx
-    .stmt(`SELECT c.id FROM ${q.source.table} c WHERE c.id IN (SELECT value FROM json_each(?)) AND c.layer = ? AND c.user_id = ?${extra}`)
-    .all(JSON.stringify(ids), q.layer, q.userId, ...(q.extraWhere?.params ?? [])) as { id: number }[];
-  const keep = new Set(rows.map((r) => r.id));
-  return ids.filter((id) => keep.has(id));
+    .stmt(`SELECT ${q.source.select} FROM ${q.source.table} c WHERE c.id IN (SELECT value FROM json_each(?)) AND c.layer = ? AND c.user_id = ?${extra}`)
+    .all(JSON.stringify(ids), q.layer, q.userId, ...(q.extraWhere?.params ?? [])) as CandidateRow[];
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const out: CandidateRow[] = [];
+  for (const id of ids) {
+    const row = byId.get(id);
+    if (row) out.push(row);
+  }
+  return out;
 }
 
-function joined(ctx: StoreContext, q: CandidateQuery, match: string, order: string): number[] {
+function joined(ctx: StoreContext, q: CandidateQuery, match: string, order: string): CandidateRow[] {
   const extra = q.extraWhere ? ` AND ${q.extraWhere.sql}` : '';
-  const rows = ctx
+  return ctx
     .stmt(
-      `SELECT c.id FROM ${q.source.fts} JOIN ${q.source.table} c ON c.id = ${q.source.fts}.rowid
+      `SELECT ${q.source.select} FROM ${q.source.fts} JOIN ${q.source.table} c ON c.id = ${q.source.fts}.rowid
        WHERE ${q.source.fts} MATCH ? AND c.layer = ? AND c.user_id = ?${extra} ORDER BY ${order} LIMIT ?`,
     )
-    .all(match, q.layer, q.userId, ...(q.extraWhere?.params ?? []), q.pool) as { id: number }[];
-  return rows.map((r) => r.id);
+    .all(match, q.layer, q.userId, ...(q.extraWhere?.params ?? []), q.pool) as CandidateRow[];
 }
 
-/** The pool best rows by bm25 (ties by rowid). */
-function ranked(ctx: StoreContext, q: CandidateQuery, match: string): number[] {
-  const k = q.pool * 2;
-  const rows = ctx
-    .stmt(`SELECT rowid AS id FROM ${q.source.fts} WHERE ${q.source.fts} MATCH ? ORDER BY ${bm25Expr(q.source)}, rowid LIMIT ?`)
-    .all(match, k) as { id: number }[];
-  const inScope = scopeFilter(ctx, q, rows.map((r) => r.id));
-  if (inScope.length >= q.pool || rows.length < k) return inScope.slice(0, q.pool);
-  return joined(ctx, q, match, `${bm25Expr(q.source)}, c.id`);
+/**
+ * Append to out, in the order of ids (the FTS order), the rows of the scope not already there,
+ * until out holds pool rows. Rows are read in chunks of just the number still wanted, so a
+ * single-scope store reads each wanted row once. When the ids run out short of the pool although
+ * the FTS query stopped at its limit (other scopes crowded this one out), the joined,
+ * scope-filtered query supplies the rows instead.
+ */
+function takeInScope(ctx: StoreContext, q: CandidateQuery, out: CandidateRow[], ids: number[], limitHit: boolean, match: string, order: string): void {
+  const have = new Set(out.map((r) => r.id));
+  const fresh = ids.filter((id) => !have.has(id));
+  let at = 0;
+  while (out.length < q.pool && at < fresh.length) {
+    const chunk = fresh.slice(at, at + (q.pool - out.length));
+    at += chunk.length;
+    for (const row of scopeFilter(ctx, q, chunk)) out.push(row);
+  }
+  if (out.length >= q.pool || !limitHit) return;
+  for (const row of joined(ctx, q, match, order)) {
+    if (out.length >= q.pool) return;
+    if (!have.has(row.id) && !out.some((r) => r.id === row.id)) out.push(row);
+  }
 }
 
-/** The pool newest matching rows (no ranking: a cheap walk of the index in rowid order). */
-function newest(ctx: StoreContext, q: CandidateQuery, match: string): number[] {
+/** The best rows by bm25 (ties by rowid), appended to out up to pool. */
+function ranked(ctx: StoreContext, q: CandidateQuery, match: string, out: CandidateRow[]): void {
   const k = q.pool * 2;
-  const rows = ctx
-    .stmt(`SELECT rowid AS id FROM ${q.source.fts} WHERE ${q.source.fts} MATCH ? ORDER BY rowid DESC LIMIT ?`)
-    .all(match, k) as { id: number }[];
-  const inScope = scopeFilter(ctx, q, rows.map((r) => r.id));
-  if (inScope.length >= q.pool || rows.length < k) return inScope.slice(0, q.pool);
-  return joined(ctx, q, match, `${q.source.fts}.rowid DESC`);
+  const ids = (
+    ctx
+      .stmt(`SELECT rowid AS id FROM ${q.source.fts} WHERE ${q.source.fts} MATCH ? ORDER BY ${bm25Expr(q.source)}, rowid LIMIT ?`)
+      .all(match, k) as { id: number }[]
+  ).map((r) => r.id);
+  takeInScope(ctx, q, out, ids, ids.length >= k, match, `${bm25Expr(q.source)}, c.id`);
+}
+
+/** The newest matching rows (no ranking: a cheap walk of the index in rowid order), appended to out up to pool. */
+function newest(ctx: StoreContext, q: CandidateQuery, match: string, out: CandidateRow[]): void {
+  const k = q.pool * 2;
+  const ids = (
+    ctx.stmt(`SELECT rowid AS id FROM ${q.source.fts} WHERE ${q.source.fts} MATCH ? ORDER BY rowid DESC LIMIT ?`).all(match, k) as { id: number }[]
+  ).map((r) => r.id);
+  takeInScope(ctx, q, out, ids, ids.length >= k, match, `${q.source.fts}.rowid DESC`);
 }

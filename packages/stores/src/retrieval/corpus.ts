@@ -25,9 +25,13 @@ export function readVarint(buf: Uint8Array, at: number): [value: number, next: n
  * token total per column). O(1), no table scan.
  */
 export function corpusStats(ctx: StoreContext, fts: string, columns: number): CorpusStats {
-  const row = ctx.stmt(`SELECT block FROM ${fts}_data WHERE id = 1`).get() as { block: Uint8Array } | undefined;
-  if (!row || !row.block || row.block.length === 0) return { docs: 0, avgLen: new Array(columns).fill(0) };
-  const buf = row.block;
+  const row = ctx.stmt(`SELECT block FROM ${fts}_data WHERE id = 1`).get() as { block: Uint8Array | null } | undefined;
+  return decodeAverages(row?.block ?? null, columns);
+}
+
+function decodeAverages(block: Uint8Array | null, columns: number): CorpusStats {
+  if (!block || block.length === 0) return { docs: 0, avgLen: new Array(columns).fill(0) };
+  const buf = block;
   let [docs, at] = readVarint(buf, 0);
   const avgLen: number[] = [];
   for (let c = 0; c < columns; c++) {
@@ -49,4 +53,61 @@ export function docFreq(ctx: StoreContext, fts: string, word: string, cap: numbe
     .stmt(`SELECT count(*) AS n FROM (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ? LIMIT ?)`)
     .get(ftsQuote(word), cap) as { n: number };
   return r.n;
+}
+
+/** Largest number of words whose document frequency is kept per index. */
+export const DF_MEMO_MAX = 10_000;
+
+interface IndexEntry {
+  averages: Uint8Array | null;
+  structure: Uint8Array | null;
+  stats: CorpusStats;
+  df: Map<string, number>;
+}
+
+const sameBytes = (a: Uint8Array | null, b: Uint8Array | null): boolean => (a === null || b === null ? a === b : Buffer.compare(a, b) === 0);
+
+/**
+ * Corpus statistics and document frequencies of the FTS5 indexes, kept between searches while an
+ * index is unchanged. FTS5 rewrites its structure record (rowid 10 of `<fts>_data`, which counts
+ * every segment written) on each transaction that changes the index, in this process or another,
+ * and its averages record (rowid 1) on each insert or delete; both are read on every search (one
+ * small query per index) and the kept figures are dropped as soon as either differs. Inside an
+ * open transaction nothing is kept, since FTS5 answers from pending changes a rollback may undo.
+ */
+export class IndexStatsCache {
+  private readonly entries = new Map<string, IndexEntry>();
+
+  constructor(private readonly ctx: StoreContext) {}
+
+  /** The current statistics of an index; remembers them for docFreq when outside a transaction. */
+  stats(fts: string, columns: number): CorpusStats {
+    const rows = this.ctx.stmt(`SELECT id, block FROM ${fts}_data WHERE id IN (1, 10)`).all() as { id: number; block: Uint8Array | null }[];
+    let averages: Uint8Array | null = null;
+    let structure: Uint8Array | null = null;
+    for (const r of rows) {
+      if (r.id === 1) averages = r.block;
+      else structure = r.block;
+    }
+    const kept = this.entries.get(fts);
+    if (kept && sameBytes(kept.averages, averages) && sameBytes(kept.structure, structure)) return kept.stats;
+    const stats = decodeAverages(averages, columns);
+    if (this.ctx.db.inTransaction) this.entries.delete(fts);
+    else this.entries.set(fts, { averages, structure, stats, df: new Map() });
+    return stats;
+  }
+
+  /** docFreq, remembered for the index as last seen by stats(). */
+  docFreq(fts: string, word: string, cap: number): number {
+    const entry = this.ctx.db.inTransaction ? undefined : this.entries.get(fts);
+    const key = `${cap}\u0000${word}`;
+    const kept = entry?.df.get(key);
+    if (kept !== undefined) return kept;
+    const n = docFreq(this.ctx, fts, word, cap);
+    if (entry) {
+      if (entry.df.size >= DF_MEMO_MAX) entry.df.clear();
+      entry.df.set(key, n);
+    }
+    return n;
+  }
 }

@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A, U, makeEnv, type Env } from '../test-helpers.js';
 import { buildMatch, queryTerms } from './query.js';
 import { fitToBudget, estimateTokens } from './budget.js';
-import { corpusStats, docFreq } from './corpus.js';
+import { IndexStatsCache, corpusStats, docFreq } from './corpus.js';
+import { DF_CAP } from './candidates.js';
 
 let env: Env;
 beforeEach(() => {
@@ -55,6 +56,19 @@ describe('Retrieval', () => {
     const agentHits = env.stores.retrieval.search(A, 'support group');
     expect(agentHits.map((h) => h.text)).toEqual(['Agent note about the support group protocol.']);
     expect(env.stores.retrieval.search({ layer: 'user', user_id: 'nobody' }, 'support group')).toEqual([]);
+  });
+
+  it('finds the scope’s rows when other scopes crowd them out of the FTS top', () => {
+    const crowd = { layer: 'user' as const, user_id: 'crowd' };
+    const mine = ['I practised the violin in the garden for a long while today.', 'The garden violin recital went on until late evening.', 'My violin stayed in the garden shed overnight again.'];
+    for (const summary of mine) env.stores.episodes.add(U, { summary });
+    // Common term (newest path) and rare term (bm25 path): the crowd's short rows rank and sort first.
+    for (let i = 0; i < 400; i++) env.stores.episodes.add(crowd, { summary: i < 60 ? `violin garden ${i}` : `garden ${i}` });
+    for (const q of ['garden', 'violin', 'violin garden']) {
+      const hits = env.stores.retrieval.search(U, q, { limit: 10 });
+      expect(hits.map((h) => h.text).sort()).toEqual([...mine].sort());
+    }
+    expect(env.stores.retrieval.search(crowd, 'violin', { limit: 5 })).toHaveLength(5);
   });
 
   it('explain adds up and ranking is deterministic', () => {
@@ -115,6 +129,51 @@ describe('corpus statistics', () => {
     env.stores.episodes.delete(A, env.stores.episodes.list(A)[0].id);
     expect(corpusStats(env.stores.ctx, 'episodes_fts', 2).docs).toBe(4);
     expect(docFreq(env.stores.ctx, 'episodes_fts', 'support', 100)).toBe(1);
+  });
+});
+
+describe('kept index statistics', () => {
+  it('answers like a fresh count after inserts, same-length updates, deletes and rollbacks', () => {
+    seed(env);
+    const cache = new IndexStatsCache(env.stores.ctx);
+    const df = (w: string) => {
+      cache.stats('episodes_fts', 3);
+      return cache.docFreq('episodes_fts', w, DF_CAP);
+    };
+    const fresh = (w: string) => docFreq(env.stores.ctx, 'episodes_fts', w, DF_CAP);
+    expect(df('painted')).toBe(1);
+    const ep = env.stores.episodes.add(U, { summary: 'Melanie painted a barn.' });
+    expect(df('painted')).toBe(fresh('painted'));
+    expect(df('painted')).toBe(2);
+    // Same number of tokens: the averages record is unchanged, the structure record is not.
+    env.db.prepare('UPDATE episodes SET summary = ? WHERE id = ?').run('Melanie sketched a barn.', Number(ep.id.slice(3)));
+    expect(df('painted')).toBe(1);
+    expect(cache.stats('episodes_fts', 3).docs).toBe(corpusStats(env.stores.ctx, 'episodes_fts', 3).docs);
+    env.stores.episodes.delete(U, ep.id);
+    expect(df('sketched')).toBe(0);
+    try {
+      env.stores.ctx.tx(() => {
+        env.stores.episodes.add(U, { summary: 'Melanie painted a fence.' });
+        expect(df('painted')).toBe(2);
+        throw new Error('roll back');
+      });
+    } catch {
+      // rolled back on purpose
+    }
+    expect(df('painted')).toBe(1);
+  });
+
+  it('sees what another connection wrote', () => {
+    seed(env);
+    const cache = new IndexStatsCache(env.stores.ctx);
+    const df = (w: string) => {
+      cache.stats('episodes_fts', 3);
+      return cache.docFreq('episodes_fts', w, DF_CAP);
+    };
+    expect(df('kayak')).toBe(0);
+    env.second().stores.episodes.add(U, { summary: 'Caroline bought a kayak.' });
+    expect(df('kayak')).toBe(1);
+    expect(env.stores.retrieval.search(U, 'kayak')[0].text).toMatch(/kayak/);
   });
 });
 

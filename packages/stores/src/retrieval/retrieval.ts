@@ -6,8 +6,8 @@ import type { GraphStore } from '../graph.js';
 import type { Scope } from '../types.js';
 import { checkScope } from '../util.js';
 import { checkWikiType } from '../wiki-types.js';
-import { corpusStats, docFreq, type CorpusStats } from './corpus.js';
-import { DF_CAP, candidateIds, type CandidateSource, type CountedTerm, type SourceTerm } from './candidates.js';
+import { IndexStatsCache, type CorpusStats } from './corpus.js';
+import { DF_CAP, candidateRows, type CandidateSource, type CountedTerm, type SourceTerm } from './candidates.js';
 import { queryTerms } from './query.js';
 import { bm25Score, idf, stemTokens, type QueryTerm } from './score.js';
 import { porterStem } from './stemmer.js';
@@ -85,8 +85,6 @@ interface Candidate {
 }
 
 interface SourceSpec extends CandidateSource {
-  /** Columns read for a hit, from the content table aliased `c`. */
-  select: string;
   map(r: Record<string, unknown>): Candidate;
 }
 
@@ -192,10 +190,14 @@ function round6(v: number): number {
  * Deterministic: ties are broken by source order and id.
  */
 export class Retrieval {
+  private readonly indexStats: IndexStatsCache;
+
   constructor(
     private readonly ctx: StoreContext,
     private readonly stores: { episodes: EpisodeStore; facts: FactStore; graph: GraphStore },
-  ) {}
+  ) {
+    this.indexStats = new IndexStatsCache(ctx);
+  }
 
   search(scope: Scope, query: string, opts: SearchOptions = {}): Hit[] {
     checkScope(scope);
@@ -224,23 +226,19 @@ export class Retrieval {
     const stats = new Map<RetrievalSource, CorpusStats>();
     for (const src of RETRIEVAL_SOURCES) {
       if (!sources.includes(src)) continue;
-      const st = corpusStats(this.ctx, SOURCES[src].fts, SOURCES[src].weights.length);
+      const st = this.indexStats.stats(SOURCES[src].fts, SOURCES[src].weights.length);
       if (st.docs > 0) stats.set(src, st);
     }
     const active = [...stats.keys()];
     if (active.length === 0) return [];
     const counted = new Map<RetrievalSource, CountedTerm[]>(
-      active.map((src) => [src, terms.map((t) => ({ ...t, df: docFreq(this.ctx, SOURCES[src].fts, t.word, DF_CAP) }))]),
+      active.map((src) => [src, terms.map((t) => ({ ...t, df: this.indexStats.docFreq(SOURCES[src].fts, t.word, DF_CAP) }))]),
     );
     const candidates: Candidate[] = [];
     for (const source of active) {
       const spec = SOURCES[source];
       const extraWhere = source === 'wiki' && wikiType !== null ? { sql: 'c.wiki_type = ?', params: [wikiType] } : undefined;
-      const ids = candidateIds(this.ctx, { source: spec, terms: counted.get(source) ?? [], layer: scope.layer, userId: scope.user_id, pool, extraWhere });
-      if (ids.length === 0) continue;
-      const rows = this.ctx
-        .stmt(`SELECT ${spec.select} FROM ${spec.table} c WHERE c.id IN (SELECT value FROM json_each(?))`)
-        .all(JSON.stringify(ids)) as Record<string, unknown>[];
+      const rows = candidateRows(this.ctx, { source: spec, terms: counted.get(source) ?? [], layer: scope.layer, userId: scope.user_id, pool, extraWhere });
       for (const r of rows) candidates.push(spec.map(r));
     }
     if (candidates.length === 0) return [];

@@ -15,9 +15,24 @@ export interface QueryTerm {
   idf: number;
 }
 
-/** Stemmed tokens of a text, as the porter/unicode61 index sees them. */
-export function stemTokens(text: string): string[] {
-  return wordTokens(text.length > SCORE_MAX_CHARS ? text.slice(0, SCORE_MAX_CHARS) : text).map(porterStem);
+/** Texts up to this length keep their stemmed tokens between searches... */
+export const TOKEN_MEMO_MAX_CHARS = 1000;
+/** ...up to this many texts (then the memo starts afresh). */
+export const TOKEN_MEMO_MAX_ENTRIES = 5000;
+const tokenMemo = new Map<string, readonly string[]>();
+
+/**
+ * Stemmed tokens of a text, as the porter/unicode61 index sees them. Short texts are memoised:
+ * the same memories come back as candidates query after query.
+ */
+export function stemTokens(text: string): readonly string[] {
+  if (text.length > TOKEN_MEMO_MAX_CHARS) return wordTokens(text.length > SCORE_MAX_CHARS ? text.slice(0, SCORE_MAX_CHARS) : text).map(porterStem);
+  const kept = tokenMemo.get(text);
+  if (kept) return kept;
+  const tokens = wordTokens(text).map(porterStem);
+  if (tokenMemo.size >= TOKEN_MEMO_MAX_ENTRIES) tokenMemo.clear();
+  tokenMemo.set(text, tokens);
+  return tokens;
 }
 
 /** Robertson/Lucene idf, always positive: ln(1 + (N - df + 0.5) / (df + 0.5)). */
@@ -33,7 +48,7 @@ export function idf(docs: number, df: number): number {
  */
 export function bm25Score(
   terms: readonly QueryTerm[],
-  columns: readonly { tokens: string[]; weight: number; avgLen: number }[],
+  columns: readonly { tokens: readonly string[]; weight: number; avgLen: number }[],
 ): number {
   let dl = 0;
   let avgdl = 0;
