@@ -152,12 +152,16 @@ ${renderResultTables(result)}
 
 The side-by-side runs alternate the servers sample by sample, so each of our requests arrives after
 the reference's turn: 15-30 ms during which both our server and the client sleep. Waking from that
-idleness costs on every request, whatever the server does: on the development machine (2 vCPUs) an
-MCP ping takes about 0.15 ms back to back and about 0.5 ms after a 28 ms idle gap, and think and
-dream grow by about 0.8-1 ms the same way (cold caches). A 30x ratio against the reference's
-search_nodes at N = 10,000 (about 14 ms there) would need dream to answer in under 0.5 ms, less than
-an idle ping. \`npm run idle-floor -w @memory-service/bench\` measures this on your machine (ping, think
-and dream back to back and after an idle gap, at N = 10,000).
+idleness costs on every request, whatever the server does. On the development machine (2 vCPUs),
+\`npm run idle-floor\` measured, back to back and after a 28 ms idle gap (p50): a bare pipe echo
+between two Node processes (no MCP, no server code) 0.03 and 0.20 ms, an MCP ping 0.15 and 0.59 ms,
+think 0.65 and 1.35 ms, dream 1.36 and 2.43 ms. Timed inside the server, dream's own work grows by
+about 40 % after such a gap (cold caches), and keeping the server's event loop awake (a 1 ms timer,
+or spinning) does not remove the cost: it is the client's and the machine's as much as the
+server's. A 30x ratio against the reference's search_nodes at N = 10,000 (about 14 ms there) would
+need dream to answer in under 0.5 ms after idleness, less than an idle MCP ping takes here.
+\`npm run idle-floor -w @memory-service/bench\` measures this on your machine (pipe echo, ping,
+think and dream back to back and after an idle gap, at N = 10,000).
 
 ## How to reproduce
 

@@ -83,12 +83,22 @@ function bm25Expr(s: CandidateSource): string {
   return `bm25(${s.fts}, ${s.weights.map((w) => w.toFixed(2)).join(', ')})`;
 }
 
-/** The rows of the given ids that belong to the scope, in the order of ids. */
+/** Fewest ids read per scope-filtering query. */
+const MIN_CHUNK = 8;
+
+/**
+ * The rows of the given ids that belong to the scope, in the order of ids. The CROSS JOIN makes
+ * the id list the outer loop, so each id is one primary-key lookup: written as `c.id IN (...)`,
+ * SQLite plans a walk of the whole scope's index instead, which grows with the store.
+ */
 function scopeFilter(ctx: StoreContext, q: CandidateQuery, ids: number[]): CandidateRow[] {
   if (ids.length === 0) return [];
   const extra = q.extraWhere ? ` AND ${q.extraWhere.sql}` : '';
   const rows = ctx
-    .stmt(`SELECT ${q.source.select} FROM ${q.source.table} c WHERE c.id IN (SELECT value FROM json_each(?)) AND c.layer = ? AND c.user_id = ?${extra}`)
+    .stmt(
+      `SELECT ${q.source.select} FROM json_each(?) j CROSS JOIN ${q.source.table} c ON c.id = j.value
+       WHERE c.layer = ? AND c.user_id = ?${extra}`,
+    )
     .all(JSON.stringify(ids), q.layer, q.userId, ...(q.extraWhere?.params ?? [])) as CandidateRow[];
   const byId = new Map(rows.map((r) => [r.id, r]));
   const out: CandidateRow[] = [];
@@ -111,19 +121,22 @@ function joined(ctx: StoreContext, q: CandidateQuery, match: string, order: stri
 
 /**
  * Append to out, in the order of ids (the FTS order), the rows of the scope not already there,
- * until out holds pool rows. Rows are read in chunks of just the number still wanted, so a
- * single-scope store reads each wanted row once. When the ids run out short of the pool although
- * the FTS query stopped at its limit (other scopes crowded this one out), the joined,
- * scope-filtered query supplies the rows instead.
+ * until out holds pool rows. Rows are read in chunks of the number still wanted (at least
+ * MIN_CHUNK, which bounds the number of reads), so a single-scope store reads each wanted row
+ * once. When the ids run out short of the pool although the FTS query stopped at its limit
+ * (other scopes crowded this one out), the joined, scope-filtered query supplies the rows.
  */
 function takeInScope(ctx: StoreContext, q: CandidateQuery, out: CandidateRow[], ids: number[], limitHit: boolean, match: string, order: string): void {
   const have = new Set(out.map((r) => r.id));
   const fresh = ids.filter((id) => !have.has(id));
   let at = 0;
   while (out.length < q.pool && at < fresh.length) {
-    const chunk = fresh.slice(at, at + (q.pool - out.length));
+    const chunk = fresh.slice(at, at + Math.max(q.pool - out.length, MIN_CHUNK));
     at += chunk.length;
-    for (const row of scopeFilter(ctx, q, chunk)) out.push(row);
+    for (const row of scopeFilter(ctx, q, chunk)) {
+      if (out.length >= q.pool) break;
+      out.push(row);
+    }
   }
   if (out.length >= q.pool || !limitHit) return;
   for (const row of joined(ctx, q, match, order)) {

@@ -71,6 +71,24 @@ describe('Retrieval', () => {
     expect(env.stores.retrieval.search(crowd, 'violin', { limit: 5 })).toHaveLength(5);
   });
 
+  it('reads candidate rows by primary key, never by walking the scope', () => {
+    seed(env);
+    const ctx = env.stores.ctx;
+    const stmt = ctx.stmt.bind(ctx);
+    const rowReads = new Set<string>();
+    ctx.stmt = (sql: string) => {
+      if (sql.includes('json_each')) rowReads.add(sql);
+      return stmt(sql);
+    };
+    env.stores.retrieval.search(U, 'Caroline painting teal support', { limit: 10 });
+    expect(rowReads.size).toBe(4);
+    for (const sql of rowReads) {
+      const plan = (env.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('[1]', 'user', 'default') as { detail: string }[]).map((r) => r.detail);
+      expect(plan).toContain('SEARCH c USING INTEGER PRIMARY KEY (rowid=?)');
+      expect(plan.some((d) => /^SCAN c\b|USING (COVERING )?INDEX/.test(d))).toBe(false);
+    }
+  });
+
   it('explain adds up and ranking is deterministic', () => {
     seed(env);
     const hits = env.stores.retrieval.search(U, 'Caroline Melanie lake camping run', { limit: 10 });
