@@ -154,12 +154,14 @@ The side-by-side runs alternate the servers sample by sample, so each of our req
 the reference's turn: 15-30 ms during which both our server and the client sleep. Waking from that
 idleness costs on every request, whatever the server does. On the development machine (2 vCPUs),
 \`npm run idle-floor\` measured, back to back and after a 28 ms idle gap (p50): a bare pipe echo
-between two Node processes (no MCP, no server code) 0.03 and 0.20 ms, an MCP ping 0.15 and 0.59 ms,
-think 0.65 and 1.35 ms, dream 1.36 and 2.43 ms. Timed inside the server, dream's own work grows by
+between two Node processes (no MCP, no server code) 0.03 and 0.20 ms, an MCP ping 0.09 and 0.53 ms,
+think 0.62 and 1.44 ms, dream 1.32 and 2.63 ms. Timed inside the server, dream's own work grows by
 about 40 % after such a gap (cold caches), and keeping the server's event loop awake (a 1 ms timer,
 or spinning) does not remove the cost: it is the client's and the machine's as much as the
-server's. A 30x ratio against the reference's search_nodes at N = 10,000 (about 14 ms there) would
+server's. A 30x ratio against the reference's search_nodes at N = 10,000 (14-17 ms in our runs) would
 need dream to answer in under 0.5 ms after idleness, less than an idle MCP ping takes here.
+Above N = ${fmtCount(refMax)} only our server runs, so its requests come back to back: its write and
+search figures there are what the same requests cost without the idle gaps.
 \`npm run idle-floor -w @memory-service/bench\` measures this on your machine (pipe echo, ping,
 think and dream back to back and after an idle gap, at N = 10,000).
 
