@@ -155,11 +155,12 @@ the reference's turn: 15-30 ms during which both our server and the client sleep
 idleness costs on every request, whatever the server does. On the development machine (2 vCPUs),
 \`npm run idle-floor\` measured, back to back and after a 28 ms idle gap (p50): a bare pipe echo
 between two Node processes (no MCP, no server code) 0.03 and 0.20 ms, an MCP ping 0.09 and 0.53 ms,
-think 0.62 and 1.44 ms, dream 1.32 and 2.63 ms. Timed inside the server, dream's own work grows by
-about 40 % after such a gap (cold caches), and keeping the server's event loop awake (a 1 ms timer,
-or spinning) does not remove the cost: it is the client's and the machine's as much as the
-server's. A 30x ratio against the reference's search_nodes at N = 10,000 (14-17 ms in our runs) would
-need dream to answer in under 0.5 ms after idleness, less than an idle MCP ping takes here.
+think 0.62 and 1.44 ms, dream 1.32 and 2.63 ms. Timed inside the server, from the request's bytes
+arriving to the answer written, a ping takes 0.07 ms back to back and 0.4-0.5 ms after a 25 ms gap,
+and think 0.42 and 1.1-1.3 ms. Keeping the server's event loop awake through the gap (a 1 ms timer,
+or spinning) changes nothing: the same code simply runs several times slower after idleness (cold
+caches). A 30x ratio against the reference's search_nodes at N = 10,000 (14-17 ms in our runs)
+would need dream to answer in under 0.5 ms after idleness, less than an idle MCP ping takes here.
 Above N = ${fmtCount(refMax)} only our server runs, so its requests come back to back: its write and
 search figures there are what the same requests cost without the idle gaps.
 \`npm run idle-floor -w @memory-service/bench\` measures this on your machine (pipe echo, ping,
