@@ -44,10 +44,10 @@ export class TimelineStore {
     const type = checkText(input.type, 'type', 100);
     const summary = checkText(input.summary, 'summary', this.ctx.config.maxTextChars, true);
     return this.ctx.tx(() => {
-      const info = this.ctx
-        .stmt('INSERT INTO timeline_events (layer, user_id, type, summary, metadata, created) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(scope.layer, scope.user_id, type, summary, JSON.stringify(input.metadata ?? {}), this.ctx.iso());
-      return toEvent(this.ctx.stmt('SELECT * FROM timeline_events WHERE id = ?').get(info.lastInsertRowid) as Row);
+      const row = this.ctx
+        .stmt('INSERT INTO timeline_events (layer, user_id, type, summary, metadata, created) VALUES (?, ?, ?, ?, ?, ?) RETURNING *')
+        .get(scope.layer, scope.user_id, type, summary, JSON.stringify(input.metadata ?? {}), this.ctx.iso()) as Row;
+      return toEvent(row);
     });
   }
 
