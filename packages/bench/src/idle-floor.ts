@@ -52,8 +52,9 @@ export async function main(argv: readonly string[]): Promise<void> {
   const samples = Number(argv[2] ?? 200);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-service-idle-'));
   const conn = await McpConnection.open({ label: 'ours', script: SERVER_BIN, env: { MCP_MEMORY_DATA_DIR: dir } });
-  const echo = await pipeEcho();
+  let echo: Awaited<ReturnType<typeof pipeEcho>> | undefined;
   try {
+    echo = await pipeEcho();
     const gen = new TextGenerator(20240601);
     note(`preloading ${n} thoughts`);
     for (let i = 0; i < n; i++) await conn.call('think', { text: gen.nextText(), layer: 'user' });
@@ -71,7 +72,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     }
     process.stdout.write(`N = ${n}, ${samples} samples each\n\n${rows.join('\n')}\n`);
   } finally {
-    echo.close();
+    echo?.close();
     await conn.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
