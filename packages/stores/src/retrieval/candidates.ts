@@ -136,12 +136,15 @@ function takeInScope(ctx: StoreContext, q: CandidateQuery, out: CandidateRow[], 
     for (const row of scopeFilter(ctx, q, chunk)) {
       if (out.length >= q.pool) break;
       out.push(row);
+      have.add(row.id);
     }
   }
   if (out.length >= q.pool || !limitHit) return;
   for (const row of joined(ctx, q, match, order)) {
     if (out.length >= q.pool) return;
-    if (!have.has(row.id) && !out.some((r) => r.id === row.id)) out.push(row);
+    if (have.has(row.id)) continue;
+    out.push(row);
+    have.add(row.id);
   }
 }
 

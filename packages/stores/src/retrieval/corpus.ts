@@ -21,14 +21,9 @@ export function readVarint(buf: Uint8Array, at: number): [value: number, next: n
 }
 
 /**
- * Read the FTS5 "averages" record (rowid 1 of `<fts>_data`: varint row count, then one varint
+ * Decode the FTS5 "averages" record (rowid 1 of `<fts>_data`: varint row count, then one varint
  * token total per column). O(1), no table scan.
  */
-export function corpusStats(ctx: StoreContext, fts: string, columns: number): CorpusStats {
-  const row = ctx.stmt(`SELECT block FROM ${fts}_data WHERE id = 1`).get() as { block: Uint8Array | null } | undefined;
-  return decodeAverages(row?.block ?? null, columns);
-}
-
 function decodeAverages(block: Uint8Array | null, columns: number): CorpusStats {
   if (!block || block.length === 0) return { docs: 0, avgLen: new Array(columns).fill(0) };
   const buf = block;

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A, U, makeEnv, type Env } from '../test-helpers.js';
 import { buildMatch, queryTerms } from './query.js';
 import { fitToBudget, estimateTokens } from './budget.js';
-import { IndexStatsCache, corpusStats, docFreq } from './corpus.js';
+import { IndexStatsCache, docFreq } from './corpus.js';
 import { DF_CAP } from './candidates.js';
 
 let env: Env;
@@ -139,13 +139,14 @@ describe('Retrieval', () => {
 describe('corpus statistics', () => {
   it('reads the FTS5 document count and column lengths without scanning', () => {
     seed(env);
-    const st = corpusStats(env.stores.ctx, 'episodes_fts', 2);
+    const fresh = () => new IndexStatsCache(env.stores.ctx).stats('episodes_fts', 2);
+    const st = fresh();
     expect(st.docs).toBe(5);
     expect(st.avgLen[0]).toBeGreaterThan(5);
     expect(docFreq(env.stores.ctx, 'episodes_fts', 'support', 100)).toBe(2);
     expect(docFreq(env.stores.ctx, 'episodes_fts', 'zzz', 100)).toBe(0);
     env.stores.episodes.delete(A, env.stores.episodes.list(A)[0].id);
-    expect(corpusStats(env.stores.ctx, 'episodes_fts', 2).docs).toBe(4);
+    expect(fresh().docs).toBe(4);
     expect(docFreq(env.stores.ctx, 'episodes_fts', 'support', 100)).toBe(1);
   });
 });
@@ -166,7 +167,7 @@ describe('kept index statistics', () => {
     // Same number of tokens: the averages record is unchanged, the structure record is not.
     env.db.prepare('UPDATE episodes SET summary = ? WHERE id = ?').run('Melanie sketched a barn.', Number(ep.id.slice(3)));
     expect(df('painted')).toBe(1);
-    expect(cache.stats('episodes_fts', 3).docs).toBe(corpusStats(env.stores.ctx, 'episodes_fts', 3).docs);
+    expect(cache.stats('episodes_fts', 3).docs).toBe(new IndexStatsCache(env.stores.ctx).stats('episodes_fts', 3).docs);
     env.stores.episodes.delete(U, ep.id);
     expect(df('sketched')).toBe(0);
     try {
