@@ -11,6 +11,7 @@ export class StoreContext {
     readonly dataDir: string,
     readonly clock: Clock,
     readonly config: StoresConfig,
+    private readonly afterCommit: () => void = () => undefined,
   ) {}
 
   /** A prepared statement, cached by its SQL text. */
@@ -26,10 +27,13 @@ export class StoreContext {
   /**
    * Run fn in a BEGIN IMMEDIATE transaction so writers in other processes wait their turn.
    * Inside an open transaction fn simply joins it: an error still rolls the whole transaction back.
+   * After a commit, afterCommit runs (not after a rollback, nor for a joined call).
    */
   tx<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
-    return this.db.transaction(fn).immediate();
+    const result = this.db.transaction(fn).immediate();
+    this.afterCommit();
+    return result;
   }
 
   /**

@@ -15,6 +15,7 @@ export function useStores(ctx: PluginContext): Stores {
     db: ctx.db,
     dataDir: ctx.dataDir,
     clock: ctx.clock,
+    afterCommit: () => ctx.storage.checkpointSoon(),
     config: {
       l1Size: ctx.config.number('l1.size', 50, 1, 10_000),
       scratchpadMax: ctx.config.number('scratchpad.max_entries', 20, 1, 10_000),

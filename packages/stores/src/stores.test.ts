@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFERRED_WRITE_MS } from './stores.js';
+import { DEFERRED_WRITE_MS, Stores } from './stores.js';
 import { U, makeEnv, type Env } from './test-helpers.js';
 
 let env: Env;
@@ -28,5 +28,26 @@ describe('deferred bookkeeping writes', () => {
     });
     expect(() => env.stores.flush()).toThrow('disk full');
     expect(recallRows(env)).toBe(0);
+  });
+});
+
+describe('afterCommit', () => {
+  it('runs once per committed outermost transaction, never after a rollback', () => {
+    let commits = 0;
+    const stores = new Stores({ db: env.db, dataDir: env.dir, clock: env.clock, afterCommit: () => commits++ });
+    stores.transaction(() => {
+      stores.episodes.add(U, { summary: 'outer', emotional_weight: 0, importance: 0.5, tags: [] });
+      stores.transaction(() => stores.episodes.add(U, { summary: 'inner', emotional_weight: 0, importance: 0.5, tags: [] }));
+    });
+    expect(commits).toBe(1);
+    stores.episodes.add(U, { summary: 'alone', emotional_weight: 0, importance: 0.5, tags: [] });
+    expect(commits).toBe(2);
+    expect(() =>
+      stores.transaction(() => {
+        stores.episodes.add(U, { summary: 'undone', emotional_weight: 0, importance: 0.5, tags: [] });
+        throw new Error('abort');
+      }),
+    ).toThrow('abort');
+    expect(commits).toBe(2);
   });
 });

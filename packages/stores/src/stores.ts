@@ -50,7 +50,7 @@ export class Stores {
 
   constructor(opts: StoresOptions) {
     this.config = resolveConfig(opts.config);
-    this.ctx = new StoreContext(opts.db, opts.dataDir, opts.clock, this.config);
+    this.ctx = new StoreContext(opts.db, opts.dataDir, opts.clock, this.config, opts.afterCommit);
     this.audit = new AuditLog(this.ctx);
     this.l1 = new L1Ring(this.ctx);
     this.sessions = new SessionStore(this.ctx, this.audit);

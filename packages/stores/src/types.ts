@@ -50,5 +50,7 @@ export interface StoresOptions {
   dataDir: string;
   clock: Clock;
   config?: Partial<StoresConfig>;
+  /** Called after each outermost write transaction commits (the kernel schedules a WAL checkpoint). */
+  afterCommit?: () => void;
 }
 

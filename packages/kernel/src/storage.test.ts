@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { CHECKPOINT_DELAY_MS, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
+
+describe('Storage checkpoints off the request path', () => {
+  let dir: string;
+  let storage: Storage;
+  const dbBytes = () => fs.statSync(storage.file).size;
+  const write = (rows: number) => {
+    for (let i = 0; i < rows; i++) {
+      storage.transaction(() => storage.prepare('INSERT INTO t (body) VALUES (?)').run('x'.repeat(3000)));
+    }
+  };
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-test-'));
+    storage = new Storage(dir);
+    storage.db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    storage.db.pragma('wal_checkpoint(TRUNCATE)');
+  });
+
+  afterEach(() => {
+    storage.close();
+    vi.useRealTimers();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps the inline autocheckpoint as the backstop', () => {
+    expect(storage.db.pragma('wal_autocheckpoint', { simple: true })).toBe(WAL_BACKSTOP_PAGES);
+  });
+
+  it('copies committed pages into the database file only once the delay has passed', () => {
+    const before = dbBytes();
+    // About 600 WAL frames (a new leaf and the parent per commit): below the backstop, so only the scheduled checkpoint copies them.
+    write(300);
+    expect(dbBytes()).toBe(before);
+    vi.advanceTimersByTime(CHECKPOINT_DELAY_MS - 1);
+    expect(dbBytes()).toBe(before);
+    vi.advanceTimersByTime(1);
+    expect(dbBytes()).toBeGreaterThan(before + 300 * 3000);
+    expect(storage.db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 300 });
+  });
+
+  it('keeps one checkpoint pending however many commits ask', () => {
+    write(3);
+    storage.transaction(() => storage.transaction(() => storage.prepare('INSERT INTO t (body) VALUES (?)').run('nested')));
+    expect(vi.getTimerCount()).toBe(1);
+  });
+
+  it('waits for an open transaction before checkpointing', () => {
+    write(10);
+    const before = dbBytes();
+    storage.db.exec('BEGIN');
+    vi.advanceTimersByTime(CHECKPOINT_DELAY_MS);
+    expect(dbBytes()).toBe(before);
+    expect(vi.getTimerCount()).toBe(1);
+    storage.db.exec('COMMIT');
+    vi.advanceTimersByTime(CHECKPOINT_DELAY_MS);
+    expect(dbBytes()).toBeGreaterThan(before);
+  });
+
+  it('drops a pending checkpoint on close', () => {
+    write(1);
+    storage.close();
+    expect(vi.getTimerCount()).toBe(0);
+    expect(() => vi.advanceTimersByTime(CHECKPOINT_DELAY_MS)).not.toThrow();
+  });
+});
