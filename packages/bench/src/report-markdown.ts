@@ -154,17 +154,20 @@ The side-by-side runs alternate the servers sample by sample, so each of our req
 the reference's turn: 15-30 ms during which both our server and the client sleep. Waking from that
 idleness costs on every request, whatever the server does. On the development machine (2 vCPUs),
 \`npm run idle-floor\` measured, back to back and after a 28 ms idle gap (p50): a bare pipe echo
-between two Node processes (no MCP, no server code) 0.03 and 0.20 ms, an MCP ping 0.09 and 0.53 ms,
-think 0.62 and 1.44 ms, dream 1.32 and 2.63 ms. Timed inside the server, from the request's bytes
-arriving to the answer written, a ping takes 0.07 ms back to back and 0.4-0.5 ms after a 25 ms gap,
-and think 0.42 and 1.1-1.3 ms. Keeping the server's event loop awake through the gap (a 1 ms timer,
-or spinning) changes nothing: the same code simply runs several times slower after idleness (cold
-caches). A 30x ratio against the reference's search_nodes at N = 10,000 (14-17 ms in our runs)
-would need dream to answer in under 0.5 ms after idleness, less than an idle MCP ping takes here.
+between two Node processes (no MCP, no server code) 0.03 and 0.20 ms, an MCP ping 0.11 and 0.58 ms,
+think 0.59 and 1.74 ms, dream 1.33 and 2.66 ms. The benchmark's own replay tool gives think's and
+dream's recorded answers again through the same path (transport, SDK, kernel, serialisation) with no
+store work: 0.23 and 0.87 ms for think's answer, 0.31 and 0.82 ms for dream's. Keeping the server's
+event loop awake through the gap (a 1 ms timer, or spinning) changes nothing: the same code simply
+runs several times slower after idleness (cold caches). So against the reference's search_nodes at
+N = 10,000 (14-17 ms in our runs), a tool call answering as much as dream, doing nothing, reaches
+about 17-21x here: a 30x search ratio is out of reach over MCP stdio on this machine whatever the
+search costs. The write ratio needs think within about 0.9 ms after idleness, about what its
+replayed answer alone takes.
 Above N = ${fmtCount(refMax)} only our server runs, so its requests come back to back: its write and
 search figures there are what the same requests cost without the idle gaps.
 \`npm run idle-floor -w @memory-service/bench\` measures this on your machine (pipe echo, ping,
-think and dream back to back and after an idle gap, at N = 10,000).
+think, dream and their replayed answers, back to back and after an idle gap, at N = 10,000).
 
 ## How to reproduce
 
