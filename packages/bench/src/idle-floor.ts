@@ -76,7 +76,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     note(`preloading ${n} thoughts`);
     for (let i = 0; i < n; i++) await conn.call('think', { text: gen.nextText(), layer: 'user' });
     const record = async (name: string, args: Record<string, unknown>) => {
-      const answer = (await conn.timedCall(name, args)).result.structuredContent;
+      const answer = (await conn.call(name, args)).structuredContent;
       if (!answer) throw new Error(`${name} answered without structuredContent`);
       fs.writeFileSync(path.join(replayDir, `${name}.json`), JSON.stringify(answer));
     };
