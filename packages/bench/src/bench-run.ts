@@ -1,7 +1,7 @@
 /** One benchmark size: fresh servers, preload N items, then alternating timed samples. */
 import { performance } from 'node:perf_hooks';
 import { openServer, type BenchServer, type ServerKind } from './bench-servers.js';
-import type { RunFailure, ServerRun } from './bench-types.js';
+import type { CeilingRun, RunFailure, ServerRun } from './bench-types.js';
 import { runPool } from './concurrency.js';
 import { freshTempDir, removeDir } from './paths.js';
 import { directorySize } from './proc-stats.js';
@@ -24,6 +24,8 @@ interface Live {
 export interface SizeOutcome {
   runs: ServerRun[];
   failures: RunFailure[];
+  /** Present when the reference ran at this N and the zero-work server could be measured against it. */
+  ceiling?: CeilingRun;
 }
 
 async function preload(server: BenchServer, n: number, seed: number): Promise<number> {
@@ -39,6 +41,7 @@ async function preload(server: BenchServer, n: number, seed: number): Promise<nu
   return n > 0 ? (performance.now() - start) / n : 0;
 }
 
+/** Spawn one server and preload it (the zero-work server stores nothing, so it is not preloaded). */
 async function start(kind: ServerKind, n: number, seed: number, failures: RunFailure[]): Promise<Live | null> {
   const dir = freshTempDir(`bench-${kind}-${n}`);
   let server: BenchServer;
@@ -51,9 +54,10 @@ async function start(kind: ServerKind, n: number, seed: number, failures: RunFai
     return null;
   }
   const spawnMs = server.connection.spawnToToolsMs;
-  note(`[N=${n}] ${kind}: tools/list answered ${spawnMs.toFixed(1)} ms after spawn; preloading ${n} items`);
+  const items = kind === 'floor' ? 0 : n;
+  note(`[N=${n}] ${kind}: tools/list answered ${spawnMs.toFixed(1)} ms after spawn; preloading ${items} items`);
   try {
-    const preloadMsPerItem = await preload(server, n, seed);
+    const preloadMsPerItem = await preload(server, items, seed);
     return {
       server,
       dir,
@@ -74,7 +78,10 @@ async function start(kind: ServerKind, n: number, seed: number, failures: RunFai
   }
 }
 
-/** Take `samples` rounds of one operation, alternating the servers within each round. */
+/**
+ * Take `samples` rounds of one operation, alternating the servers within each round. A server that
+ * fails is recorded, dropped from the rounds and released (by default: closed, its data dir removed).
+ */
 async function alternate(
   live: Live[],
   samples: number,
@@ -82,6 +89,7 @@ async function alternate(
   n: number,
   failures: RunFailure[],
   step: (l: Live, i: number) => Promise<void>,
+  release: (l: Live) => Promise<unknown> = finish,
 ): Promise<Live[]> {
   let current = live;
   for (let i = 0; i < samples; i++) {
@@ -93,7 +101,7 @@ async function alternate(
       } catch (err) {
         failures.push({ server: l.server.kind, n, error: `${op}: ${(err as Error).message}` });
         note(`[N=${n}] ${l.server.kind}: ${op} failed: ${(err as Error).message}`);
-        await finish(l);
+        await release(l);
       }
     }
     current = still;
@@ -107,6 +115,38 @@ async function finish(l: Live): Promise<{ peak: number | null; bytes: number }> 
   const bytes = directorySize(l.dir);
   removeDir(l.dir);
   return { peak, bytes };
+}
+
+/**
+ * The zero-work server alternated with the reference, after the main samples: the same rounds
+ * (writes, then searches) under the same conditions as ours, so reference p50 over its p50 bounds
+ * the ratio any stdio server could show. The reference keeps its data dir and writes new names.
+ */
+async function ceilingPass(ref: Live, n: number, samples: number, seed: number, failures: RunFailure[]): Promise<CeilingRun | undefined> {
+  const floor = await start('floor', n, seed, failures);
+  if (!floor) return undefined;
+  // The reference's own figures were taken already: its failure here only voids the ceiling, and its
+  // main run closes it as usual.
+  const paired: Live = { ...ref, writes: [], searches: [], pings: [] };
+  const release = (l: Live) => (l === paired ? Promise.resolve() : finish(l));
+  note(`[N=${n}] ceiling: ${samples} zero-work calls alternated with the reference's writes, then its searches`);
+  let live = await alternate([floor, paired], samples, 'ceiling write', n, failures, async (l, i) => {
+    l.writes.push(await l.server.write(l.sampleTexts.nextText(), n + samples + i));
+  }, release);
+  live = await alternate(live, samples, 'ceiling search', n, failures, async (l) => {
+    l.searches.push(await l.server.search(l.queries.nextQuery()));
+  }, release);
+  if (live.includes(floor)) await finish(floor);
+  if (live.length < 2) return undefined;
+  const ceiling: CeilingRun = {
+    n,
+    floor_write_ms: summarize(floor.writes),
+    floor_search_ms: summarize(floor.searches),
+    reference_write_ms: summarize(paired.writes),
+    reference_search_ms: summarize(paired.searches),
+  };
+  note(`[N=${n}] ceiling: zero-work p50 ${ceiling.floor_write_ms.p50.toFixed(3)} / ${ceiling.floor_search_ms.p50.toFixed(3)} ms in the write / search rounds`);
+  return ceiling;
 }
 
 /** Measure the given servers at one N. */
@@ -127,6 +167,8 @@ export async function benchSize(kinds: readonly ServerKind[], n: number, samples
   live = await alternate(live, samples, 'ping', n, failures, async (l) => {
     l.pings.push(await l.server.connection.timedPing());
   });
+  const ref = live.find((l) => l.server.kind === 'reference');
+  const ceiling = ref ? await ceilingPass(ref, n, samples, seed, failures) : undefined;
   const runs: ServerRun[] = [];
   for (const l of live) {
     const { peak, bytes } = await finish(l);
@@ -149,5 +191,5 @@ export async function benchSize(kinds: readonly ServerKind[], n: number, samples
     );
     runs.push(run);
   }
-  return { runs, failures };
+  return ceiling ? { runs, failures, ceiling } : { runs, failures };
 }

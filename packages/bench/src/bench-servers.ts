@@ -1,9 +1,11 @@
 /** The two servers under benchmark, each doing the equivalent write and search over MCP. */
 import path from 'node:path';
+import { FLOOR_TOOL } from './floor-server.js';
 import { McpConnection } from './mcp-connection.js';
-import { SERVER_BIN, referenceServerScript } from './paths.js';
+import { FLOOR_SERVER, SERVER_BIN, referenceServerScript } from './paths.js';
 
-export type ServerKind = 'ours' | 'reference';
+/** ours and the reference are compared; floor is the zero-work server that bounds any comparison. */
+export type ServerKind = 'ours' | 'reference' | 'floor';
 
 /** How one server stores one item and searches, as an agent would call it. */
 export interface BenchServer {
@@ -60,6 +62,26 @@ class ReferenceServer implements BenchServer {
   }
 }
 
+/** The zero-work server: both operations are its one tool, answered at once with nothing stored. */
+class FloorServer implements BenchServer {
+  readonly kind = 'floor' as const;
+  readonly ops = { write: FLOOR_TOOL, search: FLOOR_TOOL };
+  readonly preloadConcurrency = 1;
+  constructor(readonly connection: McpConnection) {}
+
+  write(): Promise<number> {
+    return this.noop();
+  }
+
+  search(): Promise<number> {
+    return this.noop();
+  }
+
+  private async noop(): Promise<number> {
+    return (await this.connection.timedCall(FLOOR_TOOL, {})).ms;
+  }
+}
+
 /** Spawn one server on a fresh data dir and wrap it. */
 export async function openServer(kind: ServerKind, dataDir: string): Promise<BenchServer> {
   if (kind === 'ours') {
@@ -72,6 +94,7 @@ export async function openServer(kind: ServerKind, dataDir: string): Promise<Ben
     }
     return new OurServer(conn);
   }
+  if (kind === 'floor') return new FloorServer(await McpConnection.open({ label: 'floor', script: FLOOR_SERVER, env: {} }));
   const conn = await McpConnection.open({
     label: 'reference',
     script: referenceServerScript(),

@@ -29,6 +29,20 @@ export interface ServerRun {
   data_bytes: number;
 }
 
+/**
+ * The zero-work server (floor-server.ts) alternated with the reference after the main samples, the
+ * way ours is: reference p50 over its p50 is the best ratio any stdio MCP server can show in this run.
+ */
+export interface CeilingRun {
+  n: number;
+  /** The zero-work call timed in the write round (after each create_entities) and in the search round. */
+  floor_write_ms: LatencySummary;
+  floor_search_ms: LatencySummary;
+  /** The reference's own samples of the same rounds. */
+  reference_write_ms: LatencySummary;
+  reference_search_ms: LatencySummary;
+}
+
 /** A server that could not be measured at some N, with the reason. */
 export interface RunFailure {
   server: ServerKind | 'in-process';
@@ -66,6 +80,8 @@ export interface BenchResult {
   runs: ServerRun[];
   failures: RunFailure[];
   in_process: InProcessSection;
+  /** The zero-work server against the reference, at each N where the reference ran (absent in older files). */
+  ceiling?: CeilingRun[];
   /** Fresh starts of our server, each to an answered tools/list (absent in older result files). */
   spawn?: { runs: number; samples_ms: number[]; ms: LatencySummary };
 }

@@ -49,6 +49,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     const outcome = await benchSize(kinds, n, cli.samples, cli.seed);
     result.runs.push(...outcome.runs);
     result.failures.push(...outcome.failures);
+    if (outcome.ceiling) (result.ceiling ??= []).push(outcome.ceiling);
   }
   result.in_process = await benchInProcess(cli.sizes, cli.samples, cli.seed);
   result.spawn = await spawnSeries(cli.smoke ? 3 : SPAWN_RUNS);

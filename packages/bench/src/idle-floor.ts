@@ -1,10 +1,13 @@
 /**
- * `npm run idle-floor -w @memory-service/bench`: what an idle gap before each request costs on this
- * machine. The side-by-side benchmark alternates the two servers sample by sample, so each of our
- * requests follows ~20-30 ms of idleness (the reference's turn); this measures a bare pipe echo
- * (a Node child writing back each line: no MCP, no server), an MCP ping, our think/dream, and
- * think's and dream's answers replayed by the benchmark's own tool (same answer, no store work),
- * back to back and after such a gap, at one N.
+ * `npm run idle-floor -w @memory-service/bench`: where the time of one request goes, at one N. The
+ * side-by-side benchmark alternates the two servers sample by sample, so each of our requests
+ * follows the reference's turn. This times, back to back, after an idle gap, and right after one
+ * of the reference's create_entities or search_nodes calls (as in the benchmark's rounds):
+ *  - a bare pipe echo (a Node child writing back each line: no MCP, no server);
+ *  - a call to the zero-work MCP server (floor-server.ts: no SDK, no store);
+ *  - an MCP ping to our server;
+ *  - our think and dream;
+ *  - think's and dream's answers replayed by the benchmark's own tool (same answer, no store work).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,8 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPLAY_DIR_ENV } from './floor-plugin.js';
+import { FLOOR_TOOL } from './floor-server.js';
 import { McpConnection } from './mcp-connection.js';
-import { SERVER_BIN } from './paths.js';
+import { FLOOR_SERVER, SERVER_BIN, referenceServerScript } from './paths.js';
 import { note } from './progress.js';
 import { percentile } from './stats.js';
 import { TextGenerator } from './textgen.js';
@@ -23,10 +27,11 @@ const FLOOR_PLUGIN = fileURLToPath(new URL('./floor-plugin.js', import.meta.url)
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function p50(samples: number, gapMs: number, op: () => Promise<unknown>): Promise<number> {
+/** p50 of op, each sample preceded by `before` (untimed). */
+async function p50(samples: number, before: () => Promise<unknown>, op: () => Promise<unknown>): Promise<number> {
   const times: number[] = [];
   for (let i = 0; i < samples; i++) {
-    if (gapMs > 0) await sleep(gapMs);
+    await before();
     const start = performance.now();
     await op();
     times.push(performance.now() - start);
@@ -52,6 +57,24 @@ async function pipeEcho(): Promise<{ roundTrip: () => Promise<void>; close: () =
   return { roundTrip, close: () => child.kill() };
 }
 
+/**
+ * The reference server started on N entities of the given texts: its memory file is written in its
+ * own line format (what its saveGraph writes), which spares N sequential create_entities calls;
+ * read_graph then confirms it loaded all N.
+ */
+async function referenceWith(dir: string, texts: readonly string[]): Promise<McpConnection> {
+  const file = path.join(dir, 'reference-memory.jsonl');
+  const lines = texts.map((text, i) => JSON.stringify({ type: 'entity', name: `item-${i}`, entityType: 'note', observations: [text] }));
+  fs.writeFileSync(file, lines.join('\n'));
+  const ref = await McpConnection.open({ label: 'reference', script: referenceServerScript(), env: { MEMORY_FILE_PATH: file } });
+  const graph = JSON.parse(String((await ref.call('read_graph', {})).content.find((c) => c.type === 'text')?.text ?? '{}')) as { entities?: unknown[] };
+  if (graph.entities?.length !== texts.length) {
+    await ref.close();
+    throw new Error(`the reference loaded ${graph.entities?.length ?? 0} entities from its file, not ${texts.length}`);
+  }
+  return ref;
+}
+
 export async function main(argv: readonly string[]): Promise<void> {
   const n = Number(argv[0] ?? 10_000);
   const gap = Number(argv[1] ?? 28);
@@ -70,11 +93,18 @@ export async function main(argv: readonly string[]): Promise<void> {
     },
   });
   let echo: Awaited<ReturnType<typeof pipeEcho>> | undefined;
+  let floor: McpConnection | undefined;
+  let ref: McpConnection | undefined;
   try {
     echo = await pipeEcho();
+    floor = await McpConnection.open({ label: 'floor', script: FLOOR_SERVER, env: {} });
+    const zeroWork = floor;
     const gen = new TextGenerator(20240601);
-    note(`preloading ${n} thoughts`);
-    for (let i = 0; i < n; i++) await conn.call('think', { text: gen.nextText(), layer: 'user' });
+    const texts = Array.from({ length: n }, () => gen.nextText());
+    note(`preloading ${n} thoughts, and the reference with the same ${n} texts`);
+    for (const text of texts) await conn.call('think', { text, layer: 'user' });
+    const reference = (ref = await referenceWith(dir, texts));
+    let refIndex = n;
     const record = async (name: string, args: Record<string, unknown>) => {
       const answer = (await conn.call(name, args)).structuredContent;
       if (!answer) throw new Error(`${name} answered without structuredContent`);
@@ -82,9 +112,19 @@ export async function main(argv: readonly string[]): Promise<void> {
     };
     await record('think', { text: gen.nextText(), layer: 'user' });
     await record('dream', { query: gen.nextQuery(), limit: 10 });
-    const rows: string[] = ['| request | back to back p50 (ms) | after ' + gap + ' ms idle p50 (ms) |', '|---|---|---|'];
+    const rows: string[] = [
+      `| request | back to back p50 (ms) | after ${gap} ms idle p50 (ms) | after the reference's create_entities p50 (ms) | after its search_nodes p50 (ms) |`,
+      '|---|---|---|---|---|',
+    ];
+    const before: (() => Promise<unknown>)[] = [
+      async () => undefined,
+      () => sleep(gap),
+      () => reference.call('create_entities', { entities: [{ name: `item-${refIndex++}`, entityType: 'note', observations: [gen.nextText()] }] }),
+      () => reference.call('search_nodes', { query: gen.nextQuery() }),
+    ];
     const ops: [string, () => Promise<unknown>][] = [
       ['pipe echo (no MCP)', echo.roundTrip],
+      ['zero-work MCP server (no SDK, no store)', () => zeroWork.call(FLOOR_TOOL, {})],
       ['ping', () => conn.timedPing()],
       ['think', () => conn.call('think', { text: gen.nextText(), layer: 'user' })],
       ['dream (limit 10)', () => conn.call('dream', { query: gen.nextQuery(), limit: 10 })],
@@ -92,13 +132,16 @@ export async function main(argv: readonly string[]): Promise<void> {
       ["dream's answer replayed (no store work)", () => conn.call('bench_replay', { answer: 'dream' })],
     ];
     for (const [name, op] of ops) {
-      const hot = await p50(samples, 0, op);
-      const idle = await p50(samples, gap, op);
-      rows.push(`| ${name} | ${hot.toFixed(3)} | ${idle.toFixed(3)} |`);
+      note(`timing ${name}`);
+      const cells: string[] = [];
+      for (const b of before) cells.push((await p50(samples, b, op)).toFixed(3));
+      rows.push(`| ${name} | ${cells.join(' | ')} |`);
     }
     process.stdout.write(`N = ${n}, ${samples} samples each\n\n${rows.join('\n')}\n`);
   } finally {
     echo?.close();
+    await floor?.close();
+    await ref?.close();
     await conn.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }

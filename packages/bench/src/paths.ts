@@ -14,6 +14,9 @@ export const SERVER_BIN = fileURLToPath(new URL('../../server/bin/memory-service
 /** The compiled server the launcher imports; it exists once the server package is built. */
 export const SERVER_CLI = fileURLToPath(new URL('../../server/dist/cli.js', import.meta.url));
 
+/** The benchmark's zero-work MCP server, compiled (tests run after the build). */
+export const FLOOR_SERVER = fileURLToPath(new URL('../dist/floor-server.js', import.meta.url));
+
 /** The LoCoMo development files, kept beside the repository. */
 export const LOCOMO_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'eval', 'locomo');
 

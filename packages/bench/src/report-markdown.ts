@@ -2,11 +2,12 @@
 import type { BenchResult, ServerRun } from './bench-types.js';
 import { fmtBytes, fmtCount, fmtMs, fmtRatio, markdownTable } from './format.js';
 import type { ChartSeries } from './report-svg.js';
-import { checkTargets, speedRatio } from './targets.js';
+import { ceilingRatio, checkTargets, speedRatio } from './targets.js';
 
 const SERVER_NAMES: Record<ServerRun['server'], string> = {
   ours: 'memory-service',
   reference: 'reference (@modelcontextprotocol/server-memory)',
+  floor: 'zero-work server (benchmark only)',
 };
 
 /** One line per server and operation, plus the in-process stores when measured. */
@@ -66,6 +67,24 @@ export function renderResultTables(result: BenchResult): string {
       : '_No size where both servers were measured._',
   );
   parts.push('');
+  if (result.ceiling && result.ceiling.length > 0) {
+    parts.push('### Ceiling: reference p50 / zero-work server p50\n');
+    parts.push(
+      'The zero-work server (no SDK, no store: one tool answering at once) alternated with the reference in the same rounds, ' +
+        'after the main samples. No stdio MCP server can show a larger ratio in this run.\n',
+    );
+    parts.push(
+      markdownTable(
+        ['N', 'zero-work p50, write round (ms)', 'create_entities p50 (ms)', 'write ceiling', 'zero-work p50, search round (ms)', 'search_nodes p50 (ms)', 'search ceiling'],
+        result.ceiling.map((c) => [
+          fmtCount(c.n),
+          fmtMs(c.floor_write_ms.p50), fmtMs(c.reference_write_ms.p50), fmtRatio(ceilingRatio(result, c.n, 'write')),
+          fmtMs(c.floor_search_ms.p50), fmtMs(c.reference_search_ms.p50), fmtRatio(ceilingRatio(result, c.n, 'search')),
+        ]),
+      ),
+    );
+    parts.push('');
+  }
   parts.push('### Stores in-process (no transport)\n');
   if (result.in_process.status === 'skipped') {
     parts.push(`_Skipped: ${result.in_process.reason}_`);
@@ -122,7 +141,9 @@ sample when both run at that N. The reference server runs up to N = ${fmtCount(r
 - Search: our \`dream\` (limit 10, layer \`user\`) against the reference \`search_nodes\`, with the same query.
 - Items are sentences of 60-200 characters generated from a seeded PRNG (seed ${seed}) over a fixed vocabulary;
   queries are one to three words of the same vocabulary. Both servers receive the same texts and queries.
-- Ping: p50 of an MCP \`ping\` on the same connection, the floor of any request.
+- Ping: p50 of an MCP \`ping\` on the same connection.
+- Ceiling: after the main samples, a zero-work MCP server (no SDK, no store) takes the place of ours for ${samples} more
+  rounds of writes and then searches against the reference, which keeps its data and goes on writing new names.
 - Spawn: from spawning the process to the answer of \`tools/list\` (the initialize handshake included); once per N, and in a
   series of fresh starts on empty data dirs whose median is the start-up figure.
 - Peak RSS: VmHWM of the server process; data on disk: bytes under the data dir after the server closed.
@@ -150,24 +171,27 @@ ${renderResultTables(result)}
 
 ## Reading the ratios
 
-The side-by-side runs alternate the servers sample by sample, so each of our requests arrives after
-the reference's turn: 15-30 ms during which both our server and the client sleep. Waking from that
-idleness costs on every request, whatever the server does. On the development machine (2 vCPUs),
-\`npm run idle-floor\` measured, back to back and after a 28 ms idle gap (p50): a bare pipe echo
-between two Node processes (no MCP, no server code) 0.03 and 0.20 ms, an MCP ping 0.11 and 0.58 ms,
-think 0.59 and 1.74 ms, dream 1.33 and 2.66 ms. The benchmark's own replay tool gives think's and
-dream's recorded answers again through the same path (transport, SDK, kernel, serialisation) with no
-store work: 0.23 and 0.87 ms for think's answer, 0.31 and 0.82 ms for dream's. Keeping the server's
-event loop awake through the gap (a 1 ms timer, or spinning) changes nothing: the same code simply
-runs several times slower after idleness (cold caches). So against the reference's search_nodes at
-N = 10,000 (14-17 ms in our runs), a tool call answering as much as dream, doing nothing, reaches
-about 17-21x here: a 30x search ratio is out of reach over MCP stdio on this machine whatever the
-search costs. The write ratio needs think within about 0.9 ms after idleness, about what its
-replayed answer alone takes.
+The side-by-side runs alternate the servers sample by sample, so each of our requests follows the
+reference's turn (15-30 ms at N = 10,000), and runs with caches the reference's work has displaced.
+The ceiling table times a zero-work MCP server (JSON-RPC written by hand, no SDK, no store:
+\`packages/bench/src/floor-server.ts\`) in the same rounds, after the main samples: its p50 is what the
+client, the pipes and the machine take, and the reference's p50 over it is the largest ratio any
+stdio server could show in the run. Everything above it is ours.
+
+\`npm run idle-floor -w @memory-service/bench\` splits that time at one N: each request is timed back
+to back, after an idle gap, and right after one of the reference's create_entities or search_nodes
+calls, for a bare pipe echo, the zero-work server, an MCP ping to our server, think, dream, and
+think's and dream's recorded answers replayed by the benchmark's own tool through our whole stack
+(transport, SDK, kernel, serialisation) with no store work. On the development machine (2 vCPUs,
+N = 10,000), right after the reference's call, p50: zero-work server 0.27-0.31 ms, ping 0.45-0.46 ms,
+think's answer replayed 0.49 ms, dream's 0.56-0.62 ms, think 1.58 ms, dream 2.09-2.26 ms. Back to
+back the same think takes 0.62 ms and dream 1.37 ms: the work is the same, the caches are not.
+So against a reference at 28-31 ms (create_entities) and 14-18 ms (search_nodes), a 30x write ratio
+needs think within about 1 ms right after the reference's turn, of which our stack with no store
+work already takes half; a 30x search ratio needs dream within 0.5-0.6 ms, about what replaying
+dream's answer alone takes.
 Above N = ${fmtCount(refMax)} only our server runs, so its requests come back to back: its write and
-search figures there are what the same requests cost without the idle gaps.
-\`npm run idle-floor -w @memory-service/bench\` measures this on your machine (pipe echo, ping,
-think, dream and their replayed answers, back to back and after an idle gap, at N = 10,000).
+search figures there are what the same requests cost without the reference's turns.
 
 ## How to reproduce
 
@@ -178,7 +202,7 @@ npm run bench
 node packages/bench/dist/bench.js --sizes ${sizes.join(',')} --ref-max ${refMax} --samples ${samples}
 # the CI smoke run (N = 200, 50 samples, docs left untouched):
 npm run smoke -w @memory-service/bench
-# what an idle gap before each request costs here (N, gap in ms, samples):
+# where the time of one request goes here (N, idle gap in ms, samples):
 npm run idle-floor -w @memory-service/bench -- 10000 28 200
 # retrieval quality on LoCoMo (the development pair, or the files you name):
 npm run eval:locomo -- --json

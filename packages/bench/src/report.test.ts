@@ -3,7 +3,7 @@ import type { BenchResult, ServerRun } from './bench-types.js';
 import { markdownTable } from './format.js';
 import { chartSeries, renderBenchmarksPage, renderResultTables } from './report-markdown.js';
 import { escapeXml, logBounds, renderLatencyChart } from './report-svg.js';
-import { checkTargets, speedRatio } from './targets.js';
+import { ceilingRatio, checkTargets, speedRatio } from './targets.js';
 
 /** A minimal well-formedness check: balanced tags, quoted attributes, no stray '&' or '<'. */
 function assertWellFormedXml(xml: string): void {
@@ -114,6 +114,25 @@ describe('result tables and targets', () => {
     expect(page).toContain('## How to reproduce');
     expect(page).toContain('npm run bench');
     expect(page).toContain('Test CPU <x86> & co');
+  });
+
+  it('shows the zero-work ceiling beside the ratios where it was measured', () => {
+    const lat = (p50: number) => ({ p50, p95: p50 * 2, count: 200 });
+    const withCeiling: BenchResult = {
+      ...result,
+      ceiling: [{ n: 10_000, floor_write_ms: lat(0.5), floor_search_ms: lat(0.8), reference_write_ms: lat(41), reference_search_ms: lat(56) }],
+    };
+    expect(ceilingRatio(withCeiling, 10_000, 'write')).toBeCloseTo(82);
+    expect(ceilingRatio(withCeiling, 10_000, 'search')).toBeCloseTo(70);
+    expect(ceilingRatio(withCeiling, 1000, 'write')).toBeNull();
+    expect(ceilingRatio(result, 10_000, 'write')).toBeNull();
+    const checks = checkTargets(withCeiling);
+    expect(checks[0].measured).toBe('67x (zero-work server: 82x)');
+    expect(checks[1]).toEqual({ target: 'N=10,000: reference/ours search p50 >= 30', status: 'MISS', measured: '24x (zero-work server: 70x)' });
+    const tables = renderResultTables(withCeiling);
+    expect(tables).toContain('### Ceiling: reference p50 / zero-work server p50');
+    expect(tables).toContain('| 10,000 | 0.500 | 41.0 | 82x | 0.800 | 56.0 | 70x |');
+    expect(renderResultTables(result)).not.toContain('Ceiling');
   });
 
   it('escapes pipes in markdown cells', () => {
