@@ -40,6 +40,11 @@ class OurServer implements BenchServer {
   }
 }
 
+/** The reference's entity for the index-th item: one observation, a unique name. */
+export function referenceEntity(index: number, text: string): { name: string; entityType: string; observations: string[] } {
+  return { name: `item-${index}`, entityType: 'note', observations: [text] };
+}
+
 /**
  * The reference server rewrites its whole JSONL file on every write, so concurrent writes would
  * race and lose entities: its preload stays sequential.
@@ -51,8 +56,7 @@ class ReferenceServer implements BenchServer {
   constructor(readonly connection: McpConnection) {}
 
   async write(text: string, index: number): Promise<number> {
-    const entity = { name: `item-${index}`, entityType: 'note', observations: [text] };
-    const { ms } = await this.connection.timedCall('create_entities', { entities: [entity] });
+    const { ms } = await this.connection.timedCall('create_entities', { entities: [referenceEntity(index, text)] });
     return ms;
   }
 

@@ -14,6 +14,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { referenceEntity } from './bench-servers.js';
 import { REPLAY_DIR_ENV } from './floor-plugin.js';
 import { FLOOR_TOOL } from './floor-server.js';
 import { McpConnection } from './mcp-connection.js';
@@ -64,7 +65,7 @@ async function pipeEcho(): Promise<{ roundTrip: () => Promise<void>; close: () =
  */
 async function referenceWith(dir: string, texts: readonly string[]): Promise<McpConnection> {
   const file = path.join(dir, 'reference-memory.jsonl');
-  const lines = texts.map((text, i) => JSON.stringify({ type: 'entity', name: `item-${i}`, entityType: 'note', observations: [text] }));
+  const lines = texts.map((text, i) => JSON.stringify({ type: 'entity', ...referenceEntity(i, text) }));
   fs.writeFileSync(file, lines.join('\n'));
   const ref = await McpConnection.open({ label: 'reference', script: referenceServerScript(), env: { MEMORY_FILE_PATH: file } });
   const graph = JSON.parse(String((await ref.call('read_graph', {})).content.find((c) => c.type === 'text')?.text ?? '{}')) as { entities?: unknown[] };
@@ -119,7 +120,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     const before: (() => Promise<unknown>)[] = [
       async () => undefined,
       () => sleep(gap),
-      () => reference.call('create_entities', { entities: [{ name: `item-${refIndex++}`, entityType: 'note', observations: [gen.nextText()] }] }),
+      () => reference.call('create_entities', { entities: [referenceEntity(refIndex++, gen.nextText())] }),
       () => reference.call('search_nodes', { query: gen.nextQuery() }),
     ];
     const ops: [string, () => Promise<unknown>][] = [

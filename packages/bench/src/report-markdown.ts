@@ -200,7 +200,7 @@ npm ci
 npm run bench
 # the same run with explicit options (after npm run build):
 node packages/bench/dist/bench.js --sizes ${sizes.join(',')} --ref-max ${refMax} --samples ${samples}
-# the CI smoke run (N = 200, 50 samples, docs left untouched):
+# the CI smoke run (N = 200, 50 samples, docs left untouched; then idle-floor and 20 LoCoMo questions):
 npm run smoke -w @memory-service/bench
 # where the time of one request goes here (N, idle gap in ms, samples):
 npm run idle-floor -w @memory-service/bench -- 10000 28 200
