@@ -152,13 +152,16 @@ describe('corpus statistics', () => {
 });
 
 describe('kept index statistics', () => {
+  /** A word's document frequency as a search sees it: statistics checked first, then the kept count. */
+  const keptDocFreq = (cache: IndexStatsCache) => (w: string) => {
+    cache.stats('episodes_fts', 3);
+    return cache.docFreq('episodes_fts', w, DF_CAP);
+  };
+
   it('answers like a fresh count after inserts, same-length updates, deletes and rollbacks', () => {
     seed(env);
     const cache = new IndexStatsCache(env.stores.ctx);
-    const df = (w: string) => {
-      cache.stats('episodes_fts', 3);
-      return cache.docFreq('episodes_fts', w, DF_CAP);
-    };
+    const df = keptDocFreq(cache);
     const fresh = (w: string) => docFreq(env.stores.ctx, 'episodes_fts', w, DF_CAP);
     expect(df('painted')).toBe(1);
     const ep = env.stores.episodes.add(U, { summary: 'Melanie painted a barn.' });
@@ -184,11 +187,7 @@ describe('kept index statistics', () => {
 
   it('sees what another connection wrote', () => {
     seed(env);
-    const cache = new IndexStatsCache(env.stores.ctx);
-    const df = (w: string) => {
-      cache.stats('episodes_fts', 3);
-      return cache.docFreq('episodes_fts', w, DF_CAP);
-    };
+    const df = keptDocFreq(new IndexStatsCache(env.stores.ctx));
     expect(df('kayak')).toBe(0);
     env.second().stores.episodes.add(U, { summary: 'Caroline bought a kayak.' });
     expect(df('kayak')).toBe(1);
