@@ -3,9 +3,8 @@ import { FTS_TABLES } from './fts.js';
 
 /**
  * fts5vocab views of each FTS index (`<fts>_vocab`: one row per stemmed term with its document
- * and occurrence counts), for inspecting term statistics. They store nothing. Retrieval does not
- * read them on the hot path: a view counts a term by walking its whole doclist, so retrieval
- * counts document frequencies with a capped walk instead (retrieval/corpus.ts).
+ * and occurrence counts), for inspecting term statistics. They store nothing. Retrieval keeps its
+ * own statistics in memory (retrieval/term-index.ts).
  */
 export const vocabSchema: Migration = {
   id: 3,

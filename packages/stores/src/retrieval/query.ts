@@ -1,9 +1,10 @@
 /**
- * Query text to an FTS5 MATCH expression. The query is lower-cased, folded to ASCII where
- * possible and split into word tokens the way the index's unicode61 tokenizer splits text;
- * English stop words and one-character tokens are dropped. Every term is quoted, so user
- * punctuation (quotes, `*`, `AND(`, `NEAR`, `:`) can never break the FTS syntax. Retrieval
- * OR-s the selective terms (see candidates.ts); proximity is scored in score.ts.
+ * Query and document text to terms. Text is lower-cased, folded to ASCII where possible and split
+ * into word tokens the way SQLite's unicode61 tokenizer splits it; English stop words and
+ * one-character tokens are dropped from queries (and from the retrieval index's postings). For
+ * plugins that keep FTS5 tables of their own, buildMatch turns a query into a MATCH expression in
+ * which every term is quoted, so user punctuation (quotes, `*`, `AND(`, `NEAR`, `:`) can never
+ * break the FTS syntax.
  */
 
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -56,11 +57,6 @@ export function ftsQuote(term: string): string {
 /** `"a" OR "b" ...` */
 export function ftsOr(terms: readonly string[]): string {
   return terms.map(ftsQuote).join(' OR ');
-}
-
-/** `"a" AND "b" ...` */
-export function ftsAnd(terms: readonly string[]): string {
-  return terms.map(ftsQuote).join(' AND ');
 }
 
 /** The OR-ed MATCH expression for a query, or null when no content term is left (empty or all stop words). */

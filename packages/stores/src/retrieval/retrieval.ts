@@ -6,11 +6,12 @@ import type { GraphStore } from '../graph.js';
 import type { Scope } from '../types.js';
 import { checkScope } from '../util.js';
 import { checkWikiType } from '../wiki-types.js';
-import { IndexStatsCache, type CorpusStats } from './corpus.js';
-import { DF_CAP, candidateRows, type CandidateSource, type CountedTerm, type SourceTerm } from './candidates.js';
+import { INDEXED_TABLES } from '../migrations/retrieval-changes.js';
+import { RetrievalIndex, scopeKey, type IndexView } from './index-sync.js';
 import { queryTerms } from './query.js';
-import { bm25Score, idf, stemTokens, type QueryTerm } from './score.js';
+import { hasTerm, idf, proximityBonus, proximityBound, stemTokens, type QueryTerm } from './score.js';
 import { porterStem } from './stemmer.js';
+import { SourceIndex, type IndexHit, type PartStats } from './term-index.js';
 
 export const RETRIEVAL_SOURCES = ['l3', 'l4', 'wiki', 'graph', 'timeline'] as const;
 export type RetrievalSource = (typeof RETRIEVAL_SOURCES)[number];
@@ -84,7 +85,12 @@ interface Candidate {
   access: number;
 }
 
-interface SourceSpec extends CandidateSource {
+interface SourceSpec {
+  table: string;
+  /** Column weights, in the order of the indexed text columns (migrations/retrieval-changes.ts). */
+  weights: number[];
+  /** Columns read for a candidate, from the content table aliased `c`; the first is `c.id`. */
+  select: string;
   map(r: Record<string, unknown>): Candidate;
 }
 
@@ -93,7 +99,6 @@ export const EPISODE_CONTEXT_WEIGHT = 0.5;
 
 const SOURCES: Record<RetrievalSource, SourceSpec> = {
   l3: {
-    fts: 'episodes_fts',
     table: 'episodes',
     weights: [1.0, 0.3, EPISODE_CONTEXT_WEIGHT],
     select: 'c.id, c.summary, c.tags, c.context, c.importance, c.created, c.access_count',
@@ -108,7 +113,6 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
     }),
   },
   l4: {
-    fts: 'facts_fts',
     table: 'facts',
     weights: [0.5, 1.0],
     select: 'c.id, c.key, c.value, c.importance, c.created, c.access_count',
@@ -124,7 +128,6 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
     }),
   },
   wiki: {
-    fts: 'wiki_fts',
     table: 'wiki_pages',
     weights: [2.0, 1.0],
     select: 'c.id, c.title, c.content, c.updated',
@@ -140,7 +143,6 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
     }),
   },
   graph: {
-    fts: 'graph_fts',
     table: 'graph_nodes',
     weights: [1.0, 0.3],
     select: 'c.id, c.content, c.tags, c.node_type, c.confidence, c.created, c.access_count',
@@ -156,7 +158,6 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
     }),
   },
   timeline: {
-    fts: 'timeline_fts',
     table: 'timeline_events',
     weights: [0.3, 1.0],
     select: 'c.id, c.type, c.summary, c.created',
@@ -173,6 +174,46 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   },
 };
 
+/** An index candidate of one source, with the most its proximity bonus can add. */
+interface Found {
+  view: SourceView;
+  hit: IndexHit;
+  bound: number;
+}
+
+/**
+ * The candidates that can still be among the best `limit` once fused; the others are dropped
+ * before their rows are read. Exact: a candidate goes only when even its best case (full
+ * proximity bonus, importance, recency and access at 1, BM25 normalised by the lowest possible
+ * maximum) stays below the limit-th best worst case (no bonus, the other signals at 0, normalised
+ * by the highest possible maximum). The candidate holding the final maximum BM25 always stays, so
+ * the normalisation of those kept is unchanged.
+ */
+export function keepContenders<T extends { hit: { score: number }; bound: number }>(found: readonly T[], w: FusionWeights, limit: number): T[] {
+  if (found.length <= limit) return [...found];
+  let lo = 0;
+  let hi = 0;
+  for (const f of found) {
+    lo = Math.max(lo, f.hit.score);
+    hi = Math.max(hi, f.hit.score + f.bound);
+  }
+  if (lo <= 0) return [...found];
+  const worst = found.map((f) => (w.bm25 * f.hit.score) / hi).sort((a, b) => b - a);
+  const bar = worst[limit - 1];
+  const rest = w.importance + w.recency + w.access;
+  return found.filter((f) => (w.bm25 * (f.hit.score + f.bound)) / lo + rest >= bar);
+}
+
+interface SourceView {
+  source: RetrievalSource;
+  index: SourceIndex;
+  /** Row ids the index must leave out (changed inside the open transaction). */
+  pending: ReadonlySet<number>;
+  /** Those records' current versions, when there are any. */
+  fresh?: SourceIndex;
+  stats: PartStats;
+}
+
 /** Tie-break order of the sources. */
 const SOURCE_ORDER: Record<RetrievalSource, number> = Object.fromEntries(RETRIEVAL_SOURCES.map((s, i) => [s, i])) as Record<RetrievalSource, number>;
 
@@ -181,22 +222,28 @@ function round6(v: number): number {
 }
 
 /**
- * Hybrid retrieval over the FTS5 indexes (porter stemming, stop words dropped). Per source, the
- * best `limit * 5` candidates of the scope are taken at a bounded cost (see candidates.ts); they
- * are re-scored on one BM25 scale shared by all sources, with a proximity bonus (see score.ts),
- * and fused with the intent's weights:
+ * Hybrid retrieval over in-memory inverted indexes of the searchable tables, one per source and
+ * scope (term-index.ts), kept current from the retrieval change log (index-sync.ts). Per source,
+ * the scope's best `pool` candidates by BM25 over weighted columns are taken at a bounded cost,
+ * their rows read by primary key, re-scored on one BM25 scale shared by all searched sources with a
+ * proximity bonus (see score.ts), and fused with the intent's weights:
  *   fused = w.bm25 * bm25/max_bm25 + w.importance * importance + w.recency * 0.5^(age/7d)
  *         + w.access * log(1+access)/log(1+20)
- * Deterministic: ties are broken by source order and id.
+ * Corpus statistics (document counts, document frequencies, mean column lengths) are the scope's
+ * own. Deterministic: ties are broken by source order and id.
  */
 export class Retrieval {
-  private readonly indexStats: IndexStatsCache;
+  private readonly index: RetrievalIndex;
 
   constructor(
     private readonly ctx: StoreContext,
     private readonly stores: { episodes: EpisodeStore; facts: FactStore; graph: GraphStore },
   ) {
-    this.indexStats = new IndexStatsCache(ctx);
+    this.index = new RetrievalIndex(
+      ctx,
+      new Map(INDEXED_TABLES.map((t) => [t.source, t])),
+      new Map(RETRIEVAL_SOURCES.map((s) => [s, SOURCES[s].weights])),
+    );
   }
 
   search(scope: Scope, query: string, opts: SearchOptions = {}): Hit[] {
@@ -214,60 +261,87 @@ export class Retrieval {
     }
     const wikiType = opts.wiki_type === undefined ? null : checkWikiType(opts.wiki_type);
     const limit = Math.max(1, Math.min(200, Math.floor(opts.limit ?? 10)));
-    const words = queryTerms(query);
-    if (words.length === 0) return [];
-    const terms: SourceTerm[] = [];
-    for (const word of words) {
+    const stems: string[] = [];
+    for (const word of queryTerms(query)) {
       const stem = porterStem(word);
-      if (!terms.some((t) => t.stem === stem)) terms.push({ word, stem });
+      if (!stems.includes(stem)) stems.push(stem);
     }
+    if (stems.length === 0) return [];
     const pool = Math.min(500, Math.max(15, limit * 2));
-    // Corpus statistics are O(1) reads; an empty index is skipped before any term is counted.
-    const stats = new Map<RetrievalSource, CorpusStats>();
+    const key = scopeKey(scope.layer, scope.user_id);
+    const views: SourceView[] = [];
     for (const src of RETRIEVAL_SOURCES) {
       if (!sources.includes(src)) continue;
-      const st = this.indexStats.stats(SOURCES[src].fts, SOURCES[src].weights.length);
-      if (st.docs > 0) stats.set(src, st);
+      const view = this.sourceView(src, scope, key);
+      if (view.stats.docs > 0) views.push(view);
     }
-    const active = [...stats.keys()];
-    if (active.length === 0) return [];
-    const counted = new Map<RetrievalSource, CountedTerm[]>(
-      active.map((src) => [src, terms.map((t) => ({ ...t, df: this.indexStats.docFreq(SOURCES[src].fts, t.word, DF_CAP) }))]),
-    );
-    const candidates: Candidate[] = [];
-    for (const source of active) {
-      const spec = SOURCES[source];
-      const extraWhere = source === 'wiki' && wikiType !== null ? { sql: 'c.wiki_type = ?', params: [wikiType] } : undefined;
-      const rows = candidateRows(this.ctx, { source: spec, terms: counted.get(source) ?? [], layer: scope.layer, userId: scope.user_id, pool, extraWhere });
-      for (const r of rows) candidates.push(spec.map(r));
+    if (views.length === 0) return [];
+    // One idf for all searched sources: document counts and frequencies of the scope, summed.
+    const totalDocs = views.reduce((n, v) => n + v.stats.docs, 0);
+    const terms: QueryTerm[] = stems.map((stem) => ({ stem, idf: idf(totalDocs, views.reduce((n, v) => n + v.index.df(key, stem), 0)) }));
+    const found: Found[] = [];
+    for (const v of views) {
+      const spec = SOURCES[v.source];
+      const avgdl = spec.weights.reduce((sum, w, i) => sum + w * (v.stats.avgLen[i] ?? 0), 0);
+      const facet = v.source === 'wiki' ? wikiType : null;
+      let best = v.index.top(key, terms, pool, avgdl, facet, v.pending);
+      if (v.fresh) best = [...best, ...v.fresh.top(key, terms, pool, avgdl, facet)].sort((a, b) => b.score - a.score || b.id - a.id).slice(0, pool);
+      for (const hit of best) found.push({ view: v, hit, bound: proximityBound(terms, hit.mask) });
     }
-    if (candidates.length === 0) return [];
-    const scored = this.rescore(candidates, counted, active, stats);
-    return this.fuse(scored, INTENT_WEIGHTS[intent], limit);
+    const w = INTENT_WEIGHTS[intent];
+    const contenders = keepContenders(found, w, limit);
+    const candidates: (Candidate & { bm25Raw: number })[] = [];
+    for (const v of views) {
+      const spec = SOURCES[v.source];
+      const kept = contenders.filter((f) => f.view === v);
+      const byId = new Map(kept.map((f) => [f.hit.id, f.hit]));
+      for (const r of this.rows(spec, kept.map((f) => f.hit.id), scope)) {
+        const c = spec.map(r);
+        const hit = byId.get(Number(r.id)) as IndexHit;
+        // The index gives BM25; only the proximity bonus needs the text, and only where two adjacent terms occur.
+        const near = terms.some((_, i) => i + 1 < terms.length && hasTerm(hit.mask, i) && hasTerm(hit.mask, i + 1));
+        const bonus = near ? proximityBonus(terms, c.columns.map(stemTokens)) : 0;
+        candidates.push({ ...c, bm25Raw: hit.score + bonus });
+      }
+    }
+    return this.fuse(candidates, w, limit);
   }
 
   /**
-   * One BM25 scale for every source: idf from the document counts of all searched sources
-   * together (fts5vocab), length normalisation against each source's own mean column lengths.
+   * The index of one source for this search. Inside a transaction, records changed there are
+   * scored from their current rows (`fresh`) instead of the index, and a source whose index was
+   * never built is scored from all of the scope's rows.
    */
-  private rescore(
-    candidates: Candidate[],
-    counted: Map<RetrievalSource, CountedTerm[]>,
-    active: RetrievalSource[],
-    stats: Map<RetrievalSource, CorpusStats>,
-  ): (Candidate & { bm25Raw: number })[] {
-    const totalDocs = active.reduce((n, s) => n + (stats.get(s)?.docs ?? 0), 0);
-    const first = counted.get(active[0]) ?? [];
-    const terms: QueryTerm[] = first.map((t, i) => {
-      const df = active.reduce((n, s) => n + (counted.get(s)?.[i]?.df ?? 0), 0);
-      return { stem: t.stem, idf: idf(totalDocs, df) };
-    });
-    return candidates.map((c) => {
-      const spec = SOURCES[c.source];
-      const avg = stats.get(c.source)?.avgLen ?? [];
-      const columns = c.columns.map((text, i) => ({ tokens: stemTokens(text), weight: spec.weights[i], avgLen: avg[i] ?? 0 }));
-      return { ...c, bm25Raw: bm25Score(terms, columns) };
-    });
+  private sourceView(source: RetrievalSource, scope: Scope, key: string): SourceView {
+    const weights = SOURCES[source].weights;
+    const view: IndexView | null = this.index.view(source);
+    if (!view) {
+      const index = new SourceIndex(weights);
+      for (const d of this.index.scopeDocs(source, scope.layer, scope.user_id)) index.add(d);
+      return { source, index, pending: new Set(), stats: index.stats(key) };
+    }
+    if (view.pending.size === 0) return { source, index: view.index, pending: view.pending, stats: view.index.stats(key) };
+    const fresh = new SourceIndex(weights);
+    for (const d of this.index.readDocs(source, [...view.pending])) if (d.scope === key) fresh.add(d);
+    return { source, index: view.index, pending: view.pending, fresh, stats: view.index.stats(key) };
+  }
+
+  /**
+   * The rows of the given ids that belong to the scope, in the order of ids. The CROSS JOIN makes
+   * the id list the outer loop, so each id is one primary-key lookup.
+   */
+  private rows(spec: SourceSpec, ids: number[], scope: Scope): Record<string, unknown>[] {
+    if (ids.length === 0) return [];
+    const rows = this.ctx
+      .stmt(`SELECT ${spec.select} FROM json_each(?) j CROSS JOIN ${spec.table} c ON c.id = j.value WHERE c.layer = ? AND c.user_id = ?`)
+      .all(JSON.stringify(ids), scope.layer, scope.user_id) as Record<string, unknown>[];
+    const byId = new Map(rows.map((r) => [Number(r.id), r]));
+    const out: Record<string, unknown>[] = [];
+    for (const id of ids) {
+      const row = byId.get(id);
+      if (row) out.push(row);
+    }
+    return out;
   }
 
   /** Record a retrieval access on the hits' episodes, facts and graph nodes. */

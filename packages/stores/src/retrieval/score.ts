@@ -42,9 +42,39 @@ export function idf(docs: number, df: number): number {
 }
 
 /**
- * BM25 of one document made of weighted columns, against query terms whose idf is computed
- * over all searched sources together, so scores of different sources are comparable; plus a
- * proximity bonus for adjacent query terms that appear close together.
+ * The proximity bonus of one document: for each adjacent pair of query terms found within
+ * NEAR_WINDOW tokens of each other in one column, PROXIMITY_WEIGHT times the pair's smaller idf.
+ * BM25 itself comes from the retrieval index (term-index.ts), which scores exactly like
+ * bm25Score below.
+ */
+export function proximityBonus(terms: readonly QueryTerm[], columns: readonly (readonly string[])[]): number {
+  let bonus = 0;
+  for (let i = 0; i + 1 < terms.length; i++) {
+    const a = terms[i];
+    const b = terms[i + 1];
+    if (columns.some((tokens) => near(tokens, a.stem, b.stem))) bonus += PROXIMITY_WEIGHT * Math.min(a.idf, b.idf);
+  }
+  return bonus;
+}
+
+/** Largest proximity bonus a document holding the terms flagged in `mask` (bit i: terms[i]) can get. */
+export function proximityBound(terms: readonly QueryTerm[], mask: number): number {
+  let bound = 0;
+  for (let i = 0; i + 1 < terms.length; i++) {
+    if (hasTerm(mask, i) && hasTerm(mask, i + 1)) bound += PROXIMITY_WEIGHT * Math.min(terms[i].idf, terms[i + 1].idf);
+  }
+  return bound;
+}
+
+/** Bit i of a term mask; terms past the 31st are taken as present. */
+export function hasTerm(mask: number, i: number): boolean {
+  return i >= 31 || (mask & (1 << i)) !== 0;
+}
+
+/**
+ * BM25 of one document made of weighted columns (BM25F: weighted term frequencies against the
+ * weighted document length), against query terms whose idf is computed over all searched
+ * sources together, so scores of different sources are comparable; plus the proximity bonus.
  */
 export function bm25Score(
   terms: readonly QueryTerm[],
@@ -68,12 +98,7 @@ export function bm25Score(
     }
     if (tf > 0) score += (t.idf * tf * (BM25_K1 + 1)) / (tf + norm);
   }
-  for (let i = 0; i + 1 < terms.length; i++) {
-    const a = terms[i];
-    const b = terms[i + 1];
-    if (columns.some((c) => near(c.tokens, a.stem, b.stem))) score += PROXIMITY_WEIGHT * Math.min(a.idf, b.idf);
-  }
-  return score;
+  return score + proximityBonus(terms, columns.map((c) => c.tokens));
 }
 
 function near(tokens: readonly string[], a: string, b: string): boolean {

@@ -1,0 +1,98 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { A, U, makeEnv, type Env } from '../test-helpers.js';
+import { CHANGE_LOG_KEEP, CHANGE_LOG_TRIM_EVERY } from '../migrations/retrieval-changes.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+const texts = (e: Env, q: string, opts = {}) => e.stores.retrieval.search(U, q, opts).map((h) => h.text);
+
+/** A fresh Stores on the same database: its index is built from the tables, so it is the reference. */
+const rebuilt = (e: Env, q: string, opts = {}) => e.second().stores.retrieval.search(U, q, opts);
+
+describe('retrieval index kept in step with the tables', () => {
+  it('sees inserts, updates and deletes made after it was built, and scores like a fresh build', () => {
+    const s = env.stores;
+    s.episodes.add(U, { summary: 'Melanie painted a sunrise over the lake.' });
+    expect(texts(env, 'painted')).toHaveLength(1);
+    const barn = s.episodes.add(U, { summary: 'Melanie painted a barn.' });
+    expect(texts(env, 'painted')).toHaveLength(2);
+    env.db.prepare('UPDATE episodes SET summary = ? WHERE id = ?').run('Melanie sketched a barn.', Number(barn.id.slice(3)));
+    expect(texts(env, 'painted')).toEqual(['Melanie painted a sunrise over the lake.']);
+    expect(texts(env, 'sketched')).toEqual(['Melanie sketched a barn.']);
+    s.episodes.delete(U, barn.id);
+    expect(texts(env, 'sketched')).toEqual([]);
+    s.facts.upsert(U, { key: 'boat', value: 'a red kayak', importance: 0.6 });
+    s.facts.upsert(U, { key: 'boat', value: 'a green canoe', importance: 0.6 });
+    expect(texts(env, 'kayak')).toEqual([]);
+    expect(texts(env, 'canoe')).toEqual(['boat: a green canoe']);
+    for (const q of ['Melanie painted lake', 'boat canoe', 'barn']) expect(s.retrieval.search(U, q)).toEqual(rebuilt(env, q));
+  });
+
+  it('takes back nothing a rollback undid, and sees the open transaction’s own writes', () => {
+    const s = env.stores;
+    s.episodes.add(U, { summary: 'Melanie painted a fence.' });
+    expect(texts(env, 'fence')).toHaveLength(1);
+    try {
+      s.transaction(() => {
+        s.episodes.add(U, { summary: 'Caroline painted a second fence.' });
+        const first = s.episodes.list(U).find((e) => e.summary.includes('Melanie'))!;
+        s.episodes.delete(U, first.id);
+        expect(texts(env, 'fence')).toEqual(['Caroline painted a second fence.']);
+        throw new Error('roll back');
+      });
+    } catch {
+      // rolled back on purpose
+    }
+    expect(texts(env, 'fence')).toEqual(['Melanie painted a fence.']);
+    s.episodes.add(U, { summary: 'Another fence, committed.' });
+    expect(texts(env, 'fence').sort()).toEqual(['Another fence, committed.', 'Melanie painted a fence.']);
+  });
+
+  it('answers inside a transaction before any index was built', () => {
+    const s = env.stores;
+    s.episodes.add(U, { summary: 'The violin stayed in the garden shed.' });
+    s.episodes.add(A, { summary: 'Agent note on the violin.' });
+    const inside = s.transaction(() => {
+      s.episodes.add(U, { summary: 'A second violin arrived.' });
+      return texts(env, 'violin');
+    });
+    expect(inside.sort()).toEqual(['A second violin arrived.', 'The violin stayed in the garden shed.']);
+    expect(texts(env, 'violin').sort()).toEqual(inside.sort());
+  });
+
+  it('sees what another connection wrote', () => {
+    expect(texts(env, 'kayak')).toEqual([]);
+    env.second().stores.episodes.add(U, { summary: 'Caroline bought a kayak.' });
+    expect(texts(env, 'kayak')).toEqual(['Caroline bought a kayak.']);
+  });
+
+  it('keeps wiki_type changes for the wiki_type filter', () => {
+    const s = env.stores;
+    s.wiki.save(U, { title: 'Trip', content: 'We walked along the harbour.', wiki_type: 'diary' });
+    expect(texts(env, 'harbour', { sources: ['wiki'], wiki_type: 'diary' })).toHaveLength(1);
+    s.wiki.save(U, { title: 'Trip', content: 'We walked along the harbour.', wiki_type: 'retrospective' });
+    expect(texts(env, 'harbour', { sources: ['wiki'], wiki_type: 'diary' })).toEqual([]);
+    expect(texts(env, 'harbour', { sources: ['wiki'], wiki_type: 'retrospective' })).toHaveLength(1);
+  });
+
+  it('rebuilds when the change log was trimmed past what it had applied', () => {
+    const s = env.stores;
+    s.episodes.add(U, { summary: 'first heron sighting' });
+    expect(texts(env, 'heron')).toHaveLength(1);
+    // Another process writes enough for the log to be trimmed beyond this index's cursor.
+    const other = env.second().stores;
+    const total = CHANGE_LOG_KEEP + CHANGE_LOG_TRIM_EVERY;
+    other.transaction(() => {
+      for (let i = 0; i < total; i++) other.timeline.add(U, { type: 'note', summary: `entry ${i}` });
+    });
+    other.episodes.add(U, { summary: 'second heron sighting' });
+    const min = (env.db.prepare('SELECT min(seq) AS m FROM retrieval_changes').get() as { m: number }).m;
+    expect(min).toBeGreaterThan(2);
+    expect(texts(env, 'heron').sort()).toEqual(['first heron sighting', 'second heron sighting']);
+  });
+});
+

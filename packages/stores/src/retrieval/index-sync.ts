@@ -1,0 +1,166 @@
+import type { StoreContext } from '../context.js';
+import type { IndexedTable } from '../migrations/retrieval-changes.js';
+import { MAX_SLOT, SourceIndex, type IndexedDoc } from './term-index.js';
+
+/** The scope key of the index's parts. */
+export const scopeKey = (layer: string, userId: string): string => `${layer}\u0000${userId}`;
+
+/** What a search reads of one source: the index, and the changes it does not hold yet. */
+export interface IndexView {
+  index: SourceIndex;
+  /**
+   * Row ids changed inside the open transaction (not applied to the index, since a rollback could
+   * take them back): the search leaves their indexed versions out and scores their current rows.
+   */
+  pending: ReadonlySet<number>;
+}
+
+interface Built {
+  index: SourceIndex;
+  /** seq of the last retrieval_changes row applied. */
+  cursor: number;
+}
+
+interface ChangeRow {
+  seq: number;
+  doc: number;
+  old: string | null;
+}
+
+/** When a batch of changes touches more documents than this share of the index, it is rebuilt instead. */
+const REBUILD_SHARE = 0.5;
+
+/**
+ * The in-memory indexes of the retrieval sources, each built from its table on first use and then
+ * kept current from the retrieval_changes log (see migrations/retrieval-changes.ts), so changes made
+ * by any code path, or by another process on the same database, are seen by the next search.
+ *
+ * - Outside a transaction, a search first reads the log's newest seq (one primary-key lookup); if
+ *   it is past an index's cursor, the new rows are applied inside one read transaction, so the log
+ *   rows and the records read agree: a changed record's first logged old text is exactly the
+ *   version the index holds, and comes out before the current version goes in.
+ * - Inside a transaction nothing is applied (a rollback could undo it): the changed row ids come
+ *   back as `pending` for the search to handle. An index not built yet is not built there either.
+ * - When the log was trimmed past an index's cursor, when a batch is larger than half the index,
+ *   or when freed slots outnumber live documents, the index is rebuilt from its table.
+ */
+export class RetrievalIndex {
+  private readonly built = new Map<string, Built>();
+
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly tables: ReadonlyMap<string, IndexedTable>,
+    private readonly weights: ReadonlyMap<string, readonly number[]>,
+  ) {}
+
+  /** The current index of a source, or null inside a transaction when it was never built. */
+  view(source: string): IndexView | null {
+    const db = this.ctx.db;
+    const max = this.maxSeq();
+    if (db.inTransaction) {
+      const b = this.built.get(source);
+      if (!b) return null;
+      return { index: b.index, pending: b.cursor < max ? this.pendingDocs(source, b.cursor) : new Set() };
+    }
+    let b = this.built.get(source);
+    if (!b) b = this.build(source);
+    else if (b.cursor < max) b = this.apply(source, b);
+    return { index: b.index, pending: new Set() };
+  }
+
+  /** The current rows of the given ids in the source's table, as the index reads them. */
+  readDocs(source: string, ids: readonly number[]): IndexedDoc[] {
+    if (ids.length === 0) return [];
+    const t = this.table(source);
+    const rows = this.ctx.stmt(`${this.selectSql(t)} WHERE id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids)) as Record<string, unknown>[];
+    return rows.map((r) => this.toDoc(t, r));
+  }
+
+  /** Every row of one scope of a source (for a search inside a transaction before any index was built). */
+  scopeDocs(source: string, layer: string, userId: string): IndexedDoc[] {
+    const t = this.table(source);
+    const rows = this.ctx.stmt(`${this.selectSql(t)} WHERE layer = ? AND user_id = ?`).all(layer, userId) as Record<string, unknown>[];
+    return rows.map((r) => this.toDoc(t, r));
+  }
+
+  /** Drop every built index (they are rebuilt on the next search). */
+  reset(): void {
+    this.built.clear();
+  }
+
+  private table(source: string): IndexedTable {
+    const t = this.tables.get(source);
+    if (!t) throw new Error(`no indexed table for source ${source}`);
+    return t;
+  }
+
+  private maxSeq(): number {
+    return (this.ctx.stmt('SELECT coalesce(max(seq), 0) AS m FROM retrieval_changes').get() as { m: number }).m;
+  }
+
+  private selectSql(t: IndexedTable): string {
+    return `SELECT id, layer, user_id, ${[...t.text, t.facet ?? 'NULL AS facet'].join(', ')} FROM ${t.table}`;
+  }
+
+  private toDoc(t: IndexedTable, r: Record<string, unknown>): IndexedDoc {
+    return {
+      id: Number(r.id),
+      scope: scopeKey(String(r.layer), String(r.user_id)),
+      facet: t.facet ? String(r[t.facet]) : null,
+      columns: t.text.map((c) => (r[c] === null || r[c] === undefined ? '' : String(r[c]))),
+    };
+  }
+
+  private changes(source: string, cursor: number): ChangeRow[] {
+    return this.ctx.stmt('SELECT seq, doc, old FROM retrieval_changes WHERE seq > ? AND source = ? ORDER BY seq').all(cursor, source) as ChangeRow[];
+  }
+
+  private pendingDocs(source: string, cursor: number): Set<number> {
+    return new Set(this.changes(source, cursor).map((c) => c.doc));
+  }
+
+  /** Read consistently: one deferred (read) transaction, a single snapshot of the database. */
+  private snapshot<T>(fn: () => T): T {
+    return this.ctx.db.transaction(fn).deferred();
+  }
+
+  private build(source: string): Built {
+    const t = this.table(source);
+    const weights = this.weights.get(source) ?? [];
+    const b = this.snapshot(() => {
+      const index = new SourceIndex(weights);
+      const cursor = this.maxSeq();
+      for (const r of this.ctx.stmt(`${this.selectSql(t)} ORDER BY id`).iterate() as IterableIterator<Record<string, unknown>>) {
+        index.add(this.toDoc(t, r));
+      }
+      return { index, cursor };
+    });
+    this.built.set(source, b);
+    return b;
+  }
+
+  private apply(source: string, b: Built): Built {
+    const outcome = this.snapshot((): 'rebuild' | 'done' => {
+      const min = (this.ctx.stmt('SELECT min(seq) AS m FROM retrieval_changes').get() as { m: number | null }).m;
+      if (min !== null && min > b.cursor + 1) return 'rebuild';
+      const rows = this.changes(source, b.cursor);
+      // The first change of each record after the cursor holds the old text of the indexed version.
+      const first = new Map<number, ChangeRow>();
+      for (const r of rows) if (!first.has(r.doc)) first.set(r.doc, r);
+      if (first.size > 64 && first.size > b.index.live * REBUILD_SHARE) return 'rebuild';
+      for (const [doc, r] of first) {
+        if (!b.index.has(doc)) continue;
+        if (r.old === null) return 'rebuild';
+        const old = JSON.parse(r.old) as unknown[];
+        b.index.remove(doc, old.map((v) => (v === null || v === undefined ? '' : String(v))));
+      }
+      for (const d of this.readDocs(source, [...first.keys()])) b.index.add(d);
+      b.cursor = this.maxSeq();
+      return 'done';
+    });
+    if (outcome === 'rebuild' || b.index.dead > Math.max(1024, b.index.live) || b.index.slotsUsed > MAX_SLOT - 65_536) {
+      return this.build(source);
+    }
+    return b;
+  }
+}

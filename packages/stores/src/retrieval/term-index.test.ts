@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { INTENT_WEIGHTS, keepContenders } from './retrieval.js';
+import { bm25Score, idf, proximityBonus, proximityBound, stemTokens } from './score.js';
+import { SourceIndex, columnTerms } from './term-index.js';
+
+describe('SourceIndex', () => {
+  it('keeps scopes apart, each with its own statistics', () => {
+    const ix = new SourceIndex([1, 0.5]);
+    ix.add({ id: 1, scope: 'u', facet: null, columns: ['the red kayak', ''] });
+    ix.add({ id: 2, scope: 'u', facet: null, columns: ['a blue kayak and a red canoe', ''] });
+    ix.add({ id: 3, scope: 'v', facet: null, columns: ['red red red', ''] });
+    expect(ix.df('u', 'red')).toBe(2);
+    expect(ix.df('v', 'red')).toBe(1);
+    expect(ix.stats('u')).toEqual({ docs: 2, avgLen: [5, 0] });
+    const top = ix.top('u', [{ stem: 'red', idf: 1 }], 10, 4.5);
+    expect(top.map((t) => t.id)).toEqual([1, 2]);
+    expect(ix.remove(1, ['the red kayak', ''])).toBe(true);
+    expect(ix.df('u', 'red')).toBe(1);
+    expect(ix.top('u', [{ stem: 'red', idf: 1 }], 10, 4.5).map((t) => t.id)).toEqual([2]);
+    expect(ix.remove(1, ['the red kayak', ''])).toBe(false);
+    expect(ix.dead).toBe(1);
+  });
+
+  it('returns the best pool by score, newer first on ties, whatever the number of matches', () => {
+    const ix = new SourceIndex([1]);
+    for (let i = 1; i <= 500; i++) ix.add({ id: i, scope: 'u', facet: null, columns: [i % 7 === 0 ? 'tide tide pool' : 'tide pool'] });
+    const top = ix.top('u', [{ stem: 'tide', idf: 1 }], 5, 2.2);
+    expect(top.map((t) => t.id)).toEqual([497, 490, 483, 476, 469]);
+    for (let i = 1; i < top.length; i++) expect(top[i - 1].score).toBeGreaterThanOrEqual(top[i].score);
+    const plain = ix.top('u', [{ stem: 'pool', idf: 1 }], 3, 2.2).map((t) => t.id);
+    expect(plain).toEqual([500, 499, 498]);
+  });
+});
+
+describe('index scores', () => {
+  it('equal bm25Score without the proximity bonus', () => {
+    const weights = [1, 0.3, 0.5];
+    const docs = [
+      ['Melanie painted a sunrise over the lake last week.', '["art"]', 'Caroline: what did you paint?'],
+      ['The lake was cold; we painted the boat house.', '[]', ''],
+      ['Running by the lake every morning.', '["sport"]', 'Melanie: do you still paint?'],
+    ];
+    const ix = new SourceIndex(weights);
+    docs.forEach((columns, i) => ix.add({ id: i + 1, scope: 'u', facet: null, columns }));
+    const stats = ix.stats('u');
+    const avgdl = weights.reduce((s, w, i) => s + w * stats.avgLen[i], 0);
+    const terms = ['lake', 'paint'].map((stem) => ({ stem, idf: idf(stats.docs, ix.df('u', stem)) }));
+    for (const hit of ix.top('u', terms, 10, avgdl)) {
+      const columns = docs[hit.id - 1].map((text, i) => ({ tokens: stemTokens(text), weight: weights[i], avgLen: stats.avgLen[i] }));
+      const bonus = proximityBonus(terms, columns.map((c) => c.tokens));
+      expect(hit.score).toBeCloseTo(bm25Score(terms, columns) - bonus, 9);
+      expect(bonus).toBeLessThanOrEqual(proximityBound(terms, hit.mask));
+    }
+    expect(columnTerms('The cats, the dogs and a fox').stems).toEqual(['cat', 'dog', 'fox']);
+  });
+});
+
+describe('keepContenders', () => {
+  it('never drops a candidate that the full fusion would rank within the limit', () => {
+    let seed = 7;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (const [intent, w] of Object.entries(INTENT_WEIGHTS)) {
+      for (let round = 0; round < 200; round++) {
+        const limit = 1 + Math.floor(rnd() * 10);
+        const found = Array.from({ length: 5 + Math.floor(rnd() * 40) }, (_, i) => {
+          const bound = rnd() < 0.5 ? 0 : rnd() * 2;
+          return { i, hit: { score: rnd() * 10 }, bound, prox: bound * rnd(), imp: rnd(), rec: rnd(), acc: rnd() };
+        });
+        const fused = (list: typeof found) => {
+          const max = Math.max(...list.map((f) => f.hit.score + f.prox));
+          return list
+            .map((f) => ({ i: f.i, v: (w.bm25 * (f.hit.score + f.prox)) / max + w.importance * f.imp + w.recency * f.rec + w.access * f.acc }))
+            .sort((a, b) => b.v - a.v || a.i - b.i)
+            .slice(0, limit);
+        };
+        const kept = keepContenders(found, w, limit);
+        expect(fused(kept), `${intent} round ${round}`).toEqual(fused(found));
+      }
+    }
+  });
+});
