@@ -91,7 +91,8 @@ interface SourceSpec {
   weights: number[];
   /** Columns read for a candidate, from the content table aliased `c`; the first is `c.id`. */
   select: string;
-  map(r: Record<string, unknown>): Candidate;
+  /** A candidate from its row, read as an array in the order of `select`. */
+  map(r: unknown[]): Candidate;
 }
 
 /** Weight of an episode's neighbouring context against its own text. */
@@ -104,12 +105,12 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
     select: 'c.id, c.summary, c.tags, c.context, c.importance, c.created, c.access_count',
     map: (r) => ({
       source: 'l3',
-      id: `ep_${r.id}`,
-      text: String(r.summary),
-      created: String(r.created),
-      columns: [String(r.summary), String(r.tags), String(r.context ?? '')],
-      importance: Number(r.importance),
-      access: Number(r.access_count),
+      id: `ep_${r[0]}`,
+      text: String(r[1]),
+      created: String(r[5]),
+      columns: [String(r[1]), String(r[2]), String(r[3] ?? '')],
+      importance: Number(r[4]),
+      access: Number(r[6]),
     }),
   },
   l4: {
@@ -118,13 +119,13 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
     select: 'c.id, c.key, c.value, c.importance, c.created, c.access_count',
     map: (r) => ({
       source: 'l4',
-      id: `fact_${r.id}`,
-      text: `${String(r.key)}: ${String(r.value)}`,
-      title: String(r.key),
-      created: String(r.created),
-      columns: [String(r.key), String(r.value)],
-      importance: Number(r.importance),
-      access: Number(r.access_count),
+      id: `fact_${r[0]}`,
+      text: `${String(r[1])}: ${String(r[2])}`,
+      title: String(r[1]),
+      created: String(r[4]),
+      columns: [String(r[1]), String(r[2])],
+      importance: Number(r[3]),
+      access: Number(r[5]),
     }),
   },
   wiki: {
@@ -133,11 +134,11 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
     select: 'c.id, c.title, c.content, c.updated',
     map: (r) => ({
       source: 'wiki',
-      id: `wiki_${r.id}`,
-      text: String(r.content),
-      title: String(r.title),
-      created: String(r.updated),
-      columns: [String(r.title), String(r.content)],
+      id: `wiki_${r[0]}`,
+      text: String(r[2]),
+      title: String(r[1]),
+      created: String(r[3]),
+      columns: [String(r[1]), String(r[2])],
       importance: 0.5,
       access: 0,
     }),
@@ -148,13 +149,13 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
     select: 'c.id, c.content, c.tags, c.node_type, c.confidence, c.created, c.access_count',
     map: (r) => ({
       source: 'graph',
-      id: `node_${r.id}`,
-      text: String(r.content),
-      title: String(r.node_type),
-      created: String(r.created),
-      columns: [String(r.content), String(r.tags)],
-      importance: Number(r.confidence),
-      access: Number(r.access_count),
+      id: `node_${r[0]}`,
+      text: String(r[1]),
+      title: String(r[3]),
+      created: String(r[5]),
+      columns: [String(r[1]), String(r[2])],
+      importance: Number(r[4]),
+      access: Number(r[6]),
     }),
   },
   timeline: {
@@ -163,11 +164,11 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
     select: 'c.id, c.type, c.summary, c.created',
     map: (r) => ({
       source: 'timeline',
-      id: `evt_${r.id}`,
-      text: String(r.summary),
-      title: String(r.type),
-      created: String(r.created),
-      columns: [String(r.type), String(r.summary)],
+      id: `evt_${r[0]}`,
+      text: String(r[2]),
+      title: String(r[1]),
+      created: String(r[3]),
+      columns: [String(r[1]), String(r[2])],
       importance: 0.5,
       access: 0,
     }),
@@ -297,7 +298,7 @@ export class Retrieval {
       const byId = new Map(kept.map((f) => [f.hit.id, f.hit]));
       for (const r of this.rows(spec, kept.map((f) => f.hit.id), scope)) {
         const c = spec.map(r);
-        const hit = byId.get(Number(r.id)) as IndexHit;
+        const hit = byId.get(Number(r[0])) as IndexHit;
         // The index gives BM25; only the proximity bonus needs the text, and only where two adjacent terms occur.
         const near = terms.some((_, i) => i + 1 < terms.length && hasTerm(hit.mask, i) && hasTerm(hit.mask, i + 1));
         const bonus = near ? proximityBonus(terms, c.columns.map(stemTokens)) : 0;
@@ -330,13 +331,15 @@ export class Retrieval {
    * The rows of the given ids that belong to the scope, in the order of ids. The CROSS JOIN makes
    * the id list the outer loop, so each id is one primary-key lookup.
    */
-  private rows(spec: SourceSpec, ids: number[], scope: Scope): Record<string, unknown>[] {
+  private rows(spec: SourceSpec, ids: number[], scope: Scope): unknown[][] {
     if (ids.length === 0) return [];
+    // Rows as arrays (better-sqlite3's raw mode): about a third cheaper than one object per row.
     const rows = this.ctx
       .stmt(`SELECT ${spec.select} FROM json_each(?) j CROSS JOIN ${spec.table} c ON c.id = j.value WHERE c.layer = ? AND c.user_id = ?`)
-      .all(JSON.stringify(ids), scope.layer, scope.user_id) as Record<string, unknown>[];
-    const byId = new Map(rows.map((r) => [Number(r.id), r]));
-    const out: Record<string, unknown>[] = [];
+      .raw(true)
+      .all(JSON.stringify(ids), scope.layer, scope.user_id) as unknown[][];
+    const byId = new Map(rows.map((r) => [Number(r[0]), r]));
+    const out: unknown[][] = [];
     for (const id of ids) {
       const row = byId.get(id);
       if (row) out.push(row);

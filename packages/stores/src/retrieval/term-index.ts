@@ -98,6 +98,7 @@ export class SourceIndex {
   private slotLen = new Float64Array(64);
   private acc = new Float64Array(64);
   private mask = new Int32Array(64);
+  private touched = new Int32Array(64);
   private docSlot = new Int32Array(64);
   private readonly parts = new Map<string, Part>();
   private readonly partList: Part[] = [];
@@ -210,34 +211,40 @@ export class SourceIndex {
     if (!part || pool <= 0 || terms.length === 0) return [];
     const facetId = facet === undefined || facet === null ? 0 : (this.facets.get(facet) ?? -1);
     if (facetId < 0) return [];
-    const norm = avgdl > 0 ? avgdl : 1;
+    const skipping = skip !== undefined && skip.size > 0;
+    // BM25 term weight: idf * wtf * (k1 + 1) / (wtf + k1 * (1 - b) + k1 * b * len / avgdl).
+    const base = BM25_K1 * (1 - BM25_B);
+    const perLen = (BM25_K1 * BM25_B) / (avgdl > 0 ? avgdl : 1);
     const perTerm = Math.max(1, Math.floor(WALK_BUDGET / terms.length));
-    const touched: number[] = [];
     const { acc, mask, slotPart, slotFacet, slotLen, slotDoc } = this;
+    const pid = part.id;
+    let touched = this.touched;
+    let nTouched = 0;
     for (let ti = 0; ti < terms.length; ti++) {
       const qt = terms[ti];
-      const bit = ti < 31 ? 1 << ti : 0;
       const t = part.terms.get(qt.stem);
       if (!t || qt.idf <= 0) continue;
+      const bit = ti < 31 ? 1 << ti : 0;
+      const num = qt.idf * (BM25_K1 + 1);
       const buf = t.buf;
       const stop = Math.max(0, t.n - perTerm);
+      if (touched.length < nTouched + (t.n - stop)) touched = this.touched = grow(touched, nTouched + (t.n - stop));
       for (let i = t.n - 1; i >= stop; i--) {
         const v = buf[i];
-        const slot = Math.floor(v / WTF_SHIFT);
-        if (slotPart[slot] !== part.id) continue;
+        const slot = v >>> WTF_BITS;
+        if (slotPart[slot] !== pid) continue;
         if (facetId !== 0 && slotFacet[slot] !== facetId) continue;
-        if (skip && skip.has(slotDoc[slot])) continue;
-        const wtf = (v % WTF_SHIFT) / WTF_SCALE;
-        const s = (qt.idf * wtf * (BM25_K1 + 1)) / (wtf + BM25_K1 * (1 - BM25_B + (BM25_B * slotLen[slot]) / norm));
-        if (acc[slot] === 0) touched.push(slot);
-        acc[slot] += s;
+        if (skipping && skip.has(slotDoc[slot])) continue;
+        const wtf = (v & WTF_MAX) / WTF_SCALE;
+        if (acc[slot] === 0) touched[nTouched++] = slot;
+        acc[slot] += (num * wtf) / (wtf + base + perLen * slotLen[slot]);
         mask[slot] |= bit;
       }
     }
-    const best = selectTop(touched, acc, pool).map((slot) => ({ id: slotDoc[slot], score: acc[slot], mask: mask[slot] }));
-    for (const slot of touched) {
-      acc[slot] = 0;
-      mask[slot] = 0;
+    const best = selectTop(touched, nTouched, acc, pool).map((slot) => ({ id: slotDoc[slot], score: acc[slot], mask: mask[slot] }));
+    for (let j = 0; j < nTouched; j++) {
+      acc[touched[j]] = 0;
+      mask[touched[j]] = 0;
     }
     return best;
   }
@@ -266,35 +273,38 @@ export class SourceIndex {
  * The `k` touched slots with the highest accumulated score (ties: higher slot first), best first;
  * a bounded min-heap, so the cost is O(n log k) however many slots were touched.
  */
-function selectTop(touched: readonly number[], acc: Float64Array, k: number): number[] {
-  const heap: number[] = [];
-  // worse(a, b): a ranks below b.
-  const worse = (a: number, b: number) => acc[a] < acc[b] || (acc[a] === acc[b] && a < b);
-  const down = (i: number) => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && worse(heap[l], heap[m])) m = l;
-      if (r < heap.length && worse(heap[r], heap[m])) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m], heap[i]];
-      i = m;
-    }
-  };
-  for (const slot of touched) {
-    if (heap.length < k) {
-      heap.push(slot);
-      for (let i = heap.length - 1; i > 0; ) {
+function selectTop(touched: Int32Array, n: number, acc: Float64Array, k: number): number[] {
+  const better = (a: number, b: number) => acc[a] > acc[b] || (acc[a] === acc[b] && a > b);
+  if (n <= k) return Array.from(touched.subarray(0, n)).sort((a, b) => (better(a, b) ? -1 : 1));
+  // heap[0] is the worst of the best k so far.
+  const heap = new Int32Array(k);
+  let size = 0;
+  for (let j = 0; j < n; j++) {
+    const slot = touched[j];
+    let i: number;
+    if (size < k) {
+      i = size++;
+      while (i > 0) {
         const p = (i - 1) >> 1;
-        if (!worse(heap[i], heap[p])) break;
-        [heap[i], heap[p]] = [heap[p], heap[i]];
+        if (!better(heap[p], slot)) break;
+        heap[i] = heap[p];
         i = p;
       }
-    } else if (worse(heap[0], slot)) {
-      heap[0] = slot;
-      down(0);
+      heap[i] = slot;
+      continue;
     }
+    if (!better(slot, heap[0])) continue;
+    i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= k) break;
+      const r = l + 1;
+      const m = r < k && better(heap[l], heap[r]) ? r : l;
+      if (!better(slot, heap[m])) break;
+      heap[i] = heap[m];
+      i = m;
+    }
+    heap[i] = slot;
   }
-  return heap.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
+  return Array.from(heap).sort((a, b) => (better(a, b) ? -1 : 1));
 }
