@@ -130,9 +130,12 @@ export class RetrievalIndex {
     const b = this.snapshot(() => {
       const index = new SourceIndex(weights);
       const cursor = this.maxSeq();
-      for (const r of this.ctx.stmt(`${this.selectSql(t)} ORDER BY id`).iterate() as IterableIterator<Record<string, unknown>>) {
-        index.add(this.toDoc(t, r));
-      }
+      const count = (this.ctx.stmt(`SELECT count(*) AS n FROM ${t.table}`).get() as { n: number }).n;
+      const select = this.ctx.stmt(`${this.selectSql(t)} ORDER BY id`);
+      const toDoc = (r: Record<string, unknown>) => this.toDoc(t, r);
+      index.load(function* docs() {
+        for (const r of select.iterate() as IterableIterator<Record<string, unknown>>) yield toDoc(r);
+      }, count);
       return { index, cursor };
     });
     this.built.set(source, b);

@@ -84,6 +84,8 @@ export function columnTerms(text: string): { length: number; stems: string[] } {
   return { length: words.length, stems };
 }
 
+const EMPTY = new Uint32Array(0);
+
 function grow<T extends Int32Array | Float32Array | Uint32Array | Float64Array>(a: T, min: number): T {
   if (a.length > min) return a;
   const next = new (a.constructor as new (n: number) => T)(Math.max(min + 1, Math.ceil(a.length * 1.5) + 16));
@@ -111,6 +113,37 @@ export class SourceIndex {
 
   constructor(readonly weights: readonly number[]) {}
 
+  /**
+   * Index many documents at once (a build), in two passes over `docs()`: the first counts each
+   * term's postings, the second fills buffers allocated once at their final size. Growing the
+   * buffers step by step instead would copy each many times and leave the process's memory
+   * fragmented by the freed copies, which at 100,000 memories cost more resident memory than the
+   * index itself. `expected` sizes the per-slot arrays up front.
+   */
+  load(docs: () => Iterable<IndexedDoc>, expected = 0): void {
+    this.ensureSlot(this.nextSlot + expected);
+    const counts = new Map<string, Map<string, number>>();
+    for (const d of docs()) {
+      let perPart = counts.get(d.scope);
+      if (!perPart) counts.set(d.scope, (perPart = new Map()));
+      const seen = new Set<string>();
+      for (let c = 0; c < this.weights.length; c++) for (const s of columnTerms(d.columns[c] ?? '').stems) seen.add(s);
+      for (const s of seen) perPart.set(s, (perPart.get(s) ?? 0) + 1);
+    }
+    for (const [scope, perPart] of counts) {
+      const part = this.part(scope);
+      for (const [stem, n] of perPart) {
+        const t = part.terms.get(stem);
+        const buf = new Uint32Array((t?.n ?? 0) + n + Math.min(64, n >> 3));
+        if (t) {
+          buf.set(t.buf.subarray(0, t.n));
+          t.buf = buf;
+        } else part.terms.set(stem, { n: 0, df: 0, buf });
+      }
+    }
+    for (const d of docs()) this.add(d);
+  }
+
   /** Slots handed out so far; the owner rebuilds before MAX_SLOT. */
   get slotsUsed(): number {
     return this.nextSlot - 1;
@@ -126,12 +159,7 @@ export class SourceIndex {
     const slot = this.nextSlot++;
     if (slot > MAX_SLOT) throw new Error(`the retrieval index holds at most ${MAX_SLOT} document versions per source`);
     this.ensureSlot(slot);
-    let part = this.parts.get(doc.scope);
-    if (!part) {
-      part = { id: this.partList.length + 1, terms: new Map(), docs: 0, colTotals: new Float64Array(this.weights.length) };
-      this.parts.set(doc.scope, part);
-      this.partList.push(part);
-    }
+    const part = this.part(doc.scope);
     const tf = new Map<string, number>();
     let len = 0;
     for (let c = 0; c < this.weights.length; c++) {
@@ -144,7 +172,7 @@ export class SourceIndex {
     for (const [stem, wtf] of tf) {
       let t = part.terms.get(stem);
       if (!t) {
-        t = { n: 0, df: 0, buf: new Uint32Array(2) };
+        t = { n: 0, df: 0, buf: EMPTY };
         part.terms.set(stem, t);
       }
       if (t.n >= t.buf.length) t.buf = grow(t.buf, t.n);
@@ -247,6 +275,16 @@ export class SourceIndex {
       mask[touched[j]] = 0;
     }
     return best;
+  }
+
+  private part(scope: string): Part {
+    let part = this.parts.get(scope);
+    if (!part) {
+      part = { id: this.partList.length + 1, terms: new Map(), docs: 0, colTotals: new Float64Array(this.weights.length) };
+      this.parts.set(scope, part);
+      this.partList.push(part);
+    }
+    return part;
   }
 
   private facetId(facet: string): number {
