@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FIXTURES, runBin, stdioClient, tempDir } from './helpers.js';
+import { BIN, FIXTURES, runBin, stdioClient, tempDir } from './helpers.js';
 
 const open: { close: () => Promise<void> }[] = [];
 afterEach(async () => {
@@ -44,6 +46,36 @@ describe('memory-service over stdio (real bin, SDK client)', () => {
     expect(JSON.parse(unknown.content[0].text).error.code).toBe('KERNEL_ERR_TOOL_UNKNOWN');
     const ok: any = await c.client.callTool({ name: 'echo_say', arguments: { text: 'still here' } });
     expect(ok.structuredContent.text).toBe('still here');
+  });
+
+  it('answers think then dream with structuredContent equal to the JSON text content', async () => {
+    const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir() });
+    open.push(c);
+    const thought: any = await c.client.callTool({
+      name: 'think',
+      arguments: { text: 'Ana prefers her coffee black, café style, at the park kiosk — every morning ☕.', layer: 'user' },
+    });
+    expect(thought.isError).toBeFalsy();
+    expect(thought.structuredContent).toEqual(JSON.parse(thought.content[0].text));
+    const found: any = await c.client.callTool({ name: 'dream', arguments: { query: 'coffee park', limit: 10, layer: 'user' } });
+    expect(found.isError).toBeFalsy();
+    expect(found.structuredContent).toEqual(JSON.parse(found.content[0].text));
+    expect(found.structuredContent.result_count).toBeGreaterThan(0);
+    expect(found.content[0].text).toContain('café');
+  });
+
+  it('skips a line that is not JSON-RPC and answers the next one', async () => {
+    const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: tempDir() } });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const answered = new Promise<void>((resolve) => child.stdout.on('data', () => out.includes('"id":2') && resolve()));
+    child.stdin.write('this is not json\n{"jsonrpc":"1.0","id":1,"method":"ping"}\n');
+    child.stdin.write('{"jsonrpc":"2.0","id":2,"method":"ping"}\r\n');
+    await answered;
+    child.stdin.end();
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(out).toBe('{"result":{},"jsonrpc":"2.0","id":2}\n');
+    expect(code).toBe(0);
   });
 
   it('a plugin whose kernel range does not match stops the start with an error naming it', async () => {

@@ -1,0 +1,153 @@
+/**
+ * The MCP transport of the `memory-service` command under stdio: one JSON-RPC message per line,
+ * read from stdin and written to stdout. It behaves as the SDK's StdioServerTransport does (a
+ * line that is not JSON or not JSON-RPC is reported to onerror and skipped, input beyond
+ * maxBufferSize bytes without a line end is reported and closes the transport, send waits for
+ * 'drain' when stdout's buffer is full) at a lower cost per message:
+ * - a line is only checked to be a JSON-RPC 2.0 object; the SDK's Protocol classifies every
+ *   message with its own schemas right after, so the SDK's full schema parse of each line here
+ *   only did the same work twice;
+ * - bytes are only copied when a line spans chunks;
+ * - an optional serialize hook may write a message's line itself (mcp-adapter.ts uses it to
+ *   embed a tool answer's JSON text, already computed, instead of serialising it again).
+ * In the server, only mcp-adapter.ts imports this file: SDK-facing code stays behind the adapter.
+ */
+import type { Readable, Writable } from 'node:stream';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+
+/** As the SDK's stdio ReadBuffer: a line longer than this (in bytes) is refused. */
+export const STDIO_MAX_BUFFER_SIZE = 10 * 1024 * 1024;
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+export interface StdioTransportOptions {
+  stdin?: Readable;
+  stdout?: Writable;
+  maxBufferSize?: number;
+  /**
+   * The JSON text of a message (without the line end), or undefined to use JSON.stringify. It
+   * must give text that parses to exactly what JSON.stringify(message) parses to.
+   */
+  serialize?: (message: JSONRPCMessage) => string | undefined;
+}
+
+/** Whether a parsed line has the shape every JSON-RPC 2.0 message shares. */
+function isJsonRpc(value: unknown): value is JSONRPCMessage {
+  return typeof value === 'object' && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
+}
+
+export class StdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private readonly stdin: Readable;
+  private readonly stdout: Writable;
+  private readonly maxBufferSize: number;
+  private readonly serialize: ((message: JSONRPCMessage) => string | undefined) | undefined;
+  /** The bytes of a line whose end has not arrived yet. */
+  private partial: Buffer | undefined;
+  /** Resolves on stdout's next 'drain'; shared by every send that found the buffer full. */
+  private drained: Promise<void> | undefined;
+  private started = false;
+  private closed = false;
+
+  constructor(options: StdioTransportOptions = {}) {
+    this.stdin = options.stdin ?? process.stdin;
+    this.stdout = options.stdout ?? process.stdout;
+    this.maxBufferSize = options.maxBufferSize ?? STDIO_MAX_BUFFER_SIZE;
+    this.serialize = options.serialize;
+  }
+
+  async start(): Promise<void> {
+    if (this.started) throw new Error('StdioTransport already started (Server.connect starts it)');
+    this.started = true;
+    this.stdin.on('data', this.ondata);
+    this.stdin.on('error', this.onstreamerror);
+    this.stdin.on('end', this.onend);
+    this.stdin.on('close', this.onend);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stdin.off('data', this.ondata);
+    this.stdin.off('error', this.onstreamerror);
+    this.stdin.off('end', this.onend);
+    this.stdin.off('close', this.onend);
+    // Pause only a stdin nobody else reads.
+    if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
+    this.partial = undefined;
+    this.onclose?.();
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    let line: string;
+    try {
+      line = (this.serialize?.(message) ?? JSON.stringify(message)) + '\n';
+    } catch (err) {
+      return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+    }
+    if (this.stdout.write(line)) return Promise.resolve();
+    this.drained ??= new Promise<void>((resolve) => {
+      this.stdout.once('drain', () => {
+        this.drained = undefined;
+        resolve();
+      });
+    });
+    return this.drained;
+  }
+
+  private readonly onstreamerror = (error: Error): void => {
+    this.onerror?.(error);
+  };
+
+  private readonly onend = (): void => {
+    void this.close();
+  };
+
+  private readonly ondata = (chunk: Buffer | string): void => {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    const held = this.partial?.length ?? 0;
+    if (held + bytes.length > this.maxBufferSize) {
+      this.partial = undefined;
+      this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${this.maxBufferSize} bytes`));
+      void this.close();
+      return;
+    }
+    const buf = held ? Buffer.concat([this.partial!, bytes], held + bytes.length) : bytes;
+    this.partial = undefined;
+    let start = 0;
+    let end: number;
+    // Lines are cut on the byte '\n' and decoded whole, so a character split across chunks
+    // is decoded once both halves are there.
+    while (!this.closed && (end = buf.indexOf(LF, start)) !== -1) {
+      const stop = end > start && buf[end - 1] === CR ? end - 1 : end;
+      const line = buf.toString('utf8', start, stop);
+      start = end + 1;
+      this.deliver(line);
+    }
+    if (!this.closed && start < buf.length) this.partial = start === 0 ? buf : buf.subarray(start);
+  };
+
+  private deliver(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      return;
+    }
+    if (!isJsonRpc(message)) {
+      this.onerror?.(new Error(`Not a JSON-RPC 2.0 message: ${line.length > 200 ? `${line.slice(0, 200)}...` : line}`));
+      return;
+    }
+    try {
+      this.onmessage?.(message);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+}

@@ -1,0 +1,201 @@
+import { PassThrough, Writable } from 'node:stream';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { describe, expect, it } from 'vitest';
+import { StdioTransport } from '../src/stdio-transport.js';
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** Start a transport on a fresh stdin and collect what it reports. */
+async function started(make: (stdin: PassThrough, stdout: PassThrough) => Transport) {
+  const stdin = new PassThrough();
+  const stdout = new PassThrough();
+  const transport = make(stdin, stdout);
+  const messages: unknown[] = [];
+  const errors: Error[] = [];
+  let closes = 0;
+  transport.onmessage = (m) => messages.push(m);
+  transport.onerror = (e) => errors.push(e);
+  transport.onclose = () => closes++;
+  await transport.start();
+  return { transport, stdin, stdout, messages, errors, closes: () => closes };
+}
+
+const ours = (stdin: PassThrough, stdout: PassThrough) => new StdioTransport({ stdin, stdout });
+const sdks = (stdin: PassThrough, stdout: PassThrough) => new StdioServerTransport(stdin, stdout);
+
+/** Feed the chunks one by one (each its own 'data' event) and let the transport read them. */
+async function feed(stdin: PassThrough, chunks: (Buffer | string)[]) {
+  for (const c of chunks) {
+    stdin.write(c);
+    await tick();
+  }
+}
+
+/** Cut a buffer at the given byte offsets. */
+function cut(bytes: Buffer, at: number[]): Buffer[] {
+  const out: Buffer[] = [];
+  let from = 0;
+  for (const to of [...at, bytes.length]) {
+    out.push(bytes.subarray(from, to));
+    from = to;
+  }
+  return out;
+}
+
+const ping = (id: number | string) => ({ jsonrpc: '2.0', id, method: 'ping' });
+const call = (id: number, text: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'think', arguments: { text } } });
+
+describe('StdioTransport reading', () => {
+  it('splits lines across chunk boundaries, keeping partial lines and multi-byte characters whole', async () => {
+    const text = 'café ☕ naïve 𝄞 日本語';
+    const input = Buffer.from(`${JSON.stringify(call(1, text))}\n${JSON.stringify(ping(2))}\r\n${JSON.stringify(call(3, text))}\n`);
+    // Cut inside every multi-byte character of the first line, and right before its '\n'.
+    const first = input.indexOf('\n');
+    const starts: number[] = [];
+    for (let i = 0; i < first; i++) if (input[i]! >= 0xc0) starts.push(i + 1);
+    expect(starts.length).toBeGreaterThan(5);
+    const chunks = cut(input, [...starts, first, first + 1, first + 7]);
+
+    const t = await started(ours);
+    await feed(t.stdin, chunks);
+    expect(t.errors).toEqual([]);
+    expect(t.messages).toEqual([call(1, text), ping(2), call(3, text)]);
+
+    // The SDK's transport reads the same bytes as the same messages.
+    const sdk = await started(sdks);
+    await feed(sdk.stdin, chunks);
+    expect(sdk.messages).toEqual(t.messages);
+  });
+
+  it('splits a 4-byte character byte by byte, and reads many lines in one chunk', async () => {
+    const line = Buffer.from(`${JSON.stringify(call(1, '𝄞'))}\n`);
+    const at = line.indexOf(Buffer.from('𝄞'));
+    const t = await started(ours);
+    await feed(t.stdin, cut(line, [at + 1, at + 2, at + 3]));
+    expect(t.messages).toEqual([call(1, '𝄞')]);
+    await feed(t.stdin, [Array.from({ length: 50 }, (_, i) => `${JSON.stringify(ping(i))}\n`).join('')]);
+    expect(t.messages).toHaveLength(51);
+    expect(t.messages[50]).toEqual(ping(49));
+  });
+
+  it('reports a bad line to onerror and still delivers the next good line, as the SDK transport does', async () => {
+    const lines = ['not json', '{"jsonrpc":"1.0","id":1,"method":"ping"}', '[1,2]', '42', '', '{"jsonrpc":"2.0","id":', JSON.stringify(ping(9))];
+    const input = lines.map((l) => `${l}\n`).join('');
+    const t = await started(ours);
+    await feed(t.stdin, [input.slice(0, 20), input.slice(20)]);
+    expect(t.messages).toEqual([ping(9)]);
+    expect(t.errors).toHaveLength(6);
+    expect(t.errors.every((e) => e instanceof Error)).toBe(true);
+    expect(t.closes()).toBe(0);
+
+    const sdk = await started(sdks);
+    await feed(sdk.stdin, [input]);
+    expect(sdk.messages).toEqual(t.messages);
+    expect(sdk.errors).toHaveLength(t.errors.length);
+  });
+
+  it('an onmessage that throws is reported to onerror and the next line is still read', async () => {
+    const t = await started(ours);
+    const seen: unknown[] = [];
+    t.transport.onmessage = (m) => {
+      seen.push(m);
+      if (seen.length === 1) throw new Error('handler failed');
+    };
+    await feed(t.stdin, [`${JSON.stringify(ping(1))}\n${JSON.stringify(ping(2))}\n`]);
+    expect(seen).toEqual([ping(1), ping(2)]);
+    expect(t.errors.map((e) => e.message)).toEqual(['handler failed']);
+  });
+
+  it('refuses input beyond maxBufferSize without a line end: reports it and closes, as the SDK transport does', async () => {
+    const stdin = new PassThrough();
+    const transport = new StdioTransport({ stdin, stdout: new PassThrough(), maxBufferSize: 64 });
+    const errors: Error[] = [];
+    let closes = 0;
+    transport.onerror = (e) => errors.push(e);
+    transport.onclose = () => closes++;
+    await transport.start();
+    await feed(stdin, ['{"jsonrpc":"2.0",', '"x":"' + 'a'.repeat(60)]);
+    expect(errors.map((e) => e.message)).toEqual(['ReadBuffer exceeded maximum size of 64 bytes']);
+    expect(closes).toBe(1);
+  });
+
+  it('closes once when stdin ends, and close() after that does nothing', async () => {
+    const t = await started(ours);
+    t.stdin.end(`${JSON.stringify(ping(1))}\n{"jsonrpc":"2.0","id":2,"met`);
+    await tick();
+    await tick();
+    expect(t.messages).toEqual([ping(1)]);
+    expect(t.closes()).toBe(1);
+    await t.transport.close();
+    expect(t.closes()).toBe(1);
+    expect(t.stdin.listenerCount('data')).toBe(0);
+  });
+
+  it('refuses a second start', async () => {
+    const t = await started(ours);
+    await expect(t.transport.start()).rejects.toThrow(/already started/);
+  });
+});
+
+describe('StdioTransport writing', () => {
+  it('writes each message as one JSON line, through serialize when it gives a text', async () => {
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (d) => (out += d));
+    const transport = new StdioTransport({
+      stdin: new PassThrough(),
+      stdout,
+      serialize: (m) => ('id' in m && m.id === 2 ? '{"jsonrpc":"2.0","id":2,"result":{"from":"serialize"}}' : undefined),
+    });
+    await transport.start();
+    await transport.send({ jsonrpc: '2.0', id: 1, result: { ok: 'é' } });
+    await transport.send({ jsonrpc: '2.0', id: 2, result: {} });
+    await tick();
+    expect(out).toBe('{"jsonrpc":"2.0","id":1,"result":{"ok":"é"}}\n{"jsonrpc":"2.0","id":2,"result":{"from":"serialize"}}\n');
+  });
+
+  it('rejects, never throws, when a message cannot be serialised', async () => {
+    const transport = new StdioTransport({ stdin: new PassThrough(), stdout: new PassThrough() });
+    let sent: Promise<void> | undefined;
+    expect(() => (sent = transport.send({ jsonrpc: '2.0', id: 1, result: { n: 1n } }))).not.toThrow();
+    await expect(sent).rejects.toThrow(/BigInt/);
+  });
+
+  it('waits for drain when stdout is full, with one listener for every waiting send, and keeps the order', async () => {
+    const written: string[] = [];
+    const held: (() => void)[] = [];
+    const stdout = new Writable({
+      highWaterMark: 64,
+      write(chunk: Buffer, _enc, done) {
+        written.push(chunk.toString());
+        held.push(done);
+      },
+    });
+    const transport = new StdioTransport({ stdin: new PassThrough(), stdout });
+    await transport.start();
+    const big = 'x'.repeat(100);
+    const settled: number[] = [];
+    const sends = [1, 2, 3].map((id) => transport.send({ jsonrpc: '2.0', id, result: { big } }).then(() => settled.push(id)));
+    await tick();
+    expect(settled).toEqual([]);
+    expect(stdout.listenerCount('drain')).toBe(1);
+    // Let the stream write everything it holds.
+    while (held.length) {
+      held.shift()!();
+      await tick();
+    }
+    await Promise.all(sends);
+    expect(settled).toEqual([1, 2, 3]);
+    expect(written.map((w) => JSON.parse(w).id)).toEqual([1, 2, 3]);
+    expect(written.every((w) => w.endsWith('}\n'))).toBe(true);
+    expect(stdout.listenerCount('drain')).toBe(0);
+    // With room again, a small send resolves without waiting.
+    stdout._write = (chunk: Buffer, _enc: BufferEncoding, done: (error?: Error | null) => void) => {
+      written.push(chunk.toString());
+      done();
+    };
+    await transport.send({ jsonrpc: '2.0', id: 4, result: {} });
+    expect(JSON.parse(written.at(-1)!).id).toBe(4);
+  });
+});
