@@ -105,7 +105,7 @@ export async function main(argv: string[]): Promise<void> {
 
   if (opts.transport === 'stdio') {
     const server = createMcpServer(service.surface, kernel.logger);
-    const transport = stdioTransport();
+    const transport = stdioTransport(service.surface, kernel.logger);
     stopTransport = () => server.close();
     process.stdin.on('end', () => void shutdown('stdin closed'));
     await server.connect(transport);

@@ -49,105 +49,88 @@ export function errorResult(err: unknown, logger?: Logger): ToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: e.toJSON() }) }] };
 }
 
-/** How many answers a transport's AnswerTexts holds at once; beyond that the oldest lose the shortcut. */
-const KEPT_ANSWER_TEXTS = 64;
-
-type JsonObject = Record<string, unknown>;
-
-/** A plain object that JSON.stringify writes as its own enumerable keys (no toJSON of its own or inherited). */
-function isPlainObject(value: unknown): value is JsonObject {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return (proto === Object.prototype || proto === null) && !('toJSON' in value);
-}
-
-/** Whether JSON.stringify(copy) is JSON.stringify(original): the same object, or a plain copy with the same keys in the same order and the same values. */
-function serialisesAs(copy: unknown, original: JsonObject): boolean {
-  if (copy === original) return true;
-  if (!isPlainObject(copy) || !isPlainObject(original)) return false;
-  const keys = Object.keys(original);
-  const copyKeys = Object.keys(copy);
-  if (keys.length !== copyKeys.length) return false;
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
-    if (copyKeys[i] !== key || !Object.is(copy[key], original[key])) return false;
+/** Call a tool of the surface and shape its answer; unknown tools and failures become tool errors. */
+async function callSurfaceTool(surface: Surface, name: string, args: unknown, signal: AbortSignal | undefined, logger?: Logger): Promise<ToolResult> {
+  const tool = surface.get(name);
+  if (!tool) {
+    return errorResult(
+      new MemoryError('KERNEL_ERR_TOOL_UNKNOWN', `Unknown tool "${name}"`, {
+        field: 'name',
+        accepted: surface.tools.map((t) => t.name),
+      }),
+    );
   }
-  return true;
+  try {
+    return successResult(await tool.invoke(args ?? {}, signal));
+  } catch (err) {
+    return errorResult(err, logger);
+  }
 }
+
+type RequestId = string | number;
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * JSON.stringify(obj) for a plain object, with `raw` written as the JSON of obj[key]. (The other
- * values are written on their own, so a toJSON among them would be called with the key '': the
- * messages given here hold none.)
+ * tools/call over stdio, answered without the SDK's Protocol. Through the SDK Server, every call
+ * parses the request with the SDK's schemas twice, builds a request context and an abort
+ * controller, and parses (copies) the result with the result schema before the message is
+ * serialised, with the answer's JSON written twice. Here a plain tools/call (a name, arguments
+ * that are an object if given, no progress token, no task) goes straight to the surface, and the
+ * answer's line embeds the JSON text successResult already computed as structuredContent.
+ * Everything else (initialize, ping, tools/list, notifications, malformed or task calls) goes to
+ * the SDK Server as before. A notifications/cancelled naming a call in flight here aborts it and
+ * its answer is not sent, as the SDK does.
  */
-function jsonWith(obj: JsonObject, key: string, raw: string): string {
-  let out = '';
-  for (const k of Object.keys(obj)) {
-    const json = k === key ? raw : (JSON.stringify(obj[k]) as string | undefined);
-    if (json === undefined) continue;
-    out += `${out === '' ? '{' : ','}${JSON.stringify(k)}:${json}`;
-  }
-  return out === '' ? '{}' : `${out}}`;
-}
+export class DirectToolCalls {
+  private readonly inFlight = new Map<RequestId, AbortController>();
 
-/**
- * The JSON text of each success result on its way out through a transport that writes its own
- * lines (stdio), by text, with the structured value it is the JSON of. A successResult carries its
- * value twice, as JSON text and as structuredContent; serialising the answer's message writes the
- * value a second time (for a 5 KB answer about as long as the first). line() writes the message
- * with the kept text as the JSON of structuredContent instead.
- *
- * The SDK's Server validates a tool's result before sending it, and the validated result is a copy
- * whose structuredContent holds the same keys and values; line() takes the shortcut only when that
- * holds (and gives undefined, for the plain JSON.stringify, otherwise), so the line is byte for
- * byte what JSON.stringify(message) gives.
- */
-export class AnswerTexts {
-  /**
-   * Oldest first. A list, not a Map keyed by text: hashing a fresh 5 KB string costs about half
-   * of what the shortcut saves, while finding the text is a comparison of the same string.
-   */
-  private readonly kept: { text: string; structured: JsonObject }[] = [];
+  constructor(
+    private readonly surface: Surface,
+    private readonly write: (line: string) => Promise<void>,
+    private readonly logger?: Logger,
+  ) {}
 
-  constructor(private readonly limit = KEPT_ANSWER_TEXTS) {}
-
-  /** Keep a successResult's text until its answer is sent. */
-  keep(result: ToolResult): void {
-    const text = result.content[0]?.text;
-    const structured = result.structuredContent;
-    if (typeof text !== 'string' || !structured) return;
-    if (this.kept.length >= this.limit) this.kept.shift();
-    this.kept.push({ text, structured });
-  }
-
-  /** The JSON of an answer whose structuredContent's text is kept (forgetting it); undefined for any other message. */
-  line(message: JSONRPCMessage): string | undefined {
-    const msg: unknown = message;
-    if (this.kept.length === 0 || !isPlainObject(msg)) return undefined;
-    const result = msg.result;
-    if (!isPlainObject(result)) return undefined;
-    const content = result.content;
-    if (!Array.isArray(content) || content.length !== 1) return undefined;
-    const item = content[0] as { type?: unknown; text?: unknown } | undefined;
-    if (item?.type !== 'text' || typeof item.text !== 'string') return undefined;
-    const text = item.text;
-    for (let i = 0; i < this.kept.length; i++) {
-      const entry = this.kept[i]!;
-      if (entry.text !== text || !serialisesAs(result.structuredContent, entry.structured)) continue;
-      this.kept.splice(i, 1);
-      return jsonWith(msg, 'result', jsonWith(result, 'structuredContent', text));
+  /** Whether the message was taken here; false hands it to the SDK Server. */
+  take(message: JSONRPCMessage): boolean {
+    const m = message as { method?: unknown; id?: unknown; params?: unknown };
+    if (m.method === 'notifications/cancelled') {
+      const id = isObject(m.params) ? (m.params.requestId as RequestId | undefined) : undefined;
+      const call = id === undefined ? undefined : this.inFlight.get(id);
+      if (!call) return false;
+      call.abort(isObject(m.params) ? m.params.reason : undefined);
+      return true;
     }
-    return undefined;
+    if (m.method !== 'tools/call' || (typeof m.id !== 'string' && typeof m.id !== 'number') || !isObject(m.params)) return false;
+    const { name, arguments: args, _meta: meta, task } = m.params;
+    if (typeof name !== 'string' || (args !== undefined && !isObject(args)) || task !== undefined) return false;
+    if (meta !== undefined && (!isObject(meta) || meta.progressToken !== undefined)) return false;
+    const id = m.id;
+    if (this.inFlight.has(id)) return false;
+    const controller = new AbortController();
+    this.inFlight.set(id, controller);
+    void callSurfaceTool(this.surface, name, args, controller.signal, this.logger)
+      .then((result) => {
+        if (controller.signal.aborted) return;
+        return this.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`);
+      })
+      .catch((err: unknown) => this.logger?.error(`tools/call answer not written: ${(err as Error).message}`))
+      .finally(() => this.inFlight.delete(id));
+    return true;
   }
 
-  /** How many texts wait for their answer (for tests). */
-  get size(): number {
-    return this.kept.length;
+  /** Calls answered here and not finished yet (for tests). */
+  get pending(): number {
+    return this.inFlight.size;
   }
 }
 
-/** The AnswerTexts of each transport that writes its lines with them. */
-const answerTexts = new WeakMap<Transport, AnswerTexts>();
+/** The JSON of a tool result; a success's structuredContent is written as the text it already has. */
+export function resultJson(result: ToolResult): string {
+  const text = result.content[0]?.text;
+  if (result.isError || !result.structuredContent || result.content.length !== 1 || typeof text !== 'string') return JSON.stringify(result);
+  return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}`;
+}
 
 /** An SDK Server answering tools/list and tools/call from the surface. */
 export function createMcpServer(surface: Surface, logger?: Logger): Server {
@@ -165,38 +148,18 @@ export function createMcpServer(surface: Surface, logger?: Logger): Server {
       annotations: t.annotations,
     })),
   }));
-  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const tool = surface.get(req.params.name);
-    if (!tool) {
-      return errorResult(
-        new MemoryError('KERNEL_ERR_TOOL_UNKNOWN', `Unknown tool "${req.params.name}"`, {
-          field: 'name',
-          accepted: surface.tools.map((t) => t.name),
-        }),
-      );
-    }
-    let result: ToolResult;
-    try {
-      result = successResult(await tool.invoke(req.params.arguments ?? {}, extra.signal));
-    } catch (err) {
-      return errorResult(err, logger);
-    }
-    const transport = server.transport;
-    if (transport) answerTexts.get(transport)?.keep(result);
-    return result;
-  });
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => callSurfaceTool(surface, req.params.name, req.params.arguments, extra.signal, logger));
   return server;
 }
 
 /**
  * The transport of the `memory-service` command under stdio: JSON-RPC lines on the process's
- * stdin and stdout (or the given streams). A tool's success answer is written with the JSON
- * text successResult computed (see AnswerTexts).
+ * stdin and stdout (or the given streams), with plain tools/call requests answered directly from
+ * the surface (see DirectToolCalls) and every other message handled by the SDK Server.
  */
-export function stdioTransport(streams: { stdin?: Readable; stdout?: Writable } = {}): Transport {
-  const texts = new AnswerTexts();
-  const transport = new StdioTransport({ ...streams, serialize: (message) => texts.line(message) });
-  answerTexts.set(transport, texts);
+export function stdioTransport(surface: Surface, logger?: Logger, streams: { stdin?: Readable; stdout?: Writable } = {}): Transport {
+  const transport: StdioTransport = new StdioTransport({ ...streams, take: (message) => direct.take(message) });
+  const direct = new DirectToolCalls(surface, (line) => transport.writeLine(line), logger);
   return transport;
 }
 

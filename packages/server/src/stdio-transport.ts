@@ -8,8 +8,8 @@
  *   message with its own schemas right after, so the SDK's full schema parse of each line here
  *   only did the same work twice;
  * - bytes are only copied when a line spans chunks;
- * - an optional serialize hook may write a message's line itself (mcp-adapter.ts uses it to
- *   embed a tool answer's JSON text, already computed, instead of serialising it again).
+ * - an optional `take` hook sees each message first and may answer it itself (mcp-adapter.ts
+ *   answers plain tools/call requests this way, writing with writeLine).
  * In the server, only mcp-adapter.ts imports this file: SDK-facing code stays behind the adapter.
  */
 import type { Readable, Writable } from 'node:stream';
@@ -26,11 +26,8 @@ export interface StdioTransportOptions {
   stdin?: Readable;
   stdout?: Writable;
   maxBufferSize?: number;
-  /**
-   * The JSON text of a message (without the line end), or undefined to use JSON.stringify. It
-   * must give text that parses to exactly what JSON.stringify(message) parses to.
-   */
-  serialize?: (message: JSONRPCMessage) => string | undefined;
+  /** Sees each incoming message before onmessage; returning true means it was handled and onmessage is skipped. */
+  take?: (message: JSONRPCMessage) => boolean;
 }
 
 /** Whether a parsed line has the shape every JSON-RPC 2.0 message shares. */
@@ -46,7 +43,7 @@ export class StdioTransport implements Transport {
   private readonly stdin: Readable;
   private readonly stdout: Writable;
   private readonly maxBufferSize: number;
-  private readonly serialize: ((message: JSONRPCMessage) => string | undefined) | undefined;
+  private readonly take: ((message: JSONRPCMessage) => boolean) | undefined;
   /** The bytes of a line whose end has not arrived yet. */
   private partial: Buffer | undefined;
   /** Resolves on stdout's next 'drain'; shared by every send that found the buffer full. */
@@ -58,7 +55,7 @@ export class StdioTransport implements Transport {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
     this.maxBufferSize = options.maxBufferSize ?? STDIO_MAX_BUFFER_SIZE;
-    this.serialize = options.serialize;
+    this.take = options.take;
   }
 
   async start(): Promise<void> {
@@ -84,13 +81,19 @@ export class StdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    let line: string;
+    let json: string;
     try {
-      line = (this.serialize?.(message) ?? JSON.stringify(message)) + '\n';
+      json = JSON.stringify(message);
     } catch (err) {
       return Promise.reject(err instanceof Error ? err : new Error(String(err)));
     }
-    if (this.stdout.write(line)) return Promise.resolve();
+    return this.writeLine(json);
+  }
+
+  /** Write one message's JSON text (no line end) as a line; resolves once stdout can take more. */
+  writeLine(json: string): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (this.stdout.write(`${json}\n`)) return Promise.resolve();
     this.drained ??= new Promise<void>((resolve) => {
       this.stdout.once('drain', () => {
         this.drained = undefined;
@@ -145,6 +148,7 @@ export class StdioTransport implements Transport {
       return;
     }
     try {
+      if (this.take?.(message)) return;
       this.onmessage?.(message);
     } catch (err) {
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));

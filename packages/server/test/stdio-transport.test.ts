@@ -139,20 +139,27 @@ describe('StdioTransport reading', () => {
 });
 
 describe('StdioTransport writing', () => {
-  it('writes each message as one JSON line, through serialize when it gives a text', async () => {
+  it('writes each message as one JSON line, and a given JSON text as a line', async () => {
     const stdout = new PassThrough();
     let out = '';
     stdout.on('data', (d) => (out += d));
-    const transport = new StdioTransport({
-      stdin: new PassThrough(),
-      stdout,
-      serialize: (m) => ('id' in m && m.id === 2 ? '{"jsonrpc":"2.0","id":2,"result":{"from":"serialize"}}' : undefined),
-    });
+    const transport = new StdioTransport({ stdin: new PassThrough(), stdout });
     await transport.start();
     await transport.send({ jsonrpc: '2.0', id: 1, result: { ok: 'é' } });
-    await transport.send({ jsonrpc: '2.0', id: 2, result: {} });
+    await transport.writeLine('{"jsonrpc":"2.0","id":2,"result":{"from":"writeLine"}}');
     await tick();
-    expect(out).toBe('{"jsonrpc":"2.0","id":1,"result":{"ok":"é"}}\n{"jsonrpc":"2.0","id":2,"result":{"from":"serialize"}}\n');
+    expect(out).toBe('{"jsonrpc":"2.0","id":1,"result":{"ok":"é"}}\n{"jsonrpc":"2.0","id":2,"result":{"from":"writeLine"}}\n');
+  });
+
+  it('hands a message to take first, and to onmessage only when take leaves it', async () => {
+    const stdin = new PassThrough();
+    const seen: string[] = [];
+    const transport = new StdioTransport({ stdin, stdout: new PassThrough(), take: (m) => 'id' in m && m.id === 1 });
+    transport.onmessage = (m) => seen.push(String('id' in m ? m.id : '-'));
+    await transport.start();
+    stdin.write('{"jsonrpc":"2.0","id":1,"method":"ping"}\n{"jsonrpc":"2.0","id":2,"method":"ping"}\n');
+    await tick();
+    expect(seen).toEqual(['2']);
   });
 
   it('rejects, never throws, when a message cannot be serialised', async () => {

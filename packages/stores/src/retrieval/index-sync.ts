@@ -53,10 +53,18 @@ export class RetrievalIndex {
     private readonly weights: ReadonlyMap<string, readonly number[]>,
   ) {}
 
-  /** The current index of a source, or null inside a transaction when it was never built. */
-  view(source: string): IndexView | null {
+  /** The newest seq of the change log: what an index must have applied to be current. */
+  maxSeq(): number {
+    // A bare max() reads the last row of the primary key; wrapped in coalesce() SQLite scans the table.
+    return (this.ctx.stmt('SELECT max(seq) AS m FROM retrieval_changes').get() as { m: number | null }).m ?? 0;
+  }
+
+  /**
+   * The current index of a source, or null inside a transaction when it was never built. `max` is
+   * maxSeq(), read once per search.
+   */
+  view(source: string, max: number = this.maxSeq()): IndexView | null {
     const db = this.ctx.db;
-    const max = this.maxSeq();
     if (db.inTransaction) {
       const b = this.built.get(source);
       if (!b) return null;
@@ -92,10 +100,6 @@ export class RetrievalIndex {
     const t = this.tables.get(source);
     if (!t) throw new Error(`no indexed table for source ${source}`);
     return t;
-  }
-
-  private maxSeq(): number {
-    return (this.ctx.stmt('SELECT coalesce(max(seq), 0) AS m FROM retrieval_changes').get() as { m: number }).m;
   }
 
   private selectSql(t: IndexedTable): string {

@@ -271,9 +271,10 @@ export class Retrieval {
     const pool = Math.min(500, Math.max(15, limit * 2));
     const key = scopeKey(scope.layer, scope.user_id);
     const views: SourceView[] = [];
+    const max = this.index.maxSeq();
     for (const src of RETRIEVAL_SOURCES) {
       if (!sources.includes(src)) continue;
-      const view = this.sourceView(src, scope, key);
+      const view = this.sourceView(src, scope, key, max);
       if (view.stats.docs > 0) views.push(view);
     }
     if (views.length === 0) return [];
@@ -313,9 +314,9 @@ export class Retrieval {
    * scored from their current rows (`fresh`) instead of the index, and a source whose index was
    * never built is scored from all of the scope's rows.
    */
-  private sourceView(source: RetrievalSource, scope: Scope, key: string): SourceView {
+  private sourceView(source: RetrievalSource, scope: Scope, key: string, max: number): SourceView {
     const weights = SOURCES[source].weights;
-    const view: IndexView | null = this.index.view(source);
+    const view: IndexView | null = this.index.view(source, max);
     if (!view) {
       const index = new SourceIndex(weights);
       for (const d of this.index.scopeDocs(source, scope.layer, scope.user_id)) index.add(d);

@@ -1,0 +1,156 @@
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Surface, SurfaceTool } from '@memory-service/kernel';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DirectToolCalls, createMcpServer, errorResult, resultJson, stdioTransport, successResult } from '../src/mcp-adapter.js';
+import { StdioTransport } from '../src/stdio-transport.js';
+
+class Temperature {
+  constructor(readonly celsius: number) {}
+  toJSON() {
+    return { fahrenheit: this.celsius * 1.8 + 32 };
+  }
+}
+
+/** Tool values whose JSON is easy to get wrong. */
+const VALUES: Record<string, () => unknown> = {
+  nested: () => ({
+    summary: '## [l3] ep_1 · 2026-11-22 · score 0.967\nSaid "hi" \\ then left\ttab',
+    hits: [
+      { id: 'ep_1', score: 0.967, parts: { bm25: 0.5, recency: -0 }, tags: [] },
+      { id: 'ep_2', score: 1e21, parts: null, when: new Date(0) },
+    ],
+    truncated: false,
+    result_count: 2,
+  }),
+  unicode: () => ({ text: 'café ☕ 𝄞 日本語 \u2028 \u0000 \u001f', lone: '\ud800x\udfff', emoji: '👩‍👩‍👧' }),
+  keyOrder: () => ({ b: 1, a: 2, 10: 'ten', 2: 'two', '-1': 'minus' }),
+  dropped: () => ({ keep: 1, gone: undefined, fn: () => 1, nan: NaN, inf: -Infinity, arr: [undefined, () => 1, NaN] }),
+  empty: () => ({}),
+  primitive: () => 'just a string',
+  nothing: () => null,
+  list: () => [1, { a: 'b' }],
+  withToJSON: () => ({ a: 1, toJSON: () => ({ replaced: true }) }),
+  nestedClass: () => ({ t: new Temperature(0), m: new Map([[1, 2]]) }),
+  protoKey: () => JSON.parse('{"__proto__":{"x":1},"y":2}'),
+};
+
+describe('resultJson', () => {
+  for (const [name, make] of Object.entries(VALUES)) {
+    it(`parses to what JSON.stringify gives for a ${name} value`, () => {
+      const result = successResult(make());
+      expect(JSON.parse(resultJson(result))).toEqual(JSON.parse(JSON.stringify(result)));
+    });
+  }
+
+  it('writes errors and other shapes with JSON.stringify', () => {
+    const failed = errorResult(new Error('boom'));
+    expect(resultJson(failed)).toBe(JSON.stringify(failed));
+    const two = { content: [{ type: 'text' as const, text: '{}' }, { type: 'text' as const, text: 'x' }], structuredContent: {} };
+    expect(resultJson(two)).toBe(JSON.stringify(two));
+  });
+});
+
+describe('tools/call answered directly over the stdio transport', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  function fakeSurface(): Surface {
+    const tool = (name: string, invoke: (args: any, signal?: AbortSignal) => unknown): SurfaceTool => ({
+      name,
+      title: name,
+      description: name,
+      inputSchema: { type: 'object' },
+      annotations: { title: name, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      invoke: async (args, signal) => invoke(args, signal),
+    });
+    const tools = [
+      tool('value', (args: { kind: string }) => VALUES[args.kind]!()),
+      tool('slow', async (args: { ms: number; kind: string }) => {
+        await new Promise((resolve) => setTimeout(resolve, args.ms));
+        return VALUES[args.kind]!();
+      }),
+      tool('fails', () => {
+        throw new Error('boom');
+      }),
+    ];
+    return { exposure: {} as Surface['exposure'], meta: false, tools, get: (name) => tools.find((t) => t.name === name) };
+  }
+
+  async function connected() {
+    const toServer = new PassThrough();
+    const toClient = new PassThrough();
+    const surface = fakeSurface();
+    const server = createMcpServer(surface);
+    await server.connect(stdioTransport(surface, undefined, { stdin: toServer, stdout: toClient }));
+    const wire: string[] = [];
+    toClient.on('data', (d) => wire.push(String(d)));
+    const client = new Client({ name: 'test', version: '1.0.0' });
+    await client.connect(new StdioTransport({ stdin: toClient, stdout: toServer }));
+    const lines = () =>
+      wire
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+    return { client, server, toServer, lines };
+  }
+
+  it('answers plain calls without the SDK, with structuredContent equal to the text, in any order', async () => {
+    const take = vi.spyOn(DirectToolCalls.prototype, 'take');
+    const { client, server } = await connected();
+    for (const kind of Object.keys(VALUES)) {
+      const res: any = await client.callTool({ name: 'value', arguments: { kind } });
+      expect(res.isError, kind).toBeFalsy();
+      // The SDK client drops a "__proto__" key from structuredContent.
+      if (kind !== 'protoKey') expect(res.structuredContent, kind).toEqual(JSON.parse(res.content[0].text));
+    }
+    const slow = await Promise.all([30, 10, 20, 0].map((ms, i) => client.callTool({ name: 'slow', arguments: { ms, kind: i % 2 ? 'nested' : 'keyOrder' } })));
+    for (const res of slow as any[]) expect(res.structuredContent).toEqual(JSON.parse(res.content[0].text));
+    const failed: any = await client.callTool({ name: 'fails', arguments: {} });
+    expect(failed.isError).toBe(true);
+    const unknown: any = await client.callTool({ name: 'nope', arguments: {} });
+    expect(JSON.parse(unknown.content[0].text).error.code).toBe('KERNEL_ERR_TOOL_UNKNOWN');
+    await client.ping();
+    const calls = take.mock.calls.filter(([m]) => (m as { method?: string }).method === 'tools/call');
+    expect(calls).toHaveLength(Object.keys(VALUES).length + slow.length + 2);
+    for (const [i, [m]] of take.mock.calls.entries()) {
+      expect(take.mock.results[i]!.value).toBe((m as { method?: string }).method === 'tools/call');
+    }
+    await client.close();
+    await server.close();
+  });
+
+  it('leaves progress-token, task and malformed calls to the SDK Server', async () => {
+    const take = vi.spyOn(DirectToolCalls.prototype, 'take');
+    const { client, server, toServer, lines } = await connected();
+    const progress: any = await client.callTool({ name: 'value', arguments: { kind: 'empty' } }, undefined, { onprogress: () => undefined });
+    expect(progress.structuredContent).toEqual({});
+    toServer.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'bad', method: 'tools/call', params: { name: 'value', arguments: [1] } })}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const bad = lines().find((l) => l.id === 'bad');
+    // The SDK answers a JSON-RPC error (its own code for a request its schema refuses).
+    expect(bad.result).toBeUndefined();
+    expect([-32602, -32603]).toContain(bad.error.code);
+    expect(take.mock.results.every((r) => r.value === false)).toBe(true);
+    await client.close();
+    await server.close();
+  });
+
+  it('aborts a call cancelled in flight and sends no answer for it', async () => {
+    const { client, server, lines } = await connected();
+    const controller = new AbortController();
+    const call = client.callTool({ name: 'slow', arguments: { ms: 40, kind: 'nested' } }, undefined, { signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    controller.abort('changed my mind');
+    await expect(call).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    const answered = lines().filter((l) => 'result' in l && l.result?.structuredContent?.summary !== undefined);
+    expect(answered).toHaveLength(0);
+    const after: any = await client.callTool({ name: 'value', arguments: { kind: 'nested' } });
+    expect(after.structuredContent.result_count).toBe(2);
+    await client.close();
+    await server.close();
+  });
+});
