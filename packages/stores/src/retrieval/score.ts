@@ -18,7 +18,7 @@ export interface QueryTerm {
 /** Texts up to this length keep their stemmed tokens between searches... */
 export const TOKEN_MEMO_MAX_CHARS = 1000;
 /** ...up to this many texts (then the memo starts afresh). */
-export const TOKEN_MEMO_MAX_ENTRIES = 5000;
+export const TOKEN_MEMO_MAX_ENTRIES = 2000;
 const tokenMemo = new Map<string, readonly string[]>();
 
 /**

@@ -1,6 +1,7 @@
 import { STOP_WORDS, wordTokens } from './query.js';
 import { BM25_B, BM25_K1, SCORE_MAX_CHARS } from './score.js';
 import { porterStem } from './stemmer.js';
+import { PostingCursor, PostingList, postingSize } from './postings.js';
 
 /**
  * An in-memory inverted index of one retrieval source (episodes, facts, ...), partitioned by scope
@@ -8,22 +9,19 @@ import { porterStem } from './stemmer.js';
  * one user's records never change another's ranking and a small scope is never crowded out by a
  * large one. No database code here: index-sync.ts keeps it in step with SQLite.
  *
- * Layout, chosen for memory (a few bytes a posting, no object per document):
+ * Layout, chosen for memory (about two bytes a posting, no object per document):
  *  - every indexed version of a document gets a slot; per-slot typed arrays hold its row id, its
  *    scope part, its facet (wiki_type) and its weighted length;
- *  - a term's postings are one growable Uint32Array of `slot * 2^WTF_BITS + weighted tf * 10`,
- *    in slot order, which is the order documents were (re)indexed, newest last;
+ *  - a term's postings (postings.ts) are (slot, weighted tf * 10) pairs in slot order, which is
+ *    the order documents were (re)indexed, newest last, delta- and varint-coded;
  *  - removing a document frees its slot (the part is set to 0) and takes its terms off the
  *    document frequencies; its postings stay until the whole index is rebuilt (see `dead`).
  */
 
-/** Bits of a posting that carry the weighted term frequency (times WTF_SCALE, clamped). */
-const WTF_BITS = 9;
-const WTF_SHIFT = 2 ** WTF_BITS;
-const WTF_MAX = WTF_SHIFT - 1;
+/** Weighted term frequencies are kept times this, rounded (column weights are tenths). */
 const WTF_SCALE = 10;
-/** Largest slot number a posting can carry; the owner rebuilds the index before it is reached. */
-export const MAX_SLOT = 2 ** (32 - WTF_BITS) - 1;
+/** Largest slot number; the owner rebuilds the index (which renumbers) before it is reached. */
+export const MAX_SLOT = 2 ** 31 - 1;
 /**
  * Postings read per search and source, shared among the query's terms. A term with more postings
  * is read from its newest end, so the cost of a search stays bounded however large the store grows
@@ -59,9 +57,8 @@ export interface PartStats {
 }
 
 interface Term {
-  n: number;
   df: number;
-  buf: Uint32Array;
+  list: PostingList;
 }
 
 interface Part {
@@ -84,9 +81,7 @@ export function columnTerms(text: string): { length: number; stems: string[] } {
   return { length: words.length, stems };
 }
 
-const EMPTY = new Uint32Array(0);
-
-function grow<T extends Int32Array | Float32Array | Uint32Array | Float64Array>(a: T, min: number): T {
+function grow<T extends Int32Array | Float64Array>(a: T, min: number): T {
   if (a.length > min) return a;
   const next = new (a.constructor as new (n: number) => T)(Math.max(min + 1, Math.ceil(a.length * 1.5) + 16));
   next.set(a);
@@ -96,11 +91,9 @@ function grow<T extends Int32Array | Float32Array | Uint32Array | Float64Array>(
 export class SourceIndex {
   private slotDoc = new Int32Array(64);
   private slotPart = new Int32Array(64);
-  private slotFacet = new Int32Array(64);
+  /** Allocated once a document with a facet is added (only wiki pages have one). */
+  private slotFacet = new Int32Array(0);
   private slotLen = new Float64Array(64);
-  private acc = new Float64Array(64);
-  private mask = new Int32Array(64);
-  private touched = new Int32Array(64);
   private docSlot = new Int32Array(64);
   private readonly parts = new Map<string, Part>();
   private readonly partList: Part[] = [];
@@ -114,32 +107,32 @@ export class SourceIndex {
   constructor(readonly weights: readonly number[]) {}
 
   /**
-   * Index many documents at once (a build), in two passes over `docs()`: the first counts each
-   * term's postings, the second fills buffers allocated once at their final size. Growing the
-   * buffers step by step instead would copy each many times and leave the process's memory
-   * fragmented by the freed copies, which at 100,000 memories cost more resident memory than the
-   * index itself. `expected` sizes the per-slot arrays up front.
+   * Index many documents into an empty index at once (a build), in two passes over `docs()`: the
+   * first works out each term's postings and their exact encoded size, the second fills lists
+   * allocated once at that size. Growing them step by step instead would copy each many times and
+   * leave the process's memory fragmented by the freed copies. `expected` sizes the per-slot
+   * arrays up front.
    */
   load(docs: () => Iterable<IndexedDoc>, expected = 0): void {
-    this.ensureSlot(this.nextSlot + expected);
-    const counts = new Map<string, Map<string, number>>();
+    if (this.nextSlot !== 1) throw new Error('load() builds an empty index');
+    this.ensureSlot(expected);
+    const sizes = new Map<string, Map<string, { n: number; bytes: number; last: number }>>();
+    let slot = 0;
     for (const d of docs()) {
-      let perPart = counts.get(d.scope);
-      if (!perPart) counts.set(d.scope, (perPart = new Map()));
-      const seen = new Set<string>();
-      for (let c = 0; c < this.weights.length; c++) for (const s of columnTerms(d.columns[c] ?? '').stems) seen.add(s);
-      for (const s of seen) perPart.set(s, (perPart.get(s) ?? 0) + 1);
-    }
-    for (const [scope, perPart] of counts) {
-      const part = this.part(scope);
-      for (const [stem, n] of perPart) {
-        const t = part.terms.get(stem);
-        const buf = new Uint32Array((t?.n ?? 0) + n + Math.min(64, n >> 3));
-        if (t) {
-          buf.set(t.buf.subarray(0, t.n));
-          t.buf = buf;
-        } else part.terms.set(stem, { n: 0, df: 0, buf });
+      slot++;
+      let perPart = sizes.get(d.scope);
+      if (!perPart) sizes.set(d.scope, (perPart = new Map()));
+      for (const [stem, wtf] of this.termFrequencies(d.columns).tf) {
+        let e = perPart.get(stem);
+        if (!e) perPart.set(stem, (e = { n: 0, bytes: 0, last: 0 }));
+        e.bytes += postingSize(slot, e.last, quantise(wtf));
+        e.last = slot;
+        e.n++;
       }
+    }
+    for (const [scope, perPart] of sizes) {
+      const part = this.part(scope);
+      for (const [stem, e] of perPart) part.terms.set(stem, { df: 0, list: new PostingList(e.bytes, e.n) });
     }
     for (const d of docs()) this.add(d);
   }
@@ -160,29 +153,24 @@ export class SourceIndex {
     if (slot > MAX_SLOT) throw new Error(`the retrieval index holds at most ${MAX_SLOT} document versions per source`);
     this.ensureSlot(slot);
     const part = this.part(doc.scope);
-    const tf = new Map<string, number>();
-    let len = 0;
-    for (let c = 0; c < this.weights.length; c++) {
-      const { length, stems } = columnTerms(doc.columns[c] ?? '');
-      const w = this.weights[c];
-      len += w * length;
-      part.colTotals[c] += length;
-      for (const s of stems) tf.set(s, (tf.get(s) ?? 0) + w);
-    }
+    const { tf, len, lengths } = this.termFrequencies(doc.columns);
+    for (let c = 0; c < lengths.length; c++) part.colTotals[c] += lengths[c];
     for (const [stem, wtf] of tf) {
       let t = part.terms.get(stem);
       if (!t) {
-        t = { n: 0, df: 0, buf: EMPTY };
+        t = { df: 0, list: new PostingList() };
         part.terms.set(stem, t);
       }
-      if (t.n >= t.buf.length) t.buf = grow(t.buf, t.n);
-      t.buf[t.n++] = slot * WTF_SHIFT + Math.max(1, Math.min(WTF_MAX, Math.round(wtf * WTF_SCALE)));
+      t.list.append(slot, quantise(wtf));
       t.df++;
     }
     part.docs++;
     this.slotDoc[slot] = doc.id;
     this.slotPart[slot] = part.id;
-    this.slotFacet[slot] = doc.facet === null ? 0 : this.facetId(doc.facet);
+    if (doc.facet !== null) {
+      if (this.slotFacet.length < this.slotDoc.length) this.slotFacet = grow(this.slotFacet, this.slotDoc.length - 1);
+      this.slotFacet[slot] = this.facetId(doc.facet);
+    }
     this.slotLen[slot] = len;
     if (doc.id >= this.docSlot.length) this.docSlot = grow(this.docSlot, doc.id);
     this.docSlot[doc.id] = slot;
@@ -244,37 +232,63 @@ export class SourceIndex {
     const base = BM25_K1 * (1 - BM25_B);
     const perLen = (BM25_K1 * BM25_B) / (avgdl > 0 ? avgdl : 1);
     const perTerm = Math.max(1, Math.floor(WALK_BUDGET / terms.length));
-    const { acc, mask, slotPart, slotFacet, slotLen, slotDoc } = this;
-    const pid = part.id;
-    let touched = this.touched;
-    let nTouched = 0;
+    // One cursor per term over its newest postings, merged in slot order: each document's terms
+    // are summed in query order as it is reached, with no per-slot scratch memory.
+    const cursors: PostingCursor[] = [];
+    const nums: number[] = [];
+    const bits: number[] = [];
     for (let ti = 0; ti < terms.length; ti++) {
       const qt = terms[ti];
       const t = part.terms.get(qt.stem);
-      if (!t || qt.idf <= 0) continue;
-      const bit = ti < 31 ? 1 << ti : 0;
-      const num = qt.idf * (BM25_K1 + 1);
-      const buf = t.buf;
-      const stop = Math.max(0, t.n - perTerm);
-      if (touched.length < nTouched + (t.n - stop)) touched = this.touched = grow(touched, nTouched + (t.n - stop));
-      for (let i = t.n - 1; i >= stop; i--) {
-        const v = buf[i];
-        const slot = v >>> WTF_BITS;
-        if (slotPart[slot] !== pid) continue;
-        if (facetId !== 0 && slotFacet[slot] !== facetId) continue;
-        if (skipping && skip.has(slotDoc[slot])) continue;
-        const wtf = (v & WTF_MAX) / WTF_SCALE;
-        if (acc[slot] === 0) touched[nTouched++] = slot;
-        acc[slot] += (num * wtf) / (wtf + base + perLen * slotLen[slot]);
-        mask[slot] |= bit;
+      if (!t || qt.idf <= 0 || t.list.n === 0) continue;
+      const c = new PostingCursor(t.list, t.list.n - perTerm);
+      if (!c.next()) continue;
+      cursors.push(c);
+      nums.push(qt.idf * (BM25_K1 + 1));
+      bits.push(ti < 31 ? 1 << ti : 0);
+    }
+    const heap = new TopK(pool);
+    const { slotPart, slotFacet, slotLen, slotDoc } = this;
+    const pid = part.id;
+    let live = cursors.length;
+    while (live > 0) {
+      let slot = Infinity;
+      for (const c of cursors) if (c.slot < slot) slot = c.slot;
+      let score = 0;
+      let mask = 0;
+      const norm = base + perLen * slotLen[slot];
+      for (let i = 0; i < cursors.length; i++) {
+        const c = cursors[i];
+        if (c.slot !== slot) continue;
+        const wtf = c.q / WTF_SCALE;
+        score += (nums[i] * wtf) / (wtf + norm);
+        mask |= bits[i];
+        if (!c.next()) {
+          c.slot = Infinity;
+          live--;
+        }
       }
+      if (slotPart[slot] !== pid) continue;
+      if (facetId !== 0 && slotFacet[slot] !== facetId) continue;
+      if (skipping && skip.has(slotDoc[slot])) continue;
+      heap.offer(slot, score, mask);
     }
-    const best = selectTop(touched, nTouched, acc, pool).map((slot) => ({ id: slotDoc[slot], score: acc[slot], mask: mask[slot] }));
-    for (let j = 0; j < nTouched; j++) {
-      acc[touched[j]] = 0;
-      mask[touched[j]] = 0;
+    return heap.sorted().map((e) => ({ id: slotDoc[e.slot], score: e.score, mask: e.mask }));
+  }
+
+  /** Weighted term frequencies of a document's columns, its weighted length and each column's token count. */
+  private termFrequencies(columns: readonly string[]): { tf: Map<string, number>; len: number; lengths: number[] } {
+    const tf = new Map<string, number>();
+    const lengths: number[] = [];
+    let len = 0;
+    for (let c = 0; c < this.weights.length; c++) {
+      const { length, stems } = columnTerms(columns[c] ?? '');
+      const w = this.weights[c];
+      len += w * length;
+      lengths.push(length);
+      for (const s of stems) tf.set(s, (tf.get(s) ?? 0) + w);
     }
-    return best;
+    return { tf, len, lengths };
   }
 
   private part(scope: string): Part {
@@ -300,49 +314,75 @@ export class SourceIndex {
     if (slot < this.slotDoc.length) return;
     this.slotDoc = grow(this.slotDoc, slot);
     this.slotPart = grow(this.slotPart, slot);
-    this.slotFacet = grow(this.slotFacet, slot);
+    if (this.slotFacet.length > 0) this.slotFacet = grow(this.slotFacet, slot);
     this.slotLen = grow(this.slotLen, slot);
-    this.acc = grow(this.acc, slot);
-    this.mask = grow(this.mask, slot);
   }
 }
 
+/** Round a weighted term frequency for a posting (at least 1, so a posting always counts). */
+function quantise(wtf: number): number {
+  return Math.max(1, Math.round(wtf * WTF_SCALE));
+}
+
 /**
- * The `k` touched slots with the highest accumulated score (ties: higher slot first), best first;
- * a bounded min-heap, so the cost is O(n log k) however many slots were touched.
+ * The k best (slot, score, mask) entries offered (higher score first, ties: higher slot first),
+ * kept in a bounded min-heap: O(log k) per offer however many documents match.
  */
-function selectTop(touched: Int32Array, n: number, acc: Float64Array, k: number): number[] {
-  const better = (a: number, b: number) => acc[a] > acc[b] || (acc[a] === acc[b] && a > b);
-  if (n <= k) return Array.from(touched.subarray(0, n)).sort((a, b) => (better(a, b) ? -1 : 1));
-  // heap[0] is the worst of the best k so far.
-  const heap = new Int32Array(k);
-  let size = 0;
-  for (let j = 0; j < n; j++) {
-    const slot = touched[j];
+class TopK {
+  private readonly slots: Int32Array;
+  private readonly scores: Float64Array;
+  private readonly masks: Int32Array;
+  private size = 0;
+
+  constructor(private readonly k: number) {
+    this.slots = new Int32Array(k);
+    this.scores = new Float64Array(k);
+    this.masks = new Int32Array(k);
+  }
+
+  /** Whether entry a ranks above entry b. */
+  private above(sa: number, a: number, sb: number, b: number): boolean {
+    return sa > sb || (sa === sb && a > b);
+  }
+
+  offer(slot: number, score: number, mask: number): void {
+    const { slots, scores, masks } = this;
     let i: number;
-    if (size < k) {
-      i = size++;
+    if (this.size < this.k) {
+      // Sift up: the root is the worst entry kept.
+      i = this.size++;
       while (i > 0) {
         const p = (i - 1) >> 1;
-        if (!better(heap[p], slot)) break;
-        heap[i] = heap[p];
+        if (!this.above(scores[p], slots[p], score, slot)) break;
+        slots[i] = slots[p];
+        scores[i] = scores[p];
+        masks[i] = masks[p];
         i = p;
       }
-      heap[i] = slot;
-      continue;
+    } else {
+      if (!this.above(score, slot, scores[0], slots[0])) return;
+      i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= this.k) break;
+        const r = l + 1;
+        const m = r < this.k && this.above(scores[l], slots[l], scores[r], slots[r]) ? r : l;
+        if (!this.above(score, slot, scores[m], slots[m])) break;
+        slots[i] = slots[m];
+        scores[i] = scores[m];
+        masks[i] = masks[m];
+        i = m;
+      }
     }
-    if (!better(slot, heap[0])) continue;
-    i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= k) break;
-      const r = l + 1;
-      const m = r < k && better(heap[l], heap[r]) ? r : l;
-      if (!better(slot, heap[m])) break;
-      heap[i] = heap[m];
-      i = m;
-    }
-    heap[i] = slot;
+    slots[i] = slot;
+    scores[i] = score;
+    masks[i] = mask;
   }
-  return Array.from(heap).sort((a, b) => (better(a, b) ? -1 : 1));
+
+  /** The entries kept, best first. */
+  sorted(): { slot: number; score: number; mask: number }[] {
+    const out: { slot: number; score: number; mask: number }[] = [];
+    for (let i = 0; i < this.size; i++) out.push({ slot: this.slots[i], score: this.scores[i], mask: this.masks[i] });
+    return out.sort((a, b) => (this.above(a.score, a.slot, b.score, b.slot) ? -1 : 1));
+  }
 }

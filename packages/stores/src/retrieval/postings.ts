@@ -1,0 +1,126 @@
+/**
+ * One term's postings: (slot, quantised weighted term frequency) pairs in increasing slot order,
+ * each stored as two varints (the gap to the previous slot, then the frequency), so a common term
+ * costs about two bytes a posting. A skip entry every SKIP_EVERY postings (its byte offset and the
+ * slot before it) lets a reader start near any posting without decoding from the first.
+ */
+
+/** Postings between two skip entries. */
+export const SKIP_EVERY = 64;
+
+/** Bytes of one varint. */
+export function varintSize(v: number): number {
+  let n = 1;
+  while (v >= 0x80) {
+    v = Math.floor(v / 0x80);
+    n++;
+  }
+  return n;
+}
+
+/** Bytes that appending (slot, q) after `last` takes. */
+export function postingSize(slot: number, last: number, q: number): number {
+  return varintSize(slot - last) + varintSize(q);
+}
+
+export class PostingList {
+  /** Postings written. */
+  n = 0;
+  /** Bytes written. */
+  len = 0;
+  /** Slot of the last posting (0 before the first). */
+  last = 0;
+  bytes: Uint8Array;
+  /** Pairs (byte offset of posting k * SKIP_EVERY, slot of the posting before it). */
+  skips: Int32Array;
+
+  /** `bytes` and `postings`: the capacity to allocate up front (a build knows both exactly). */
+  constructor(bytes = 4, postings = 1) {
+    this.bytes = new Uint8Array(bytes);
+    this.skips = new Int32Array(2 * (Math.floor((postings - 1) / SKIP_EVERY) + 1));
+  }
+
+  append(slot: number, q: number): void {
+    if (slot <= this.last) throw new Error(`postings must grow: slot ${slot} after ${this.last}`);
+    if (this.n % SKIP_EVERY === 0) {
+      const k = 2 * (this.n / SKIP_EVERY);
+      if (k + 1 >= this.skips.length) {
+        const next = new Int32Array(Math.max(k + 2, this.skips.length * 2));
+        next.set(this.skips);
+        this.skips = next;
+      }
+      this.skips[k] = this.len;
+      this.skips[k + 1] = this.last;
+    }
+    const need = this.len + postingSize(slot, this.last, q);
+    if (need > this.bytes.length) {
+      const next = new Uint8Array(Math.max(need, Math.ceil(this.bytes.length * 1.5) + 8));
+      next.set(this.bytes.subarray(0, this.len));
+      this.bytes = next;
+    }
+    this.len = writeVarint(this.bytes, this.len, slot - this.last);
+    this.len = writeVarint(this.bytes, this.len, q);
+    this.last = slot;
+    this.n++;
+  }
+}
+
+function writeVarint(buf: Uint8Array, at: number, v: number): number {
+  while (v >= 0x80) {
+    buf[at++] = (v % 0x80) | 0x80;
+    v = Math.floor(v / 0x80);
+  }
+  buf[at++] = v;
+  return at;
+}
+
+/**
+ * A forward reader over the postings of a list from index `from` on. next() decodes one posting
+ * into `slot` and `q`; it returns false past the end.
+ */
+export class PostingCursor {
+  slot = 0;
+  q = 0;
+  private at: number;
+  private left: number;
+  private readonly bytes: Uint8Array;
+
+  constructor(list: PostingList, from: number) {
+    this.bytes = list.bytes;
+    const start = Math.max(0, Math.min(from, list.n));
+    const k = Math.floor(start / SKIP_EVERY);
+    this.left = list.n - k * SKIP_EVERY;
+    if (this.left <= 0) {
+      this.at = list.len;
+      this.left = 0;
+      return;
+    }
+    this.at = list.skips[2 * k];
+    this.slot = list.skips[2 * k + 1];
+    for (let i = k * SKIP_EVERY; i < start; i++) this.next();
+  }
+
+  next(): boolean {
+    if (this.left === 0) return false;
+    this.left--;
+    const b = this.bytes;
+    let v = 0;
+    let mul = 1;
+    let x: number;
+    do {
+      x = b[this.at++];
+      v += (x & 0x7f) * mul;
+      mul *= 0x80;
+    } while (x & 0x80);
+    this.slot += v;
+    v = 0;
+    mul = 1;
+    do {
+      x = b[this.at++];
+      v += (x & 0x7f) * mul;
+      mul *= 0x80;
+    } while (x & 0x80);
+    this.q = v;
+    return true;
+  }
+}
