@@ -1,4 +1,7 @@
-/** One benchmark size: fresh servers, preload N items, then alternating timed samples. */
+/**
+ * One benchmark size: fresh servers, preload N items, then alternating timed samples and, where both
+ * servers run, the same calls back to back.
+ */
 import { performance } from 'node:perf_hooks';
 import { openServer, type BenchServer, type ServerKind } from './bench-servers.js';
 import type { CeilingRun, RunFailure, ServerRun } from './bench-types.js';
@@ -17,6 +20,8 @@ interface Live {
   writes: number[];
   searches: number[];
   pings: number[];
+  /** Samples of the back-to-back pass; absent where it did not run (only one server at this N). */
+  backToBack?: { writes: number[]; searches: number[] };
   sampleTexts: TextGenerator;
   queries: TextGenerator;
 }
@@ -118,6 +123,31 @@ async function finish(l: Live): Promise<{ peak: number | null; bytes: number }> 
 }
 
 /**
+ * Each server's writes back to back (all of one server's samples in a row, then the next server's),
+ * then its searches the same way, with the same calls and generators as the main rounds. An agent's
+ * calls to one server come back to back; the alternating rounds put the reference's turn, and what it
+ * leaves in the caches, before each of ours. Writes go on after the main rounds' indexes
+ * (n + samples + i). A server that fails is recorded and released, as in the main rounds.
+ */
+async function backToBackPass(live: Live[], n: number, samples: number, failures: RunFailure[]): Promise<Live[]> {
+  note(`[N=${n}] back to back: ${samples} writes of each server in a row, then ${samples} searches of each`);
+  for (const l of live) l.backToBack = { writes: [], searches: [] };
+  const writers: Live[] = [];
+  for (const l of live) {
+    writers.push(...(await alternate([l], samples, 'back-to-back write', n, failures, async (x, i) => {
+      x.backToBack?.writes.push(await x.server.write(x.sampleTexts.nextText(), n + samples + i));
+    })));
+  }
+  const searchers: Live[] = [];
+  for (const l of writers) {
+    searchers.push(...(await alternate([l], samples, 'back-to-back search', n, failures, async (x) => {
+      x.backToBack?.searches.push(await x.server.search(x.queries.nextQuery()));
+    })));
+  }
+  return searchers;
+}
+
+/**
  * The zero-work server alternated with the reference, after the main samples: the same rounds
  * (writes, then searches) under the same conditions as ours, so reference p50 over its p50 bounds
  * the ratio any stdio server could show. The reference keeps its data dir and writes new names.
@@ -127,11 +157,12 @@ async function ceilingPass(ref: Live, n: number, samples: number, seed: number, 
   if (!floor) return undefined;
   // The reference's own figures were taken already: its failure here only voids the ceiling, and its
   // main run closes it as usual.
-  const paired: Live = { ...ref, writes: [], searches: [], pings: [] };
+  const paired: Live = { ...ref, writes: [], searches: [], pings: [], backToBack: undefined };
   const release = (l: Live) => (l === paired ? Promise.resolve() : finish(l));
   note(`[N=${n}] ceiling: ${samples} zero-work calls alternated with the reference's writes, then its searches`);
+  // Indexes after those of the main rounds (n + i) and of the back-to-back pass (n + samples + i).
   let live = await alternate([floor, paired], samples, 'ceiling write', n, failures, async (l, i) => {
-    l.writes.push(await l.server.write(l.sampleTexts.nextText(), n + samples + i));
+    l.writes.push(await l.server.write(l.sampleTexts.nextText(), n + 2 * samples + i));
   }, release);
   live = await alternate(live, samples, 'ceiling search', n, failures, async (l) => {
     l.searches.push(await l.server.search(l.queries.nextQuery()));
@@ -167,6 +198,7 @@ export async function benchSize(kinds: readonly ServerKind[], n: number, samples
   live = await alternate(live, samples, 'ping', n, failures, async (l) => {
     l.pings.push(await l.server.connection.timedPing());
   });
+  if (live.length > 1) live = await backToBackPass(live, n, samples, failures);
   const ref = live.find((l) => l.server.kind === 'reference');
   const ceiling = ref ? await ceilingPass(ref, n, samples, seed, failures) : undefined;
   const runs: ServerRun[] = [];
@@ -186,8 +218,15 @@ export async function benchSize(kinds: readonly ServerKind[], n: number, samples
       peak_rss_bytes: peak,
       data_bytes: bytes,
     };
+    if (l.backToBack) {
+      run.write_b2b_ms = summarize(l.backToBack.writes);
+      run.search_b2b_ms = summarize(l.backToBack.searches);
+    }
     note(
-      `[N=${n}] ${run.server}: write p50 ${run.write_ms.p50.toFixed(3)} ms, search p50 ${run.search_ms.p50.toFixed(3)} ms, ping p50 ${run.ping_p50_ms.toFixed(3)} ms`,
+      `[N=${n}] ${run.server}: write p50 ${run.write_ms.p50.toFixed(3)} ms, search p50 ${run.search_ms.p50.toFixed(3)} ms, ping p50 ${run.ping_p50_ms.toFixed(3)} ms` +
+        (run.write_b2b_ms && run.search_b2b_ms
+          ? `; back to back: write p50 ${run.write_b2b_ms.p50.toFixed(3)} ms, search p50 ${run.search_b2b_ms.p50.toFixed(3)} ms`
+          : ''),
     );
     runs.push(run);
   }

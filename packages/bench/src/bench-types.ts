@@ -16,8 +16,15 @@ export interface ServerRun {
   n: number;
   write_tool: string;
   search_tool: string;
+  /** Alternating with the other server sample by sample where both run at this N. */
   write_ms: LatencySummary;
   search_ms: LatencySummary;
+  /**
+   * The same calls back to back (all of this server's samples in a row), after the pings, at each N
+   * where both servers run; absent elsewhere and in older result files.
+   */
+  write_b2b_ms?: LatencySummary;
+  search_b2b_ms?: LatencySummary;
   /** p50 of an MCP ping on the same connection: the transport floor. */
   ping_p50_ms: number;
   preload_ms_per_item: number;

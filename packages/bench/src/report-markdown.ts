@@ -2,7 +2,7 @@
 import type { BenchResult, ServerRun } from './bench-types.js';
 import { fmtBytes, fmtCount, fmtMs, fmtRatio, markdownTable } from './format.js';
 import type { ChartSeries } from './report-svg.js';
-import { ceilingRatio, checkTargets, speedRatio } from './targets.js';
+import { backToBackRatio, ceilingRatio, checkTargets, speedRatio } from './targets.js';
 
 const SERVER_NAMES: Record<ServerRun['server'], string> = {
   ours: 'memory-service',
@@ -46,6 +46,32 @@ function sizeTable(runs: readonly ServerRun[]): string {
   return markdownTable(header, rows);
 }
 
+/** Ours and the reference back to back, at each N where both have back-to-back figures; null when none has. */
+function backToBackTable(result: BenchResult, sizes: readonly number[]): string | null {
+  const rows: string[][] = [];
+  for (const n of sizes) {
+    const ours = result.runs.find((r) => r.server === 'ours' && r.n === n);
+    const ref = result.runs.find((r) => r.server === 'reference' && r.n === n);
+    if (!ours?.write_b2b_ms || !ours.search_b2b_ms || !ref?.write_b2b_ms || !ref.search_b2b_ms) continue;
+    rows.push([
+      fmtCount(n),
+      fmtMs(ours.write_b2b_ms.p50), fmtMs(ref.write_b2b_ms.p50), fmtRatio(backToBackRatio(result, n, 'write')),
+      fmtMs(ours.search_b2b_ms.p50), fmtMs(ref.search_b2b_ms.p50), fmtRatio(backToBackRatio(result, n, 'search')),
+    ]);
+  }
+  if (rows.length === 0) return null;
+  return [
+    '### Back to back: reference p50 / ours p50\n',
+    'The same calls timed after the pings, each server taking all its samples in a row: the writes of one server, then ' +
+      'those of the other, then the searches the same way, so no call to the other server comes between two of ours.\n',
+    markdownTable(
+      ['N', 'think p50 (ms)', 'create_entities p50 (ms)', 'write (create_entities / think)', 'dream p50 (ms)', 'search_nodes p50 (ms)', 'search (search_nodes / dream)'],
+      rows,
+    ),
+    '',
+  ].join('\n');
+}
+
 /** The result tables (per N, ratios, in-process, failures, targets): shared by the docs page and the console. */
 export function renderResultTables(result: BenchResult): string {
   const parts: string[] = [];
@@ -67,6 +93,8 @@ export function renderResultTables(result: BenchResult): string {
       : '_No size where both servers were measured._',
   );
   parts.push('');
+  const b2b = backToBackTable(result, sizes);
+  if (b2b !== null) parts.push(b2b);
   if (result.ceiling && result.ceiling.length > 0) {
     parts.push('### Ceiling: reference p50 / zero-work server p50\n');
     parts.push(
@@ -142,7 +170,11 @@ sample when both run at that N. The reference server runs up to N = ${fmtCount(r
 - Items are sentences of 60-200 characters generated from a seeded PRNG (seed ${seed}) over a fixed vocabulary;
   queries are one to three words of the same vocabulary. Both servers receive the same texts and queries.
 - Ping: p50 of an MCP \`ping\` on the same connection.
-- Ceiling: after the main samples, a zero-work MCP server (no SDK, no store) takes the place of ours for ${samples} more
+- Back to back: after the pings, at each N where both servers run, ${samples} more writes of each server in a row (all of
+  one server's, then the other's), then ${samples} searches of each the same way. An agent's calls to one server come back
+  to back, while the alternating rounds put the reference's turn, and what it leaves in the caches, before each of ours;
+  the back-to-back table gives the two ratios without those turns.
+- Ceiling: after the back-to-back pass, a zero-work MCP server (no SDK, no store) takes the place of ours for ${samples} more
   rounds of writes and then searches against the reference, which keeps its data and goes on writing new names.
 - Spawn: from spawning the process to the answer of \`tools/list\` (the initialize handshake included); once per N, and in a
   series of fresh starts on empty data dirs whose median is the start-up figure.
@@ -172,7 +204,8 @@ ${renderResultTables(result)}
 ## Reading the ratios
 
 The side-by-side runs alternate the servers sample by sample, so each of our requests follows the
-reference's turn (15-30 ms at N = 10,000), and runs with caches the reference's work has displaced.
+reference's turn, and runs with caches the reference's work has displaced. The back-to-back table
+times the same calls with each server's samples in a row, as an agent calling one server sends them.
 The ceiling table times a zero-work MCP server (JSON-RPC written by hand, no SDK, no store:
 \`packages/bench/src/floor-server.ts\`) in the same rounds, after the main samples: its p50 is what the
 client, the pipes and the machine take, and the reference's p50 over it is the largest ratio any
@@ -182,14 +215,10 @@ stdio server could show in the run. Everything above it is ours.
 to back, after an idle gap, and right after one of the reference's create_entities or search_nodes
 calls, for a bare pipe echo, the zero-work server, an MCP ping to our server, think, dream, and
 think's and dream's recorded answers replayed by the benchmark's own tool through our whole stack
-(transport, SDK, kernel, serialisation) with no store work. On the development machine (2 vCPUs,
-N = 10,000), right after the reference's call, p50: zero-work server 0.27-0.31 ms, ping 0.45-0.46 ms,
-think's answer replayed 0.49 ms, dream's 0.56-0.62 ms, think 1.58 ms, dream 2.09-2.26 ms. Back to
-back the same think takes 0.62 ms and dream 1.37 ms: the work is the same, the caches are not.
-So against a reference at 28-31 ms (create_entities) and 14-18 ms (search_nodes), a 30x write ratio
-needs think within about 1 ms right after the reference's turn, of which our stack with no store
-work already takes half; a 30x search ratio needs dream within 0.5-0.6 ms, about what replaying
-dream's answer alone takes.
+(transport, SDK, kernel, serialisation) with no store work. Its figures depend on the machine and
+are not quoted here: for this run, read the ceiling table (the most any server could show against the
+reference in the alternating rounds) and the back-to-back table (the ratios with no turn of the reference between our calls),
+and run \`npm run idle-floor\` on the machine at hand for the split.
 Above N = ${fmtCount(refMax)} only our server runs, so its requests come back to back: its write and
 search figures there are what the same requests cost without the reference's turns.
 

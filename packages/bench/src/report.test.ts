@@ -3,7 +3,7 @@ import type { BenchResult, ServerRun } from './bench-types.js';
 import { markdownTable } from './format.js';
 import { chartSeries, renderBenchmarksPage, renderResultTables } from './report-markdown.js';
 import { escapeXml, logBounds, renderLatencyChart } from './report-svg.js';
-import { ceilingRatio, checkTargets, speedRatio } from './targets.js';
+import { backToBackRatio, ceilingRatio, checkTargets, speedRatio } from './targets.js';
 
 /** A minimal well-formedness check: balanced tags, quoted attributes, no stray '&' or '<'. */
 function assertWellFormedXml(xml: string): void {
@@ -133,6 +133,67 @@ describe('result tables and targets', () => {
     expect(tables).toContain('### Ceiling: reference p50 / zero-work server p50');
     expect(tables).toContain('| 10,000 | 0.500 | 41.0 | 82x | 0.800 | 56.0 | 70x |');
     expect(renderResultTables(result)).not.toContain('Ceiling');
+  });
+
+  it('shows the back-to-back ratios in their own table and beside the ratio targets where they were measured', () => {
+    const lat = (p50: number) => ({ p50, p95: p50 * 2, count: 200 });
+    const b2b = (r: ServerRun, write: number, search: number): ServerRun => ({ ...r, write_b2b_ms: lat(write), search_b2b_ms: lat(search) });
+    const withB2b: BenchResult = {
+      ...result,
+      runs: [
+        // Only ours has back-to-back figures at 1,000: no row there.
+        b2b(run('ours', 1000, 0.5, 2), 0.4, 1),
+        run('reference', 1000, 5, 10),
+        b2b(run('ours', 10_000, 0.6, 2.5), 0.5, 1.25),
+        b2b(run('reference', 10_000, 40, 60), 45, 50),
+        run('ours', 100_000, 0.7, 3),
+      ],
+    };
+    expect(backToBackRatio(withB2b, 10_000, 'write')).toBeCloseTo(90);
+    expect(backToBackRatio(withB2b, 10_000, 'search')).toBeCloseTo(40);
+    expect(backToBackRatio(withB2b, 1000, 'write')).toBeNull();
+    expect(backToBackRatio(result, 10_000, 'write')).toBeNull();
+
+    const tables = renderResultTables(withB2b);
+    const start = tables.indexOf('### Back to back: reference p50 / ours p50');
+    expect(start).toBeGreaterThan(tables.indexOf('### Reference p50 / ours p50'));
+    const section = tables.slice(start, tables.indexOf('###', start + 3));
+    expect(section).toContain(
+      '| N | think p50 (ms) | create_entities p50 (ms) | write (create_entities / think) | dream p50 (ms) | search_nodes p50 (ms) | search (search_nodes / dream) |',
+    );
+    expect(section.split('\n').filter((l) => /^\| [\d,]+ \|/.test(l))).toEqual(['| 10,000 | 0.500 | 45.0 | 90x | 1.25 | 50.0 | 40x |']);
+    // The alternating ratios are unchanged by the back-to-back figures.
+    expect(tables).toContain('| 10,000 | 67x | 24x |');
+    expect(renderResultTables(result)).not.toContain('Back to back');
+
+    const checks = checkTargets(withB2b);
+    expect(checks.map((c) => c.status)).toEqual(['PASS', 'MISS', 'PASS', 'PASS', 'PASS', 'PASS', 'PASS']);
+    expect(checks[0].measured).toBe('67x (back to back: 90x)');
+    expect(checks[1]).toEqual({ target: 'N=10,000: reference/ours search p50 >= 30', status: 'MISS', measured: '24x (back to back: 40x)' });
+    const withBoth: BenchResult = {
+      ...withB2b,
+      ceiling: [{ n: 10_000, floor_write_ms: lat(0.5), floor_search_ms: lat(0.8), reference_write_ms: lat(41), reference_search_ms: lat(56) }],
+    };
+    expect(checkTargets(withBoth).slice(0, 2).map((c) => c.measured)).toEqual([
+      '67x (back to back: 90x; zero-work server: 82x)',
+      '24x (back to back: 40x; zero-work server: 70x)',
+    ]);
+    const bothTables = renderResultTables(withBoth);
+    expect(bothTables.indexOf('### Back to back')).toBeLessThan(bothTables.indexOf('### Ceiling'));
+    expect(checkTargets(result).slice(0, 2).map((c) => c.measured)).toEqual(['67x', '24x']);
+  });
+
+  it('describes the back-to-back pass and quotes no hard-coded figures when reading the ratios', () => {
+    const page = renderBenchmarksPage(result, 'bench-latency.svg');
+    expect(page).toContain('- Back to back: after the pings, at each N where both servers run, 200 more writes of each server in a row');
+    const reading = page.slice(page.indexOf('## Reading the ratios'), page.indexOf('## How to reproduce'));
+    expect(reading).toContain('ceiling table');
+    expect(reading).toContain('back-to-back table');
+    expect(reading).toContain('`npm run idle-floor`');
+    expect(reading).not.toMatch(/\d ms/);
+    expect(reading).not.toContain('vCPU');
+    // The only figure left in that section (p50 aside) is the reference's largest N, from the result.
+    expect(reading.match(/(?<!\w)\d[\d,.]*/g)).toEqual(['10,000']);
   });
 
   it('escapes pipes in markdown cells', () => {

@@ -27,6 +27,19 @@ export function speedRatio(result: BenchResult, n: number, op: 'write' | 'search
 }
 
 /**
+ * Reference p50 over ours p50 at N from the back-to-back pass (each server's calls in a row); null
+ * where either has no back-to-back figures (only one server ran, or an older result file).
+ */
+export function backToBackRatio(result: BenchResult, n: number, op: 'write' | 'search'): number | null {
+  const ours = run(result, 'ours', n);
+  const ref = run(result, 'reference', n);
+  const o = op === 'write' ? ours?.write_b2b_ms : ours?.search_b2b_ms;
+  const r = op === 'write' ? ref?.write_b2b_ms : ref?.search_b2b_ms;
+  if (!o || !r) return null;
+  return o.p50 > 0 ? r.p50 / o.p50 : null;
+}
+
+/**
  * Reference p50 over the zero-work server's p50 at N, in the write or search round: the best ratio
  * any stdio server could show in this run. Null where the ceiling was not measured.
  */
@@ -38,10 +51,14 @@ export function ceilingRatio(result: BenchResult, n: number, op: 'write' | 'sear
   return floor > 0 ? ref / floor : null;
 }
 
-/** A ratio, followed by the run's ceiling where it was measured. */
+/** A ratio, followed by the back-to-back ratio and the run's ceiling where they were measured. */
 function showRatio(result: BenchResult, n: number, op: 'write' | 'search'): (v: number) => string {
+  const notes: string[] = [];
+  const b2b = backToBackRatio(result, n, op);
+  if (b2b !== null) notes.push(`back to back: ${fmtRatio(b2b)}`);
   const ceiling = ceilingRatio(result, n, op);
-  return (v) => (ceiling === null ? fmtRatio(v) : `${fmtRatio(v)} (zero-work server: ${fmtRatio(ceiling)})`);
+  if (ceiling !== null) notes.push(`zero-work server: ${fmtRatio(ceiling)}`);
+  return (v) => (notes.length === 0 ? fmtRatio(v) : `${fmtRatio(v)} (${notes.join('; ')})`);
 }
 
 function check(target: string, value: number | null | undefined, ok: (v: number) => boolean, show: (v: number) => string): TargetCheck {
