@@ -1,9 +1,10 @@
 import type { Migration } from '../types.js';
-import { ftsSql } from './fts.js';
 
 /**
- * Episodes gain a `context` column (the neighbouring thought), indexed at a low weight in
- * episodes_fts so a memory can be found through the words of the exchange it belongs to.
+ * Episodes gain a `context` column (the neighbouring thought), indexed by retrieval at a low weight
+ * so a memory can be found through the words of the exchange it belongs to. The episodes FTS5 index
+ * that migration 2 made is dropped here (it used to be remade with the new column; migration 6 now
+ * drops every FTS5 index, so a database created now never builds it).
  */
 export const episodeContextSchema: Migration = {
   id: 4,
@@ -17,7 +18,5 @@ export const episodeContextSchema: Migration = {
       DROP TABLE IF EXISTS episodes_fts_vocab;
       DROP TABLE IF EXISTS episodes_fts;
     `);
-    db.exec(ftsSql({ table: 'episodes', fts: 'episodes_fts', columns: ['summary', 'tags', 'context'] }));
-    db.exec(`CREATE VIRTUAL TABLE episodes_fts_vocab USING fts5vocab(episodes_fts, 'row');`);
   },
 };

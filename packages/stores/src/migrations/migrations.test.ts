@@ -1,0 +1,50 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Stores } from '../stores.js';
+import { TestClock, openDb } from '../test-helpers.js';
+import { storesMigrations } from './index.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** What migrations 2 and 4 made in a database created before the retrieval index: FTS5 tables, their triggers, a vocab view. */
+function oldFtsSchema(db: ReturnType<typeof openDb>): void {
+  db.exec(`
+    CREATE VIRTUAL TABLE episodes_fts USING fts5(summary, tags, context, content='episodes', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+    CREATE TRIGGER episodes_fts_ai AFTER INSERT ON episodes BEGIN
+      INSERT INTO episodes_fts(rowid, summary, tags, context) VALUES (new.id, new.summary, new.tags, new.context);
+    END;
+    CREATE TRIGGER episodes_fts_ad AFTER DELETE ON episodes BEGIN
+      INSERT INTO episodes_fts(episodes_fts, rowid, summary, tags, context) VALUES ('delete', old.id, old.summary, old.tags, old.context);
+    END;
+    CREATE VIRTUAL TABLE episodes_fts_vocab USING fts5vocab(episodes_fts, 'row');
+    CREATE VIRTUAL TABLE facts_fts USING fts5(key, value, content='facts', content_rowid='id');
+    CREATE TRIGGER facts_fts_ai AFTER INSERT ON facts BEGIN INSERT INTO facts_fts(rowid, key, value) VALUES (new.id, new.key, new.value); END;
+  `);
+}
+
+describe('stores migrations', () => {
+  it('take a database made with the FTS5 indexes to the retrieval change log, keeping its memories', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stores-migrate-'));
+    dirs.push(dir);
+    const db = openDb(path.join(dir, 'memory.db'));
+    const byId = [...storesMigrations].sort((a, b) => a.id - b.id);
+    for (const m of byId.filter((m) => m.id <= 4)) db.transaction(() => m.up(db)).immediate();
+    oldFtsSchema(db);
+    db.prepare(`INSERT INTO episodes (layer, user_id, summary, created) VALUES ('user', 'default', 'The heron came back to the pond.', '2026-01-01T00:00:00.000Z')`).run();
+    for (const m of byId.filter((m) => m.id > 4)) db.transaction(() => m.up(db)).immediate();
+    const left = db.prepare(`SELECT name FROM sqlite_master WHERE name LIKE '%_fts%'`).all();
+    expect(left).toEqual([]);
+    const stores = new Stores({ db, dataDir: dir, clock: new TestClock() });
+    // The old row is found, and writes work with the FTS5 triggers gone.
+    expect(stores.retrieval.search({ layer: 'user', user_id: 'default' }, 'heron').map((h) => h.text)).toEqual(['The heron came back to the pond.']);
+    stores.episodes.add({ layer: 'user', user_id: 'default' }, { summary: 'A second heron.' });
+    stores.facts.upsert({ layer: 'user', user_id: 'default' }, { key: 'bird', value: 'heron', importance: 0.6 });
+    expect(stores.retrieval.search({ layer: 'user', user_id: 'default' }, 'heron')).toHaveLength(3);
+    db.close();
+  });
+});
