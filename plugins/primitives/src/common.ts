@@ -19,11 +19,11 @@ export const actionSchema = z.object({
 });
 export type Action = z.infer<typeof actionSchema>;
 
+/** A dream hit: which memory ranked where and why; its text is in the summary, under a heading naming its id. */
 export const hitSchema = z.object({
   source: z.string(),
   id: z.string(),
   score: z.number(),
-  excerpt: z.string(),
   title: z.string().optional(),
   created: z.string(),
   explain: z

@@ -39,6 +39,19 @@ describe('limit', () => {
     expect(two.hits).toHaveLength(2);
   });
 
+  it('carries each hit text once: in the summary, under a heading naming the hit', async () => {
+    s = await start();
+    for (let i = 1; i <= 3; i++) await s.call('think', { text: harbour(i), layer: 'user' });
+    const r = await s.call('dream', { query: 'ferry island pier' });
+    expect(r.truncated).toBe(false);
+    expect(r.hits).toHaveLength(3);
+    for (const h of r.hits as { source: string; id: string; title?: string; excerpt?: string }[]) {
+      expect(h.excerpt).toBeUndefined();
+      expect(r.summary).toContain(`## [${h.source}] ${h.title ?? h.id} ·`);
+    }
+    for (let i = 1; i <= 3; i++) expect(r.summary.split(harbour(i)).length - 1).toBe(1);
+  });
+
   it('an omitted limit comes from retrieval.default_limit', async () => {
     s = await start({ config: { retrieval: { default_limit: 2 } } });
     for (let i = 1; i <= 5; i++) await s.call('think', { text: harbour(i), layer: 'user' });

@@ -23,7 +23,7 @@ export interface DreamResult {
   truncated: boolean;
   result_count: number;
   estimated_tokens: number;
-  hits: { source: string; id: string; score: number; excerpt: string; title?: string; created: string; explain: DreamExplain }[];
+  hits: { source: string; id: string; score: number; title?: string; created: string; explain: DreamExplain }[];
   recent_events?: { id: string; type: string; summary: string; created: string }[];
 }
 
@@ -91,7 +91,6 @@ export class Dreamer {
         source: h.source,
         id: h.id,
         score: h.score,
-        excerpt: excerpt(h.text),
         ...(h.title ? { title: h.title } : {}),
         created: h.created,
         explain: { bm25: h.explain.bm25, importance: h.explain.importance, recency: h.explain.recency, access: h.explain.access },

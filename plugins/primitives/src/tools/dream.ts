@@ -10,7 +10,8 @@ export function dreamTool(dreamer: Dreamer, config: Config) {
       'Recall memories relevant to a query: hybrid full-text search (stemmed, BM25) over episodes (L3), core facts (L4), ' +
       'wiki pages and graph nodes, fused with importance, recency and access. intent recent favours new memories and puts ' +
       'the latest 5 timeline events first; core favours important facts; balanced (default) lets relevance lead. ' +
-      'Returns a Markdown summary cut to the token budget and the ranked hits (source, id, score, excerpt, explain).',
+      'Returns a Markdown summary cut to the token budget, one section per hit headed by its source, id, date and score, ' +
+      'and the ranked hits (source, id, score, created, explain: the weighted parts of the score).',
     input: z.object({
       query: z.string().min(1).max(4000).describe('What to recall, in natural language or keywords'),
       limit: z.number().int().min(1).max(200).nullable().optional().describe('Number of hits; default from config retrieval.default_limit (10)'),
