@@ -9,7 +9,7 @@ import { checkWikiType } from '../wiki-types.js';
 import { INDEXED_TABLES } from '../migrations/retrieval-changes.js';
 import { RetrievalIndex, scopeKey, type IndexView } from './index-sync.js';
 import { queryTerms } from './query.js';
-import { hasTerm, idf, proximityBonus, proximityBound, stemTokens, type QueryTerm } from './score.js';
+import { hasTerm, idf, matchTokens, proximityBonus, proximityBound, type QueryTerm } from './score.js';
 import { porterStem } from './stemmer.js';
 import { SourceIndex, type IndexHit, type PartStats } from './term-index.js';
 
@@ -302,7 +302,7 @@ export class Retrieval {
         const hit = byId.get(Number(r[0])) as IndexHit;
         // The index gives BM25; only the proximity bonus needs the text, and only where two adjacent terms occur.
         const near = terms.some((_, i) => i + 1 < terms.length && hasTerm(hit.mask, i) && hasTerm(hit.mask, i + 1));
-        const bonus = near ? proximityBonus(terms, c.columns.map(stemTokens)) : 0;
+        const bonus = near ? proximityBonus(terms, c.columns.map((text) => matchTokens(text, stems))) : 0;
         candidates.push({ ...c, bm25Raw: hit.score + bonus });
       }
     }

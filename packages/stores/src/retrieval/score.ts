@@ -15,24 +15,62 @@ export interface QueryTerm {
   idf: number;
 }
 
-/** Texts up to this length keep their stemmed tokens between searches... */
-export const TOKEN_MEMO_MAX_CHARS = 1000;
-/** ...up to this many texts (then the memo starts afresh). */
-export const TOKEN_MEMO_MAX_ENTRIES = 2000;
-const tokenMemo = new Map<string, readonly string[]>();
+/** Stemmed tokens of a text (its first SCORE_MAX_CHARS characters), as the index tokenises it. */
+export function stemTokens(text: string): string[] {
+  return wordTokens(text.length > SCORE_MAX_CHARS ? text.slice(0, SCORE_MAX_CHARS) : text).map(porterStem);
+}
 
 /**
- * Stemmed tokens of a text, as the porter/unicode61 index sees them. Short texts are memoised:
- * the same memories come back as candidates query after query.
+ * The tokens of a text with every token that cannot stem to one of `stems` left as '': positions
+ * are kept, so proximityBonus gives what it gives on stemTokens, without stemming most words. The
+ * Porter stemmer only rewrites a word's ending (at most the last two letters of the stem differ
+ * from the word: y to i, an added e), so a word whose stem is S begins with S less its last two
+ * letters; a word that begins with none of those prefixes is not stemmed.
  */
-export function stemTokens(text: string): readonly string[] {
-  if (text.length > TOKEN_MEMO_MAX_CHARS) return wordTokens(text.length > SCORE_MAX_CHARS ? text.slice(0, SCORE_MAX_CHARS) : text).map(porterStem);
-  const kept = tokenMemo.get(text);
-  if (kept) return kept;
-  const tokens = wordTokens(text).map(porterStem);
-  if (tokenMemo.size >= TOKEN_MEMO_MAX_ENTRIES) tokenMemo.clear();
-  tokenMemo.set(text, tokens);
-  return tokens;
+export function matchTokens(text: string, stems: readonly string[]): string[] {
+  const prefixes = stems.map((s) => s.slice(0, Math.max(1, s.length - 2)));
+  const s = text.length > SCORE_MAX_CHARS ? text.slice(0, SCORE_MAX_CHARS) : text;
+  // eslint-disable-next-line no-control-regex
+  if (!/^[\x00-\x7f]*$/.test(s)) {
+    return wordTokens(s).map((w) => (prefixes.some((p) => w.startsWith(p)) ? porterStem(w) : ''));
+  }
+  // ASCII: the runs of letters and digits wordTokens would give, scanned in place, so a word that
+  // cannot match is never cut out, lower-cased or stemmed.
+  const out: string[] = [];
+  const n = s.length;
+  let i = 0;
+  while (i < n) {
+    if (!isAlnum(s.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    const start = i;
+    while (i < n && isAlnum(s.charCodeAt(i))) i++;
+    let candidate = false;
+    for (const p of prefixes) {
+      if (startsWithLower(s, start, i, p)) {
+        candidate = true;
+        break;
+      }
+    }
+    out.push(candidate ? porterStem(s.slice(start, i).toLowerCase()) : '');
+  }
+  return out;
+}
+
+function isAlnum(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+}
+
+/** Whether s[start, end), lower-cased, begins with the lower-case prefix p. */
+function startsWithLower(s: string, start: number, end: number, p: string): boolean {
+  if (end - start < p.length) return false;
+  for (let k = 0; k < p.length; k++) {
+    let c = s.charCodeAt(start + k);
+    if (c >= 65 && c <= 90) c += 32;
+    if (c !== p.charCodeAt(k)) return false;
+  }
+  return true;
 }
 
 /** Robertson/Lucene idf, always positive: ln(1 + (N - df + 0.5) / (df + 0.5)). */

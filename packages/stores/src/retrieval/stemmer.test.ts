@@ -12,7 +12,20 @@ running went painting painted paints support group camping mountains yesterday p
 ideas abilities organization organizations relational agreement meeting meetings lgbtq adopting adoption kids
 children festival friends friendship university universal it is a an at by gymnastics photography`.split(/\s+/);
 
+const ROOTS = 'relat condit hop happ conflat troubl siz fil agre feed plaster motor sing fall hiss fizz cry sky generaliz oscil control roll a b xy sty be bee ye us oe ion'.split(' ');
+const SUFFIXES = `s es ies ed ing ly y e eed ated bled izing ying ational tional enci anci izer abli alli entli eli ousli ization ation
+ator alism iveness fulness ousness aliti iviti biliti icate ative alize iciti ical ful ness al ance ence er ic able ible ant
+ement ment ent ion ou ism ate iti ous ive ize ll`.split(/\s+/);
+
 describe('porterStem', () => {
+  it('only rewrites the ending: a word begins with its stem less the stem\'s last two letters', () => {
+    const words = [...WORDS, ...ROOTS.flatMap((r) => ['', ...SUFFIXES].flatMap((a) => ['', ...SUFFIXES].map((b) => r + a + b)))];
+    for (const w of words) {
+      const stem = porterStem(w);
+      expect(w.startsWith(stem.slice(0, Math.max(1, stem.length - 2))), `${w} -> ${stem}`).toBe(true);
+    }
+  });
+
   it('matches SQLite FTS5 porter tokenizer output', () => {
     const db = new Database(':memory:');
     db.exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { INTENT_WEIGHTS, keepContenders } from './retrieval.js';
-import { bm25Score, idf, proximityBonus, proximityBound, stemTokens } from './score.js';
+import { bm25Score, idf, matchTokens, proximityBonus, proximityBound, stemTokens } from './score.js';
 import { SourceIndex, columnTerms } from './term-index.js';
 
 describe('SourceIndex', () => {
@@ -50,8 +50,29 @@ describe('index scores', () => {
       const bonus = proximityBonus(terms, columns.map((c) => c.tokens));
       expect(hit.score).toBeCloseTo(bm25Score(terms, columns) - bonus, 9);
       expect(bonus).toBeLessThanOrEqual(proximityBound(terms, hit.mask));
+      const stems = terms.map((t) => t.stem);
+      expect(proximityBonus(terms, docs[hit.id - 1].map((text) => matchTokens(text, stems)))).toBe(bonus);
     }
     expect(columnTerms('The cats, the dogs and a fox').stems).toEqual(['cat', 'dog', 'fox']);
+  });
+});
+
+describe('matchTokens', () => {
+  it('finds every query stem where stemTokens does, at the same positions', () => {
+    const texts = [
+      'The relational Databases were CONDITIONALLY hopping between happy skies; generalizations controlled rolling tries 42x.',
+      'Café déjà-vu: the RELATIONAL naïve hopping; Ünïcode skies.',
+      '',
+      '  --  ',
+    ];
+    for (const text of texts) {
+      const all = stemTokens(text);
+      for (const stems of [['relat', 'condit'], ['hop', 'happi', 'sky'], ['gener', 'control', 'roll', 'tri', '42x'], ['databas', 'cafe', 'naiv'], ['zzz']]) {
+        const got = matchTokens(text, stems);
+        expect(got).toHaveLength(all.length);
+        all.forEach((tok, i) => expect(stems.includes(tok) ? got[i] : stems.includes(got[i]) ? 'wrong' : tok).toBe(tok));
+      }
+    }
   });
 });
 
