@@ -268,7 +268,7 @@ export class Retrieval {
       if (!stems.includes(stem)) stems.push(stem);
     }
     if (stems.length === 0) return [];
-    const pool = Math.min(500, Math.max(15, limit * 2));
+    const pool = Math.min(500, Math.max(10, Math.ceil(limit * 1.5)));
     const key = scopeKey(scope.layer, scope.user_id);
     const views: SourceView[] = [];
     const max = this.index.maxSeq();
