@@ -91,11 +91,6 @@ export class RetrievalIndex {
     return rows.map((r) => this.toDoc(t, r));
   }
 
-  /** Drop every built index (they are rebuilt on the next search). */
-  reset(): void {
-    this.built.clear();
-  }
-
   private table(source: string): IndexedTable {
     const t = this.tables.get(source);
     if (!t) throw new Error(`no indexed table for source ${source}`);

@@ -175,6 +175,9 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   },
 };
 
+/** More than the rounding of a fused score and its four parts to six decimals can move it. */
+const FUSED_ROUNDING_MARGIN = 1e-5;
+
 /** An index candidate of one source, with the most its proximity bonus can add. */
 interface Found {
   view: SourceView;
@@ -188,7 +191,8 @@ interface Found {
  * proximity bonus, importance, recency and access at 1, BM25 normalised by the lowest possible
  * maximum) stays below the limit-th best worst case (no bonus, the other signals at 0, normalised
  * by the highest possible maximum). The candidate holding the final maximum BM25 always stays, so
- * the normalisation of those kept is unchanged.
+ * the normalisation of those kept is unchanged. The margin covers the rounding of fused scores to
+ * six decimals, under which a candidate just below the bar could tie and win on the tie-break.
  */
 export function keepContenders<T extends { hit: { score: number }; bound: number }>(found: readonly T[], w: FusionWeights, limit: number): T[] {
   if (found.length <= limit) return [...found];
@@ -202,7 +206,7 @@ export function keepContenders<T extends { hit: { score: number }; bound: number
   const worst = found.map((f) => (w.bm25 * f.hit.score) / hi).sort((a, b) => b - a);
   const bar = worst[limit - 1];
   const rest = w.importance + w.recency + w.access;
-  return found.filter((f) => (w.bm25 * (f.hit.score + f.bound)) / lo + rest >= bar);
+  return found.filter((f) => (w.bm25 * (f.hit.score + f.bound)) / lo + rest + FUSED_ROUNDING_MARGIN >= bar);
 }
 
 interface SourceView {
