@@ -28,7 +28,9 @@ describe('two server processes on one data dir', () => {
     for (const i of [0, 1, 17, 38, 39]) {
       for (const c of [a, b]) {
         const found: any = await c.client.callTool({ name: 'dream', arguments: { query: `parcel zx${i}q`, limit: 3 } });
-        expect(found.structuredContent.hits[0].excerpt).toContain(`number ${i} `);
+        // The best hit's text is the summary's first section.
+        expect(found.structuredContent.hits.length).toBeGreaterThan(0);
+        expect(found.structuredContent.summary.split('\n\n')[0]).toContain(`number ${i} `);
       }
     }
     await a.close();
