@@ -9,7 +9,7 @@ describe('ThinkResult and DreamResult parsing', () => {
       { store: 'l3', id: 'a' },
       { store: 'graph', id: '7' },
     ]);
-    expect(dreamHits({ summary: '', hits: [{ source: 'l4', id: 'f', score: 1, excerpt: '' }] })).toEqual([{ source: 'l4', id: 'f' }]);
+    expect(dreamHits({ summary: '', hits: [{ source: 'l4', id: 'f', score: 1 }] })).toEqual([{ source: 'l4', id: 'f' }]);
     expect(() => thinkActions(undefined)).toThrow(/actions/);
     expect(() => dreamHits({ summary: '' })).toThrow(/hits/);
   });
