@@ -118,11 +118,6 @@ export class DirectToolCalls {
       .finally(() => this.inFlight.delete(id));
     return true;
   }
-
-  /** Calls answered here and not finished yet (for tests). */
-  get pending(): number {
-    return this.inFlight.size;
-  }
 }
 
 /** The JSON of a tool result; a success's structuredContent is written as the text it already has. */
