@@ -185,16 +185,11 @@ export class SourceIndex {
     if (!this.has(id)) return false;
     const slot = this.docSlot[id];
     const part = this.partList[this.slotPart[slot] - 1];
-    const seen = new Set<string>();
-    for (let c = 0; c < this.weights.length; c++) {
-      const { length, stems } = columnTerms(columns[c] ?? '');
-      part.colTotals[c] -= length;
-      for (const s of stems) {
-        if (seen.has(s)) continue;
-        seen.add(s);
-        const t = part.terms.get(s);
-        if (t) t.df--;
-      }
+    const { tf, lengths } = this.termFrequencies(columns);
+    for (let c = 0; c < lengths.length; c++) part.colTotals[c] -= lengths[c];
+    for (const stem of tf.keys()) {
+      const t = part.terms.get(stem);
+      if (t) t.df--;
     }
     part.docs--;
     this.slotPart[slot] = 0;
