@@ -64,6 +64,23 @@ describe('retrieval index kept in step with the tables', () => {
     expect(texts(env, 'violin').sort()).toEqual(inside.sort());
   });
 
+  it('warm() builds the default sources, so the first search builds nothing; inside a transaction it does nothing', () => {
+    const s = env.stores;
+    s.episodes.add(U, { summary: 'A heron stood in the reeds.' });
+    const builds: string[] = [];
+    const stmt = s.ctx.stmt.bind(s.ctx);
+    s.ctx.stmt = (sql: string) => {
+      if (sql.includes('ORDER BY id')) builds.push(sql);
+      return stmt(sql);
+    };
+    s.transaction(() => s.retrieval.warm());
+    expect(builds).toHaveLength(0);
+    s.retrieval.warm();
+    expect(builds.map((q) => q.match(/FROM (\w+)/)?.[1]).sort()).toEqual(['episodes', 'facts', 'graph_nodes', 'wiki_pages']);
+    expect(texts(env, 'heron')).toEqual(['A heron stood in the reeds.']);
+    expect(builds).toHaveLength(4);
+  });
+
   it('sees what another connection wrote', () => {
     expect(texts(env, 'kayak')).toEqual([]);
     env.second().stores.episodes.add(U, { summary: 'Caroline bought a kayak.' });

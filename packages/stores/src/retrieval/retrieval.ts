@@ -352,6 +352,16 @@ export class Retrieval {
     return out;
   }
 
+  /**
+   * Build (or bring up to date) the indexes of the default sources now, so the first search after
+   * a start does not pay for them. Nothing happens inside a transaction or on a closed database.
+   */
+  warm(): void {
+    if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
+    const max = this.index.maxSeq();
+    for (const src of DEFAULT_SOURCES) this.index.view(src, max);
+  }
+
   /** Record a retrieval access on the hits' episodes, facts and graph nodes. */
   touch(hits: readonly Hit[]): void {
     this.ctx.tx(() => {
