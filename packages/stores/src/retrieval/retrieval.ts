@@ -9,7 +9,7 @@ import { checkWikiType } from '../wiki-types.js';
 import { INDEXED_TABLES } from '../migrations/retrieval-changes.js';
 import { RetrievalIndex, scopeKey, type IndexView } from './index-sync.js';
 import { queryTerms } from './query.js';
-import { hasTerm, idf, matchTokens, proximityBonus, proximityBound, type QueryTerm } from './score.js';
+import { idf, matchTokens, proximityBonus, proximityBound, type QueryTerm } from './score.js';
 import { porterStem } from './stemmer.js';
 import { SourceIndex, type IndexHit, type PartStats } from './term-index.js';
 
@@ -300,13 +300,13 @@ export class Retrieval {
     for (const v of views) {
       const spec = SOURCES[v.source];
       const kept = contenders.filter((f) => f.view === v);
-      const byId = new Map(kept.map((f) => [f.hit.id, f.hit]));
+      const byId = new Map(kept.map((f) => [f.hit.id, f]));
       for (const r of this.rows(spec, kept.map((f) => f.hit.id), scope)) {
         const c = spec.map(r);
-        const hit = byId.get(Number(r[0])) as IndexHit;
-        // The index gives BM25; only the proximity bonus needs the text, and only where two adjacent terms occur.
-        const near = terms.some((_, i) => i + 1 < terms.length && hasTerm(hit.mask, i) && hasTerm(hit.mask, i + 1));
-        const bonus = near ? proximityBonus(terms, c.columns.map((text) => matchTokens(text, stems))) : 0;
+        const { hit, bound } = byId.get(Number(r[0])) as Found;
+        // The index gives BM25; only the proximity bonus needs the text, and only where it can be
+        // above 0 (two adjacent terms present: idf is always positive).
+        const bonus = bound > 0 ? proximityBonus(terms, c.columns.map((text) => matchTokens(text, stems))) : 0;
         candidates.push({ ...c, bm25Raw: hit.score + bonus });
       }
     }

@@ -15,9 +15,14 @@ export interface QueryTerm {
   idf: number;
 }
 
-/** Stemmed tokens of a text (its first SCORE_MAX_CHARS characters), as the index tokenises it. */
+/** The part of a column that is scored: its first SCORE_MAX_CHARS characters. */
+export function scoredText(text: string): string {
+  return text.length > SCORE_MAX_CHARS ? text.slice(0, SCORE_MAX_CHARS) : text;
+}
+
+/** Stemmed tokens of a text (its scored part), as the index tokenises it. */
 export function stemTokens(text: string): string[] {
-  return wordTokens(text.length > SCORE_MAX_CHARS ? text.slice(0, SCORE_MAX_CHARS) : text).map(porterStem);
+  return wordTokens(scoredText(text)).map(porterStem);
 }
 
 /**
@@ -29,7 +34,7 @@ export function stemTokens(text: string): string[] {
  */
 export function matchTokens(text: string, stems: readonly string[]): string[] {
   const prefixes = stems.map((s) => s.slice(0, Math.max(1, s.length - 2)));
-  const s = text.length > SCORE_MAX_CHARS ? text.slice(0, SCORE_MAX_CHARS) : text;
+  const s = scoredText(text);
   // eslint-disable-next-line no-control-regex
   if (!/^[\x00-\x7f]*$/.test(s)) {
     return wordTokens(s).map((w) => (prefixes.some((p) => w.startsWith(p)) ? porterStem(w) : ''));
@@ -105,7 +110,7 @@ export function proximityBound(terms: readonly QueryTerm[], mask: number): numbe
 }
 
 /** Bit i of a term mask; terms past the 31st are taken as present. */
-export function hasTerm(mask: number, i: number): boolean {
+function hasTerm(mask: number, i: number): boolean {
   return i >= 31 || (mask & (1 << i)) !== 0;
 }
 

@@ -1,5 +1,5 @@
 import { STOP_WORDS, wordTokens } from './query.js';
-import { BM25_B, BM25_K1, SCORE_MAX_CHARS } from './score.js';
+import { BM25_B, BM25_K1, scoredText } from './score.js';
 import { porterStem } from './stemmer.js';
 import { PostingCursor, PostingList, postingSize } from './postings.js';
 
@@ -75,7 +75,7 @@ export function isQueryWord(w: string): boolean {
 
 /** Per column: the token count and the stems of the words a query can match. */
 export function columnTerms(text: string): { length: number; stems: string[] } {
-  const words = wordTokens(text.length > SCORE_MAX_CHARS ? text.slice(0, SCORE_MAX_CHARS) : text);
+  const words = wordTokens(scoredText(text));
   const stems: string[] = [];
   for (const w of words) if (isQueryWord(w)) stems.push(porterStem(w));
   return { length: words.length, stems };
