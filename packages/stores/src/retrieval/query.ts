@@ -36,13 +36,16 @@ export function wordTokens(text: string): string[] {
   );
 }
 
+/** Whether a lower-cased word can be a query term: no stop word, two to 64 characters (one if a digit). */
+export function isQueryWord(w: string): boolean {
+  return !STOP_WORDS.has(w) && w.length <= 64 && (w.length >= 2 || /\d/.test(w));
+}
+
 /** The content terms of a query: stop words and one-letter tokens dropped, duplicates removed, order kept. */
 export function queryTerms(query: string): string[] {
   const out: string[] = [];
   for (const t of wordTokens(query)) {
-    if (STOP_WORDS.has(t)) continue;
-    if (t.length < 2 && !/\d/.test(t)) continue;
-    if (t.length > 64) continue;
+    if (!isQueryWord(t)) continue;
     if (!out.includes(t)) out.push(t);
     if (out.length >= MAX_QUERY_TERMS) break;
   }

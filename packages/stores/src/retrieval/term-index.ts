@@ -1,4 +1,4 @@
-import { STOP_WORDS, wordTokens } from './query.js';
+import { isQueryWord, wordTokens } from './query.js';
 import { BM25_B, BM25_K1, scoredText } from './score.js';
 import { porterStem } from './stemmer.js';
 import { PostingCursor, PostingList, postingSize } from './postings.js';
@@ -66,11 +66,6 @@ interface Part {
   terms: Map<string, Term>;
   docs: number;
   colTotals: Float64Array;
-}
-
-/** Whether a lower-cased word can be a query term (mirrors queryTerms in query.ts). */
-export function isQueryWord(w: string): boolean {
-  return !STOP_WORDS.has(w) && w.length <= 64 && (w.length >= 2 || /\d/.test(w));
 }
 
 /** Per column: the token count and the stems of the words a query can match. */
