@@ -56,7 +56,7 @@ export class RetrievalIndex {
   /** The newest seq of the change log: what an index must have applied to be current. */
   maxSeq(): number {
     // A bare max() reads the last row of the primary key; wrapped in coalesce() SQLite scans the table.
-    return (this.ctx.stmt('SELECT max(seq) AS m FROM retrieval_changes').get() as { m: number | null }).m ?? 0;
+    return (this.ctx.stmt('SELECT max(seq) FROM retrieval_changes').pluck(true).get() as number | null) ?? 0;
   }
 
   /**

@@ -104,23 +104,24 @@ export class PostingCursor {
     if (this.left === 0) return false;
     this.left--;
     const b = this.bytes;
-    let v = 0;
-    let mul = 1;
-    let x: number;
-    do {
-      x = b[this.at++];
+    let at = this.at;
+    // Most gaps and frequencies take one byte: the loop only runs for longer varints.
+    let x = b[at++];
+    let v = x & 0x7f;
+    for (let mul = 0x80; x & 0x80; mul *= 0x80) {
+      x = b[at++];
       v += (x & 0x7f) * mul;
-      mul *= 0x80;
-    } while (x & 0x80);
+    }
     this.slot += v;
-    v = 0;
-    mul = 1;
-    do {
-      x = b[this.at++];
+    x = b[at++];
+    v = x & 0x7f;
+    for (let mul = 0x80; x & 0x80; mul *= 0x80) {
+      x = b[at++];
       v += (x & 0x7f) * mul;
-      mul *= 0x80;
-    } while (x & 0x80);
+    }
     this.q = v;
+    this.at = at;
     return true;
   }
+
 }

@@ -83,6 +83,8 @@ interface Candidate {
   columns: string[];
   importance: number;
   access: number;
+  /** BM25 over the searched sources' shared scale plus the proximity bonus; set once scored. */
+  bm25Raw: number;
 }
 
 interface SourceSpec {
@@ -111,6 +113,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
       columns: [String(r[1]), String(r[2]), String(r[3] ?? '')],
       importance: Number(r[4]),
       access: Number(r[6]),
+      bm25Raw: 0,
     }),
   },
   l4: {
@@ -126,6 +129,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
       columns: [String(r[1]), String(r[2])],
       importance: Number(r[3]),
       access: Number(r[5]),
+      bm25Raw: 0,
     }),
   },
   wiki: {
@@ -141,6 +145,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
       columns: [String(r[1]), String(r[2])],
       importance: 0.5,
       access: 0,
+      bm25Raw: 0,
     }),
   },
   graph: {
@@ -156,6 +161,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
       columns: [String(r[1]), String(r[2])],
       importance: Number(r[4]),
       access: Number(r[6]),
+      bm25Raw: 0,
     }),
   },
   timeline: {
@@ -171,6 +177,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
       columns: [String(r[1]), String(r[2])],
       importance: 0.5,
       access: 0,
+      bm25Raw: 0,
     }),
   },
 };
@@ -296,7 +303,7 @@ export class Retrieval {
     }
     const w = INTENT_WEIGHTS[intent];
     const contenders = keepContenders(found, w, limit);
-    const candidates: (Candidate & { bm25Raw: number })[] = [];
+    const candidates: Candidate[] = [];
     for (const v of views) {
       const spec = SOURCES[v.source];
       const kept = contenders.filter((f) => f.view === v);
@@ -306,8 +313,8 @@ export class Retrieval {
         const { hit, bound } = byId.get(Number(r[0])) as Found;
         // The index gives BM25; only the proximity bonus needs the text, and only where it can be
         // above 0 (two adjacent terms present: idf is always positive).
-        const bonus = bound > 0 ? proximityBonus(terms, c.columns.map((text) => matchTokens(text, stems))) : 0;
-        candidates.push({ ...c, bm25Raw: hit.score + bonus });
+        c.bm25Raw = hit.score + (bound > 0 ? proximityBonus(terms, c.columns.map((text) => matchTokens(text, stems))) : 0);
+        candidates.push(c);
       }
     }
     return this.fuse(candidates, w, limit);
@@ -333,23 +340,16 @@ export class Retrieval {
   }
 
   /**
-   * The rows of the given ids that belong to the scope, in the order of ids. The CROSS JOIN makes
-   * the id list the outer loop, so each id is one primary-key lookup.
+   * The rows of the given ids that belong to the scope. The CROSS JOIN makes the id list the outer
+   * loop, so each id is one primary-key lookup.
    */
   private rows(spec: SourceSpec, ids: number[], scope: Scope): unknown[][] {
     if (ids.length === 0) return [];
     // Rows as arrays (better-sqlite3's raw mode): about a third cheaper than one object per row.
-    const rows = this.ctx
+    return this.ctx
       .stmt(`SELECT ${spec.select} FROM json_each(?) j CROSS JOIN ${spec.table} c ON c.id = j.value WHERE c.layer = ? AND c.user_id = ?`)
       .raw(true)
       .all(JSON.stringify(ids), scope.layer, scope.user_id) as unknown[][];
-    const byId = new Map(rows.map((r) => [Number(r[0]), r]));
-    const out: unknown[][] = [];
-    for (const id of ids) {
-      const row = byId.get(id);
-      if (row) out.push(row);
-    }
-    return out;
   }
 
   /**
@@ -371,7 +371,7 @@ export class Retrieval {
     });
   }
 
-  private fuse(candidates: (Candidate & { bm25Raw: number })[], w: FusionWeights, limit: number): Hit[] {
+  private fuse(candidates: Candidate[], w: FusionWeights, limit: number): Hit[] {
     if (candidates.length === 0) return [];
     let maxBm = 1e-9;
     for (const c of candidates) if (c.bm25Raw > maxBm) maxBm = c.bm25Raw;
@@ -383,14 +383,20 @@ export class Retrieval {
       const age = Number.isFinite(t) ? Math.max(0, now - t) : Number.POSITIVE_INFINITY;
       const rec = Number.isFinite(age) ? Math.pow(0.5, age / RECENCY_HALF_LIFE_MS) : 0;
       const acc = Math.min(1, Math.log1p(Math.max(0, c.access)) / Math.log1p(ACCESS_SATURATION));
-      const parts = {
-        bm25: round6(w.bm25 * bm),
-        importance: round6(w.importance * imp),
-        recency: round6(w.recency * rec),
-        access: round6(w.access * acc),
+      const bm25 = round6(w.bm25 * bm);
+      const importance = round6(w.importance * imp);
+      const recency = round6(w.recency * rec);
+      const access = round6(w.access * acc);
+      const fused = round6(bm25 + importance + recency + access);
+      const explain: Explain = {
+        bm25,
+        importance,
+        recency,
+        access,
+        fused,
+        signals: { bm25_raw: round6(c.bm25Raw), bm25: round6(bm), importance: round6(imp), recency: round6(rec), access: round6(acc) },
       };
-      const fused = round6(parts.bm25 + parts.importance + parts.recency + parts.access);
-      return { c, fused, parts, signals: { bm25_raw: round6(c.bm25Raw), bm25: round6(bm), importance: round6(imp), recency: round6(rec), access: round6(acc) } };
+      return { c, fused, explain };
     });
     scored.sort(
       (a, b) =>
@@ -399,15 +405,10 @@ export class Retrieval {
         a.c.id.length - b.c.id.length ||
         (a.c.id < b.c.id ? -1 : a.c.id > b.c.id ? 1 : 0),
     );
-    return scored.slice(0, limit).map(({ c, fused, parts, signals }) => ({
-      source: c.source,
-      id: c.id,
-      score: fused,
-      text: c.text,
-      ...(c.title !== undefined ? { title: c.title } : {}),
-      created: c.created,
-      explain: { ...parts, fused, signals },
-    }));
+    return scored.slice(0, limit).map(({ c, fused, explain }) =>
+      c.title !== undefined
+        ? { source: c.source, id: c.id, score: fused, text: c.text, title: c.title, created: c.created, explain }
+        : { source: c.source, id: c.id, score: fused, text: c.text, created: c.created, explain },
+    );
   }
-
 }

@@ -32,6 +32,30 @@ describe('SourceIndex', () => {
   });
 });
 
+describe('SourceIndex.top with one term', () => {
+  it('gives what the merge of several terms gives: other scopes, facets and skipped ids left out', () => {
+    const ix = new SourceIndex([1]);
+    const words = ['harbour', 'ferry', 'island', 'tide'];
+    for (let i = 1; i <= 300; i++) {
+      const text = Array.from({ length: 1 + (i % 5) }, (_, k) => words[(i * 7 + k * 3) % words.length]).join(' ');
+      ix.add({ id: i, scope: i % 3 === 0 ? 'v' : 'u', facet: i % 4 === 0 ? 'note' : 'log', columns: [text] });
+    }
+    const skip = new Set([8, 16, 40]);
+    // A second term held only by documents of another facet makes top() merge two terms, with the same answer.
+    for (let i = 301; i <= 310; i++) ix.add({ id: i, scope: 'u', facet: 'log', columns: ['lighthouse ferry'] });
+    expect(ix.df('u', 'lighthous')).toBe(10);
+    const one = ix.top('u', [{ stem: 'ferri', idf: 1.3 }], 12, 3, 'note', skip);
+    const merged = ix.top('u', [{ stem: 'ferri', idf: 1.3 }, { stem: 'lighthous', idf: 2 }], 12, 3, 'note', skip);
+    expect(one.length).toBeGreaterThan(5);
+    expect(one).toEqual(merged);
+    for (const hit of one) {
+      expect(hit.id % 3).not.toBe(0);
+      expect(hit.id % 4).toBe(0);
+      expect(skip.has(hit.id)).toBe(false);
+    }
+  });
+});
+
 describe('index scores', () => {
   it('equal bm25Score without the proximity bonus', () => {
     const weights = [1, 0.3, 0.5];

@@ -240,7 +240,18 @@ export class SourceIndex {
     const heap = new TopK(pool);
     const { slotPart, slotFacet, slotLen, slotDoc } = this;
     const pid = part.id;
-    let live = cursors.length;
+    const admits = (slot: number): boolean =>
+      slotPart[slot] === pid && (facetId === 0 || slotFacet[slot] === facetId) && !(skipping && skip.has(slotDoc[slot]));
+    if (cursors.length === 1) {
+      // One term: no merge, each posting is a document.
+      const c = cursors[0];
+      do {
+        if (!admits(c.slot)) continue;
+        const wtf = c.q / WTF_SCALE;
+        heap.offer(c.slot, (nums[0] * wtf) / (wtf + base + perLen * slotLen[c.slot]), bits[0]);
+      } while (c.next());
+    }
+    let live = cursors.length > 1 ? cursors.length : 0;
     while (live > 0) {
       let slot = Infinity;
       for (const c of cursors) if (c.slot < slot) slot = c.slot;
@@ -258,10 +269,7 @@ export class SourceIndex {
           live--;
         }
       }
-      if (slotPart[slot] !== pid) continue;
-      if (facetId !== 0 && slotFacet[slot] !== facetId) continue;
-      if (skipping && skip.has(slotDoc[slot])) continue;
-      heap.offer(slot, score, mask);
+      if (admits(slot)) heap.offer(slot, score, mask);
     }
     return heap.sorted().map((e) => ({ id: slotDoc[e.slot], score: e.score, mask: e.mask }));
   }

@@ -21,6 +21,9 @@ describe('collapseRedundant', () => {
   it('compares case- and whitespace-insensitively', () => {
     const out = collapseRedundant([hit('ep_1', 'The  Ferry leaves\nat eight'), hit('ep_2', 'the ferry LEAVES at eight')]);
     expect(ids(out)).toEqual(['ep_1']);
+    // A lone tab or line break counts as a space too, either side, and so does trailing white space.
+    expect(ids(collapseRedundant([hit('ep_1', 'the ferry leaves at eight'), hit('ep_2', 'ferry\tleaves at ')]))).toEqual(['ep_1']);
+    expect(ids(collapseRedundant([hit('ep_1', 'the\nferry leaves'), hit('ep_2', 'the ferry')]))).toEqual(['ep_1']);
   });
 
   it('keeps distinct hits in their order', () => {

@@ -27,7 +27,11 @@ export interface DreamResult {
   recent_events?: { id: string; type: string; summary: string; created: string }[];
 }
 
-const normal = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+/** Lower-cased, each run of white space one space, trimmed (a text with no run and no tab or line break skips the replace). */
+function normal(s: string): string {
+  const lower = s.toLowerCase();
+  return (/\s{2}|[^\S ]/.test(lower) ? lower.replace(/\s+/g, ' ') : lower).trim();
+}
 
 /**
  * Drop a hit whose whole text already stands inside a better-ranked hit (a relation node made
