@@ -11,4 +11,4 @@ export * from './exposure.js';
 export * from './surface.js';
 export * from './kernel.js';
 export { z } from 'zod';
-export { asValue, asFunction, asClass } from 'awilix';
+export { asValue, asFunction, asClass } from 'awilix/browser';

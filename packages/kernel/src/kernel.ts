@@ -1,4 +1,4 @@
-import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix';
+import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser';
 // The two semver functions register() needs, not the whole package: its index loads every module.
 import satisfies from 'semver/functions/satisfies.js';
 import validRange from 'semver/ranges/valid.js';

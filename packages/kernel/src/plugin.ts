@@ -1,4 +1,4 @@
-import type { AwilixContainer } from 'awilix';
+import type { AwilixContainer } from 'awilix/browser';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { MemoryError } from './errors.js';
