@@ -10,5 +10,5 @@ export * from './plugin.js';
 export * from './exposure.js';
 export * from './surface.js';
 export * from './kernel.js';
-export { z } from 'zod';
+export { z } from './zod.js';
 export { asValue, asFunction, asClass } from 'awilix/browser';

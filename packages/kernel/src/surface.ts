@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.js';
 import { MemoryError } from './errors.js';
 import { isExposed, type Exposure } from './exposure.js';
 import type { Kernel } from './kernel.js';

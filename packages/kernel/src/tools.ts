@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from './zod.js';
 import { MemoryError, invalid } from './errors.js';
 
 export interface ToolAnnotations {

@@ -6,8 +6,10 @@
  * What stays external, loaded from node_modules exactly as without the bundle:
  * - @memory-service/* (the kernel above all): plugins import @memory-service/kernel themselves, and
  *   a bundled second kernel would split MemoryError, the hooks and the tool registry in two;
- * - zod and every zod entry the SDK uses for schemas it shares with the kernel (zod/v4,
- *   zod/v4-mini): one zod for the kernel, the plugins and the SDK;
+ * - zod: the SDK's imports of `zod` and `zod/v4` are pointed at `@memory-service/kernel/zod`, and
+ *   of `zod/v4-mini` at `@memory-service/kernel/zod-mini`, the kernel's bundle of zod (see
+ *   packages/kernel/src/zod.ts): one zod for the kernel, the plugins and the SDK, loaded from
+ *   three files instead of zod's hundred modules;
  * - better-sqlite3 (native), fastify and the server's other dependencies.
  * zod/v3 is the exception: only the SDK's zod-3 compatibility code imports it, no zod-3 schema
  * exists in this process, and bundling lets esbuild drop the unused module (zod declares its
@@ -32,6 +34,9 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'))
 const BUNDLED = '@modelcontextprotocol/sdk';
 const externalPackages = [...Object.keys(pkg.dependencies ?? {}).filter((dep) => dep !== BUNDLED), 'zod', 'better-sqlite3'];
 
+/** zod entries the SDK imports, and the kernel's bundled equivalents. */
+const KERNEL_ZOD = { zod: '@memory-service/kernel/zod', 'zod/v4': '@memory-service/kernel/zod', 'zod/v4-mini': '@memory-service/kernel/zod-mini' };
+
 const packageOf = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
 
 /** @type {import('esbuild').Plugin} */
@@ -41,6 +46,8 @@ const externals = {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       const spec = args.path;
       if (spec === 'zod/v3') return undefined;
+      const zodEntry = KERNEL_ZOD[spec];
+      if (zodEntry) return { path: zodEntry, external: true };
       // The default export of node:process is the process object; importing the builtin as an
       // ES module would first build its facade, which reads every getter of process.
       if (spec === 'node:process' || spec === 'process') return { path: 'process', namespace: 'global-process' };
@@ -114,4 +121,12 @@ const keptZod3 = Object.values(result.metafile.outputs)
   .filter(([file, info]) => /node_modules\/zod\//.test(file) && info.bytesInOutput > 0);
 if (keptZod3.length) {
   throw new Error(`bundle keeps parts of zod: ${keptZod3.map(([file]) => file).join(', ')}`);
+}
+
+// Every zod import must go to the kernel's bundle: any other would load zod's own build beside it.
+const zodImports = Object.values(result.metafile.outputs)
+  .flatMap((o) => o.imports)
+  .filter((i) => i.external && /^zod(\/|$)/.test(i.path));
+if (zodImports.length) {
+  throw new Error(`bundle imports zod entries the kernel does not bundle: ${[...new Set(zodImports.map((i) => i.path))].join(', ')}`);
 }
