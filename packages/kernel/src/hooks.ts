@@ -1,4 +1,4 @@
-import { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncWaterfallHook } from 'tapable';
+import { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncWaterfallHook } from './vendor.js';
 import { MemoryError } from './errors.js';
 
 export type Layer = 'user' | 'agent';

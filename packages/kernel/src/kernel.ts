@@ -1,7 +1,6 @@
 import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser';
-// The two semver functions register() needs, not the whole package: its index loads every module.
-import satisfies from 'semver/functions/satisfies.js';
-import validRange from 'semver/ranges/valid.js';
+// The two semver functions register() needs (bundled in vendor.js), not semver's index, which loads every module.
+import { satisfies, validRange } from './vendor.js';
 import { systemClock, type Clock } from './clock.js';
 import { Config, type ConfigData } from './config.js';
 import { MemoryError, toMemoryError } from './errors.js';
