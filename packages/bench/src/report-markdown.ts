@@ -149,6 +149,25 @@ export function renderResultTables(result: BenchResult): string {
   return parts.join('\n');
 }
 
+/** The bullet describing the back-to-back pass, when the result has one (older result files do not). */
+function backToBackNote(result: BenchResult): string {
+  const { samples, sizes } = result.options;
+  if (backToBackTable(result, sizes) === null) return '';
+  return `- Back to back: after the pings, at each N where both servers run, ${samples} more writes of each server in a row (all of
+  one server's, then the other's), then ${samples} searches of each the same way. An agent's calls to one server come back
+  to back, while the alternating rounds put the reference's turn, and what it leaves in the caches, before each of ours;
+  the back-to-back table gives the two ratios without those turns.
+`;
+}
+
+/** The bullet describing the zero-work ceiling, when the result has one. */
+function ceilingNote(result: BenchResult): string {
+  if (!result.ceiling || result.ceiling.length === 0) return '';
+  return `- Ceiling: after the back-to-back pass, a zero-work MCP server (no SDK, no store) takes the place of ours for ${result.options.samples} more
+  rounds of writes and then searches against the reference, which keeps its data and goes on writing new names.
+`;
+}
+
 /** The whole docs/benchmarks.md page. */
 export function renderBenchmarksPage(result: BenchResult, chartFile: string): string {
   const m = result.machine;
@@ -170,13 +189,7 @@ sample when both run at that N. The reference server runs up to N = ${fmtCount(r
 - Items are sentences of 60-200 characters generated from a seeded PRNG (seed ${seed}) over a fixed vocabulary;
   queries are one to three words of the same vocabulary. Both servers receive the same texts and queries.
 - Ping: p50 of an MCP \`ping\` on the same connection.
-- Back to back: after the pings, at each N where both servers run, ${samples} more writes of each server in a row (all of
-  one server's, then the other's), then ${samples} searches of each the same way. An agent's calls to one server come back
-  to back, while the alternating rounds put the reference's turn, and what it leaves in the caches, before each of ours;
-  the back-to-back table gives the two ratios without those turns.
-- Ceiling: after the back-to-back pass, a zero-work MCP server (no SDK, no store) takes the place of ours for ${samples} more
-  rounds of writes and then searches against the reference, which keeps its data and goes on writing new names.
-- Spawn: from spawning the process to the answer of \`tools/list\` (the initialize handshake included); once per N, and in a
+${backToBackNote(result)}${ceilingNote(result)}- Spawn: from spawning the process to the answer of \`tools/list\` (the initialize handshake included); once per N, and in a
   series of fresh starts on empty data dirs whose median is the start-up figure.
 - Peak RSS: VmHWM of the server process; data on disk: bytes under the data dir after the server closed.
 - Preload: ours keeps 16 requests in flight; the reference rewrites its whole file on every write, so its preload is sequential.

@@ -133,6 +133,9 @@ describe('result tables and targets', () => {
     expect(tables).toContain('### Ceiling: reference p50 / zero-work server p50');
     expect(tables).toContain('| 10,000 | 0.500 | 41.0 | 82x | 0.800 | 56.0 | 70x |');
     expect(renderResultTables(result)).not.toContain('Ceiling');
+    // The page describes the ceiling pass only where the result has one (older result files do not).
+    expect(renderBenchmarksPage(withCeiling, 'c.svg')).toContain('- Ceiling: after the back-to-back pass');
+    expect(renderBenchmarksPage(result, 'c.svg')).not.toContain('- Ceiling:');
   });
 
   it('shows the back-to-back ratios in their own table and beside the ratio targets where they were measured', () => {
@@ -165,6 +168,8 @@ describe('result tables and targets', () => {
     // The alternating ratios are unchanged by the back-to-back figures.
     expect(tables).toContain('| 10,000 | 67x | 24x |');
     expect(renderResultTables(result)).not.toContain('Back to back');
+    expect(renderBenchmarksPage(withB2b, 'c.svg')).toContain('- Back to back: after the pings');
+    expect(renderBenchmarksPage(result, 'c.svg')).not.toContain('- Back to back:');
 
     const checks = checkTargets(withB2b);
     expect(checks.map((c) => c.status)).toEqual(['PASS', 'MISS', 'PASS', 'PASS', 'PASS', 'PASS', 'PASS']);
@@ -184,7 +189,12 @@ describe('result tables and targets', () => {
   });
 
   it('describes the back-to-back pass and quotes no hard-coded figures when reading the ratios', () => {
-    const page = renderBenchmarksPage(result, 'bench-latency.svg');
+    const lat = (p50: number) => ({ p50, p95: p50 * 2, count: 200 });
+    const withB2b: BenchResult = {
+      ...result,
+      runs: result.runs.map((r) => (r.n === 10_000 ? { ...r, write_b2b_ms: lat(r.write_ms.p50), search_b2b_ms: lat(r.search_ms.p50) } : r)),
+    };
+    const page = renderBenchmarksPage(withB2b, 'bench-latency.svg');
     expect(page).toContain('- Back to back: after the pings, at each N where both servers run, 200 more writes of each server in a row');
     const reading = page.slice(page.indexOf('## Reading the ratios'), page.indexOf('## How to reproduce'));
     expect(reading).toContain('ceiling table');
