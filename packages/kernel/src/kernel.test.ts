@@ -9,7 +9,9 @@ import { createKernel, Kernel, KERNEL_VERSION } from './kernel.js';
 import { silentLogger } from './logger.js';
 import { safeJoin, slugify } from './paths.js';
 import { definePlugin, type PluginDefinition } from './plugin.js';
-import { defineTool } from './tools.js';
+import { buildSurface } from './surface.js';
+import { resolveExposure } from './exposure.js';
+import { defineTool, type ToolCallContext } from './tools.js';
 
 const dirs: string[] = [];
 const kernels: Kernel[] = [];
@@ -163,6 +165,53 @@ describe('tools', () => {
     await expect(k.callTool('echo', {})).rejects.toMatchObject({ field: 'text', message: expect.stringContaining('required') });
     await expect(k.callTool('missing', {})).rejects.toMatchObject({ code: 'KERNEL_ERR_TOOL_UNKNOWN' });
     expect(k.getTool('echo')!.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+  });
+
+  it('answers a synchronous handler at once and an asynchronous one with a promise, failures coded either way', async () => {
+    const tool = (name: string, handler: (a: { n: number }, call: ToolCallContext) => unknown) =>
+      defineTool({ name, title: name, description: name, input: z.object({ n: z.number() }), annotations: { readOnlyHint: true }, handler });
+    const k = await createKernel({
+      dataDir: tmp(),
+      logger: silentLogger(),
+      plugins: [
+        plugin({
+          name: 'p-sync',
+          setup(ctx) {
+            ctx.tools.register(tool('double', (a) => ({ n: a.n * 2 })));
+            ctx.tools.register(tool('later', async (a) => ({ n: a.n + 1 })));
+            ctx.tools.register(tool('throws', () => { throw new Error('sync boom'); }));
+            ctx.tools.register(tool('rejects', async () => { throw new Error('async boom'); }));
+            ctx.tools.register(tool('signal', (_a, call) => ({ aborted: call.signal?.aborted ?? null })));
+          },
+        }),
+      ],
+    });
+    kernels.push(k);
+    expect(k.callToolNow('double', { n: 2 })).toEqual({ n: 4 });
+    const later = k.callToolNow('later', { n: 2 });
+    expect(later).toBeInstanceOf(Promise);
+    await expect(later).resolves.toEqual({ n: 3 });
+    expect(() => k.callToolNow('double', { n: 'x' })).toThrow(expect.objectContaining({ field: 'n' }));
+    expect(() => k.callToolNow('throws', { n: 1 })).toThrow(expect.objectContaining({ code: 'KERNEL_ERR_TOOL_FAILED', plugin: 'p-sync' }));
+    await expect(k.callToolNow('rejects', { n: 1 })).rejects.toMatchObject({ code: 'KERNEL_ERR_TOOL_FAILED', plugin: 'p-sync' });
+    await expect(k.callTool('throws', { n: 1 })).rejects.toMatchObject({ code: 'KERNEL_ERR_TOOL_FAILED' });
+    await expect(k.callTool('double', { n: 5 })).resolves.toEqual({ n: 10 });
+
+    // Through a surface: call() is as immediate, and a signal is only made when the handler reads it.
+    const surface = buildSurface(k, resolveExposure('all', k.tiers), false);
+    const abort = new AbortController();
+    let reads = 0;
+    const source = {
+      get signal() {
+        reads++;
+        return abort.signal;
+      },
+    };
+    expect(surface.get('double')!.call({ n: 3 }, source)).toEqual({ n: 6 });
+    expect(reads).toBe(0);
+    expect(surface.get('signal')!.call({ n: 0 }, source)).toEqual({ aborted: false });
+    expect(reads).toBe(1);
+    await expect(surface.get('double')!.invoke({ n: 4 })).resolves.toEqual({ n: 8 });
   });
 });
 

@@ -19,7 +19,7 @@ import { stderrLogger, type Logger } from './logger.js';
 import { safeJoin } from './paths.js';
 import type { PluginContext, PluginDefinition } from './plugin.js';
 import { Storage } from './storage.js';
-import { parseArgs, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
+import { isPromiseLike, parseArgs, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
 
 /** The kernel's own version; plugins declare the range they work with. */
 export const KERNEL_VERSION = '1.0.0';
@@ -225,19 +225,34 @@ export class Kernel {
     }
   }
 
-  /** Validate arguments, run the handler, and turn any failure into a coded error. */
-  async callTool(name: string, args: unknown, call: ToolCallContext = FULL_ACCESS): Promise<unknown> {
+  /**
+   * Validate arguments and run the handler. A handler that answers with a value (not a promise)
+   * has it returned at once, so a transport can answer within the same turn; one that answers with
+   * a promise gets a promise back, tracked until it settles (close() waits for it). Any failure is a
+   * coded error carrying the plugin's name, thrown or rejected as the handler failed.
+   */
+  callToolNow(name: string, args: unknown, call: ToolCallContext = FULL_ACCESS): unknown {
     this.assertOpen();
     const tool = this.toolMap.get(name);
     if (!tool) {
       throw new MemoryError('KERNEL_ERR_TOOL_UNKNOWN', `Unknown tool "${name}"`, { field: 'name' });
     }
     const parsed = parseArgs(tool, args);
+    let out: unknown;
     try {
-      return await this.track(Promise.resolve(tool.handler(parsed, call)));
+      out = tool.handler(parsed, call);
     } catch (err) {
       throw toMemoryError(err, tool.plugin);
     }
+    if (!isPromiseLike(out)) return out;
+    return this.track(Promise.resolve(out)).catch((err: unknown) => {
+      throw toMemoryError(err, tool.plugin);
+    });
+  }
+
+  /** callToolNow, always answering with a promise. */
+  async callTool(name: string, args: unknown, call: ToolCallContext = FULL_ACCESS): Promise<unknown> {
+    return this.callToolNow(name, args, call);
   }
 
   /** Fire one lifecycle event; answers each handler's result keyed by plugin name. */

@@ -4,7 +4,12 @@ import { isExposed, type Exposure } from './exposure.js';
 import type { Kernel } from './kernel.js';
 import { inputJsonSchema, outputJsonSchema, type RegisteredTool, type ToolAnnotations, type ToolCallContext } from './tools.js';
 
-/** A tool as one MCP surface lists it: JSON schemas, annotations and an invoke function. */
+/** Where a call's abort signal comes from: read only if the tool asks for it (an AbortController fits). */
+export interface AbortSource {
+  readonly signal: AbortSignal;
+}
+
+/** A tool as one MCP surface lists it: JSON schemas, annotations and two ways to call it. */
 export interface SurfaceTool {
   name: string;
   title: string;
@@ -12,7 +17,32 @@ export interface SurfaceTool {
   inputSchema: Record<string, unknown>;
   outputSchema?: Record<string, unknown>;
   annotations: ToolAnnotations & { title: string };
+  /**
+   * Run the tool: the value itself when its handler answered synchronously (a transport can answer
+   * within the same turn), else a promise. Failures are thrown or rejected as coded errors. The
+   * source's signal is only read when the handler reads it: creating an AbortSignal costs more than
+   * most calls that never look at it.
+   */
+  call(args: unknown, abort?: AbortSource): unknown;
+  /** The same, always as a promise. */
   invoke(args: unknown, signal?: AbortSignal): Promise<unknown>;
+}
+
+/** The call context with its signal taken from `abort` when something reads it. */
+function withAbort(call: ToolCallContext, abort: AbortSource | undefined): ToolCallContext {
+  if (!abort) return call;
+  return {
+    exposedTiers: call.exposedTiers,
+    exposeAll: call.exposeAll,
+    get signal() {
+      return abort.signal;
+    },
+  };
+}
+
+/** invoke() for a tool from its call(). */
+function invoker(call: SurfaceTool['call']): SurfaceTool['invoke'] {
+  return async (args, signal) => call(args, signal ? { signal } : undefined);
 }
 
 export interface Surface {
@@ -43,6 +73,7 @@ function once<T>(compute: () => T): () => T {
 }
 
 function flat(kernel: Kernel, tool: RegisteredTool, call: ToolCallContext): SurfaceTool {
+  const run: SurfaceTool['call'] = (args, abort) => kernel.callToolNow(tool.name, args, withAbort(call, abort));
   const input = once(() => inputJsonSchema(tool));
   const output = once(() => outputJsonSchema(tool));
   return {
@@ -56,7 +87,8 @@ function flat(kernel: Kernel, tool: RegisteredTool, call: ToolCallContext): Surf
       return output();
     },
     annotations: { title: tool.title, ...tool.annotations },
-    invoke: (args, signal) => kernel.callTool(tool.name, args, { ...call, signal }),
+    call: run,
+    invoke: invoker(run),
   };
 }
 
@@ -93,6 +125,20 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
     delete s.$schema;
     return s;
   });
+  const run: SurfaceTool['call'] = (raw, abort) => {
+    const parsed = input.safeParse(raw ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const field = issue.path.join('.') || 'action';
+      throw new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${issue.message}`, {
+        field,
+        accepted: field === 'action' ? ['list', ...names] : 'object',
+      });
+    }
+    const { action, args } = parsed.data;
+    if (action === 'list') return { tier, tools: members.map(describe) };
+    return kernel.callToolNow(action, args, withAbort(call, abort));
+  };
   return {
     name,
     title,
@@ -104,20 +150,8 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
       return inputSchema();
     },
     annotations: { title, ...mergedAnnotations(members) },
-    async invoke(raw, signal) {
-      const parsed = input.safeParse(raw ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        const field = issue.path.join('.') || 'action';
-        throw new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${issue.message}`, {
-          field,
-          accepted: field === 'action' ? ['list', ...names] : 'object',
-        });
-      }
-      const { action, args } = parsed.data;
-      if (action === 'list') return { tier, tools: members.map(describe) };
-      return kernel.callTool(action, args, { ...call, signal });
-    },
+    call: run,
+    invoke: invoker(run),
   };
 }
 
@@ -132,6 +166,39 @@ function catalog(visible: RegisteredTool[], tierOf: (t: RegisteredTool) => strin
     delete s.$schema;
     return s;
   });
+  const run: SurfaceTool['call'] = (raw) => {
+    const parsed = input.safeParse(raw ?? {});
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      const field = issue.path.join('.') || 'query';
+      throw new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${issue.message}`, { field, accepted: 'string' });
+    }
+    const { query, tool } = parsed.data;
+    const via = (t: RegisteredTool) => (tierOf(t) === 'primitives' ? t.name : dispatcherName(tierOf(t)));
+    if (tool) {
+      const found = visible.find((t) => t.name === tool);
+      if (!found) {
+        throw new MemoryError('KERNEL_ERR_NOT_FOUND', `No exposed tool named "${tool}"`, {
+          field: 'tool',
+          accepted: visible.map((t) => t.name),
+        });
+      }
+      return { count: 1, tools: [{ ...describe(found), call_via: via(found) }] };
+    }
+    const terms = query.toLowerCase().split(/[^a-z0-9_]+/).filter(Boolean);
+    const scored = visible
+      .map((t) => {
+        const hay = `${t.name} ${t.title} ${t.description}`.toLowerCase();
+        const score = terms.reduce((s, term) => s + (t.name.includes(term) ? 3 : 0) + (hay.includes(term) ? 1 : 0), 0);
+        return { t, score };
+      })
+      .filter((x) => terms.length === 0 || x.score > 0)
+      .sort((a, b) => b.score - a.score || a.t.name.localeCompare(b.t.name));
+    return {
+      count: scored.length,
+      tools: scored.map(({ t }) => ({ name: t.name, title: t.title, description: t.description, tiers: t.tiers, call_via: via(t) })),
+    };
+  };
   return {
     name: CATALOG_TOOL,
     title,
@@ -143,39 +210,8 @@ function catalog(visible: RegisteredTool[], tierOf: (t: RegisteredTool) => strin
       return inputSchema();
     },
     annotations: { title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    async invoke(raw) {
-      const parsed = input.safeParse(raw ?? {});
-      if (!parsed.success) {
-        const issue = parsed.error.issues[0]!;
-        const field = issue.path.join('.') || 'query';
-        throw new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${issue.message}`, { field, accepted: 'string' });
-      }
-      const { query, tool } = parsed.data;
-      const via = (t: RegisteredTool) => (tierOf(t) === 'primitives' ? t.name : dispatcherName(tierOf(t)));
-      if (tool) {
-        const found = visible.find((t) => t.name === tool);
-        if (!found) {
-          throw new MemoryError('KERNEL_ERR_NOT_FOUND', `No exposed tool named "${tool}"`, {
-            field: 'tool',
-            accepted: visible.map((t) => t.name),
-          });
-        }
-        return { count: 1, tools: [{ ...describe(found), call_via: via(found) }] };
-      }
-      const terms = query.toLowerCase().split(/[^a-z0-9_]+/).filter(Boolean);
-      const scored = visible
-        .map((t) => {
-          const hay = `${t.name} ${t.title} ${t.description}`.toLowerCase();
-          const score = terms.reduce((s, term) => s + (t.name.includes(term) ? 3 : 0) + (hay.includes(term) ? 1 : 0), 0);
-          return { t, score };
-        })
-        .filter((x) => terms.length === 0 || x.score > 0)
-        .sort((a, b) => b.score - a.score || a.t.name.localeCompare(b.t.name));
-      return {
-        count: scored.length,
-        tools: scored.map(({ t }) => ({ name: t.name, title: t.title, description: t.description, tiers: t.tiers, call_via: via(t) })),
-      };
-    },
+    call: run,
+    invoke: invoker(run),
   };
 }
 

@@ -82,6 +82,11 @@ export function validationError(error: z.ZodError): MemoryError {
   return err;
 }
 
+/** Whether a tool's answer is a promise (any thenable) rather than a value. */
+export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
 /** Validate arguments against a tool's input schema; nothing runs on bad input. */
 export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknown>, args: unknown): z.infer<I> {
   const res = tool.input.safeParse(args ?? {}, { reportInput: true });

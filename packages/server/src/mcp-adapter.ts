@@ -14,7 +14,7 @@ import {
   ListToolsRequestSchema,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
-import { MemoryError, SERVICE_VERSION, toMemoryError, type Logger, type Surface } from '@memory-service/kernel';
+import { isPromiseLike, MemoryError, SERVICE_VERSION, toMemoryError, type Logger, type Surface } from '@memory-service/kernel';
 import { StdioTransport } from './stdio-transport.js';
 
 export type { Transport };
@@ -49,17 +49,20 @@ export function errorResult(err: unknown, logger?: Logger): ToolResult {
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: e.toJSON() }) }] };
 }
 
+/** The tool error for a name the surface does not have. */
+function unknownTool(surface: Surface, name: string): ToolResult {
+  return errorResult(
+    new MemoryError('KERNEL_ERR_TOOL_UNKNOWN', `Unknown tool "${name}"`, {
+      field: 'name',
+      accepted: surface.tools.map((t) => t.name),
+    }),
+  );
+}
+
 /** Call a tool of the surface and shape its answer; unknown tools and failures become tool errors. */
 async function callSurfaceTool(surface: Surface, name: string, args: unknown, signal: AbortSignal | undefined, logger?: Logger): Promise<ToolResult> {
   const tool = surface.get(name);
-  if (!tool) {
-    return errorResult(
-      new MemoryError('KERNEL_ERR_TOOL_UNKNOWN', `Unknown tool "${name}"`, {
-        field: 'name',
-        accepted: surface.tools.map((t) => t.name),
-      }),
-    );
-  }
+  if (!tool) return unknownTool(surface, name);
   try {
     return successResult(await tool.invoke(args ?? {}, signal));
   } catch (err) {
@@ -77,10 +80,12 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * controller, and parses (copies) the result with the result schema before the message is
  * serialised, with the answer's JSON written twice. Here a plain tools/call (a name, arguments
  * that are an object if given, no progress token, no task) goes straight to the surface, and the
- * answer's line embeds the JSON text successResult already computed as structuredContent.
- * Everything else (initialize, ping, tools/list, notifications, malformed or task calls) goes to
- * the SDK Server as before. A notifications/cancelled naming a call in flight here aborts it and
- * its answer is not sent, as the SDK does.
+ * answer's line embeds the JSON text successResult already computed as structuredContent. A tool
+ * that answers synchronously (most reads) is answered within the same turn, before the stream and
+ * microtask work that would otherwise come first; its abort signal is only created if the tool
+ * reads it. Everything else (initialize, ping, tools/list, notifications, malformed or task calls)
+ * goes to the SDK Server as before. A notifications/cancelled naming a call in flight here aborts
+ * it and its answer is not sent, as the SDK does.
  */
 export class DirectToolCalls {
   private readonly inFlight = new Map<RequestId, AbortController>();
@@ -107,16 +112,49 @@ export class DirectToolCalls {
     if (meta !== undefined && (!isObject(meta) || meta.progressToken !== undefined)) return false;
     const id = m.id;
     if (this.inFlight.has(id)) return false;
+    const tool = this.surface.get(name);
+    if (!tool) {
+      this.answer(id, unknownTool(this.surface, name));
+      return true;
+    }
     const controller = new AbortController();
+    let out: unknown;
+    try {
+      out = tool.call(args ?? {}, controller);
+    } catch (err) {
+      this.answer(id, errorResult(err, this.logger));
+      return true;
+    }
+    if (!isPromiseLike(out)) {
+      this.answer(id, this.shape(out));
+      return true;
+    }
     this.inFlight.set(id, controller);
-    void callSurfaceTool(this.surface, name, args, controller.signal, this.logger)
+    Promise.resolve(out)
+      .then(
+        (value) => this.shape(value),
+        (err: unknown) => errorResult(err, this.logger),
+      )
       .then((result) => {
-        if (controller.signal.aborted) return;
-        return this.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`);
+        if (!controller.signal.aborted) this.answer(id, result);
       })
-      .catch((err: unknown) => this.logger?.error(`tools/call answer not written: ${(err as Error).message}`))
       .finally(() => this.inFlight.delete(id));
     return true;
+  }
+
+  /** A tool's value as a result; a value JSON cannot hold (a BigInt, a cycle) becomes a tool error, not a lost answer. */
+  private shape(value: unknown): ToolResult {
+    try {
+      return successResult(value);
+    } catch (err) {
+      return errorResult(err, this.logger);
+    }
+  }
+
+  private answer(id: RequestId, result: ToolResult): void {
+    this.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`).catch((err: unknown) =>
+      this.logger?.error(`tools/call answer not written: ${(err as Error).message}`),
+    );
   }
 }
 

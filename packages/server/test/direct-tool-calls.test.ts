@@ -57,13 +57,15 @@ describe('tools/call answered directly over the stdio transport', () => {
   });
 
   function fakeSurface(): Surface {
-    const tool = (name: string, invoke: (args: any, signal?: AbortSignal) => unknown): SurfaceTool => ({
+    // As the kernel's tools: call() gives a synchronous handler's value (or throw) at once.
+    const tool = (name: string, run: (args: any, signal?: AbortSignal) => unknown): SurfaceTool => ({
       name,
       title: name,
       description: name,
       inputSchema: { type: 'object' },
       annotations: { title: name, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-      invoke: async (args, signal) => invoke(args, signal),
+      call: (args, abort) => run(args, abort?.signal),
+      invoke: async (args, signal) => run(args, signal),
     });
     const tools = [
       tool('value', (args: { kind: string }) => VALUES[args.kind]!()),
@@ -74,6 +76,11 @@ describe('tools/call answered directly over the stdio transport', () => {
       tool('fails', () => {
         throw new Error('boom');
       }),
+      tool('rejects', async () => {
+        throw new Error('later boom');
+      }),
+      tool('unserialisable', () => ({ big: 10n })),
+      tool('signal', (_args, signal) => ({ aborted: signal?.aborted ?? null })),
     ];
     return { exposure: {} as Surface['exposure'], meta: false, tools, get: (name) => tools.find((t) => t.name === name) };
   }
@@ -120,6 +127,31 @@ describe('tools/call answered directly over the stdio transport', () => {
     }
     await client.close();
     await server.close();
+  });
+
+  it('answers a tool that returns synchronously within the same turn, and turns failures into tool errors', async () => {
+    const lines: string[] = [];
+    const direct = new DirectToolCalls(fakeSurface(), async (line) => {
+      lines.push(line);
+    });
+    const call = (id: number, name: string, args: object = {}) => direct.take({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+    const answer = (id: number) => lines.map((l) => JSON.parse(l)).find((l) => l.id === id)?.result;
+    expect(call(1, 'value', { kind: 'nested' })).toBe(true);
+    // Written before take() returned: no promise or microtask in between.
+    expect(answer(1).structuredContent.result_count).toBe(2);
+    expect(call(2, 'fails')).toBe(true);
+    expect(answer(2).isError).toBe(true);
+    expect(call(3, 'nope')).toBe(true);
+    expect(JSON.parse(answer(3).content[0].text).error.code).toBe('KERNEL_ERR_TOOL_UNKNOWN');
+    expect(call(4, 'unserialisable')).toBe(true);
+    expect(answer(4).isError).toBe(true);
+    // The tool that reads its signal gets a live one.
+    expect(call(5, 'signal')).toBe(true);
+    expect(answer(5).structuredContent).toEqual({ aborted: false });
+    expect(call(6, 'rejects')).toBe(true);
+    expect(answer(6)).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(JSON.parse(answer(6).content[0].text).error.message).toContain('later boom');
   });
 
   it('leaves progress-token, task and malformed calls to the SDK Server', async () => {
