@@ -163,6 +163,8 @@ describe('tools', () => {
     await expect(k.callTool('echo', { text: 'hi' })).resolves.toEqual({ text: 'hi', layer: 'user' });
     await expect(k.callTool('echo', { text: 'hi', layer: 'robot' })).rejects.toMatchObject({ field: 'layer', accepted: ['user', 'agent'] });
     await expect(k.callTool('echo', {})).rejects.toMatchObject({ field: 'text', message: expect.stringContaining('required') });
+    // A value of the wrong type is named as such, not as missing.
+    await expect(k.callTool('echo', { text: 5 })).rejects.toMatchObject({ field: 'text', message: expect.stringContaining('must be string') });
     await expect(k.callTool('missing', {})).rejects.toMatchObject({ code: 'KERNEL_ERR_TOOL_UNKNOWN' });
     expect(k.getTool('echo')!.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
   });

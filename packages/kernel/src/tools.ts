@@ -87,11 +87,16 @@ export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
-/** Validate arguments against a tool's input schema; nothing runs on bad input. */
+/**
+ * Validate arguments against a tool's input schema; nothing runs on bad input. Valid input is
+ * parsed once on zod's fast path; only input that fails is parsed again with reportInput, which
+ * the error's `received` needs and which takes zod off that path (about three times slower).
+ */
 export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknown>, args: unknown): z.infer<I> {
-  const res = tool.input.safeParse(args ?? {}, { reportInput: true });
-  if (!res.success) throw validationError(res.error);
-  return res.data;
+  const res = tool.input.safeParse(args ?? {});
+  if (res.success) return res.data;
+  const reported = tool.input.safeParse(args ?? {}, { reportInput: true });
+  throw validationError(reported.success ? res.error : reported.error);
 }
 
 /** The JSON Schema of a tool's input as a client sees it. */
