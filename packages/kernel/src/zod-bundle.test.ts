@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as upstream from 'zod';
 import * as upstreamMini from 'zod/v4-mini';
@@ -6,6 +8,8 @@ import * as upstreamMini from 'zod/v4-mini';
 import * as bundled from '../dist/zod.js';
 import * as bundledMini from '../dist/zod-mini.js';
 import { z } from './index.js';
+// The built kernel, whose zod is the bundle: a plugin importing zod itself brings zod's own build.
+import * as built from '../dist/index.js';
 
 const distFile = (name: string) => new URL(`../dist/${name}`, import.meta.url);
 
@@ -29,5 +33,39 @@ describe("the kernel's zod bundle", () => {
     expect(bundled.z.toJSONSchema(bundled.z.object({ n: bundled.z.number().int() }))).toMatchObject({ properties: { n: { type: 'integer' } } });
     // The kernel's own z (from src here) is zod's classic API.
     expect(z.string().safeParse(3).success).toBe(false);
+  });
+
+  it('takes a tool whose schema comes from zod\'s own build, as a plugin importing zod itself gives', async () => {
+    expect(built.z).not.toBe(upstream.z);
+    const plugin = built.definePlugin({
+      name: 'third-party',
+      version: '1.0.0',
+      tier: 'primitives',
+      kernel: '^1.0.0',
+      setup(ctx) {
+        ctx.tools.register(
+          built.defineTool({
+            name: 'tp_echo',
+            title: 'Echo',
+            description: 'echo',
+            input: upstream.z.object({ text: upstream.z.string().min(2).describe('Some text'), n: upstream.z.number().int().default(3) }),
+            annotations: { readOnlyHint: true },
+            handler: (a) => a,
+          }),
+        );
+      },
+    });
+    const k = await built.createKernel({ dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'zod-foreign-')), logger: built.silentLogger(), plugins: [plugin] });
+    try {
+      expect(built.inputJsonSchema(k.getTool('tp_echo')!)).toMatchObject({
+        properties: { text: { type: 'string', minLength: 2, description: 'Some text' }, n: { type: 'integer', default: 3 } },
+        required: ['text'],
+      });
+      await expect(k.callTool('tp_echo', { text: 'hi' })).resolves.toEqual({ text: 'hi', n: 3 });
+      await expect(k.callTool('tp_echo', { text: 5 })).rejects.toMatchObject({ field: 'text', message: expect.stringContaining('must be string') });
+      await expect(k.callTool('tp_echo', { text: 'x' })).rejects.toMatchObject({ field: 'text', accepted: { min: 2 } });
+    } finally {
+      await k.close();
+    }
   });
 });
