@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import * as upstream from 'zod';
 import * as upstreamMini from 'zod/v4-mini';
@@ -10,6 +12,8 @@ import * as bundledMini from '../dist/zod-mini.js';
 import { z } from './index.js';
 // The built kernel, whose zod is the bundle: a plugin importing zod itself brings zod's own build.
 import * as built from '../dist/index.js';
+// The package's entry: tsc's modules bundled into one, with dist/zod.js kept a separate module.
+import * as entry from '../dist/bundle.js';
 
 const distFile = (name: string) => new URL(`../dist/${name}`, import.meta.url);
 
@@ -23,8 +27,40 @@ describe("the kernel's zod bundle", () => {
   it('holds one zod core for both APIs, and loads nothing of zod from node_modules', () => {
     expect(bundledMini.core.$constructor).toBe(bundled.core.$constructor);
     for (const file of ['zod.js', 'zod-mini.js', ...fs.readdirSync(distFile('')).filter((f) => f.startsWith('chunk-'))]) {
-      expect(fs.readFileSync(distFile(file), 'utf8')).not.toMatch(/from ["']zod/);
+      expect(fs.readFileSync(distFile(file), 'utf8')).not.toMatch(/from\s*["']zod/);
     }
+  });
+
+  it("loads zod's translated messages only when z.locales is used, with zod's own messages", () => {
+    // In a child process: z.config is global to the process.
+    const script = `
+      import { createRequire } from 'node:module';
+      import { z } from ${JSON.stringify(distFile('zod.js').href)};
+      import * as upstream from 'zod';
+      const loaded = () => Object.keys(createRequire(import.meta.url).cache).some((f) => f.endsWith('zod-locales.cjs'));
+      const before = loaded();
+      const names = Object.keys(z.locales).join();
+      const same = names === Object.keys(upstream.z.locales).join();
+      z.config(z.locales.de());
+      const ours = z.string().min(3).safeParse('x').error.issues[0].message;
+      upstream.z.config(upstream.z.locales.de());
+      const theirs = upstream.z.string().min(3).safeParse('x').error.issues[0].message;
+      console.log(JSON.stringify({ before, after: loaded(), same, ours, theirs }));
+    `;
+    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(distFile('')), encoding: 'utf8' }));
+    expect(out).toMatchObject({ before: false, after: true, same: true });
+    expect(out.ours).toBe(out.theirs);
+    expect(out.ours).not.toMatch(/too small/i);
+    // The default (English) messages come from the chunk itself, which holds no translations.
+    expect(z.string().min(3).safeParse('x').error!.issues[0].message).toMatch(/>=3 characters/);
+    for (const f of fs.readdirSync(distFile('')).filter((f) => f.startsWith('chunk-'))) {
+      expect(fs.readFileSync(distFile(f), 'utf8')).not.toMatch(/[^\t\n\r\x20-\x7e]/);
+    }
+  });
+
+  it("is the zod of the package's bundled entry", () => {
+    expect(entry.z).toBe(bundled.z);
+    expect(Object.keys(entry).sort()).toEqual(Object.keys(built).sort());
   });
 
   it('validates and converts like zod, across the two APIs', () => {

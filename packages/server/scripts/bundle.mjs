@@ -18,11 +18,10 @@
  * The HTTP transport stays in lazily loaded chunks (code splitting), as `import('./http.js')` is.
  *
  * The SDK's ajv JSON Schema validator is loaded on first use: every SDK Server builds one at
- * construction, but a server only uses it to check elicitation answers, and evaluating ajv (two
- * copies of it, and ajv-formats) takes about 20 ms of every start. In the bundle, imports of the
- * SDK's validation/ajv-provider.js get a class with the same interface that loads the real
- * provider (and ajv) on the first getValidator() call, builds the real validator with the same
- * arguments and delegates to it.
+ * construction, but a server only uses it to check elicitation answers. Imports of the SDK's
+ * validation/ajv-provider.js get src/lazy-ajv-provider.ts instead, which requires the real
+ * provider from node_modules on the first getValidator() call. ajv is not in the bundle at all
+ * (the build fails if it is): a bundled module is parsed at every start even when never run.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -62,35 +61,19 @@ const externals = {
 
 const AJV_PROVIDER = /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]validation[\\/]ajv-provider\.js$/;
 
+/** tsc's output of src/lazy-ajv-provider.ts, which stands in for the SDK's ajv-provider.js. */
+const LAZY_AJV_PROVIDER = path.join(root, 'dist', 'lazy-ajv-provider.js');
+
 /** @type {import('esbuild').Plugin} */
 const lazyAjv = {
   name: 'memory-service-lazy-ajv',
   setup(b) {
-    // The lazy class's own require() of the real provider.
-    b.onResolve({ filter: /.*/, namespace: 'lazy-ajv' }, (args) => ({ path: args.path, namespace: 'file' }));
     b.onResolve({ filter: /ajv-provider\.js$|^@modelcontextprotocol\/sdk\/validation\/ajv$/ }, async (args) => {
       if (args.pluginData?.real) return undefined;
       const real = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: { real: true } });
       if (real.errors.length || !AJV_PROVIDER.test(real.path)) return undefined;
-      return { path: 'ajv-provider.js', namespace: 'lazy-ajv', pluginData: { real: real.path } };
+      return { path: LAZY_AJV_PROVIDER };
     });
-    b.onLoad({ filter: /.*/, namespace: 'lazy-ajv' }, (args) => ({
-      loader: 'js',
-      resolveDir: path.dirname(args.pluginData.real),
-      contents: `
-let provider;
-export class AjvJsonSchemaValidator {
-  constructor(ajv) {
-    this._ajv = ajv;
-  }
-  getValidator(schema) {
-    provider ??= require(${JSON.stringify(args.pluginData.real)});
-    this._real ??= new provider.AjvJsonSchemaValidator(this._ajv);
-    return this._real.getValidator(schema);
-  }
-}
-`,
-    }));
   },
 };
 
@@ -122,6 +105,10 @@ const keptZod3 = Object.values(result.metafile.outputs)
 if (keptZod3.length) {
   throw new Error(`bundle keeps parts of zod: ${keptZod3.map(([file]) => file).join(', ')}`);
 }
+
+// ajv must not be in the bundle: it is parsed at every start even where it is never evaluated.
+const keptAjv = Object.keys(result.metafile.inputs).filter((file) => /node_modules\/(ajv|ajv-formats)\//.test(file));
+if (keptAjv.length) throw new Error(`bundle inlines ajv: ${keptAjv.slice(0, 5).join(', ')}`);
 
 // Every zod import must go to the kernel's bundle: any other would load zod's own build beside it.
 const zodImports = Object.values(result.metafile.outputs)
