@@ -6,7 +6,7 @@
  * - dist/zod-locales.cjs: zod's translated error messages (`z.locales`), loaded on first use. They
  *   are more than half of zod's source and, being mostly non-ASCII, make the whole chunk a two-byte
  *   string that is slower to decode and compile; the default English messages stay in the chunk;
- * - dist/vendor.js (src/vendor.ts): tapable and the parts of semver the kernel uses.
+ * - dist/vendor.js (src/vendor.ts): tapable.
  * Types stay tsc's (the .d.ts files re-export the packages' own).
  */
 import fs from 'node:fs';

@@ -1,6 +1,5 @@
 import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'awilix/browser';
-// The two semver functions register() needs (bundled in vendor.js), not semver's index, which loads every module.
-import { satisfies, validRange } from './vendor.js';
+import { rangeAccepts } from './kernel-range.js';
 import { systemClock, type Clock } from './clock.js';
 import { Config, type ConfigData } from './config.js';
 import { MemoryError, toMemoryError } from './errors.js';
@@ -106,7 +105,7 @@ export class Kernel {
     if (this.plugins.has(plugin.name)) {
       throw new MemoryError('KERNEL_ERR_PLUGIN_DUPLICATE', `Plugin ${plugin.name} is already registered`, { plugin: plugin.name });
     }
-    if (!validRange(plugin.kernel) || !satisfies(KERNEL_VERSION, plugin.kernel, { includePrerelease: true })) {
+    if (!rangeAccepts(KERNEL_VERSION, plugin.kernel)) {
       throw new MemoryError(
         'KERNEL_ERR_PLUGIN_KERNEL_RANGE',
         `Plugin ${plugin.name}@${plugin.version} requires kernel ${plugin.kernel}, but this kernel is ${KERNEL_VERSION}`,
