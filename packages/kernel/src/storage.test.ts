@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CHECKPOINT_DELAY_MS, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
 
@@ -42,6 +43,36 @@ describe('Storage checkpoints off the request path', () => {
     vi.advanceTimersByTime(1);
     expect(dbBytes()).toBeGreaterThan(before + 300 * 3000);
     expect(storage.db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 300 });
+  });
+
+  it('starts the WAL over right after a checkpoint that copied every frame, and asks for no further checkpoint', () => {
+    const frames = () => (storage.db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[])[0].log;
+    write(50);
+    vi.advanceTimersByTime(CHECKPOINT_DELAY_MS);
+    // Without the restart the WAL would still end at frame 100 or so (all copied, none reused yet).
+    expect(frames()).toBeLessThanOrEqual(2);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(storage.db.prepare('SELECT restarts FROM kernel_wal_restarts').get()).toEqual({ restarts: 1 });
+    // The next write appends after the restart's frames instead of starting the WAL over.
+    const before = frames();
+    write(1);
+    expect(frames()).toBeGreaterThan(before);
+    expect(storage.db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 51 });
+  });
+
+  it('leaves the WAL alone while another connection still reads its frames', () => {
+    write(20);
+    const reader = new Database(storage.file);
+    try {
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) AS n FROM t').get();
+      write(20);
+      vi.advanceTimersByTime(CHECKPOINT_DELAY_MS);
+      expect(storage.db.prepare('SELECT count(*) AS n FROM kernel_wal_restarts').get()).toEqual({ n: 0 });
+      reader.exec('COMMIT');
+    } finally {
+      reader.close();
+    }
   });
 
   it('keeps one checkpoint pending however many commits ask', () => {
