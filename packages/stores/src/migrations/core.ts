@@ -149,7 +149,6 @@ CREATE TABLE audit_log (
   layer TEXT, user_id TEXT, ts TEXT NOT NULL, detail TEXT NOT NULL DEFAULT '{}'
 );
 CREATE INDEX audit_log_target ON audit_log(target_id, id);
-CREATE INDEX audit_log_ts ON audit_log(ts);
 CREATE INDEX audit_log_scope ON audit_log(layer, user_id, ts);
 
 CREATE TABLE importance_audit (

@@ -1,5 +1,6 @@
 import type { Migration } from '../types.js';
 import { coreSchema } from './core.js';
+import { dropAuditTsSchema } from './drop-audit-ts.js';
 import { dropFtsSchema } from './drop-fts.js';
 import { episodeContextSchema } from './episode-context.js';
 import { ftsSchema } from './fts.js';
@@ -7,4 +8,4 @@ import { retrievalChangesSchema } from './retrieval-changes.js';
 import { vocabSchema } from './vocab.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema];

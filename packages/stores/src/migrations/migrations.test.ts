@@ -47,4 +47,22 @@ describe('stores migrations', () => {
     expect(stores.retrieval.search({ layer: 'user', user_id: 'default' }, 'heron')).toHaveLength(3);
     db.close();
   });
+
+  it('drop audit_log_ts from a database that has it, and leave every query plan of the audit trail on an index', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stores-migrate-'));
+    dirs.push(dir);
+    const db = openDb(path.join(dir, 'memory.db'));
+    const byId = [...storesMigrations].sort((a, b) => a.id - b.id);
+    for (const m of byId.filter((m) => m.id <= 6)) db.transaction(() => m.up(db)).immediate();
+    // A database made before: migration 1 then made the index.
+    db.exec('CREATE INDEX IF NOT EXISTS audit_log_ts ON audit_log(ts)');
+    for (const m of byId.filter((m) => m.id > 6)) db.transaction(() => m.up(db)).immediate();
+    const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit_log' ORDER BY name`).pluck().all();
+    expect(indexes).toEqual(['audit_log_scope', 'audit_log_target']);
+    const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
+    expect(plan("SELECT * FROM audit_log WHERE target_id = 'x' ORDER BY id LIMIT 5")).toMatch(/USING INDEX audit_log_target/);
+    expect(plan("SELECT * FROM audit_log WHERE layer = 'user' AND user_id = 'default' AND ts >= '2026' ORDER BY ts DESC, id DESC LIMIT 5")).toMatch(/USING INDEX audit_log_scope/);
+    expect(plan("DELETE FROM audit_log WHERE layer = 'user' AND user_id = 'default' AND ts >= '2026'")).toMatch(/USING INDEX audit_log_scope/);
+    db.close();
+  });
 });
