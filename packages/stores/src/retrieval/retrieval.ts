@@ -9,7 +9,7 @@ import { checkWikiType } from '../wiki-types.js';
 import { INDEXED_TABLES } from '../migrations/retrieval-changes.js';
 import { RetrievalIndex, scopeKey, type IndexView } from './index-sync.js';
 import { queryTerms } from './query.js';
-import { idf, matchTokens, proximityBonus, proximityBound, type QueryTerm } from './score.js';
+import { idf, ProximityScorer, proximityBound, type QueryTerm } from './score.js';
 import { porterStem } from './stemmer.js';
 import { SourceIndex, type IndexHit, type PartStats } from './term-index.js';
 
@@ -304,6 +304,7 @@ export class Retrieval {
     const w = INTENT_WEIGHTS[intent];
     const contenders = keepContenders(found, w, limit);
     const candidates: Candidate[] = [];
+    const proximity = new ProximityScorer(terms);
     for (const v of views) {
       const spec = SOURCES[v.source];
       const kept = contenders.filter((f) => f.view === v);
@@ -313,7 +314,7 @@ export class Retrieval {
         const { hit, bound } = byId.get(Number(r[0])) as Found;
         // The index gives BM25; only the proximity bonus needs the text, and only where it can be
         // above 0 (two adjacent terms present: idf is always positive).
-        c.bm25Raw = hit.score + (bound > 0 ? proximityBonus(terms, c.columns.map((text) => matchTokens(text, stems))) : 0);
+        c.bm25Raw = hit.score + (bound > 0 ? proximity.bonus(c.columns) : 0);
         candidates.push(c);
       }
     }

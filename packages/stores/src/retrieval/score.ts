@@ -100,6 +100,95 @@ export function proximityBonus(terms: readonly QueryTerm[], columns: readonly (r
   return bonus;
 }
 
+/**
+ * proximityBonus over the columns' texts as matchTokens would tokenise them, in one pass per text
+ * and without building token arrays: each query term's latest position is kept, and a pair is
+ * found when one of its terms turns up within NEAR_WINDOW tokens of the other's latest. Same
+ * answer, summed in the same order. Made once per search, used for each candidate.
+ */
+export class ProximityScorer {
+  private readonly stems: string[];
+  private readonly prefixes: string[];
+  private readonly pairWeight: number[];
+  private readonly last: number[];
+  private readonly found: boolean[];
+  private left = 0;
+
+  constructor(terms: readonly QueryTerm[]) {
+    this.stems = terms.map((t) => t.stem);
+    this.prefixes = this.stems.map((st) => st.slice(0, Math.max(1, st.length - 2)));
+    this.pairWeight = [];
+    for (let i = 0; i + 1 < terms.length; i++) this.pairWeight.push(PROXIMITY_WEIGHT * Math.min(terms[i].idf, terms[i + 1].idf));
+    this.last = terms.map(() => -Infinity);
+    this.found = this.pairWeight.map(() => false);
+  }
+
+  /** The bonus of one document, given its columns' texts. */
+  bonus(texts: readonly string[]): number {
+    const pairs = this.pairWeight.length;
+    if (pairs === 0) return 0;
+    this.found.fill(false);
+    this.left = pairs;
+    for (const text of texts) {
+      if (this.left === 0) break;
+      this.last.fill(-Infinity);
+      this.scan(scoredText(text));
+    }
+    let bonus = 0;
+    for (let i = 0; i < pairs; i++) if (this.found[i]) bonus += this.pairWeight[i];
+    return bonus;
+  }
+
+  private scan(s: string): void {
+    const { prefixes } = this;
+    // eslint-disable-next-line no-control-regex
+    if (!/^[\x00-\x7f]*$/.test(s)) {
+      const words = wordTokens(s);
+      for (let pos = 0; pos < words.length && this.left > 0; pos++) {
+        const w = words[pos];
+        if (prefixes.some((p) => w.startsWith(p))) this.see(pos, porterStem(w));
+      }
+      return;
+    }
+    // ASCII: the runs of letters and digits, scanned in place (as in matchTokens).
+    const n = s.length;
+    let i = 0;
+    let pos = 0;
+    while (i < n && this.left > 0) {
+      if (!isAlnum(s.charCodeAt(i))) {
+        i++;
+        continue;
+      }
+      const start = i;
+      while (i < n && isAlnum(s.charCodeAt(i))) i++;
+      for (let k = 0; k < prefixes.length; k++) {
+        if (startsWithLower(s, start, i, prefixes[k])) {
+          this.see(pos, porterStem(s.slice(start, i).toLowerCase()));
+          break;
+        }
+      }
+      pos++;
+    }
+  }
+
+  private see(pos: number, stem: string): void {
+    const { stems, last, found } = this;
+    const m = stems.length;
+    for (let t = 0; t < m; t++) {
+      if (stems[t] !== stem) continue;
+      last[t] = pos;
+      if (t > 0 && !found[t - 1] && pos - last[t - 1] <= NEAR_WINDOW) {
+        found[t - 1] = true;
+        this.left--;
+      }
+      if (t + 1 < m && !found[t] && pos - last[t + 1] <= NEAR_WINDOW) {
+        found[t] = true;
+        this.left--;
+      }
+    }
+  }
+}
+
 /** Largest proximity bonus a document holding the terms flagged in `mask` (bit i: terms[i]) can get. */
 export function proximityBound(terms: readonly QueryTerm[], mask: number): number {
   let bound = 0;

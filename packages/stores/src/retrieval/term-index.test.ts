@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { INTENT_WEIGHTS, keepContenders } from './retrieval.js';
-import { bm25Score, idf, matchTokens, proximityBonus, proximityBound, stemTokens } from './score.js';
+import { bm25Score, idf, matchTokens, proximityBonus, proximityBound, stemTokens, ProximityScorer } from './score.js';
 import { SourceIndex, columnTerms } from './term-index.js';
 
 describe('SourceIndex', () => {
@@ -122,5 +122,29 @@ describe('keepContenders', () => {
         expect(fused(kept), `${intent} round ${round}`).toEqual(fused(found));
       }
     }
+  });
+});
+
+describe('ProximityScorer', () => {
+  it('equals proximityBonus over matchTokens and over stemTokens, for any texts and terms', () => {
+    let seed = 5;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const words = ['Running', 'runs', 'runner', 'lake', 'LAKES', 'paint', 'painted', 'painting', 'happy', 'happiness', 'sky', 'skies', 'the', 'a', 'of', 'café', 'naïve', 'Déjà', 'x1', '42', 'boat', 'boathouse', 'generalizations', 'general'];
+    const seps = [' ', ' ', ', ', '; ', ' -- ', '\n', "'s "];
+    const text = () => Array.from({ length: Math.floor(rnd() * 25) }, () => words[Math.floor(rnd() * words.length)] + seps[Math.floor(rnd() * seps.length)]).join('');
+    const pool = ['run', 'lake', 'paint', 'happi', 'sky', 'cafe', 'naiv', 'deja', 'x1', '42', 'boat', 'gener', 'boathous', 'absent'];
+    for (let round = 0; round < 400; round++) {
+      const stems = [...new Set(Array.from({ length: 1 + Math.floor(rnd() * 5) }, () => pool[Math.floor(rnd() * pool.length)]))];
+      const terms = stems.map((stem) => ({ stem, idf: 0.5 + rnd() * 3 }));
+      const texts = Array.from({ length: 1 + Math.floor(rnd() * 3) }, text);
+      const want = proximityBonus(terms, texts.map((t) => matchTokens(t, stems)));
+      expect(new ProximityScorer(terms).bonus(texts), `round ${round}: ${JSON.stringify({ stems, texts })}`).toBe(want);
+      expect(want).toBe(proximityBonus(terms, texts.map(stemTokens)));
+    }
+    const scorer = new ProximityScorer([{ stem: 'lake', idf: 2 }, { stem: 'paint', idf: 1 }]);
+    expect(scorer.bonus(['Painted by the lake'])).toBeCloseTo(0.3, 12);
+    expect(scorer.bonus(['lake one two three four five six seven paint'])).toBe(0);
+    // One scorer, many documents: nothing carries over from the one before.
+    expect(scorer.bonus(['', 'the lake we paint'])).toBeCloseTo(0.3, 12);
   });
 });
