@@ -25,44 +25,6 @@ export function stemTokens(text: string): string[] {
   return wordTokens(scoredText(text)).map(porterStem);
 }
 
-/**
- * The tokens of a text with every token that cannot stem to one of `stems` left as '': positions
- * are kept, so proximityBonus gives what it gives on stemTokens, without stemming most words. The
- * Porter stemmer only rewrites a word's ending (at most the last two letters of the stem differ
- * from the word: y to i, an added e), so a word whose stem is S begins with S less its last two
- * letters; a word that begins with none of those prefixes is not stemmed.
- */
-export function matchTokens(text: string, stems: readonly string[]): string[] {
-  const prefixes = stems.map((s) => s.slice(0, Math.max(1, s.length - 2)));
-  const s = scoredText(text);
-  // eslint-disable-next-line no-control-regex
-  if (!/^[\x00-\x7f]*$/.test(s)) {
-    return wordTokens(s).map((w) => (prefixes.some((p) => w.startsWith(p)) ? porterStem(w) : ''));
-  }
-  // ASCII: the runs of letters and digits wordTokens would give, scanned in place, so a word that
-  // cannot match is never cut out, lower-cased or stemmed.
-  const out: string[] = [];
-  const n = s.length;
-  let i = 0;
-  while (i < n) {
-    if (!isAlnum(s.charCodeAt(i))) {
-      i++;
-      continue;
-    }
-    const start = i;
-    while (i < n && isAlnum(s.charCodeAt(i))) i++;
-    let candidate = false;
-    for (const p of prefixes) {
-      if (startsWithLower(s, start, i, p)) {
-        candidate = true;
-        break;
-      }
-    }
-    out.push(candidate ? porterStem(s.slice(start, i).toLowerCase()) : '');
-  }
-  return out;
-}
-
 function isAlnum(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
 }
@@ -101,10 +63,15 @@ export function proximityBonus(terms: readonly QueryTerm[], columns: readonly (r
 }
 
 /**
- * proximityBonus over the columns' texts as matchTokens would tokenise them, in one pass per text
- * and without building token arrays: each query term's latest position is kept, and a pair is
- * found when one of its terms turns up within NEAR_WINDOW tokens of the other's latest. Same
- * answer, summed in the same order. Made once per search, used for each candidate.
+ * proximityBonus over the columns' stemTokens, in one pass per text and without building token
+ * arrays: each query term's latest position is kept, and a pair is found when one of its terms
+ * turns up within NEAR_WINDOW tokens of the other's latest. Same answer, summed in the same order.
+ * Made once per search, used for each candidate.
+ *
+ * Most words are never stemmed: the Porter stemmer only rewrites a word's ending (at most the last
+ * two letters of the stem differ from the word: y to i, an added e), so a word whose stem is S
+ * begins with S less its last two letters, and a word that begins with none of those prefixes
+ * cannot be a query term. In ASCII text such a word is not even cut out or lower-cased.
  */
 export class ProximityScorer {
   private readonly stems: string[];
@@ -150,7 +117,7 @@ export class ProximityScorer {
       }
       return;
     }
-    // ASCII: the runs of letters and digits, scanned in place (as in matchTokens).
+    // ASCII: the runs of letters and digits wordTokens would give, scanned in place.
     const n = s.length;
     let i = 0;
     let pos = 0;
