@@ -75,6 +75,26 @@ describe('Storage checkpoints off the request path', () => {
     }
   });
 
+  it('skips the restart, without waiting, while another connection holds the write lock', () => {
+    storage.close();
+    // A lock wait would block this thread for a minute: longer than the test may take.
+    storage = new Storage(dir, { busyTimeoutMs: 60_000 });
+    write(20);
+    const writer = new Database(storage.file);
+    try {
+      // Every frame is copied, but the other connection is writing.
+      storage.db.pragma('wal_checkpoint(PASSIVE)');
+      writer.exec('BEGIN IMMEDIATE');
+      write(0);
+      storage.checkpointNow();
+      writer.exec('COMMIT');
+    } finally {
+      writer.close();
+    }
+    expect(storage.db.prepare('SELECT count(*) AS n FROM kernel_wal_restarts').get()).toEqual({ n: 0 });
+    expect(storage.db.pragma('busy_timeout', { simple: true })).toBe(60_000);
+  });
+
   it('keeps one checkpoint pending however many commits ask', () => {
     write(3);
     storage.transaction(() => storage.transaction(() => storage.prepare('INSERT INTO t (body) VALUES (?)').run('nested')));

@@ -46,6 +46,7 @@ export class Storage {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly known = new Map<string, Migration[]>();
   private checkpointTimer: NodeJS.Timeout | null = null;
+  private readonly busyTimeoutMs: number;
 
   constructor(dataDir: string, opts: { busyTimeoutMs?: number; file?: string } = {}) {
     fs.mkdirSync(dataDir, { recursive: true });
@@ -54,7 +55,8 @@ export class Storage {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
-    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
+    this.busyTimeoutMs = opts.busyTimeoutMs ?? 10_000;
+    this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
     this.db.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS kernel_migrations (
       owner TEXT NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL,
@@ -115,10 +117,18 @@ export class Storage {
    * first syncs its new header to disk: a sync of 0.3-1 ms that would land in the next request.
    * One small write now, while idle, takes it instead. It does not ask for another checkpoint, so
    * an idle server stays idle; where another connection still reads the old frames, SQLite only
-   * appends, as it would have for the next request.
+   * appends, as it would have for the next request. It never waits for a lock: while another
+   * connection writes, it is skipped (SQLITE_BUSY), and the next write restarts the WAL as before.
    */
   private restartWal(): void {
-    this.prepare('INSERT INTO kernel_wal_restarts (id, restarts) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET restarts = restarts + 1').run();
+    this.db.pragma('busy_timeout = 0');
+    try {
+      this.prepare('INSERT INTO kernel_wal_restarts (id, restarts) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET restarts = restarts + 1').run();
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    } finally {
+      this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    }
   }
 
   /** Apply the owner's pending migrations, each in its own transaction. Idempotent. */
