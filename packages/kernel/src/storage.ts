@@ -29,6 +29,26 @@ export const CHECKPOINT_DELAY_MS = 100;
 export const WAL_BACKSTOP_PAGES = 1000;
 
 /**
+ * Run fn, which writes, without waiting for another connection's write lock: the connection's
+ * busy_timeout is 0 for the call and restored after it. Returns false when the lock was taken
+ * (SQLITE_BUSY; fn's own transaction rolled back), so a caller on a timer can try again later
+ * instead of blocking the event loop for the whole busy timeout. Other errors are thrown.
+ */
+export function writeIfFree(db: Db, fn: () => void): boolean {
+  const timeout = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    fn();
+    return true;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_BUSY') return false;
+    throw err;
+  } finally {
+    db.pragma(`busy_timeout = ${timeout}`);
+  }
+}
+
+/**
  * The storage context: one SQLite file under the data dir in WAL mode, a statement cache and
  * per-package migrations recorded in `kernel_migrations`.
  *
@@ -46,7 +66,6 @@ export class Storage {
   private readonly statements = new Map<string, Database.Statement>();
   private readonly known = new Map<string, Migration[]>();
   private checkpointTimer: NodeJS.Timeout | null = null;
-  private readonly busyTimeoutMs: number;
 
   constructor(dataDir: string, opts: { busyTimeoutMs?: number; file?: string } = {}) {
     fs.mkdirSync(dataDir, { recursive: true });
@@ -55,8 +74,7 @@ export class Storage {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');
-    this.busyTimeoutMs = opts.busyTimeoutMs ?? 10_000;
-    this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
+    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
     this.db.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
     this.db.exec(`CREATE TABLE IF NOT EXISTS kernel_migrations (
       owner TEXT NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL,
@@ -121,14 +139,9 @@ export class Storage {
    * connection writes, it is skipped (SQLITE_BUSY), and the next write restarts the WAL as before.
    */
   private restartWal(): void {
-    this.db.pragma('busy_timeout = 0');
-    try {
+    writeIfFree(this.db, () => {
       this.prepare('INSERT INTO kernel_wal_restarts (id, restarts) VALUES (1, 1) ON CONFLICT (id) DO UPDATE SET restarts = restarts + 1').run();
-    } catch (err) {
-      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
-    } finally {
-      this.db.pragma(`busy_timeout = ${this.busyTimeoutMs}`);
-    }
+    });
   }
 
   /** Apply the owner's pending migrations, each in its own transaction. Idempotent. */

@@ -33,6 +33,19 @@ describe('L1Ring', () => {
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).items.map((i: { text: string }) => i.text)).toEqual(['first', 'second']);
   });
 
+  it("never waits on the timer for another process's write lock: the file is written once the lock is free", async () => {
+    env.db.pragma('busy_timeout = 60000');
+    const file = env.stores.l1.fileFor(U);
+    env.stores.l1.push(U, { text: 'pushed' });
+    const other = env.second();
+    other.db.exec('BEGIN IMMEDIATE');
+    await new Promise((resolve) => setTimeout(resolve, L1_FLUSH_MS + 30));
+    expect(fs.existsSync(file)).toBe(false);
+    other.db.exec('COMMIT');
+    await new Promise((resolve) => setTimeout(resolve, L1_FLUSH_MS + 30));
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).items.map((i: { text: string }) => i.text)).toEqual(['pushed']);
+  });
+
   it('isolates layers and users, with one file per scope', () => {
     env.stores.l1.push(U, { text: 'user default' });
     env.stores.l1.push(A, { text: 'agent default' });

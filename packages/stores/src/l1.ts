@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StoreContext } from './context.js';
+import { writeIfFree } from '@memory-service/kernel';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
@@ -63,22 +64,29 @@ export class L1Ring {
 
   constructor(private readonly ctx: StoreContext) {}
 
-  /** Rewrite the files of every scope changed since the last flush. */
-  flush(): void {
+  /**
+   * Rewrite the files of every scope changed since the last flush. On the timer (`wait` false) it
+   * never waits for another process's write lock: the scopes stay dirty and are tried again
+   * L1_FLUSH_MS later.
+   */
+  flush(wait = true): void {
     if (this.scheduled) clearTimeout(this.scheduled);
     this.scheduled = null;
     if (this.dirty.size === 0 || !this.ctx.db.open) return;
     const scopes = [...this.dirty.values()];
     this.dirty.clear();
-    this.ctx.tx(() => {
-      for (const s of scopes) this.writeFile(s);
-    });
+    const write = () =>
+      this.ctx.tx(() => {
+        for (const s of scopes) this.writeFile(s);
+      });
+    if (wait) return write();
+    if (!writeIfFree(this.ctx.db, write)) for (const s of scopes) this.markDirty(s);
   }
 
   private markDirty(scope: Scope): void {
     this.dirty.set(`${scope.layer}\u0000${scope.user_id}`, { layer: scope.layer, user_id: scope.user_id });
     if (!this.scheduled) {
-      this.scheduled = setTimeout(() => this.flush(), L1_FLUSH_MS);
+      this.scheduled = setTimeout(() => this.flush(false), L1_FLUSH_MS);
       // A pending flush never keeps the process alive; close() flushes what is left.
       this.scheduled.unref();
     }

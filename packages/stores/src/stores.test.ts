@@ -21,6 +21,20 @@ describe('deferred bookkeeping writes', () => {
     expect(recallRows(env)).toBe(4);
   });
 
+  it("never wait on the timer for another process's write lock: the batch stays queued and lands once the lock is free", async () => {
+    // A lock wait would block this thread for a minute: longer than the test may take.
+    env.db.pragma('busy_timeout = 60000');
+    const other = env.second();
+    other.db.exec('BEGIN IMMEDIATE');
+    env.stores.defer(() => env.stores.recallEvents.record(U, { query: 'while locked', intent: 'balanced', result_count: 0, ms: 1 }));
+    await new Promise((resolve) => setTimeout(resolve, DEFERRED_WRITE_MS + 30));
+    expect(recallRows(env)).toBe(0);
+    expect(env.db.pragma('busy_timeout', { simple: true })).toBe(60000);
+    other.db.exec('COMMIT');
+    await new Promise((resolve) => setTimeout(resolve, DEFERRED_WRITE_MS + 30));
+    expect(recallRows(env)).toBe(1);
+  });
+
   it('a failing batch rolls back as one transaction', () => {
     env.stores.defer(() => env.stores.recallEvents.record(U, { query: 'kept?', intent: 'balanced', result_count: 0, ms: 1 }));
     env.stores.defer(() => {

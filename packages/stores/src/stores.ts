@@ -1,3 +1,4 @@
+import { writeIfFree } from '@memory-service/kernel';
 import { AuditLog } from './audit.js';
 import { StoreContext } from './context.js';
 import { EpisodeStore } from './episodes.js';
@@ -80,26 +81,39 @@ export class Stores {
    */
   defer(write: () => void): void {
     this.deferred.push(write);
-    if (!this.deferTimer) {
-      this.deferTimer = setTimeout(() => this.flushDeferred(), DEFERRED_WRITE_MS);
-      // A pending batch never keeps the process alive; close() flushes what is left.
-      this.deferTimer.unref();
-    }
+    this.scheduleDeferred();
   }
 
-  private flushDeferred(): void {
+  private scheduleDeferred(): void {
+    if (this.deferTimer) return;
+    this.deferTimer = setTimeout(() => this.flushDeferred(false), DEFERRED_WRITE_MS);
+    // A pending batch never keeps the process alive; close() flushes what is left.
+    this.deferTimer.unref();
+  }
+
+  /**
+   * Write the queued bookkeeping in one transaction. On the timer (`wait` false) it never waits for
+   * another process's write lock: the batch stays queued and is tried again DEFERRED_WRITE_MS later.
+   */
+  private flushDeferred(wait: boolean): void {
     if (this.deferTimer) clearTimeout(this.deferTimer);
     this.deferTimer = null;
     if (this.deferred.length === 0 || !this.ctx.db.open) return;
     const batch = this.deferred.splice(0);
-    this.ctx.tx(() => {
-      for (const write of batch) write();
-    });
+    const write = () =>
+      this.ctx.tx(() => {
+        for (const w of batch) w();
+      });
+    if (wait) return write();
+    if (!writeIfFree(this.ctx.db, write)) {
+      this.deferred.unshift(...batch);
+      this.scheduleDeferred();
+    }
   }
 
-  /** Write what is still pending (deferred bookkeeping, the L1 files); call before closing the database. */
+  /** Write what is still pending (deferred bookkeeping, the L1 files), waiting for the lock if need be; call before closing the database. */
   flush(): void {
-    this.flushDeferred();
+    this.flushDeferred(true);
     this.l1.flush();
   }
 
