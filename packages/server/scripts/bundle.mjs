@@ -26,6 +26,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parse } from 'acorn';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -77,6 +78,40 @@ const lazyAjv = {
   },
 };
 
+const SDK_TYPES = /[\\/]@modelcontextprotocol[\\/]sdk[\\/]dist[\\/]esm[\\/]types\.js$/;
+
+/**
+ * The SDK's types.js builds a few hundred zod schemas at load, each a top-level const, and esbuild
+ * must keep every one (a call may have side effects). Each const's initializer is wrapped in an
+ * arrow function called at once and marked pure: evaluated at the same point as before when the
+ * const is used, dropped with the const when nothing in the bundle uses it.
+ * @type {import('esbuild').Plugin}
+ */
+const pureSdkSchemas = {
+  name: 'memory-service-pure-sdk-schemas',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]types\.js$/ }, (args) => {
+      if (!SDK_TYPES.test(args.path)) return undefined;
+      const source = fs.readFileSync(args.path, 'utf8');
+      const program = parse(source, { ecmaVersion: 'latest', sourceType: 'module' });
+      const edits = [];
+      for (const node of program.body) {
+        const decl = node.type === 'ExportNamedDeclaration' ? node.declaration : node;
+        if (!decl || decl.type !== 'VariableDeclaration' || decl.kind !== 'const') continue;
+        for (const d of decl.declarations) {
+          if (!d.init || d.init.type === 'Literal' || d.init.type === 'Identifier' || d.init.type.endsWith('FunctionExpression')) continue;
+          edits.push({ at: d.init.end, text: ')()' }, { at: d.init.start, text: '/* @__PURE__ */ (() => ' });
+        }
+      }
+      if (edits.length < 100) throw new Error(`the SDK's types.js has ${edits.length} top-level schema consts; expected a few hundred`);
+      edits.sort((x, y) => y.at - x.at);
+      let out = source;
+      for (const e of edits) out = out.slice(0, e.at) + e.text + out.slice(e.at);
+      return { contents: out, loader: 'js' };
+    });
+  },
+};
+
 const outdir = path.join(root, 'dist', 'bundle');
 fs.rmSync(outdir, { recursive: true, force: true });
 const result = await build({
@@ -87,7 +122,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  plugins: [lazyAjv, externals],
+  plugins: [lazyAjv, pureSdkSchemas, externals],
   // Class and function names stay as in the sources (error names, stack traces).
   keepNames: true,
   sourcemap: true,
