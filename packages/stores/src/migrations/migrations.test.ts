@@ -27,16 +27,25 @@ function oldFtsSchema(db: ReturnType<typeof openDb>): void {
   `);
 }
 
+/** A fresh database file with the stores migrations up to `upTo` applied, and a function applying the rest. */
+function migratedTo(upTo: number): { dir: string; db: ReturnType<typeof openDb>; migrateRest(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stores-migrate-'));
+  dirs.push(dir);
+  const db = openDb(path.join(dir, 'memory.db'));
+  const byId = [...storesMigrations].sort((a, b) => a.id - b.id);
+  const apply = (ms: typeof byId) => {
+    for (const m of ms) db.transaction(() => m.up(db)).immediate();
+  };
+  apply(byId.filter((m) => m.id <= upTo));
+  return { dir, db, migrateRest: () => apply(byId.filter((m) => m.id > upTo)) };
+}
+
 describe('stores migrations', () => {
   it('take a database made with the FTS5 indexes to the retrieval change log, keeping its memories', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stores-migrate-'));
-    dirs.push(dir);
-    const db = openDb(path.join(dir, 'memory.db'));
-    const byId = [...storesMigrations].sort((a, b) => a.id - b.id);
-    for (const m of byId.filter((m) => m.id <= 4)) db.transaction(() => m.up(db)).immediate();
+    const { dir, db, migrateRest } = migratedTo(4);
     oldFtsSchema(db);
     db.prepare(`INSERT INTO episodes (layer, user_id, summary, created) VALUES ('user', 'default', 'The heron came back to the pond.', '2026-01-01T00:00:00.000Z')`).run();
-    for (const m of byId.filter((m) => m.id > 4)) db.transaction(() => m.up(db)).immediate();
+    migrateRest();
     const left = db.prepare(`SELECT name FROM sqlite_master WHERE name LIKE '%_fts%'`).all();
     expect(left).toEqual([]);
     const stores = new Stores({ db, dataDir: dir, clock: new TestClock() });
@@ -49,14 +58,10 @@ describe('stores migrations', () => {
   });
 
   it('drop audit_log_ts from a database that has it, and leave every query plan of the audit trail on an index', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stores-migrate-'));
-    dirs.push(dir);
-    const db = openDb(path.join(dir, 'memory.db'));
-    const byId = [...storesMigrations].sort((a, b) => a.id - b.id);
-    for (const m of byId.filter((m) => m.id <= 6)) db.transaction(() => m.up(db)).immediate();
+    const { db, migrateRest } = migratedTo(6);
     // A database made before: migration 1 then made the index.
     db.exec('CREATE INDEX IF NOT EXISTS audit_log_ts ON audit_log(ts)');
-    for (const m of byId.filter((m) => m.id > 6)) db.transaction(() => m.up(db)).immediate();
+    migrateRest();
     const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit_log' ORDER BY name`).pluck().all();
     expect(indexes).toEqual(['audit_log_scope', 'audit_log_target']);
     const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
