@@ -18,6 +18,7 @@ import { stderrLogger, type Logger } from './logger.js';
 import { safeJoin } from './paths.js';
 import type { PluginContext, PluginDefinition } from './plugin.js';
 import { Storage } from './storage.js';
+import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { isPromiseLike, parseArgs, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
 
 /** The kernel's own version; plugins declare the range they work with. */
@@ -59,6 +60,8 @@ export class Kernel {
   private stateValue: KernelState = 'registering';
   private readonly plugins = new Map<string, PluginDefinition>();
   private readonly toolMap = new Map<string, RegisteredTool>();
+  /** Per plugin with a toolSchemas file: its schemas, read on first use (undefined when unusable). */
+  private readonly schemaFiles = new Map<string, () => Map<string, ToolJsonSchemas> | undefined>();
   private readonly tierOrder: string[] = [];
   private readonly inflight = new Set<Promise<unknown>>();
 
@@ -188,10 +191,12 @@ export class Kernel {
     const tiers = new Set(tool.tiers?.length ? tool.tiers : [plugin.tier]);
     if (tool.name.startsWith('wiki_')) tiers.add('wiki');
     for (const t of tiers) if (!this.tierOrder.includes(t)) this.tierOrder.push(t);
+    const schemas = this.schemaFile(plugin);
     this.toolMap.set(tool.name, {
       ...tool,
       tiers: [...tiers],
       plugin: plugin.name,
+      jsonSchemas: schemas && (() => schemas()?.get(tool.name)),
       annotations: {
         readOnlyHint: tool.annotations.readOnlyHint,
         destructiveHint: tool.annotations.destructiveHint ?? !tool.annotations.readOnlyHint,
@@ -199,6 +204,27 @@ export class Kernel {
         openWorldHint: tool.annotations.openWorldHint ?? false,
       },
     });
+  }
+
+  /** The reader of a plugin's toolSchemas file, shared by its tools; undefined when it names none. */
+  private schemaFile(plugin: PluginDefinition): (() => Map<string, ToolJsonSchemas> | undefined) | undefined {
+    const file = plugin.toolSchemas;
+    if (!file) return undefined;
+    let read = this.schemaFiles.get(plugin.name);
+    if (!read) {
+      let done = false;
+      let value: Map<string, ToolJsonSchemas> | undefined;
+      read = () => {
+        if (!done) {
+          done = true;
+          value = readToolSchemas(file, plugin.name);
+          if (!value) this.logger.warn(`${plugin.name}: tool schemas file ${file.pathname} is missing or not usable; converting the zod schemas`);
+        }
+        return value;
+      };
+      this.schemaFiles.set(plugin.name, read);
+    }
+    return read;
   }
 
   /** Every registered tool, in registration order. */

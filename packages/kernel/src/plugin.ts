@@ -40,6 +40,12 @@ export interface PluginDefinition {
   description?: string;
   /** The plugin's own numbered migrations (own tables, prefixed with the tier). */
   migrations?: Migration[];
+  /**
+   * A file of the plugin's tools' JSON Schemas written by its build (writeToolSchemas, see
+   * tool-schemas.ts), usually `new URL('./tool-schemas.json', import.meta.url)`. The first
+   * tools/list reads it instead of converting the zod schemas; without it they are converted.
+   */
+  toolSchemas?: URL;
   setup(ctx: PluginContext): void | Promise<void>;
 }
 
@@ -55,6 +61,9 @@ export function definePlugin(def: PluginDefinition): Readonly<PluginDefinition> 
   if (typeof def.tier !== 'string' || !TIER.test(def.tier)) throw fail(`tier must match ${TIER}`);
   if (typeof def.kernel !== 'string' || !def.kernel.trim()) throw fail('kernel must be a semver range');
   if (typeof def.setup !== 'function') throw fail('setup must be a function');
+  if (def.toolSchemas !== undefined && !(def.toolSchemas instanceof URL && def.toolSchemas.protocol === 'file:')) {
+    throw fail('toolSchemas must be a file: URL');
+  }
   return Object.freeze({ ...def, migrations: def.migrations ? Object.freeze([...def.migrations]) as Migration[] : undefined });
 }
 

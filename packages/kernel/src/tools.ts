@@ -1,5 +1,6 @@
 import { z } from './zod.js';
 import { MemoryError, invalid } from './errors.js';
+import type { ToolJsonSchemas } from './tool-schemas.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -38,6 +39,8 @@ export interface RegisteredTool extends ToolDefinition {
   tiers: string[];
   annotations: ToolAnnotations;
   plugin: string;
+  /** The tool's JSON Schemas from its plugin's build (tool-schemas.ts), read on first use; undefined: convert. */
+  jsonSchemas?: () => ToolJsonSchemas | undefined;
 }
 
 const NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -102,12 +105,16 @@ export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknow
 
 /** The JSON Schema of a tool's input as a client sees it. */
 export function inputJsonSchema(tool: ToolDefinition): Record<string, unknown> {
+  const built = (tool as RegisteredTool).jsonSchemas?.();
+  if (built) return built.input;
   const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;
 }
 
 export function outputJsonSchema(tool: ToolDefinition): Record<string, unknown> | undefined {
+  const built = (tool as RegisteredTool).jsonSchemas?.();
+  if (built) return built.output;
   if (!tool.output) return undefined;
   const schema = z.toJSONSchema(tool.output, { io: 'output', unrepresentable: 'any' }) as Record<string, unknown>;
   delete schema.$schema;

@@ -26,6 +26,8 @@ export default definePlugin({
   tier: 'primitives',
   kernel: '^1.0.0',
   description: 'The seven primitives: think, dream, forget, evolve, project, memory_hook, wake_up.',
+  // Written by the build (scripts/tool-schemas.mjs) beside dist/bundle.js and dist/index.js.
+  toolSchemas: new URL('./tool-schemas.json', import.meta.url),
   setup(ctx) {
     const stores = useStores(ctx);
     const kernel = ctx.container.resolve<Kernel>('kernel');
