@@ -1,9 +1,10 @@
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CHECKPOINT_DELAY_MS, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
+import { betterSqliteAddon, CHECKPOINT_DELAY_MS, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
 
 describe('Storage checkpoints off the request path', () => {
   let dir: string;
@@ -118,5 +119,26 @@ describe('Storage checkpoints off the request path', () => {
     storage.close();
     expect(vi.getTimerCount()).toBe(0);
     expect(() => vi.advanceTimersByTime(CHECKPOINT_DELAY_MS)).not.toThrow();
+  });
+});
+
+describe("Storage loads better-sqlite3's addon by path", () => {
+  it('finds the addon the install built, without the bindings search, and opens on it', () => {
+    const addon = betterSqliteAddon();
+    expect(addon).toMatch(/better-sqlite3[\\/]build[\\/]Release[\\/]better_sqlite3\.node$/);
+    expect(fs.existsSync(addon!)).toBe(true);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ms-addon-'));
+    const s = new Storage(dir);
+    try {
+      expect(s.db.prepare('SELECT sqlite_version()').pluck().get()).toMatch(/^3\./);
+      // A default open (through bindings) loads the same file: one copy of SQLite in the process.
+      const other = new Database(':memory:');
+      other.close();
+      const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.endsWith('better_sqlite3.node'));
+      expect(loaded).toEqual([addon]);
+    } finally {
+      s.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
