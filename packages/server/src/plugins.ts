@@ -80,12 +80,19 @@ export async function loadPlugin(spec: string, cwd = process.cwd()): Promise<Plu
   return plugins;
 }
 
-/** Load the plugin set in order: first-party, then config.yaml `plugins:`, then MEMORY_PLUGINS. */
+/**
+ * Load the plugin set in order: first-party, then config.yaml `plugins:`, then MEMORY_PLUGINS.
+ * The modules load concurrently (the loader reads one package's files while it compiles
+ * another's), and the result is still in the order given: the first spec in that order that
+ * fails is the error, whichever failed first in time.
+ */
 export async function loadPluginSet(specs: string[], cwd = process.cwd()): Promise<PluginDefinition[]> {
+  const loaded = await Promise.allSettled(specs.map((spec) => loadPlugin(spec, cwd)));
   const out: PluginDefinition[] = [];
   const seen = new Set<string>();
-  for (const spec of specs) {
-    for (const p of await loadPlugin(spec, cwd)) {
+  for (const result of loaded) {
+    if (result.status === 'rejected') throw result.reason;
+    for (const p of result.value) {
       if (seen.has(p.name)) continue;
       seen.add(p.name);
       out.push(p);
