@@ -29,6 +29,9 @@ export const MAX_SLOT = 2 ** 31 - 1;
  */
 export const WALK_BUDGET = 12_000;
 
+/** A cursor's slot once its postings are all read: above every real slot (slots are int32). */
+const DONE = 0x7fffffff;
+
 /** A document as the index sees it: its row id, scope key, optional facet and indexed column texts. */
 export interface IndexedDoc {
   id: number;
@@ -242,19 +245,27 @@ export class SourceIndex {
     const pid = part.id;
     const admits = (slot: number): boolean =>
       slotPart[slot] === pid && (facetId === 0 || slotFacet[slot] === facetId) && !(skipping && skip.has(slotDoc[slot]));
+    // A document is offered only when it would be kept (heap.keeps, inline): most are not, and a
+    // call per posting was most of the walk's cost.
     if (cursors.length === 1) {
       // One term: no merge, each posting is a document.
       const c = cursors[0];
+      const num = nums[0];
+      const bit = bits[0];
       do {
-        if (!admits(c.slot)) continue;
+        const slot = c.slot;
         const wtf = c.q / WTF_SCALE;
-        heap.offer(c.slot, (nums[0] * wtf) / (wtf + base + perLen * slotLen[c.slot]), bits[0]);
+        const score = (num * wtf) / (wtf + base + perLen * slotLen[slot]);
+        if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, bit);
       } while (c.next());
     }
     let live = cursors.length > 1 ? cursors.length : 0;
     while (live > 0) {
-      let slot = Infinity;
-      for (const c of cursors) if (c.slot < slot) slot = c.slot;
+      let slot = DONE;
+      for (let i = 0; i < cursors.length; i++) {
+        const s = cursors[i].slot;
+        if (s < slot) slot = s;
+      }
       let score = 0;
       let mask = 0;
       const norm = base + perLen * slotLen[slot];
@@ -265,11 +276,11 @@ export class SourceIndex {
         score += (nums[i] * wtf) / (wtf + norm);
         mask |= bits[i];
         if (!c.next()) {
-          c.slot = Infinity;
+          c.slot = DONE;
           live--;
         }
       }
-      if (admits(slot)) heap.offer(slot, score, mask);
+      if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, mask);
     }
     return heap.sorted().map((e) => ({ id: slotDoc[e.slot], score: e.score, mask: e.mask }));
   }
@@ -331,6 +342,12 @@ class TopK {
   private readonly scores: Float64Array;
   private readonly masks: Int32Array;
   private size = 0;
+  /**
+   * What an offer must rank above to be kept: the worst entry kept once k are kept, before that
+   * nothing (scores are positive). Callers test it inline and skip the call for most documents.
+   */
+  floorScore = -1;
+  floorSlot = 0;
 
   constructor(private readonly k: number) {
     this.slots = new Int32Array(k);
@@ -375,6 +392,10 @@ class TopK {
     slots[i] = slot;
     scores[i] = score;
     masks[i] = mask;
+    if (this.size === this.k) {
+      this.floorScore = scores[0];
+      this.floorSlot = slots[0];
+    }
   }
 
   /** The entries kept, best first. */
