@@ -33,7 +33,7 @@ describe('SourceIndex', () => {
 });
 
 describe('SourceIndex.top keeps what a full ranking ranks first', () => {
-  it('for any pool and one to three terms, ties (identical texts) included', () => {
+  it('for any pool and one to three terms, ties (identical texts) included, on every merge path', () => {
     let seed = 7;
     const rand = (n: number) => {
       seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -43,15 +43,21 @@ describe('SourceIndex.top keeps what a full ranking ranks first', () => {
     const texts = Array.from({ length: 40 }, () => Array.from({ length: 1 + rand(9) }, () => words[rand(words.length)]).join(' '));
     const ix = new SourceIndex([1, 0.5]);
     // Texts repeat (ties on score), and some documents belong to another scope.
-    for (let i = 1; i <= 600; i++) ix.add({ id: i, scope: i % 11 === 0 ? 'v' : 'u', facet: null, columns: [texts[rand(texts.length)], texts[rand(texts.length)]] });
+    for (let i = 1; i <= 600; i++) ix.add({ id: i, scope: i % 11 === 0 ? 'v' : 'u', facet: 'log', columns: [texts[rand(texts.length)], texts[rand(texts.length)]] });
+    // A term only documents of another facet hold: added to a query it changes no score of the
+    // facet searched, but makes top() take its general merge instead of the one- or two-term paths.
+    for (let i = 601; i <= 620; i++) ix.add({ id: i, scope: 'u', facet: 'other', columns: ['anchor chain', ''] });
+    const elsewhere = { stem: 'anchor', idf: 1.7 };
     const stems = ['harbour', 'ferri', 'island', 'tide', 'lighthous', 'gull', 'net', 'rope'];
     for (let round = 0; round < 300; round++) {
       const terms = Array.from({ length: 1 + rand(3) }, () => stems[rand(stems.length)])
         .filter((t, i, all) => all.indexOf(t) === i)
         .map((stem) => ({ stem, idf: 0.2 + rand(100) / 40 }));
       const pool = 1 + rand(25);
-      const all = ix.top('u', terms, 100_000, 6);
-      expect(ix.top('u', terms, pool, 6)).toEqual(all.slice(0, pool));
+      const all = ix.top('u', terms, 100_000, 6, 'log');
+      expect(all.length).toBeGreaterThan(0);
+      expect(ix.top('u', terms, pool, 6, 'log')).toEqual(all.slice(0, pool));
+      if (terms.length < 3) expect(ix.top('u', [...terms, elsewhere], pool, 6, 'log')).toEqual(all.slice(0, pool));
     }
   });
 });

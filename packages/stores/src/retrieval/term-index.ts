@@ -245,8 +245,10 @@ export class SourceIndex {
     const pid = part.id;
     const admits = (slot: number): boolean =>
       slotPart[slot] === pid && (facetId === 0 || slotFacet[slot] === facetId) && !(skipping && skip.has(slotDoc[slot]));
-    // A document is offered only when it would be kept (heap.keeps, inline): most are not, and a
-    // call per posting was most of the walk's cost.
+    // A document is offered only when it would be kept (the heap's floor, tested inline): most are
+    // not, and a call per posting was most of the walk's cost. Every path computes a term's weight
+    // as idf * (k1 + 1) * wtf / (wtf + norm), norm = k1 * (1 - b) + k1 * b * len / avgdl, in that
+    // order of operations, so a document scores the same to the last bit whichever path reads it.
     if (cursors.length === 1) {
       // One term: no merge, each posting is a document.
       const c = cursors[0];
@@ -255,11 +257,49 @@ export class SourceIndex {
       do {
         const slot = c.slot;
         const wtf = c.q / WTF_SCALE;
-        const score = (num * wtf) / (wtf + base + perLen * slotLen[slot]);
+        const score = (num * wtf) / (wtf + (base + perLen * slotLen[slot]));
         if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, bit);
       } while (c.next());
     }
-    let live = cursors.length > 1 ? cursors.length : 0;
+    if (cursors.length === 2) {
+      // Two terms (the most common merge): a two-way merge without the general loop's scans. Each
+      // score is computed exactly as the general loop computes it, term by term in query order.
+      const [a, b] = cursors;
+      const [na, nb] = nums;
+      const [ba, bb] = bits;
+      let aLive = true;
+      let bLive = true;
+      while (aLive || bLive) {
+        let slot: number;
+        let score: number;
+        let mask: number;
+        if (bLive && (!aLive || b.slot < a.slot)) {
+          slot = b.slot;
+          const wtf = b.q / WTF_SCALE;
+          score = (nb * wtf) / (wtf + (base + perLen * slotLen[slot]));
+          mask = bb;
+          bLive = b.next();
+        } else if (!bLive || a.slot < b.slot) {
+          slot = a.slot;
+          const wtf = a.q / WTF_SCALE;
+          score = (na * wtf) / (wtf + (base + perLen * slotLen[slot]));
+          mask = ba;
+          aLive = a.next();
+        } else {
+          slot = a.slot;
+          const norm = base + perLen * slotLen[slot];
+          const wa = a.q / WTF_SCALE;
+          const wb = b.q / WTF_SCALE;
+          score = (na * wa) / (wa + norm);
+          score += (nb * wb) / (wb + norm);
+          mask = ba | bb;
+          aLive = a.next();
+          bLive = b.next();
+        }
+        if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, mask);
+      }
+    }
+    let live = cursors.length > 2 ? cursors.length : 0;
     while (live > 0) {
       let slot = DONE;
       for (let i = 0; i < cursors.length; i++) {
