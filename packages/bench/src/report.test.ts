@@ -103,6 +103,16 @@ describe('result tables and targets', () => {
     expect(checkTargets(slow).filter((c) => c.status === 'MISS')).toHaveLength(4);
   });
 
+  it("reads the RSS target's 150 MB as 150,000,000 bytes: 143 MiB passes, 144 MiB does not", () => {
+    const withRss = (mib: number): BenchResult => ({
+      ...result,
+      runs: result.runs.map((r) => (r.server === 'ours' && r.n === 100_000 ? { ...r, peak_rss_bytes: mib * 1024 * 1024 } : r)),
+    });
+    const rss = (b: BenchResult) => checkTargets(b).find((c) => c.target.includes('peak RSS'))!;
+    expect(rss(withRss(143))).toMatchObject({ status: 'PASS', target: 'N=100,000: peak RSS <= 150 MB (143.1 MiB)' });
+    expect(rss(withRss(144)).status).toBe('MISS');
+  });
+
   it('renders one table per N, the ratios, the skipped in-process section and reproduction commands', () => {
     const tables = renderResultTables(result);
     expect(tables).toContain('### N = 1,000');

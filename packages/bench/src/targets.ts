@@ -10,7 +10,8 @@ export interface TargetCheck {
   measured: string;
 }
 
-export const PEAK_RSS_LIMIT_BYTES = 150 * 1024 * 1024;
+/** The issue's "150 MB", read as 150,000,000 bytes (143.1 MiB): the stricter of its two readings. */
+export const PEAK_RSS_LIMIT_BYTES = 150_000_000;
 
 function run(result: BenchResult, server: ServerRun['server'], n: number): ServerRun | undefined {
   return result.runs.find((r) => r.server === server && r.n === n);
@@ -84,7 +85,7 @@ export function checkTargets(result: BenchResult): TargetCheck[] {
     check('N=100,000: dream p50 <= 10 ms', at100k?.search_ms.p50, (v) => v <= 10, (v) => `${fmtMs(v)} ms`),
     check('dream p50 at 100,000 <= 2x its p50 at 1,000', growth, (v) => v <= 2, (v) => `${v.toFixed(2)}x`),
     check('spawn to answered tools/list <= 300 ms (median of fresh starts)', spawnMedian, (v) => v <= 300, (v) => `${fmtMs(v)} ms`),
-    check('N=100,000: peak RSS <= 150 MiB', at100k?.peak_rss_bytes, (v) => v <= PEAK_RSS_LIMIT_BYTES, fmtBytes),
+    check('N=100,000: peak RSS <= 150 MB (143.1 MiB)', at100k?.peak_rss_bytes, (v) => v <= PEAK_RSS_LIMIT_BYTES, fmtBytes),
   ];
 }
 
