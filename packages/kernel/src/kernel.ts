@@ -15,6 +15,7 @@ import {
   type LifecycleEvent,
 } from './hooks.js';
 import { stderrLogger, type Logger } from './logger.js';
+import { once } from './once.js';
 import { safeJoin } from './paths.js';
 import type { PluginContext, PluginDefinition } from './plugin.js';
 import { Storage } from './storage.js';
@@ -212,16 +213,11 @@ export class Kernel {
     if (!file) return undefined;
     let read = this.schemaFiles.get(plugin.name);
     if (!read) {
-      let done = false;
-      let value: Map<string, ToolJsonSchemas> | undefined;
-      read = () => {
-        if (!done) {
-          done = true;
-          value = readToolSchemas(file, plugin.name);
-          if (!value) this.logger.warn(`${plugin.name}: tool schemas file ${file.pathname} is missing or not usable; converting the zod schemas`);
-        }
-        return value;
-      };
+      read = once(() => {
+        const schemas = readToolSchemas(file, plugin.name);
+        if (!schemas) this.logger.warn(`${plugin.name}: tool schemas file ${file.pathname} is missing or not usable; converting the zod schemas`);
+        return schemas;
+      });
       this.schemaFiles.set(plugin.name, read);
     }
     return read;

@@ -49,18 +49,6 @@ export function writeIfFree(db: Db, fn: () => void): boolean {
   }
 }
 
-/**
- * The storage context: one SQLite file under the data dir in WAL mode, a statement cache and
- * per-package migrations recorded in `kernel_migrations`.
- *
- * Checkpoints run off the request path: by default SQLite checkpoints inside the commit that
- * takes the WAL past 1,000 pages, a stall of several milliseconds on about one write in thirty.
- * Here each commit also asks for a passive checkpoint CHECKPOINT_DELAY_MS later
- * (checkpointSoon), which the idle time between requests absorbs, so at an agent's pace the WAL
- * stays short and the inline checkpoint does not come; under a steady stream of writes it still
- * bounds the WAL as before. A checkpoint that copied every frame is followed by a one-row write
- * that starts the WAL over (restartWal), so the header sync of a restart is also off the path.
- */
 let addonPath: string | null | undefined;
 
 /**
@@ -82,6 +70,18 @@ export function betterSqliteAddon(): string | undefined {
   return addonPath ?? undefined;
 }
 
+/**
+ * The storage context: one SQLite file under the data dir in WAL mode, a statement cache and
+ * per-package migrations recorded in `kernel_migrations`.
+ *
+ * Checkpoints run off the request path: by default SQLite checkpoints inside the commit that
+ * takes the WAL past 1,000 pages, a stall of several milliseconds on about one write in thirty.
+ * Here each commit also asks for a passive checkpoint CHECKPOINT_DELAY_MS later
+ * (checkpointSoon), which the idle time between requests absorbs, so at an agent's pace the WAL
+ * stays short and the inline checkpoint does not come; under a steady stream of writes it still
+ * bounds the WAL as before. A checkpoint that copied every frame is followed by a one-row write
+ * that starts the WAL over (restartWal), so the header sync of a restart is also off the path.
+ */
 export class Storage {
   readonly db: Db;
   readonly file: string;

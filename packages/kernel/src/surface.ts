@@ -1,5 +1,6 @@
 import { z } from './zod.js';
 import { MemoryError } from './errors.js';
+import { once } from './once.js';
 import { isExposed, type Exposure } from './exposure.js';
 import type { Kernel } from './kernel.js';
 import { inputJsonSchema, outputJsonSchema, type RegisteredTool, type ToolAnnotations, type ToolCallContext } from './tools.js';
@@ -55,25 +56,11 @@ export interface Surface {
 export const CATALOG_TOOL = 'memory_catalog';
 export const dispatcherName = (tier: string) => `memory_tier_${tier.replace(/-/g, '_')}`;
 
-/**
- * A value computed on first read and kept. The JSON schemas of a surface are pure functions of the
- * tools' zod schemas: computing them on the first tools/list instead of at start keeps start-up
- * short, and a surface nobody lists (the operator surface under stdio) never computes them.
- */
-function once<T>(compute: () => T): () => T {
-  let done = false;
-  let value: T;
-  return () => {
-    if (!done) {
-      value = compute();
-      done = true;
-    }
-    return value;
-  };
-}
 
 function flat(kernel: Kernel, tool: RegisteredTool, call: ToolCallContext): SurfaceTool {
   const run: SurfaceTool['call'] = (args, abort) => kernel.callToolNow(tool.name, args, withAbort(call, abort));
+  // The JSON schemas are pure functions of the tool's zod schemas: computed on the first tools/list
+  // instead of at start, and never for a surface nobody lists (the operator surface under stdio).
   const input = once(() => inputJsonSchema(tool));
   const output = once(() => outputJsonSchema(tool));
   return {
