@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { MemoryError } from './errors.js';
+import { isPlainObject } from './util.js';
 
 /**
  * Configuration: `<data_dir>/config.yaml` merged over these defaults. Plugins read their own
@@ -23,10 +24,6 @@ let yamlModule: typeof import('yaml') | undefined;
 /** The yaml package, loaded on the first config.yaml read: a start without one does not pay for it. */
 function yaml(): typeof import('yaml') {
   return (yamlModule ??= requireHere('yaml') as typeof import('yaml'));
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 export function deepMerge(base: ConfigData, over: ConfigData): ConfigData {

@@ -15,7 +15,7 @@ import {
   type LifecycleEvent,
 } from './hooks.js';
 import { stderrLogger, type Logger } from './logger.js';
-import { once } from './once.js';
+import { once } from './util.js';
 import { safeJoin } from './paths.js';
 import type { PluginContext, PluginDefinition } from './plugin.js';
 import { Storage } from './storage.js';

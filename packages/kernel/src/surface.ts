@@ -1,6 +1,6 @@
 import { z } from './zod.js';
 import { MemoryError } from './errors.js';
-import { once } from './once.js';
+import { once } from './util.js';
 import { isExposed, type Exposure } from './exposure.js';
 import type { Kernel } from './kernel.js';
 import { inputJsonSchema, outputJsonSchema, type RegisteredTool, type ToolAnnotations, type ToolCallContext } from './tools.js';

@@ -21,6 +21,7 @@ import { Kernel } from './kernel.js';
 import { silentLogger } from './logger.js';
 import type { PluginDefinition } from './plugin.js';
 import { inputJsonSchema, outputJsonSchema, type RegisteredTool } from './tools.js';
+import { isPlainObject } from './util.js';
 
 /** Version of the file's layout; a file of another version is ignored. */
 export const TOOL_SCHEMAS_FORMAT = 1;
@@ -36,8 +37,6 @@ export interface ToolSchemasFile {
   plugin: string;
   tools: Record<string, ToolJsonSchemas>;
 }
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The JSON Schemas of the given tools, converted from their zod schemas. */
 export function toolSchemasOf(plugin: string, tools: readonly RegisteredTool[]): ToolSchemasFile {
@@ -60,10 +59,10 @@ export function readToolSchemas(file: URL | string, plugin: string): Map<string,
   } catch {
     return undefined;
   }
-  if (!isObject(data) || data.format !== TOOL_SCHEMAS_FORMAT || data.plugin !== plugin || !isObject(data.tools)) return undefined;
+  if (!isPlainObject(data) || data.format !== TOOL_SCHEMAS_FORMAT || data.plugin !== plugin || !isPlainObject(data.tools)) return undefined;
   const out = new Map<string, ToolJsonSchemas>();
   for (const [name, entry] of Object.entries(data.tools)) {
-    if (!isObject(entry) || !isObject(entry.input) || (entry.output !== undefined && !isObject(entry.output))) return undefined;
+    if (!isPlainObject(entry) || !isPlainObject(entry.input) || (entry.output !== undefined && !isPlainObject(entry.output))) return undefined;
     out.set(name, entry.output === undefined ? { input: entry.input } : { input: entry.input, output: entry.output });
   }
   return out;

@@ -1,3 +1,5 @@
+/** Small helpers the kernel's modules share; not part of the package's exports. */
+
 /**
  * A value computed on first read and kept (used where work is deferred from start-up to first use:
  * a surface's JSON schemas, a plugin's tool schemas file).
@@ -12,4 +14,9 @@ export function once<T>(compute: () => T): () => T {
     }
     return value;
   };
+}
+
+/** Whether a value is a plain object (not null, not an array). */
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
