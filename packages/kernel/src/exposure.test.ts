@@ -119,4 +119,24 @@ describe('MEMORY_EXPOSE against the spec tier table', () => {
     expect(cat.tools.map((t) => t.name)).toContain('memory_graph_add');
     expect(cat.tools.find((t) => t.name === 'memory_graph_add')!.call_via).toBe('memory_tier_write');
   });
+
+  it("dispatchers and the catalogue refuse bad input of their own with a coded error naming the field and what it accepts", async () => {
+    const k = await specKernel();
+    const surface = buildSurface(k, resolveExposure('agent', k.tiers), true);
+    const review = surface.get('memory_tier_review')!;
+    const members = k.tools().filter((t) => t.tiers.includes('review')).map((t) => t.name);
+    await expect(review.invoke({ action: 'nope' })).rejects.toMatchObject({
+      code: 'KERNEL_ERR_VALIDATION',
+      field: 'action',
+      accepted: ['list', ...members],
+      message: expect.stringMatching(/^Invalid input: field "action" /),
+    });
+    await expect(review.invoke({ action: 'list', args: 'no' })).rejects.toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'args', accepted: 'object' });
+    await expect(surface.get('memory_catalog')!.invoke({ query: 5 })).rejects.toMatchObject({
+      code: 'KERNEL_ERR_VALIDATION',
+      field: 'query',
+      accepted: 'string',
+      message: expect.stringMatching(/^Invalid input: field "query" /),
+    });
+  });
 });

@@ -56,6 +56,12 @@ export interface Surface {
 export const CATALOG_TOOL = 'memory_catalog';
 export const dispatcherName = (tier: string) => `memory_tier_${tier.replace(/-/g, '_')}`;
 
+/** A dispatcher's or the catalogue's bad input: its first issue, naming the field (`root` for the whole input). */
+function inputError(error: z.ZodError, root: string, accepted: (field: string) => unknown): MemoryError {
+  const issue = error.issues[0]!;
+  const field = issue.path.join('.') || root;
+  return new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${issue.message}`, { field, accepted: accepted(field) });
+}
 
 function flat(kernel: Kernel, tool: RegisteredTool, call: ToolCallContext): SurfaceTool {
   const run: SurfaceTool['call'] = (args, abort) => kernel.callToolNow(tool.name, args, withAbort(call, abort));
@@ -114,14 +120,7 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
   });
   const run: SurfaceTool['call'] = (raw, abort) => {
     const parsed = input.safeParse(raw ?? {});
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const field = issue.path.join('.') || 'action';
-      throw new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${issue.message}`, {
-        field,
-        accepted: field === 'action' ? ['list', ...names] : 'object',
-      });
-    }
+    if (!parsed.success) throw inputError(parsed.error, 'action', (field) => (field === 'action' ? ['list', ...names] : 'object'));
     const { action, args } = parsed.data;
     if (action === 'list') return { tier, tools: members.map(describe) };
     return kernel.callToolNow(action, args, withAbort(call, abort));
@@ -155,11 +154,7 @@ function catalog(visible: RegisteredTool[], tierOf: (t: RegisteredTool) => strin
   });
   const run: SurfaceTool['call'] = (raw) => {
     const parsed = input.safeParse(raw ?? {});
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      const field = issue.path.join('.') || 'query';
-      throw new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${issue.message}`, { field, accepted: 'string' });
-    }
+    if (!parsed.success) throw inputError(parsed.error, 'query', () => 'string');
     const { query, tool } = parsed.data;
     const via = (t: RegisteredTool) => (tierOf(t) === 'primitives' ? t.name : dispatcherName(tierOf(t)));
     if (tool) {
