@@ -117,10 +117,17 @@ export class DirectToolCalls {
       this.answer(id, unknownTool(this.surface, name));
       return true;
     }
-    const controller = new AbortController();
+    // The controller is made only when the tool reads its signal, or when the call outlives this
+    // turn and a notifications/cancelled can reach it: most answers come within the turn.
+    let made: AbortController | undefined;
+    const controller = () => (made ??= new AbortController());
     let out: unknown;
     try {
-      out = tool.call(args ?? {}, controller);
+      out = tool.call(args ?? {}, {
+        get signal() {
+          return controller().signal;
+        },
+      });
     } catch (err) {
       this.answer(id, errorResult(err, this.logger));
       return true;
@@ -129,14 +136,15 @@ export class DirectToolCalls {
       this.answer(id, this.shape(out));
       return true;
     }
-    this.inFlight.set(id, controller);
+    const running = controller();
+    this.inFlight.set(id, running);
     Promise.resolve(out)
       .then(
         (value) => this.shape(value),
         (err: unknown) => errorResult(err, this.logger),
       )
       .then((result) => {
-        if (!controller.signal.aborted) this.answer(id, result);
+        if (!running.signal.aborted) this.answer(id, result);
       })
       .finally(() => this.inFlight.delete(id));
     return true;
