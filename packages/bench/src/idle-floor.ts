@@ -8,6 +8,8 @@
  *  - an MCP ping to our server;
  *  - our think and dream;
  *  - think's and dream's answers replayed by the benchmark's own tool (same answer, no store work).
+ * The reference's own calls in those rounds are timed as well, and the ratio each request shows
+ * right after them is printed (idle-floor-report.ts).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { referenceEntity } from './bench-servers.js';
 import { REPLAY_DIR_ENV } from './floor-plugin.js';
 import { FLOOR_TOOL } from './floor-server.js';
+import { renderIdleFloor, type IdleFloorRow } from './idle-floor-report.js';
 import { McpConnection } from './mcp-connection.js';
 import { FLOOR_SERVER, SERVER_BIN, referenceServerScript } from './paths.js';
 import { note } from './progress.js';
@@ -113,15 +116,18 @@ export async function main(argv: readonly string[]): Promise<void> {
     };
     await record('think', { text: gen.nextText(), layer: 'user' });
     await record('dream', { query: gen.nextQuery(), limit: 10 });
-    const rows: string[] = [
-      `| request | back to back p50 (ms) | after ${gap} ms idle p50 (ms) | after the reference's create_entities p50 (ms) | after its search_nodes p50 (ms) |`,
-      '|---|---|---|---|---|',
-    ];
+    const refWrites: number[] = [];
+    const refSearches: number[] = [];
+    const timed = async (into: number[], call: () => Promise<unknown>) => {
+      const start = performance.now();
+      await call();
+      into.push(performance.now() - start);
+    };
     const before: (() => Promise<unknown>)[] = [
       async () => undefined,
       () => sleep(gap),
-      () => reference.call('create_entities', { entities: [referenceEntity(refIndex++, gen.nextText())] }),
-      () => reference.call('search_nodes', { query: gen.nextQuery() }),
+      () => timed(refWrites, () => reference.call('create_entities', { entities: [referenceEntity(refIndex++, gen.nextText())] })),
+      () => timed(refSearches, () => reference.call('search_nodes', { query: gen.nextQuery() })),
     ];
     const ops: [string, () => Promise<unknown>][] = [
       ['pipe echo (no MCP)', echo.roundTrip],
@@ -132,13 +138,14 @@ export async function main(argv: readonly string[]): Promise<void> {
       ["think's answer replayed (no store work)", () => conn.call('bench_replay', { answer: 'think' })],
       ["dream's answer replayed (no store work)", () => conn.call('bench_replay', { answer: 'dream' })],
     ];
-    for (const [name, op] of ops) {
-      note(`timing ${name}`);
-      const cells: string[] = [];
-      for (const b of before) cells.push((await p50(samples, b, op)).toFixed(3));
-      rows.push(`| ${name} | ${cells.join(' | ')} |`);
+    const rows: IdleFloorRow[] = [];
+    for (const [request, op] of ops) {
+      note(`timing ${request}`);
+      const p50s: number[] = [];
+      for (const b of before) p50s.push(await p50(samples, b, op));
+      rows.push({ request, p50: [p50s[0]!, p50s[1]!, p50s[2]!, p50s[3]!] });
     }
-    process.stdout.write(`N = ${n}, ${samples} samples each\n\n${rows.join('\n')}\n`);
+    process.stdout.write(renderIdleFloor(n, samples, gap, rows, percentile(refWrites, 50), percentile(refSearches, 50)));
   } finally {
     echo?.close();
     await floor?.close();

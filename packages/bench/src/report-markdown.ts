@@ -228,7 +228,9 @@ stdio server could show in the run. Everything above it is ours.
 to back, after an idle gap, and right after one of the reference's create_entities or search_nodes
 calls, for a bare pipe echo, the zero-work server, an MCP ping to our server, think, dream, and
 think's and dream's recorded answers replayed by the benchmark's own tool through our whole stack
-(transport, SDK, kernel, serialisation) with no store work. Its figures depend on the machine and
+(transport, SDK, kernel, serialisation) with no store work. It also times the reference's own calls
+in those rounds and prints the ratio each request shows right after them: the replayed answers' rows
+are the most our stack could show with a store that took no time. Its figures depend on the machine and
 are not quoted here: for this run, read the ceiling table (the most any server could show against the
 reference in the alternating rounds) and the back-to-back table (the ratios with no turn of the reference between our calls),
 and run \`npm run idle-floor\` on the machine at hand for the split.

@@ -53,4 +53,17 @@ describe('EpisodeStore', () => {
     const tagged = env.stores.episodes.setTags(U, made[2].id, ['skill_promoted']);
     expect(env.stores.episodes.list(U, { tag: 'skill_promoted' }).map((e) => e.id)).toEqual([tagged!.id]);
   });
+
+  it('touch counts each access on the named rows only, twice for an id named twice, with the time', () => {
+    const [a, b, c] = ['one', 'two', 'three'].map((summary) => env.stores.episodes.add(U, { summary }));
+    env.clock.advance(5000);
+    env.stores.episodes.touch([a.id, c.id, a.id, 'ep_999999', 'fact_1', 'ep_x']);
+    const got = (id: string) => env.stores.episodes.get(U, id);
+    expect([got(a.id)?.access_count, got(b.id)?.access_count, got(c.id)?.access_count]).toEqual([2, 0, 1]);
+    expect(got(a.id)?.last_access).toBe(new Date(env.clock.now()).toISOString());
+    expect(got(b.id)?.last_access ?? null).toBeNull();
+    env.stores.episodes.touch([]);
+    env.stores.episodes.touch(['fact_1']);
+    expect(got(a.id)?.access_count).toBe(2);
+  });
 });
