@@ -7,7 +7,7 @@ import { ManualClock } from './clock.js';
 import { MemoryError } from './errors.js';
 import { createKernel, Kernel, KERNEL_VERSION } from './kernel.js';
 import { silentLogger } from './logger.js';
-import { safeJoin, slugify } from './paths.js';
+import { safeJoin, slugify, writeFileAtomic } from './paths.js';
 import { definePlugin, type PluginDefinition } from './plugin.js';
 import { buildSurface } from './surface.js';
 import { resolveExposure } from './exposure.js';
@@ -241,5 +241,18 @@ describe('config and paths', () => {
     const root = tmp();
     expect(safeJoin(root, 'a', 'b.md')).toBe(path.join(root, 'a', 'b.md'));
     expect(() => safeJoin(root, '..', 'x')).toThrow(MemoryError);
+  });
+
+  it('writes a file atomically from text, bytes or chunks, leaving no temporary file', () => {
+    const root = tmp();
+    const file = path.join(root, 'sub', 'f.bin');
+    writeFileAtomic(file, 'héllo');
+    expect(fs.readFileSync(file, 'utf8')).toBe('héllo');
+    writeFileAtomic(file, new Uint8Array([1, 2, 3]));
+    expect([...fs.readFileSync(file)]).toEqual([1, 2, 3]);
+    const big = new Uint8Array(300_000).map((_, i) => i % 251);
+    writeFileAtomic(file, [new Uint8Array([9]), big.subarray(5, 200_005), new Uint8Array(0), Buffer.from('end')]);
+    expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([9]), big.subarray(5, 200_005), Buffer.from('end')]));
+    expect(fs.readdirSync(path.dirname(file))).toEqual(['f.bin']);
   });
 });

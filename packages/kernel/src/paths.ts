@@ -57,15 +57,31 @@ export function safeJoin(root: string, ...parts: string[]): string {
   return target;
 }
 
-/** Write a file atomically: a unique temp file beside it, then rename over the target. */
-export function writeFileAtomic(file: string, data: string): void {
+/**
+ * Write a file atomically: a unique temp file beside it, then rename over the target. Binary data
+ * may come as a list of chunks, written one after another (no joined copy of them is made).
+ */
+export function writeFileAtomic(file: string, data: string | Uint8Array | readonly Uint8Array[]): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`;
   try {
-    fs.writeFileSync(tmp, data, 'utf8');
+    if (typeof data === 'string') fs.writeFileSync(tmp, data, 'utf8');
+    else if (data instanceof Uint8Array) fs.writeFileSync(tmp, data);
+    else writeChunks(tmp, data);
     fs.renameSync(tmp, file);
   } catch (err) {
     fs.rmSync(tmp, { force: true });
     throw err;
+  }
+}
+
+function writeChunks(file: string, chunks: readonly Uint8Array[]): void {
+  const fd = fs.openSync(file, 'w');
+  try {
+    for (const chunk of chunks) {
+      for (let at = 0; at < chunk.byteLength; ) at += fs.writeSync(fd, chunk, at, chunk.byteLength - at);
+    }
+  } finally {
+    fs.closeSync(fd);
   }
 }

@@ -37,6 +37,7 @@ export function useStores(ctx: PluginContext): Stores {
   ctx.hooks.close.tapPromise(STORES_OWNER, async () => {
     if (warming) clearTimeout(warming);
     stores.flush();
+    stores.retrieval.persist();
   });
   return stores;
 }

@@ -1,5 +1,9 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { actionsIn, count, dreamIds, ManualClock, start, type TestServer } from './helpers.js';
+import { createTestServer } from '@memory-service/testing';
+import { actionsIn, count, dreamIds, ManualClock, primitives, start, type TestServer } from './helpers.js';
 
 /** dream: scope isolation, limits, intent recent, telemetry, token budget, hostile queries. */
 let s: TestServer;
@@ -138,5 +142,37 @@ describe('hostile queries', () => {
       expect(typeof r.structured.summary).toBe('string');
     }
     expect(count(s, 'facts') + count(s, 'episodes')).toBe(1);
+  });
+});
+
+describe('saved index across restarts', () => {
+  it('recalls after restarts what was stored before and between them, and shrugs off a damaged index file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dream-restart-'));
+    const open = () => createTestServer({ plugins: [primitives], expose: 'primitives', clock: new ManualClock(), dataDir: dir });
+    try {
+      s = await open();
+      const first = actionsIn(await s.call('think', { text: harbour(1), layer: 'user' }), 'l3')[0]!.id;
+      expect(await dreamIds(s, { query: 'ferry island' })).toEqual([first]);
+      await s.close();
+      const file = path.join(dir, 'retrieval', 'l3.idx');
+      expect(fs.statSync(file).size).toBeGreaterThan(0);
+
+      s = await open();
+      expect(await dreamIds(s, { query: 'ferry island' })).toEqual([first]);
+      const second = actionsIn(await s.call('think', { text: harbour(2), layer: 'user' }), 'l3')[0]!.id;
+      await s.close();
+
+      s = await open();
+      expect((await dreamIds(s, { query: 'ferry island pier' })).sort()).toEqual([first, second].sort());
+      await s.close();
+
+      fs.writeFileSync(file, 'not an index');
+      s = await open();
+      expect((await dreamIds(s, { query: 'ferry island pier' })).sort()).toEqual([first, second].sort());
+    } finally {
+      await s?.close();
+      s = undefined as unknown as TestServer;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

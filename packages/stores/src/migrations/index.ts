@@ -5,7 +5,8 @@ import { dropFtsSchema } from './drop-fts.js';
 import { episodeContextSchema } from './episode-context.js';
 import { ftsSchema } from './fts.js';
 import { retrievalChangesSchema } from './retrieval-changes.js';
+import { retrievalSnapshotsSchema } from './retrieval-snapshots.js';
 import { vocabSchema } from './vocab.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema];

@@ -1,6 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A, U, makeEnv, type Env } from '../test-helpers.js';
 import { CHANGE_LOG_KEEP, CHANGE_LOG_TRIM_EVERY } from '../migrations/retrieval-changes.js';
+import { SNAPSHOT_DIR } from './index-sync.js';
+import type { Stores } from '../stores.js';
 
 let env: Env;
 beforeEach(() => {
@@ -113,3 +117,110 @@ describe('retrieval index kept in step with the tables', () => {
   });
 });
 
+describe('saved retrieval indexes', () => {
+  /** The tables each search of `stores` built its index from (a saved index read builds none). */
+  const watchBuilds = (stores: Stores) => {
+    const builds: string[] = [];
+    const stmt = stores.ctx.stmt.bind(stores.ctx);
+    stores.ctx.stmt = (sql: string) => {
+      if (sql.includes('ORDER BY id')) builds.push(sql.match(/FROM (\w+)/)?.[1] ?? sql);
+      return stmt(sql);
+    };
+    return builds;
+  };
+  /** A Stores on the same database with no saved index to read: the reference answers. */
+  const built = (e: Env) => {
+    fs.rmSync(path.join(e.dir, SNAPSHOT_DIR), { recursive: true, force: true });
+    return e.second().stores;
+  };
+  const queries = ['Melanie painted lake', 'kayak', 'harbour ferry', 'canoe boat', 'violin'];
+  const seed = (s: Stores) => {
+    s.episodes.add(U, { summary: 'Melanie painted a sunrise over the lake.' });
+    s.episodes.add(U, { summary: 'Caroline took the ferry across the harbour.' });
+    s.episodes.add(A, { summary: 'Agent note: the ferry runs hourly.' });
+    s.facts.upsert(U, { key: 'boat', value: 'a red kayak', importance: 0.6 });
+    s.wiki.save(U, { title: 'Trip', content: 'We walked along the harbour.', wiki_type: 'diary' });
+  };
+
+  it('warm() saves what it built; the next start reads it, builds nothing and answers the same', () => {
+    seed(env.stores);
+    env.stores.retrieval.warm();
+    expect(fs.readdirSync(path.join(env.dir, SNAPSHOT_DIR)).sort()).toEqual(['graph.idx', 'l3.idx', 'l4.idx', 'wiki.idx']);
+    const next = env.second().stores;
+    const builds = watchBuilds(next);
+    next.retrieval.warm();
+    for (const q of queries) expect(next.retrieval.search(U, q)).toEqual(env.stores.retrieval.search(U, q));
+    expect(builds).toEqual([]);
+  });
+
+  it('a start that reads a saved index applies what changed after the save, from any connection', () => {
+    const s = env.stores;
+    seed(s);
+    s.retrieval.warm();
+    const barn = s.episodes.add(U, { summary: 'Melanie painted a barn by the lake.' });
+    s.episodes.delete(U, s.episodes.list(U).find((e) => e.summary.includes('ferry'))!.id);
+    env.second().stores.facts.upsert(U, { key: 'boat', value: 'a green canoe', importance: 0.6 });
+    env.db.prepare('UPDATE episodes SET summary = ? WHERE id = ?').run('Melanie sketched a barn by the lake.', Number(barn.id.slice(3)));
+    const next = env.second().stores;
+    const builds = watchBuilds(next);
+    const answers = queries.map((q) => next.retrieval.search(U, q));
+    expect(builds).toEqual([]);
+    const reference = built(env);
+    expect(answers).toEqual(queries.map((q) => reference.retrieval.search(U, q)));
+    expect(answers[3].map((h) => h.text)).toEqual(['boat: a green canoe']);
+  });
+
+  it('persist() on close saves the indexes that moved past their last save, and the next start reads them', () => {
+    const s = env.stores;
+    seed(s);
+    s.retrieval.warm();
+    expect(s.retrieval.persist()).toEqual([]);
+    s.episodes.add(U, { summary: 'A violin case by the door.' });
+    expect(s.retrieval.search(U, 'violin', { sources: ['l3'] })).toHaveLength(1);
+    // Only the searched source applied the log; the others still hold what they saved.
+    expect(s.retrieval.persist()).toEqual(['l3']);
+    expect(s.retrieval.persist()).toEqual([]);
+    const next = env.second().stores;
+    const builds = watchBuilds(next);
+    expect(next.retrieval.search(U, 'violin').map((h) => h.text)).toEqual(['A violin case by the door.']);
+    expect(builds).toEqual([]);
+  });
+
+  it('builds instead when the file is not the last one saved for this database, is damaged, or is missing', () => {
+    seed(env.stores);
+    env.stores.retrieval.warm();
+    const file = path.join(env.dir, SNAPSHOT_DIR, 'l3.idx');
+    const saved = fs.readFileSync(file);
+    const check = (what: string) => {
+      const next = env.second().stores;
+      const builds = watchBuilds(next);
+      for (const q of queries) expect(next.retrieval.search(U, q), what).toEqual(env.stores.retrieval.search(U, q));
+      expect(builds, what).toContain('episodes');
+    };
+    // The database records another save (a copy of the data dir, or a save cut off before its record).
+    env.db.prepare("UPDATE retrieval_snapshots SET token = 'other' WHERE source = 'l3'").run();
+    check('token');
+    env.stores.retrieval.persist();
+    env.db.prepare("UPDATE retrieval_snapshots SET cursor = cursor + 1 WHERE source = 'l3'").run();
+    check('cursor');
+    fs.writeFileSync(file, saved.subarray(0, saved.length - 3));
+    check('cut short');
+    fs.rmSync(file);
+    check('missing');
+  });
+
+  it('builds instead when the change log no longer holds everything after the saved cursor', () => {
+    const s = env.stores;
+    s.episodes.add(U, { summary: 'first heron sighting' });
+    s.retrieval.warm();
+    const other = env.second().stores;
+    other.transaction(() => {
+      for (let i = 0; i < CHANGE_LOG_KEEP + CHANGE_LOG_TRIM_EVERY; i++) other.timeline.add(U, { type: 'note', summary: `entry ${i}` });
+    });
+    other.episodes.add(U, { summary: 'second heron sighting' });
+    const next = env.second().stores;
+    const builds = watchBuilds(next);
+    expect(next.retrieval.search(U, 'heron').map((h) => h.text).sort()).toEqual(['first heron sighting', 'second heron sighting']);
+    expect(builds).toContain('episodes');
+  });
+});

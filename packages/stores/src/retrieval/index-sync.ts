@@ -1,6 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { writeIfFree } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import type { IndexedTable } from '../migrations/retrieval-changes.js';
+import { safeJoin, writeFileAtomic } from '../paths.js';
+import { decodeSnapshot, encodeSnapshot } from './index-snapshot.js';
 import { MAX_SLOT, SourceIndex, type IndexedDoc } from './term-index.js';
+
+/** The folder of the data dir that holds the saved indexes, one `<source>.idx` file each. */
+export const SNAPSHOT_DIR = 'retrieval';
 
 /** The scope key of the index's parts. */
 export const scopeKey = (layer: string, userId: string): string => `${layer}\u0000${userId}`;
@@ -19,6 +27,8 @@ interface Built {
   index: SourceIndex;
   /** seq of the last retrieval_changes row applied. */
   cursor: number;
+  /** The cursor the saved file holds (saved or loaded in this process), -1 when none is known. */
+  saved: number;
 }
 
 interface ChangeRow {
@@ -43,6 +53,11 @@ const REBUILD_SHARE = 0.5;
  *   back as `pending` for the search to handle. An index not built yet is not built there either.
  * - When the log was trimmed past an index's cursor, when a batch is larger than half the index,
  *   or when freed slots outnumber live documents, the index is rebuilt from its table.
+ * - An index is saved to `<data_dir>/retrieval/<source>.idx` (persist(): after a build at start,
+ *   and on close) and a later start reads it instead of building, then applies the log from the
+ *   saved cursor as above. The file is used only when the token in it is the one retrieval_snapshots
+ *   recorded for its last save, its cursor is not past the log, and it is whole (checksum) and of
+ *   this format and these column weights; otherwise the index is built from the table.
  */
 export class RetrievalIndex {
   private readonly built = new Map<string, Built>();
@@ -71,9 +86,64 @@ export class RetrievalIndex {
       return { index: b.index, pending: b.cursor < max ? this.pendingDocs(source, b.cursor) : new Set() };
     }
     let b = this.built.get(source);
-    if (!b) b = this.build(source);
-    else if (b.cursor < max) b = this.apply(source, b);
+    if (!b) b = this.build(source, true);
+    // A saved index read just now holds the log up to its save: the rest is applied here.
+    if (b.cursor < max) b = this.apply(source, b);
     return { index: b.index, pending: new Set() };
+  }
+
+  /**
+   * Save the indexes built from their tables in this process (`built`) or every index whose cursor
+   * moved since it was saved or read (`changed`), each at the cursor it holds. Never waits for
+   * another process's write lock, and never throws: a save that fails leaves the next start to
+   * build. Returns the sources saved.
+   */
+  persist(which: 'built' | 'changed'): string[] {
+    const db = this.ctx.db;
+    if (!db.open || db.inTransaction) return [];
+    const saved: string[] = [];
+    for (const [source, b] of this.built) {
+      if (which === 'built' ? b.saved !== -1 : b.saved === b.cursor) continue;
+      const token = randomBytes(12).toString('hex');
+      try {
+        writeFileAtomic(this.snapshotFile(source), encodeSnapshot({ source, token, cursor: b.cursor }, b.index.state()));
+        const recorded = writeIfFree(db, () =>
+          this.ctx.tx(() =>
+            this.ctx
+              .stmt(
+                'INSERT INTO retrieval_snapshots (source, token, cursor) VALUES (?, ?, ?) ON CONFLICT (source) DO UPDATE SET token = excluded.token, cursor = excluded.cursor',
+              )
+              .run(source, token, b.cursor),
+          ),
+        );
+        if (!recorded) continue;
+        b.saved = b.cursor;
+        saved.push(source);
+      } catch {
+        // Only a cache: the file or its record is missing or stale, and the next start builds.
+      }
+    }
+    return saved;
+  }
+
+  private snapshotFile(source: string): string {
+    return safeJoin(this.ctx.dataDir, SNAPSHOT_DIR, `${source}.idx`);
+  }
+
+  /** The saved index of a source when it matches the database (see the class comment), else null. */
+  private load(source: string, weights: readonly number[], max: number): Built | null {
+    const row = this.ctx.stmt('SELECT token, cursor FROM retrieval_snapshots WHERE source = ?').get(source) as
+      | { token: string; cursor: number }
+      | undefined;
+    if (!row) return null;
+    try {
+      const { meta, state } = decodeSnapshot(fs.readFileSync(this.snapshotFile(source)));
+      if (meta.source !== source || meta.token !== row.token || meta.cursor !== row.cursor || meta.cursor > max) return null;
+      if (state.weights.length !== weights.length || state.weights.some((w, i) => w !== weights[i])) return null;
+      return { index: SourceIndex.fromState(state), cursor: meta.cursor, saved: meta.cursor };
+    } catch {
+      return null;
+    }
   }
 
   /** The current rows of the given ids in the source's table, as the index reads them. */
@@ -123,19 +193,22 @@ export class RetrievalIndex {
     return this.ctx.db.transaction(fn).deferred();
   }
 
-  private build(source: string): Built {
+  /** The source's index from its saved file when `saved` and the file matches, else from its table. */
+  private build(source: string, saved: boolean): Built {
     const t = this.table(source);
     const weights = this.weights.get(source) ?? [];
-    const b = this.snapshot(() => {
-      const index = new SourceIndex(weights);
+    const b = this.snapshot((): Built => {
       const cursor = this.maxSeq();
+      const loaded = saved ? this.load(source, weights, cursor) : null;
+      if (loaded) return loaded;
+      const index = new SourceIndex(weights);
       const count = (this.ctx.stmt(`SELECT count(*) AS n FROM ${t.table}`).get() as { n: number }).n;
       const select = this.ctx.stmt(`${this.selectSql(t)} ORDER BY id`);
       const toDoc = (r: Record<string, unknown>) => this.toDoc(t, r);
       index.load(function* docs() {
         for (const r of select.iterate() as IterableIterator<Record<string, unknown>>) yield toDoc(r);
       }, count);
-      return { index, cursor };
+      return { index, cursor, saved: -1 };
     });
     this.built.set(source, b);
     return b;
@@ -161,7 +234,7 @@ export class RetrievalIndex {
       return 'done';
     });
     if (outcome === 'rebuild' || b.index.dead > Math.max(1024, b.index.live) || b.index.slotsUsed > MAX_SLOT - 65_536) {
-      return this.build(source);
+      return this.build(source, false);
     }
     return b;
   }

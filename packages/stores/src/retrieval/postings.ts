@@ -40,6 +40,22 @@ export class PostingList {
     this.skips = new Int32Array(2 * (Math.floor((postings - 1) / SKIP_EVERY) + 1));
   }
 
+  /** A list with the given contents (a snapshot's), taking ownership of the arrays. */
+  static restore(n: number, len: number, last: number, bytes: Uint8Array, skips: Int32Array): PostingList {
+    const list = new PostingList(0, 1);
+    list.n = n;
+    list.len = len;
+    list.last = last;
+    list.bytes = bytes;
+    list.skips = skips;
+    return list;
+  }
+
+  /** The skip entries in use: two numbers per SKIP_EVERY postings begun. */
+  get skipsUsed(): number {
+    return 2 * Math.ceil(this.n / SKIP_EVERY);
+  }
+
   append(slot: number, q: number): void {
     if (slot <= this.last) throw new Error(`postings must grow: slot ${slot} after ${this.last}`);
     if (this.n % SKIP_EVERY === 0) {

@@ -361,6 +361,16 @@ export class Retrieval {
     if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
     const max = this.index.maxSeq();
     for (const src of DEFAULT_SOURCES) this.index.view(src, max);
+    // What was built from the tables is saved, so the next start reads it instead (index-sync.ts).
+    this.index.persist('built');
+  }
+
+  /**
+   * Save the indexes that changed since they were saved or read, so the next start reads them
+   * instead of building (on close; see index-sync.ts). Returns the sources saved.
+   */
+  persist(): string[] {
+    return this.index.persist('changed');
   }
 
   /** Record a retrieval access on the hits' episodes, facts and graph nodes. */

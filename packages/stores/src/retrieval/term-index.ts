@@ -59,6 +59,43 @@ export interface PartStats {
   avgLen: number[];
 }
 
+/**
+ * The version of what an index holds for a document: bump it when tokenising, stemming, stop
+ * words, frequency quantisation or the posting layout change, so a saved index (index-snapshot.ts)
+ * made by another version is rebuilt instead of read.
+ */
+export const INDEX_FORMAT = 1;
+
+/** One term of a snapshot: its document frequency and its posting list's contents. */
+export interface TermState {
+  stem: string;
+  df: number;
+  n: number;
+  len: number;
+  last: number;
+  bytes: Uint8Array;
+  skips: Int32Array;
+}
+
+/** Everything a SourceIndex holds, as arrays (index-snapshot.ts writes and reads it). */
+export interface SourceIndexState {
+  weights: readonly number[];
+  nextSlot: number;
+  live: number;
+  dead: number;
+  /** Per slot 0..nextSlot-1. slotFacet is empty when no document has a facet. */
+  slotDoc: Int32Array;
+  slotPart: Int32Array;
+  slotFacet: Int32Array;
+  slotLen: Float64Array;
+  /** Per row id: its slot, 0 when not indexed. */
+  docSlot: Int32Array;
+  /** Facet names by id - 1. */
+  facets: readonly string[];
+  /** Parts by id - 1. */
+  parts: readonly { scope: string; docs: number; colTotals: Float64Array; terms: readonly TermState[] }[];
+}
+
 interface Term {
   df: number;
   list: PostingList;
@@ -66,6 +103,7 @@ interface Term {
 
 interface Part {
   id: number;
+  scope: string;
   terms: Map<string, Term>;
   docs: number;
   colTotals: Float64Array;
@@ -133,6 +171,65 @@ export class SourceIndex {
       for (const [stem, e] of perPart) part.terms.set(stem, { df: 0, list: new PostingList(e.bytes, e.n) });
     }
     for (const d of docs()) this.add(d);
+  }
+
+  /** The index's contents, as views of its arrays (valid until the index next changes). */
+  state(): SourceIndexState {
+    const slots = this.nextSlot;
+    return {
+      weights: this.weights,
+      nextSlot: slots,
+      live: this.live,
+      dead: this.dead,
+      slotDoc: this.slotDoc.subarray(0, slots),
+      slotPart: this.slotPart.subarray(0, slots),
+      slotFacet: this.slotFacet.subarray(0, Math.min(this.slotFacet.length, slots)),
+      slotLen: this.slotLen.subarray(0, slots),
+      docSlot: this.docSlot,
+      facets: [...this.facets.keys()],
+      parts: this.partList.map((p) => ({
+        scope: p.scope,
+        docs: p.docs,
+        colTotals: p.colTotals,
+        terms: [...p.terms].map(([stem, t]) => ({
+          stem,
+          df: t.df,
+          n: t.list.n,
+          len: t.list.len,
+          last: t.list.last,
+          bytes: t.list.bytes.subarray(0, t.list.len),
+          skips: t.list.skips.subarray(0, t.list.skipsUsed),
+        })),
+      })),
+    };
+  }
+
+  /** An index holding a state() taken earlier, owning its arrays (the caller hands over copies). */
+  static fromState(s: SourceIndexState): SourceIndex {
+    const index = new SourceIndex(s.weights);
+    const room = s.nextSlot + 64;
+    const ints = (a: Int32Array, n: number) => {
+      const out = new Int32Array(n);
+      out.set(a);
+      return out;
+    };
+    index.slotDoc = ints(s.slotDoc, room);
+    index.slotPart = ints(s.slotPart, room);
+    index.slotFacet = s.slotFacet.length > 0 ? ints(s.slotFacet, room) : new Int32Array(0);
+    index.slotLen = new Float64Array(room);
+    index.slotLen.set(s.slotLen);
+    index.docSlot = ints(s.docSlot, Math.max(64, s.docSlot.length));
+    index.nextSlot = s.nextSlot;
+    index.live = s.live;
+    index.dead = s.dead;
+    for (const f of s.facets) index.facetId(f);
+    for (const p of s.parts) {
+      const part = index.part(p.scope);
+      part.docs = p.docs;
+      part.colTotals.set(p.colTotals);
+      for (const t of p.terms) part.terms.set(t.stem, { df: t.df, list: PostingList.restore(t.n, t.len, t.last, t.bytes, t.skips) });
+    }
+    return index;
   }
 
   /** Slots handed out so far; the owner rebuilds before MAX_SLOT. */
@@ -343,7 +440,7 @@ export class SourceIndex {
   private part(scope: string): Part {
     let part = this.parts.get(scope);
     if (!part) {
-      part = { id: this.partList.length + 1, terms: new Map(), docs: 0, colTotals: new Float64Array(this.weights.length) };
+      part = { id: this.partList.length + 1, scope, terms: new Map(), docs: 0, colTotals: new Float64Array(this.weights.length) };
       this.parts.set(scope, part);
       this.partList.push(part);
     }
