@@ -84,12 +84,12 @@ export interface SourceIndexState {
   live: number;
   dead: number;
   /** Per slot 0..nextSlot-1. slotFacet is empty when no document has a facet. */
-  slotDoc: Int32Array;
-  slotPart: Int32Array;
-  slotFacet: Int32Array;
-  slotLen: Float64Array;
+  slotDoc: Int32Array<ArrayBuffer>;
+  slotPart: Int32Array<ArrayBuffer>;
+  slotFacet: Int32Array<ArrayBuffer>;
+  slotLen: Float64Array<ArrayBuffer>;
   /** Per row id: its slot, 0 when not indexed. */
-  docSlot: Int32Array;
+  docSlot: Int32Array<ArrayBuffer>;
   /** Facet names by id - 1. */
   facets: readonly string[];
   /** Parts by id - 1. */
@@ -207,18 +207,12 @@ export class SourceIndex {
   /** An index holding a state() taken earlier, owning its arrays (the caller hands over copies). */
   static fromState(s: SourceIndexState): SourceIndex {
     const index = new SourceIndex(s.weights);
-    const room = s.nextSlot + 64;
-    const ints = (a: Int32Array, n: number) => {
-      const out = new Int32Array(n);
-      out.set(a);
-      return out;
-    };
-    index.slotDoc = ints(s.slotDoc, room);
-    index.slotPart = ints(s.slotPart, room);
-    index.slotFacet = s.slotFacet.length > 0 ? ints(s.slotFacet, room) : new Int32Array(0);
-    index.slotLen = new Float64Array(room);
-    index.slotLen.set(s.slotLen);
-    index.docSlot = ints(s.docSlot, Math.max(64, s.docSlot.length));
+    // The per-slot arrays get room for the next slot, as ensureSlot() would have left them.
+    index.slotDoc = grow(s.slotDoc, s.nextSlot);
+    index.slotPart = grow(s.slotPart, s.nextSlot);
+    index.slotFacet = s.slotFacet.length > 0 ? grow(s.slotFacet, s.nextSlot) : new Int32Array(0);
+    index.slotLen = grow(s.slotLen, s.nextSlot);
+    if (s.docSlot.length > 0) index.docSlot = s.docSlot;
     index.nextSlot = s.nextSlot;
     index.live = s.live;
     index.dead = s.dead;
