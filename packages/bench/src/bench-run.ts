@@ -114,12 +114,34 @@ async function alternate(
   return current;
 }
 
-async function finish(l: Live): Promise<{ peak: number | null; bytes: number }> {
+/** Close a server and remove its data dir, after `beforeRemove` (if given) has used what the server left there. */
+async function finish(l: Live, beforeRemove?: () => Promise<void>): Promise<{ peak: number | null; bytes: number }> {
   const peak = l.server.connection.peakRssBytes();
   await l.server.connection.close().catch(() => undefined);
   const bytes = directorySize(l.dir);
+  await beforeRemove?.();
   removeDir(l.dir);
   return { peak, bytes };
+}
+
+/**
+ * Our server started again on the data dir it has just closed, with its first search sent as soon
+ * as tools/list answers. Undefined (and a failure recorded) when the restart does not work.
+ */
+async function restart(l: Live, n: number, failures: RunFailure[]): Promise<ServerRun['restart']> {
+  let again: BenchServer | undefined;
+  try {
+    again = await openServer(l.server.kind, l.dir);
+    const first_search_ms = await again.search(l.queries.nextQuery());
+    note(`[N=${n}] ${l.server.kind} restarted: tools/list ${again.connection.spawnToToolsMs.toFixed(1)} ms after spawn, first search ${first_search_ms.toFixed(1)} ms`);
+    return { spawn_to_tools_list_ms: again.connection.spawnToToolsMs, first_search_ms };
+  } catch (err) {
+    failures.push({ server: l.server.kind, n, error: `restart: ${(err as Error).message}` });
+    note(`[N=${n}] ${l.server.kind}: restart failed: ${(err as Error).message}`);
+    return undefined;
+  } finally {
+    await again?.connection.close().catch(() => undefined);
+  }
 }
 
 /**
@@ -203,7 +225,16 @@ export async function benchSize(kinds: readonly ServerKind[], n: number, samples
   const ceiling = ref ? await ceilingPass(ref, n, samples, seed, failures) : undefined;
   const runs: ServerRun[] = [];
   for (const l of live) {
-    const { peak, bytes } = await finish(l);
+    // Ours is started once more on the data it closed, before the dir goes.
+    let again: ServerRun['restart'];
+    const { peak, bytes } = await finish(
+      l,
+      l.server.kind === 'ours'
+        ? async () => {
+            again = await restart(l, n, failures);
+          }
+        : undefined,
+    );
     const run: ServerRun = {
       server: l.server.kind,
       n,
@@ -217,6 +248,7 @@ export async function benchSize(kinds: readonly ServerKind[], n: number, samples
       spawn_to_tools_list_ms: l.spawnMs,
       peak_rss_bytes: peak,
       data_bytes: bytes,
+      ...(again ? { restart: again } : {}),
     };
     if (l.backToBack) {
       run.write_b2b_ms = summarize(l.backToBack.writes);

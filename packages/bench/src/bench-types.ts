@@ -34,6 +34,12 @@ export interface ServerRun {
   peak_rss_bytes: number | null;
   /** Bytes under the data dir after the server closed. */
   data_bytes: number;
+  /**
+   * Ours only: the server started again on the data it just closed, and its first search sent as
+   * soon as tools/list answered (what a new session on that memory waits for). Absent in older
+   * result files and where the restart failed.
+   */
+  restart?: { spawn_to_tools_list_ms: number; first_search_ms: number };
 }
 
 /**

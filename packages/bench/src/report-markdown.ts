@@ -95,6 +95,17 @@ export function renderResultTables(result: BenchResult): string {
   parts.push('');
   const b2b = backToBackTable(result, sizes);
   if (b2b !== null) parts.push(b2b);
+  const restarts = result.runs.filter((r) => r.server === 'ours' && r.restart).sort((a, b) => a.n - b.n);
+  if (restarts.length > 0) {
+    parts.push('### Restart on the same data (ours)\n');
+    parts.push(
+      markdownTable(
+        ['N', 'spawn to tools/list (ms)', 'first dream (ms)'],
+        restarts.map((r) => [fmtCount(r.n), fmtMs(r.restart!.spawn_to_tools_list_ms), fmtMs(r.restart!.first_search_ms)]),
+      ),
+    );
+    parts.push('');
+  }
   if (result.ceiling && result.ceiling.length > 0) {
     parts.push('### Ceiling: reference p50 / zero-work server p50\n');
     parts.push(
@@ -192,6 +203,8 @@ sample when both run at that N. The reference server runs up to N = ${fmtCount(r
 ${backToBackNote(result)}${ceilingNote(result)}- Spawn: from spawning the process to the answer of \`tools/list\` (the initialize handshake included); once per N, and in a
   series of fresh starts on empty data dirs whose median is the start-up figure.
 - Peak RSS: VmHWM of the server process; data on disk: bytes under the data dir after the server closed.
+- Restart (ours): after it closed, our server is started again on the same data dir and its first \`dream\` is sent as soon
+  as \`tools/list\` answers: what a new session on that memory waits for (the retrieval index is read from the data dir, or built).
 - Preload: ours keeps 16 requests in flight; the reference rewrites its whole file on every write, so its preload is sequential.
 - Stores in-process: \`@memory-service/stores\` called directly (no MCP, no transport) on the same workload.
 

@@ -220,3 +220,20 @@ describe('result tables and targets', () => {
     expect(markdownTable(['a'], [['x|y']])).toBe('| a |\n|---|\n| x\\|y |');
   });
 });
+
+describe('restart table', () => {
+  it("lists our restarts by N, and is left out of a result that has none", () => {
+    const withRestarts: BenchResult = {
+      ...result,
+      runs: result.runs.map((r) =>
+        r.server === 'ours' && r.n !== 1000 ? { ...r, restart: { spawn_to_tools_list_ms: 190 + r.n / 10_000, first_search_ms: r.n / 1000 } } : r,
+      ),
+    };
+    const tables = renderResultTables(withRestarts);
+    expect(tables).toContain(
+      ['### Restart on the same data (ours)', '', '| N | spawn to tools/list (ms) | first dream (ms) |', '|---|---|---|', '| 10,000 | 191 | 10.0 |', '| 100,000 | 200 | 100 |'].join('\n'),
+    );
+    expect(renderResultTables(result)).not.toContain('Restart on the same data');
+    expect(renderBenchmarksPage(withRestarts, 'c.svg')).toContain('- Restart (ours): after it closed, our server is started again');
+  });
+});
