@@ -1,9 +1,7 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resolveExposure } from './exposure.js';
+import { scratch } from './scratch.fixture.js';
 import { Kernel } from './kernel.js';
 import { silentLogger } from './logger.js';
 import { definePlugin } from './plugin.js';
@@ -11,19 +9,12 @@ import { SPEC_TIERS } from './spec-tiers.fixture.js';
 import { buildSurface } from './surface.js';
 import { defineTool } from './tools.js';
 
-const dirs: string[] = [];
-const kernels: Kernel[] = [];
-afterEach(async () => {
-  await Promise.all(kernels.splice(0).map((k) => k.close()));
-  dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
-});
+const scratchpad = scratch('ms-kernel-');
+afterEach(scratchpad.cleanup);
 
 /** Fake plugins holding the spec's tool names: a tool shared by two tiers is registered once. */
 async function specKernel(): Promise<Kernel> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ms-kernel-'));
-  dirs.push(dir);
-  const kernel = new Kernel({ dataDir: dir, logger: silentLogger() });
-  kernels.push(kernel);
+  const kernel = scratchpad.kernel(new Kernel({ dataDir: scratchpad.dir(), logger: silentLogger() }));
   const seen = new Set<string>();
   for (const [tier, names] of Object.entries(SPEC_TIERS)) {
     await kernel.register(

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -11,24 +10,15 @@ import { safeJoin, slugify, writeFileAtomic } from './paths.js';
 import { definePlugin, type PluginDefinition } from './plugin.js';
 import { buildSurface } from './surface.js';
 import { resolveExposure } from './exposure.js';
+import { scratch } from './scratch.fixture.js';
 import { defineTool, type ToolCallContext } from './tools.js';
 
-const dirs: string[] = [];
-const kernels: Kernel[] = [];
-function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'ms-kernel-'));
-  dirs.push(d);
-  return d;
-}
+const scratchpad = scratch('ms-kernel-');
+const tmp = () => scratchpad.dir();
 function kernel(dataDir = tmp()): Kernel {
-  const k = new Kernel({ dataDir, logger: silentLogger(), clock: new ManualClock() });
-  kernels.push(k);
-  return k;
+  return scratchpad.kernel(new Kernel({ dataDir, logger: silentLogger(), clock: new ManualClock() }));
 }
-afterEach(async () => {
-  await Promise.all(kernels.splice(0).map((k) => k.close()));
-  dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
-});
+afterEach(scratchpad.cleanup);
 
 const plugin = (over: Partial<PluginDefinition> = {}) =>
   definePlugin({ name: 'p', version: '1.0.0', tier: 'tst', kernel: '^1.0.0', setup() {}, ...over });
@@ -159,7 +149,7 @@ describe('tools', () => {
         }),
       ],
     });
-    kernels.push(k);
+    scratchpad.kernel(k);
     await expect(k.callTool('echo', { text: 'hi' })).resolves.toEqual({ text: 'hi', layer: 'user' });
     await expect(k.callTool('echo', { text: 'hi', layer: 'robot' })).rejects.toMatchObject({ field: 'layer', accepted: ['user', 'agent'] });
     await expect(k.callTool('echo', {})).rejects.toMatchObject({ field: 'text', message: expect.stringContaining('required') });
@@ -188,7 +178,7 @@ describe('tools', () => {
         }),
       ],
     });
-    kernels.push(k);
+    scratchpad.kernel(k);
     expect(k.callToolNow('double', { n: 2 })).toEqual({ n: 4 });
     const later = k.callToolNow('later', { n: 2 });
     expect(later).toBeInstanceOf(Promise);

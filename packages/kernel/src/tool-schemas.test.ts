@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ManualClock } from './clock.js';
 import { resolveExposure } from './exposure.js';
+import { scratch } from './scratch.fixture.js';
 import { Kernel } from './kernel.js';
 import type { Logger } from './logger.js';
 import { definePlugin, type PluginDefinition } from './plugin.js';
@@ -13,17 +14,9 @@ import { buildSurface } from './surface.js';
 import { readToolSchemas, TOOL_SCHEMAS_FORMAT, toolSchemasOf, writeToolSchemas } from './tool-schemas.js';
 import { defineTool, inputJsonSchema, outputJsonSchema } from './tools.js';
 
-const dirs: string[] = [];
-const kernels: Kernel[] = [];
-function tmp(): string {
-  const d = fs.mkdtempSync(path.join(os.tmpdir(), 'ms-tool-schemas-'));
-  dirs.push(d);
-  return d;
-}
-afterEach(async () => {
-  await Promise.all(kernels.splice(0).map((k) => k.close()));
-  dirs.splice(0).forEach((d) => fs.rmSync(d, { recursive: true, force: true }));
-});
+const scratchpad = scratch('ms-tool-schemas-');
+const tmp = () => scratchpad.dir();
+afterEach(scratchpad.cleanup);
 
 /** A logger that keeps its warnings. */
 function recorder(): Logger & { warnings: string[] } {
@@ -63,8 +56,7 @@ const plugin = (over: Partial<PluginDefinition> = {}) =>
   });
 
 async function surfaceOf(p: PluginDefinition, logger: Logger = recorder()) {
-  const k = new Kernel({ dataDir: tmp(), logger, clock: new ManualClock() });
-  kernels.push(k);
+  const k = scratchpad.kernel(new Kernel({ dataDir: tmp(), logger, clock: new ManualClock() }));
   await k.register(p);
   await k.ready();
   return { kernel: k, surface: buildSurface(k, resolveExposure('all', k.tiers), false) };
