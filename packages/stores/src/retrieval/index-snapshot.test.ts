@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { endianness } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { decodeSnapshot, encodeSnapshot } from './index-snapshot.js';
 import { INDEX_FORMAT, SourceIndex, type IndexedDoc } from './term-index.js';
@@ -92,5 +93,10 @@ describe('retrieval index snapshots', () => {
     const body = Buffer.from(file.subarray(0, file.length - 20).toString('latin1').replace(`"format":${INDEX_FORMAT},`, `"format":${INDEX_FORMAT + 1},`), 'latin1');
     const other = Buffer.concat([body, createHash('sha1').update(body).digest()]);
     expect(() => decodeSnapshot(other)).toThrow(new RegExp(`format ${INDEX_FORMAT + 1}`));
+    // The other byte order, likewise.
+    const mine = endianness();
+    const body2 = Buffer.from(file.subarray(0, file.length - 20).toString('latin1').replace(`"endian":"${mine}"`, `"endian":"${mine === 'LE' ? 'BE' : 'LE'}"`), 'latin1');
+    const swapped = Buffer.concat([body2, createHash('sha1').update(body2).digest()]);
+    expect(() => decodeSnapshot(swapped)).toThrow(/byte order/);
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { endianness } from 'node:os';
 import { INDEX_FORMAT, type SourceIndexState, type TermState } from './term-index.js';
 
 /**
@@ -28,6 +29,8 @@ type Span = [offset: number, bytes: number];
 
 interface Header extends SnapshotMeta {
   format: number;
+  /** The arrays are written in the machine's byte order: a file from a machine of the other order is refused. */
+  endian: 'LE' | 'BE';
   weights: number[];
   nextSlot: number;
   live: number;
@@ -61,6 +64,7 @@ export function encodeSnapshot(meta: SnapshotMeta, s: SourceIndexState): Uint8Ar
   };
   const header: Header = {
     format: INDEX_FORMAT,
+    endian: endianness(),
     ...meta,
     weights: [...s.weights],
     nextSlot: s.nextSlot,
@@ -125,6 +129,7 @@ export function decodeSnapshot(file: Buffer): { meta: SnapshotMeta; state: Sourc
   if (jsonEnd > end) throw new Error('retrieval index snapshot is cut short');
   const h = JSON.parse(file.toString('utf8', jsonAt, jsonEnd)) as Header;
   if (h.format !== INDEX_FORMAT) throw new Error(`retrieval index snapshot of format ${h.format}, not ${INDEX_FORMAT}`);
+  if (h.endian !== endianness()) throw new Error(`retrieval index snapshot in ${h.endian} byte order, not ${endianness()}`);
   // Every array is copied out of the file into its own buffer, once: the file's memory is freed after.
   const at = ([offset, bytes]: Span, unit: number): number => {
     const from = jsonEnd + offset;
