@@ -207,12 +207,12 @@ export class SourceIndex {
   /** An index holding a state() taken earlier, owning its arrays (the caller hands over copies). */
   static fromState(s: SourceIndexState): SourceIndex {
     const index = new SourceIndex(s.weights);
-    // The per-slot arrays get room for the next slot, as ensureSlot() would have left them.
-    index.slotDoc = grow(s.slotDoc, s.nextSlot);
-    index.slotPart = grow(s.slotPart, s.nextSlot);
-    index.slotFacet = s.slotFacet.length > 0 ? grow(s.slotFacet, s.nextSlot) : new Int32Array(0);
-    index.slotLen = grow(s.slotLen, s.nextSlot);
-    if (s.docSlot.length > 0) index.docSlot = s.docSlot;
+    // Taken as they are: add() grows them (ensureSlot) when the next slot does not fit.
+    index.slotDoc = s.slotDoc;
+    index.slotPart = s.slotPart;
+    index.slotFacet = s.slotFacet;
+    index.slotLen = s.slotLen;
+    index.docSlot = s.docSlot;
     index.nextSlot = s.nextSlot;
     index.live = s.live;
     index.dead = s.dead;
