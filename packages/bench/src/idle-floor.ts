@@ -16,12 +16,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { referenceEntity } from './bench-servers.js';
 import { REPLAY_DIR_ENV } from './floor-plugin.js';
 import { FLOOR_TOOL } from './floor-server.js';
 import { renderIdleFloor, type IdleFloorRow } from './idle-floor-report.js';
 import { McpConnection } from './mcp-connection.js';
-import { FLOOR_SERVER, SERVER_BIN, referenceServerScript } from './paths.js';
+import { referenceEntity } from './bench-servers.js';
+import { FLOOR_SERVER, SERVER_BIN } from './paths.js';
+import { referenceWith } from './reference-file.js';
 import { note } from './progress.js';
 import { percentile } from './stats.js';
 import { TextGenerator } from './textgen.js';
@@ -59,24 +60,6 @@ async function pipeEcho(): Promise<{ roundTrip: () => Promise<void>; close: () =
     });
   await roundTrip();
   return { roundTrip, close: () => child.kill() };
-}
-
-/**
- * The reference server started on N entities of the given texts: its memory file is written in its
- * own line format (what its saveGraph writes), which spares N sequential create_entities calls;
- * read_graph then confirms it loaded all N.
- */
-async function referenceWith(dir: string, texts: readonly string[]): Promise<McpConnection> {
-  const file = path.join(dir, 'reference-memory.jsonl');
-  const lines = texts.map((text, i) => JSON.stringify({ type: 'entity', ...referenceEntity(i, text) }));
-  fs.writeFileSync(file, lines.join('\n'));
-  const ref = await McpConnection.open({ label: 'reference', script: referenceServerScript(), env: { MEMORY_FILE_PATH: file } });
-  const graph = JSON.parse(String((await ref.call('read_graph', {})).content.find((c) => c.type === 'text')?.text ?? '{}')) as { entities?: unknown[] };
-  if (graph.entities?.length !== texts.length) {
-    await ref.close();
-    throw new Error(`the reference loaded ${graph.entities?.length ?? 0} entities from its file, not ${texts.length}`);
-  }
-  return ref;
 }
 
 export async function main(argv: readonly string[]): Promise<void> {

@@ -261,9 +261,16 @@ node packages/bench/dist/bench.js --sizes ${sizes.join(',')} --ref-max ${refMax}
 npm run smoke -w @memory-service/bench
 # where the time of one request goes here (N, idle gap in ms, samples):
 npm run idle-floor -w @memory-service/bench -- 10000 28 200
+# whether a change is faster: two built checkouts (A, and B = this one) timed in the same rounds
+npm run ab -w @memory-service/bench -- --a ../main-before --n 10000 --samples 150
 # retrieval quality on LoCoMo (the development pair, or the files you name):
 npm run eval:locomo -- --json
 \`\`\`
+
+Two runs of \`npm run bench\` on a shared machine can differ by more than a change does. \`npm run ab\`
+times two builds of our server (each checkout built with \`npm run build\`) in the same rounds, in
+alternating order, each call right after one of the reference's as here, with both builds answering the
+same queries; it prints both p50s, B / A and in how many rounds B was the faster of the pair.
 
 The raw figures are in \`bench/results/\`; \`npm run bench\` rewrites this page and \`docs/${chartFile}\`.
 `;

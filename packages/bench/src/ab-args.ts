@@ -1,0 +1,40 @@
+/** Command-line options of `npm run ab` (ab.ts). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { DEFAULT_SEED } from './bench-args.js';
+import { REPO_ROOT } from './paths.js';
+
+export const AB_USAGE = 'usage: node dist/ab.js --a <checkout> [--b <checkout>] [--n 10000] [--samples 150] [--seed <n>]';
+
+export interface AbOptions {
+  a: string;
+  b: string;
+  n: number;
+  samples: number;
+  seed: number;
+}
+
+/** The server launcher of a checkout. */
+export const serverBinOf = (checkout: string): string => path.join(checkout, 'packages', 'server', 'bin', 'memory-service.js');
+
+export function parseAbArgs(argv: readonly string[], cwd = process.cwd()): AbOptions {
+  const opts: Partial<AbOptions> = { b: path.resolve(REPO_ROOT), n: 10_000, samples: 150, seed: DEFAULT_SEED };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    const value = argv[++i];
+    if (value === undefined) throw new Error(`${flag} needs a value\n${AB_USAGE}`);
+    if (flag === '--a' || flag === '--b') opts[flag === '--a' ? 'a' : 'b'] = path.resolve(cwd, value);
+    else if (flag === '--n' || flag === '--samples' || flag === '--seed') {
+      const v = Number(value);
+      if (!Number.isInteger(v) || v < (flag === '--seed' ? 0 : 1)) throw new Error(`${flag} needs a ${flag === '--seed' ? 'non-negative' : 'positive'} integer, got ${value}`);
+      opts[flag.slice(2) as 'n' | 'samples' | 'seed'] = v;
+    } else throw new Error(`unknown option ${flag}\n${AB_USAGE}`);
+  }
+  if (!opts.a) throw new Error(`--a is required\n${AB_USAGE}`);
+  for (const checkout of [opts.a, opts.b!]) {
+    if (!fs.existsSync(serverBinOf(checkout))) throw new Error(`${checkout} has no ${path.join('packages', 'server', 'bin', 'memory-service.js')}: name a checkout of this repository`);
+    if (!fs.existsSync(path.join(checkout, 'packages', 'server', 'dist'))) throw new Error(`${checkout} is not built: run npm run build there first`);
+  }
+  return opts as AbOptions;
+}
+
