@@ -91,6 +91,15 @@ describe('tool JSON schemas written at build time', () => {
     expect(fs.readdirSync(os.tmpdir()).filter((f) => f.startsWith('memory-service-tool-schemas-')).length).toBe(before);
   });
 
+  it('writeToolSchemas converts the tools as they are now, not the copy the plugin names from an earlier build', async () => {
+    const file = path.join(tmp(), 'tool-schemas.json');
+    marked(file, { echo: { input: MARK_IN, output: MARK_OUT }, bare: { input: MARK_IN } });
+    expect(await writeToolSchemas(plugin({ toolSchemas: pathToFileURL(file) }), file)).toBe(2);
+    const read = readToolSchemas(file, 'p');
+    expect(read?.get('echo')).toEqual({ input: inputJsonSchema(echo), output: outputJsonSchema(echo) });
+    expect(read?.get('bare')).toEqual({ input: inputJsonSchema(bare) });
+  });
+
   it("the surface lists a plugin's schemas from its file, read on first use, and converts tools the file lacks", async () => {
     const dir = tmp();
     const file = path.join(dir, 'tool-schemas.json');

@@ -74,6 +74,9 @@ export function readToolSchemas(file: URL | string, plugin: string): Map<string,
  * the number of tools written.
  */
 export async function writeToolSchemas(plugin: PluginDefinition, file: string): Promise<number> {
+  // The plugin names this very file: a kernel would read its tools' schemas from the copy already
+  // there (that of the previous build) instead of converting the tools as they are now.
+  fs.rmSync(file, { force: true });
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-service-tool-schemas-'));
   const kernel = new Kernel({ dataDir, logger: silentLogger() });
   try {

@@ -28,7 +28,8 @@ export const hitSchema = z.object({
   created: z.string(),
   explain: z
     .object({ bm25: z.number(), importance: z.number(), recency: z.number(), access: z.number() })
-    .describe('Weighted parts of the score: bm25 + importance + recency + access = score'),
+    .optional()
+    .describe('With explain: true, the weighted parts of the score: bm25 + importance + recency + access = score'),
 });
 
 /** A compact single-line excerpt. */

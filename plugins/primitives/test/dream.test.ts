@@ -51,9 +51,34 @@ describe('limit', () => {
     expect(r.hits).toHaveLength(3);
     for (const h of r.hits as { source: string; id: string; title?: string; excerpt?: string }[]) {
       expect(h.excerpt).toBeUndefined();
-      expect(r.summary).toContain(`## [${h.source}] ${h.title ?? h.id} ·`);
+      expect(r.summary).toContain(`## [${h.source}] ${h.title ?? h.id} | `);
     }
     for (let i = 1; i <= 3; i++) expect(r.summary.split(harbour(i)).length - 1).toBe(1);
+  });
+
+  it('explains the score of each hit only when asked: the four weighted parts add up to it', async () => {
+    s = await start();
+    for (let i = 1; i <= 3; i++) await s.call('think', { text: harbour(i), layer: 'user' });
+    const plain = await s.call('dream', { query: 'ferry island pier' });
+    expect(plain.hits).toHaveLength(3);
+    for (const h of plain.hits as Record<string, unknown>[]) expect(h).not.toHaveProperty('explain');
+    const explained = await s.call('dream', { query: 'ferry island pier', explain: true });
+    expect((explained.hits as { id: string }[]).map((h) => h.id)).toEqual((plain.hits as { id: string }[]).map((h) => h.id));
+    for (const h of explained.hits as { score: number; explain: { bm25: number; importance: number; recency: number; access: number } }[]) {
+      const { bm25, importance, recency, access } = h.explain;
+      expect(bm25).toBeGreaterThan(0);
+      expect(bm25 + importance + recency + access).toBeCloseTo(h.score, 5);
+    }
+    await expect(s.call('dream', { query: 'ferry', explain: 'yes' })).rejects.toThrow(/explain/);
+  });
+
+  it('keeps the summary of ASCII memories ASCII (its headings included)', async () => {
+    s = await start();
+    for (let i = 1; i <= 3; i++) await s.call('think', { text: harbour(i), layer: 'user' });
+    const r = await s.call('dream', { query: 'ferry island pier' });
+    expect(r.summary).toMatch(/^## \[l3\] ep_\d+ \| \d{4}-\d{2}-\d{2} \| score \d\.\d{3}$/m);
+    // eslint-disable-next-line no-control-regex
+    expect(r.summary).toMatch(/^[\x00-\x7f]*$/);
   });
 
   it('an omitted limit comes from retrieval.default_limit', async () => {

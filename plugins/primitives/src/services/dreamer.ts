@@ -8,6 +8,8 @@ export interface DreamInput extends Scope {
   query: string;
   limit: number;
   intent: Intent;
+  /** Add each hit's score as its weighted parts (off by default: most callers read the summary). */
+  explain?: boolean;
 }
 
 /** A hit's score as the sum of its weighted signals (bm25 + importance + recency + access = score). */
@@ -23,7 +25,7 @@ export interface DreamResult {
   truncated: boolean;
   result_count: number;
   estimated_tokens: number;
-  hits: { source: string; id: string; score: number; title?: string; created: string; explain: DreamExplain }[];
+  hits: { source: string; id: string; score: number; title?: string; created: string; explain?: DreamExplain }[];
   recent_events?: { id: string; type: string; summary: string; created: string }[];
 }
 
@@ -76,7 +78,8 @@ export class Dreamer {
       if (events.length) sections.push(eventSection(events));
     }
     for (const h of hits) {
-      sections.push({ title: `[${h.source}] ${h.title ?? h.id} · ${h.created.slice(0, 10)} · score ${h.score.toFixed(3)}`, text: h.text });
+      // ASCII separators: a summary of ASCII memories stays ASCII, which JSON and UTF-8 handle faster on both ends.
+      sections.push({ title: `[${h.source}] ${h.title ?? h.id} | ${h.created.slice(0, 10)} | score ${h.score.toFixed(3)}`, text: h.text });
     }
     const fitted = fitToBudget(sections, this.budget);
     const summary = fitted.sections.map((s) => (s.title ? `## ${s.title}\n${s.text}` : s.text)).join('\n\n');
@@ -97,7 +100,7 @@ export class Dreamer {
         score: h.score,
         ...(h.title ? { title: h.title } : {}),
         created: h.created,
-        explain: { bm25: h.explain.bm25, importance: h.explain.importance, recency: h.explain.recency, access: h.explain.access },
+        ...(input.explain ? { explain: { bm25: h.explain.bm25, importance: h.explain.importance, recency: h.explain.recency, access: h.explain.access } } : {}),
       })),
       ...(input.intent === 'recent'
         ? { recent_events: events.map((e) => ({ id: e.id, type: e.type, summary: excerpt(e.summary, 200), created: e.created })) }
