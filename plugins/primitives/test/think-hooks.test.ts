@@ -60,3 +60,33 @@ it('a failing hook handler does not lose the write', async () => {
   expect(r.actions.length).toBeGreaterThan(0);
   expect(count(s, 'episodes')).toBe(1);
 });
+
+it('emotion_trigger alone tapped still fires for emotional text, and think waits for it', async () => {
+  const solo = await start();
+  try {
+    const seen: string[] = [];
+    solo.kernel.hooks.emotion_trigger.tapPromise('solo', async (m) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      seen.push(m.text);
+    });
+    await solo.call('think', { text: EMOTIONAL, layer: 'user' });
+    expect(seen).toEqual([EMOTIONAL]);
+    // A neutral thought has nothing to wait for: its answer is a value, not a promise.
+    expect(solo.kernel.callToolNow('think', { text: 'The build uses make', layer: 'user' })).not.toBeInstanceOf(Promise);
+    expect(solo.kernel.callToolNow('think', { text: EMOTIONAL, layer: 'user' })).toBeInstanceOf(Promise);
+  } finally {
+    await solo.close();
+  }
+});
+
+it('with nothing tapped, think answers at once (a value the transport can send in the same turn)', async () => {
+  const bare = await start();
+  try {
+    const out = bare.kernel.callToolNow('think', { text: EMOTIONAL, layer: 'user' }) as { actions: { store: string }[] };
+    expect(out).not.toBeInstanceOf(Promise);
+    expect(out.actions.map((a) => a.store)).toContain('l3');
+    expect(count(bare, 'episodes')).toBe(1);
+  } finally {
+    await bare.close();
+  }
+});

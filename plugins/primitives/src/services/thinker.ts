@@ -76,7 +76,12 @@ export class Thinker {
     private readonly maxChars: number,
   ) {}
 
-  async think(input: ThinkInput): Promise<ThinkResult> {
+  /**
+   * Store one thought. The answer is a value when nothing is tapped on the hooks it fires (the
+   * usual case), so a transport can answer within the same turn; otherwise a promise that settles
+   * once the hook handlers have run.
+   */
+  think(input: ThinkInput): ThinkResult | Promise<ThinkResult> {
     const text = input.text.trim();
     if (!text) throw invalid('text', 'must not be empty or only whitespace', 'non-empty string');
     if (input.text.length > this.maxChars) {
@@ -186,16 +191,23 @@ export class Thinker {
       return chosen;
     });
 
-    const info: MessageInfo = { ...scope, text, importance, emotional_weight: emotional, ids: actions.map(({ store, id }) => ({ store, id })) };
-    await this.fire('message_received', () => this.hooks.message_received.promise(info));
-    if (resolved === 'user' && emotional > EMOTIONAL_L3) {
-      await this.fire('emotion_trigger', () => this.hooks.emotion_trigger.promise(info));
-    }
-    return {
+    const result: ThinkResult = {
       routing: { importance, length, emotional_weight: emotional, resolved_layer: resolved, rule, training_value: training },
       actions,
       user_id: input.user_id,
     };
+    const emotion = resolved === 'user' && emotional > EMOTIONAL_L3;
+    // A hook nothing is tapped on does nothing when fired: no need to wait a turn for it.
+    if (!this.hooks.message_received.isUsed() && !(emotion && this.hooks.emotion_trigger.isUsed())) return result;
+    const info: MessageInfo = { ...scope, text, importance, emotional_weight: emotional, ids: actions.map(({ store, id }) => ({ store, id })) };
+    return this.afterHooks(info, emotion, result);
+  }
+
+  /** Fire message_received (and emotion_trigger for an emotional thought on the user layer), then answer. */
+  private async afterHooks(info: MessageInfo, emotion: boolean, result: ThinkResult): Promise<ThinkResult> {
+    await this.fire('message_received', () => this.hooks.message_received.promise(info));
+    if (emotion) await this.fire('emotion_trigger', () => this.hooks.emotion_trigger.promise(info));
+    return result;
   }
 
   /** `Thought_<ts>`, with -2, -3… when a page of that title exists: an automatic page never replaces another. */
