@@ -1,6 +1,7 @@
 import { SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
 import { createMcpServer, stdioTransport } from './mcp-adapter.js';
 import { createService } from './service.js';
+import { applyTiering, type Tiering, tieringFromEnv } from './tiering.js';
 
 export interface CliOptions {
   transport: 'stdio' | 'http';
@@ -16,6 +17,7 @@ Environment:
   MEMORY_EXPOSE        tiers to expose (default primitives; presets agent, operator, full, all)
   MEMORY_META          1 to wrap each non-primitive tier in one dispatcher tool
   MEMORY_PLUGINS       comma list of extra plugin packages or directories
+  MEMORY_V8_TIERING    eager (default: V8 optimizes hot code sooner) or default (V8's own thresholds)
 `;
 
 export class UsageError extends Error {}
@@ -65,8 +67,10 @@ export function parseArgs(argv: string[]): CliOptions | 'help' | 'version' {
 /** The `memory-service` command. Under stdio nothing but protocol reaches stdout. */
 export async function main(argv: string[]): Promise<void> {
   let parsed: ReturnType<typeof parseArgs>;
+  let tiering: Tiering = 'eager';
   try {
     parsed = parseArgs(argv);
+    if (parsed !== 'help' && parsed !== 'version') tiering = tieringFromEnv(process.env);
   } catch (err) {
     process.stderr.write(`memory-service: ${(err as Error).message}\n${USAGE}`);
     process.exit(2);
@@ -110,6 +114,8 @@ export async function main(argv: string[]): Promise<void> {
     process.stdin.on('end', () => void shutdown('stdin closed'));
     await server.connect(transport);
     kernel.logger.info(`ready on stdio (${service.surface.tools.length} tools, data dir ${kernel.dataDir})`);
+    // Once started: start-up code runs once, so optimizing it sooner would only slow the start.
+    applyTiering(tiering);
   } else {
     // fastify loads only for the HTTP transport: stdio start-up stays lean.
     const { buildHttpApp } = await import('./http.js');
@@ -117,5 +123,6 @@ export async function main(argv: string[]): Promise<void> {
     stopTransport = () => app.close();
     const address = await app.listen({ host: opts.host, port: opts.port });
     kernel.logger.info(`listening on ${address} (MCP at /mcp${opts.dashboard ? ', dashboard at /dashboard' : ''})`);
+    applyTiering(tiering);
   }
 }

@@ -105,6 +105,13 @@ describe('memory-service over stdio (real bin, SDK client)', () => {
     expect(res.stdout).toBe('');
   });
 
+  it('rejects an unknown MEMORY_V8_TIERING, naming the variable and the values it takes', async () => {
+    const res = await runBin([], { MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_V8_TIERING: 'turbo' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toMatch(/MEMORY_V8_TIERING must be eager or default, got "turbo"/);
+    expect(res.stdout).toBe('');
+  });
+
   it('exits when stdin closes, printing nothing on stdout', async () => {
     const res = await runBin([], { MCP_MEMORY_DATA_DIR: tempDir() });
     expect(res.code).toBe(0);
