@@ -109,6 +109,8 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
       source: 'l3',
       id: `ep_${r[0]}`,
       text: String(r[1]),
+      // Present though empty: every source's candidates then share one hidden class in V8.
+      title: undefined,
       created: String(r[5]),
       columns: [String(r[1]), String(r[2]), String(r[3] ?? '')],
       importance: Number(r[4]),
@@ -210,8 +212,11 @@ export function keepContenders<T extends { hit: { score: number }; bound: number
     hi = Math.max(hi, f.hit.score + f.bound);
   }
   if (lo <= 0) return [...found];
-  const worst = found.map((f) => (w.bm25 * f.hit.score) / hi).sort((a, b) => b - a);
-  const bar = worst[limit - 1];
+  // A typed array: one hidden class in every tier of V8 (see search), and a numeric sort.
+  const worst = new Float64Array(found.length);
+  for (let i = 0; i < found.length; i++) worst[i] = (w.bm25 * found[i].hit.score) / hi;
+  worst.sort();
+  const bar = worst[worst.length - limit];
   const rest = w.importance + w.recency + w.access;
   return found.filter((f) => (w.bm25 * (f.hit.score + f.bound)) / lo + rest + FUSED_ROUNDING_MARGIN >= bar);
 }
@@ -221,8 +226,8 @@ interface SourceView {
   index: SourceIndex;
   /** Row ids the index must leave out (changed inside the open transaction). */
   pending: ReadonlySet<number>;
-  /** Those records' current versions, when there are any. */
-  fresh?: SourceIndex;
+  /** Those records' current versions, when there are any (always present: one shape for V8). */
+  fresh: SourceIndex | null;
   stats: PartStats;
 }
 
@@ -291,7 +296,15 @@ export class Retrieval {
     if (views.length === 0) return [];
     // One idf for all searched sources: document counts and frequencies of the scope, summed.
     const totalDocs = views.reduce((n, v) => n + v.stats.docs, 0);
-    const terms: QueryTerm[] = stems.map((stem) => ({ stem, idf: idf(totalDocs, views.reduce((n, v) => n + v.index.df(key, stem), 0)) }));
+    // Arrays the search hands on are built by push rather than map: map gives a packed array in
+    // V8's interpreter and a holey one once this function is optimized, and that change of hidden
+    // class throws away the optimized code of every function the array reaches.
+    const terms: QueryTerm[] = [];
+    for (const stem of stems) {
+      let df = 0;
+      for (const v of views) df += v.index.df(key, stem);
+      terms.push({ stem, idf: idf(totalDocs, df) });
+    }
     const found: Found[] = [];
     for (const v of views) {
       const spec = SOURCES[v.source];
@@ -307,9 +320,14 @@ export class Retrieval {
     const proximity = new ProximityScorer(terms);
     for (const v of views) {
       const spec = SOURCES[v.source];
-      const kept = contenders.filter((f) => f.view === v);
-      const byId = new Map(kept.map((f) => [f.hit.id, f]));
-      for (const r of this.rows(spec, kept.map((f) => f.hit.id), scope)) {
+      const byId = new Map<number, Found>();
+      const ids: number[] = [];
+      for (const f of contenders) {
+        if (f.view !== v) continue;
+        byId.set(f.hit.id, f);
+        ids.push(f.hit.id);
+      }
+      for (const r of this.rows(spec, ids, scope)) {
         const c = spec.map(r);
         const { hit, bound } = byId.get(Number(r[0])) as Found;
         // The index gives BM25; only the proximity bonus needs the text, and only where it can be
@@ -332,9 +350,9 @@ export class Retrieval {
     if (!view) {
       const index = new SourceIndex(weights);
       for (const d of this.index.scopeDocs(source, scope.layer, scope.user_id)) index.add(d);
-      return { source, index, pending: new Set(), stats: index.stats(key) };
+      return { source, index, pending: new Set(), fresh: null, stats: index.stats(key) };
     }
-    if (view.pending.size === 0) return { source, index: view.index, pending: view.pending, stats: view.index.stats(key) };
+    if (view.pending.size === 0) return { source, index: view.index, pending: view.pending, fresh: null, stats: view.index.stats(key) };
     const fresh = new SourceIndex(weights);
     for (const d of this.index.readDocs(source, [...view.pending])) if (d.scope === key) fresh.add(d);
     return { source, index: view.index, pending: view.pending, fresh, stats: view.index.stats(key) };
@@ -387,7 +405,8 @@ export class Retrieval {
     let maxBm = 1e-9;
     for (const c of candidates) if (c.bm25Raw > maxBm) maxBm = c.bm25Raw;
     const now = this.ctx.clock.now();
-    const scored = candidates.map((c) => {
+    const scored: { c: Candidate; fused: number; explain: Explain }[] = [];
+    for (const c of candidates) {
       const bm = Math.max(0, c.bm25Raw) / maxBm;
       const imp = Math.min(1, Math.max(0, Number.isFinite(c.importance) ? c.importance : 0));
       const t = Date.parse(c.created);
@@ -407,8 +426,8 @@ export class Retrieval {
         fused,
         signals: { bm25_raw: round6(c.bm25Raw), bm25: round6(bm), importance: round6(imp), recency: round6(rec), access: round6(acc) },
       };
-      return { c, fused, explain };
-    });
+      scored.push({ c, fused, explain });
+    }
     scored.sort(
       (a, b) =>
         b.fused - a.fused ||
@@ -416,10 +435,12 @@ export class Retrieval {
         a.c.id.length - b.c.id.length ||
         (a.c.id < b.c.id ? -1 : a.c.id > b.c.id ? 1 : 0),
     );
-    return scored.slice(0, limit).map(({ c, fused, explain }) =>
-      c.title !== undefined
-        ? { source: c.source, id: c.id, score: fused, text: c.text, title: c.title, created: c.created, explain }
-        : { source: c.source, id: c.id, score: fused, text: c.text, created: c.created, explain },
-    );
+    // One shape for every hit (title undefined where a source has none; JSON leaves it out).
+    const hits: Hit[] = [];
+    for (let i = 0; i < scored.length && i < limit; i++) {
+      const { c, fused, explain } = scored[i];
+      hits.push({ source: c.source, id: c.id, score: fused, text: c.text, title: c.title, created: c.created, explain });
+    }
+    return hits;
   }
 }

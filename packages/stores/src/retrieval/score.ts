@@ -76,25 +76,32 @@ export function proximityBonus(terms: readonly QueryTerm[], columns: readonly (r
 export class ProximityScorer {
   private readonly stems: string[];
   private readonly prefixes: string[];
-  private readonly pairWeight: number[];
-  private readonly last: number[];
-  private readonly found: boolean[];
+  // Typed arrays: the same hidden class whatever the query, so V8's optimized code for the scorer
+  // is not thrown away when a query with one term (no pairs) comes after longer ones.
+  private readonly pairWeight: Float64Array;
+  private readonly last: Float64Array;
+  private readonly found: Uint8Array;
   private left = 0;
 
   constructor(terms: readonly QueryTerm[]) {
-    this.stems = terms.map((t) => t.stem);
-    this.prefixes = this.stems.map((st) => st.slice(0, Math.max(1, st.length - 2)));
-    this.pairWeight = [];
-    for (let i = 0; i + 1 < terms.length; i++) this.pairWeight.push(PROXIMITY_WEIGHT * Math.min(terms[i].idf, terms[i + 1].idf));
-    this.last = terms.map(() => -Infinity);
-    this.found = this.pairWeight.map(() => false);
+    this.stems = [];
+    this.prefixes = [];
+    for (const t of terms) {
+      this.stems.push(t.stem);
+      this.prefixes.push(t.stem.slice(0, Math.max(1, t.stem.length - 2)));
+    }
+    const pairs = Math.max(0, terms.length - 1);
+    this.pairWeight = new Float64Array(pairs);
+    for (let i = 0; i < pairs; i++) this.pairWeight[i] = PROXIMITY_WEIGHT * Math.min(terms[i].idf, terms[i + 1].idf);
+    this.last = new Float64Array(terms.length);
+    this.found = new Uint8Array(pairs);
   }
 
   /** The bonus of one document, given its columns' texts. */
   bonus(texts: readonly string[]): number {
     const pairs = this.pairWeight.length;
     if (pairs === 0) return 0;
-    this.found.fill(false);
+    this.found.fill(0);
     this.left = pairs;
     for (const text of texts) {
       if (this.left === 0) break;
@@ -102,7 +109,7 @@ export class ProximityScorer {
       this.scan(scoredText(text));
     }
     let bonus = 0;
-    for (let i = 0; i < pairs; i++) if (this.found[i]) bonus += this.pairWeight[i];
+    for (let i = 0; i < pairs; i++) if (this.found[i] === 1) bonus += this.pairWeight[i];
     return bonus;
   }
 
@@ -144,12 +151,12 @@ export class ProximityScorer {
     for (let t = 0; t < m; t++) {
       if (stems[t] !== stem) continue;
       last[t] = pos;
-      if (t > 0 && !found[t - 1] && pos - last[t - 1] <= NEAR_WINDOW) {
-        found[t - 1] = true;
+      if (t > 0 && found[t - 1] === 0 && pos - last[t - 1] <= NEAR_WINDOW) {
+        found[t - 1] = 1;
         this.left--;
       }
-      if (t + 1 < m && !found[t] && pos - last[t + 1] <= NEAR_WINDOW) {
-        found[t] = true;
+      if (t + 1 < m && found[t] === 0 && pos - last[t + 1] <= NEAR_WINDOW) {
+        found[t] = 1;
         this.left--;
       }
     }

@@ -31,6 +31,13 @@ describe('collapseRedundant', () => {
     expect(ids(out)).toEqual(['a', 'b', 'c', 'd']);
   });
 
+  it('keeps at most limit hits, counting only those it keeps', () => {
+    const hits = [hit('a', 'the ferry to the island'), hit('b', 'ferry to the island'), hit('c', 'weather report'), hit('d', 'tide tables')];
+    expect(ids(collapseRedundant(hits, 2))).toEqual(['a', 'c']);
+    expect(ids(collapseRedundant(hits, 1))).toEqual(['a']);
+    expect(ids(collapseRedundant(hits))).toEqual(['a', 'c', 'd']);
+  });
+
   it('checks against every kept hit, not only the previous one', () => {
     const out = collapseRedundant([hit('a', 'the ferry to the island'), hit('b', 'weather report'), hit('c', 'ferry to the island')]);
     expect(ids(out)).toEqual(['a', 'b']);

@@ -37,12 +37,14 @@ function normal(s: string): string {
 
 /**
  * Drop a hit whose whole text already stands inside a better-ranked hit (a relation node made
- * from the same thought as an episode, say), so the limit is spent on distinct memories.
+ * from the same thought as an episode, say), so the limit is spent on distinct memories; keep at
+ * most `limit` (built by push, not sliced: one array shape for V8 whatever the tier).
  */
-export function collapseRedundant(hits: Hit[]): Hit[] {
+export function collapseRedundant(hits: Hit[], limit = Infinity): Hit[] {
   const kept: Hit[] = [];
   const texts: string[] = [];
   for (const h of hits) {
+    if (kept.length >= limit) break;
     const t = normal(h.text);
     if (t && texts.some((k) => k.includes(t))) continue;
     kept.push(h);
@@ -70,7 +72,7 @@ export class Dreamer {
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
     // A few extra hits make up for the ones collapseRedundant drops.
     const raw = this.stores.retrieval.search(scope, input.query, { limit: input.limit + Math.ceil(input.limit / 5), intent: input.intent });
-    const hits = collapseRedundant(raw).slice(0, input.limit);
+    const hits = collapseRedundant(raw, input.limit);
     const sections: BudgetSection[] = [];
     let events: TimelineEvent[] = [];
     if (input.intent === 'recent') {
