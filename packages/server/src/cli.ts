@@ -112,6 +112,8 @@ export async function main(argv: string[]): Promise<void> {
     const transport = stdioTransport(service.surface, kernel.logger);
     stopTransport = () => server.close();
     process.stdin.on('end', () => void shutdown('stdin closed'));
+    // The transport also closes when stdout fails (the client stopped reading): stop in order.
+    server.onclose = () => void shutdown('stdio closed');
     await server.connect(transport);
     kernel.logger.info(`ready on stdio (${service.surface.tools.length} tools, data dir ${kernel.dataDir})`);
     // Once started: start-up code runs once, so optimizing it sooner would only slow the start.

@@ -48,6 +48,8 @@ export class StdioTransport implements Transport {
   private partial: Buffer | undefined;
   /** Resolves on stdout's next 'drain'; shared by every send that found the buffer full. */
   private drained: Promise<void> | undefined;
+  /** Resolves `drained` early: when the transport closes before stdout drains. */
+  private release: (() => void) | undefined;
   private started = false;
   private closed = false;
 
@@ -65,6 +67,7 @@ export class StdioTransport implements Transport {
     this.stdin.on('error', this.onstreamerror);
     this.stdin.on('end', this.onend);
     this.stdin.on('close', this.onend);
+    this.stdout.on('error', this.onwriteerror);
   }
 
   async close(): Promise<void> {
@@ -74,9 +77,12 @@ export class StdioTransport implements Transport {
     this.stdin.off('error', this.onstreamerror);
     this.stdin.off('end', this.onend);
     this.stdin.off('close', this.onend);
+    this.stdout.off('error', this.onwriteerror);
     // Pause only a stdin nobody else reads.
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
     this.partial = undefined;
+    // A send still waiting for 'drain' would wait for ever once stdout is gone.
+    this.release?.();
     this.onclose?.();
   }
 
@@ -95,13 +101,28 @@ export class StdioTransport implements Transport {
     if (this.closed) return Promise.resolve();
     if (this.stdout.write(`${json}\n`)) return Promise.resolve();
     this.drained ??= new Promise<void>((resolve) => {
-      this.stdout.once('drain', () => {
+      const done = () => {
+        this.stdout.off('drain', done);
         this.drained = undefined;
+        this.release = undefined;
         resolve();
-      });
+      };
+      this.release = done;
+      this.stdout.once('drain', done);
     });
     return this.drained;
   }
+
+  /**
+   * stdout failed (EPIPE: the client stopped reading, or went away). Nothing more can reach the
+   * client, so the transport reports the error and closes, as when stdin ends: the server then
+   * shuts down in order (pending writes flushed, database closed) instead of dying on an unhandled
+   * 'error' event.
+   */
+  private readonly onwriteerror = (error: Error): void => {
+    this.onerror?.(error);
+    void this.close();
+  };
 
   private readonly onstreamerror = (error: Error): void => {
     this.onerror?.(error);

@@ -205,4 +205,30 @@ describe('StdioTransport writing', () => {
     await transport.send({ jsonrpc: '2.0', id: 4, result: {} });
     expect(JSON.parse(written.at(-1)!).id).toBe(4);
   });
+
+  it('when stdout fails (EPIPE), reports the error, closes once and releases a send waiting for drain', async () => {
+    const stdout = new Writable({
+      highWaterMark: 16,
+      write(_chunk: Buffer, _enc, done) {
+        const err = Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+        setImmediate(() => done(err));
+      },
+    });
+    const transport = new StdioTransport({ stdin: new PassThrough(), stdout });
+    const errors: Error[] = [];
+    let closes = 0;
+    transport.onerror = (e) => errors.push(e);
+    transport.onclose = () => closes++;
+    await transport.start();
+    // Larger than the buffer: this send waits for a drain that never comes.
+    const waiting = transport.send({ jsonrpc: '2.0', id: 1, result: { big: 'x'.repeat(100) } });
+    await tick();
+    await tick();
+    await expect(waiting).resolves.toBeUndefined();
+    expect(errors.map((e) => (e as Error & { code?: string }).code)).toEqual(['EPIPE']);
+    expect(closes).toBe(1);
+    expect(stdout.listenerCount('error')).toBe(0);
+    // Nothing is written once closed, and nothing throws.
+    await expect(transport.send({ jsonrpc: '2.0', id: 2, result: {} })).resolves.toBeUndefined();
+  });
 });

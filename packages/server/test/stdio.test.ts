@@ -112,6 +112,38 @@ describe('memory-service over stdio (real bin, SDK client)', () => {
     expect(res.stdout).toBe('');
   });
 
+  it('stops in order when the client stops reading stdout (EPIPE): no crash, and what it wrote is kept', async () => {
+    const dir = tempDir();
+    const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: dir } });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    // Read until the think's answer arrives, so the thought is stored before the client goes away.
+    const answered = new Promise<void>((resolve) => {
+      let out = '';
+      child.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('"id":2')) resolve();
+      });
+    });
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'think', arguments: { text: 'The lighthouse keeper feeds the gulls at dawn.', layer: 'user' } } });
+    await answered;
+    // The client stops reading; the server's next answer meets a closed pipe.
+    child.stdout.destroy();
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} });
+    expect(await exited).toBe(0);
+    expect(stderr).toMatch(/stopping \(stdio closed\)/);
+    expect(stderr).not.toMatch(/Unhandled 'error' event|EPIPE/);
+
+    const again = await stdioClient({ MCP_MEMORY_DATA_DIR: dir });
+    open.push(again);
+    const res: any = await again.client.callTool({ name: 'dream', arguments: { query: 'lighthouse keeper gulls', layer: 'user' } });
+    expect(res.structuredContent.summary).toContain('The lighthouse keeper feeds the gulls at dawn.');
+  });
+
   it('exits when stdin closes, printing nothing on stdout', async () => {
     const res = await runBin([], { MCP_MEMORY_DATA_DIR: tempDir() });
     expect(res.code).toBe(0);
