@@ -77,7 +77,8 @@ export class StdioTransport implements Transport {
     this.stdin.off('error', this.onstreamerror);
     this.stdin.off('end', this.onend);
     this.stdin.off('close', this.onend);
-    this.stdout.off('error', this.onwriteerror);
+    // The stdout 'error' listener stays: a write still in flight can fail after this, and an
+    // 'error' event with no listener would throw.
     // Pause only a stdin nobody else reads.
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
     this.partial = undefined;
@@ -120,6 +121,7 @@ export class StdioTransport implements Transport {
    * 'error' event.
    */
   private readonly onwriteerror = (error: Error): void => {
+    if (this.closed) return;
     this.onerror?.(error);
     void this.close();
   };
