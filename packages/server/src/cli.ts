@@ -66,6 +66,9 @@ export function parseArgs(argv: string[]): CliOptions | 'help' | 'version' {
 
 /** The `memory-service` command. Under stdio nothing but protocol reaches stdout. */
 export async function main(argv: string[]): Promise<void> {
+  // A host may close stderr (or never read it): then only log lines are lost. Without a listener,
+  // the first log line's EPIPE would be an unhandled 'error' event and end the server.
+  process.stderr.on('error', () => {});
   let parsed: ReturnType<typeof parseArgs>;
   let tiering: Tiering = 'eager';
   try {

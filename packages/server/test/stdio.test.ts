@@ -144,6 +144,28 @@ describe('memory-service over stdio (real bin, SDK client)', () => {
     expect(res.structuredContent.summary).toContain('The lighthouse keeper feeds the gulls at dawn.');
   });
 
+  it('keeps serving when the host closes stderr: only log lines are lost', async () => {
+    const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: tempDir() } });
+    child.stderr.destroy();
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const send = (m: object) => child.stdin.write(`${JSON.stringify(m)}\n`);
+    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'think', arguments: { text: 'Logs may go nowhere.', layer: 'user' } } });
+    send({ jsonrpc: '2.0', id: 3, method: 'tools/list', params: {} });
+    // The start-up log line alone used to kill the server (EPIPE on stderr), so id 3 never came.
+    await new Promise<void>((resolve, reject) => {
+      const check = () => (out.includes('"id":3') ? resolve() : setTimeout(check, 20));
+      check();
+      exited.then((code) => reject(new Error(`server exited (${code}) before answering; stdout: ${out}`)));
+    });
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(out).toContain('"id":2');
+  });
+
   it('exits when stdin closes, printing nothing on stdout', async () => {
     const res = await runBin([], { MCP_MEMORY_DATA_DIR: tempDir() });
     expect(res.code).toBe(0);
