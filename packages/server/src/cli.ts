@@ -126,7 +126,18 @@ export async function main(argv: string[]): Promise<void> {
     const { buildHttpApp } = await import('./http.js');
     const app = await buildHttpApp(service, { host: opts.host, port: opts.port, dashboard: opts.dashboard });
     stopTransport = () => app.close();
-    const address = await app.listen({ host: opts.host, port: opts.port });
+    let address: string;
+    try {
+      address = await app.listen({ host: opts.host, port: opts.port });
+    } catch (err) {
+      // A taken port or an address not on this machine: say which option, close the data, exit 1.
+      const e = err as NodeJS.ErrnoException;
+      const why = e.code === 'EADDRINUSE' ? 'the port is in use (--port)' : e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND' ? 'no such address here (--host)' : e.message;
+      process.stderr.write(`memory-service: cannot listen on ${opts.host}:${opts.port}: ${why}\n`);
+      await stopTransport().catch(() => {});
+      await service.close();
+      process.exit(1);
+    }
     kernel.logger.info(`listening on ${address} (MCP at /mcp${opts.dashboard ? ', dashboard at /dashboard' : ''})`);
     applyTiering(tiering);
   }

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildHttpApp } from '../src/http.js';
 import { createService, type Service } from '../src/service.js';
 import { silentLogger } from '@memory-service/kernel';
-import { BIN, FIXTURES, tempDir } from './helpers.js';
+import { BIN, FIXTURES, runBin, stdioClient, tempDir } from './helpers.js';
 
 const services: Service[] = [];
 afterEach(async () => {
@@ -110,5 +111,25 @@ describe('shutdown', () => {
     });
     expect(code).toBe(0);
     expect(stderr).toMatch(/stopping \(SIGTERM\)/);
+  });
+
+  it('a port already in use stops the start with a message naming --port, and exit 1', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const dir = tempDir();
+      const res = await runBin(['--transport', 'http', '--port', String(port)], { MCP_MEMORY_DATA_DIR: dir });
+      expect(res.code).toBe(1);
+      expect(res.stderr).toContain(`memory-service: cannot listen on 127.0.0.1:${port}: the port is in use (--port)`);
+      expect(res.stderr).not.toMatch(/\n\s+at /);
+      // The data dir was closed cleanly: a server on it starts and answers.
+      const again = await stdioClient({ MCP_MEMORY_DATA_DIR: dir });
+      const res2: any = await again.client.callTool({ name: 'think', arguments: { text: 'The port was taken.', layer: 'user' } });
+      await again.close();
+      expect(res2.isError).toBeFalsy();
+    } finally {
+      taken.close();
+    }
   });
 });
