@@ -25,6 +25,7 @@ export const ERROR_CATALOGUE = {
   KERNEL_ERR_CONFIG: { type: 'ConfigError', message: 'Invalid configuration' },
   KERNEL_ERR_PATH: { type: 'PathError', message: 'Path escapes the data directory' },
   KERNEL_ERR_CONFLICT: { type: 'ConflictError', message: 'Conflicting state' },
+  KERNEL_ERR_STORAGE: { type: 'StorageError', message: 'Storage unavailable' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

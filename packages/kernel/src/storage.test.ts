@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { betterSqliteAddon, CHECKPOINT_DELAY_MS, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
+import { betterSqliteAddon, CHECKPOINT_DELAY_MS, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
 
 describe('Storage checkpoints off the request path', () => {
   let dir: string;
@@ -122,7 +122,8 @@ describe('Storage checkpoints off the request path', () => {
   });
 });
 
-describe("Storage loads better-sqlite3's addon by path", () => {
+// Only better-sqlite3 12 is opened by path (13 finds its prebuilt addon itself).
+describe.runIf(sqliteDriver().name === SQLITE_DRIVERS.legacy)("Storage loads better-sqlite3's addon by path", () => {
   it('finds the addon the install built, without the bindings search, and opens on it', () => {
     const addon = betterSqliteAddon();
     expect(addon).toMatch(/better-sqlite3[\\/]build[\\/]Release[\\/]better_sqlite3\.node$/);
@@ -136,6 +137,36 @@ describe("Storage loads better-sqlite3's addon by path", () => {
       other.close();
       const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.endsWith('better_sqlite3.node'));
       expect(loaded).toEqual([addon]);
+    } finally {
+      s.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the SQLite driver follows the Node-API version of the running Node', () => {
+  it('takes better-sqlite3 13 from Node-API 10 on and better-sqlite3 12 below it', () => {
+    expect(sqliteDriverFor(8)).toBe(SQLITE_DRIVERS.legacy);
+    expect(sqliteDriverFor(9)).toBe(SQLITE_DRIVERS.legacy);
+    expect(sqliteDriverFor(10)).toBe(SQLITE_DRIVERS.nodeApi10);
+    expect(sqliteDriverFor(11)).toBe(SQLITE_DRIVERS.nodeApi10);
+  });
+
+  it('installs both drivers, each the major version its rule needs', () => {
+    const require = createRequire(import.meta.url);
+    const major = (name: string) => Number((require(`${name}/package.json`) as { version: string }).version.split('.')[0]);
+    expect(major(SQLITE_DRIVERS.legacy)).toBe(12);
+    expect(major(SQLITE_DRIVERS.nodeApi10)).toBe(13);
+  });
+
+  it('opens the data dir with the driver chosen for this Node', () => {
+    const chosen = sqliteDriver();
+    expect(chosen.name).toBe(sqliteDriverFor(Number(process.versions.napi)));
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ms-driver-'));
+    const s = new Storage(dir);
+    try {
+      expect(s.db).toBeInstanceOf(chosen.Database);
+      expect(s.db.pragma('journal_mode', { simple: true })).toBe('wal');
     } finally {
       s.close();
       fs.rmSync(dir, { recursive: true, force: true });

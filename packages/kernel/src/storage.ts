@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { MemoryError } from './errors.js';
 
 export type Db = Database.Database;
@@ -49,25 +49,65 @@ export function writeIfFree(db: Db, fn: () => void): boolean {
   }
 }
 
-let addonPath: string | null | undefined;
+/**
+ * The two SQLite drivers the kernel ships, both better-sqlite3:
+ * - `better-sqlite3-napi` is better-sqlite3 13 (installed under that alias), built on Node-API 10,
+ *   which Node has from 22.14 (and 23.6, 24, 25, ...). Version 12 must not run there: on Node 24
+ *   its statements abort the process when the garbage collector frees them ("Assertion failed:
+ *   (env) != nullptr" in RemoveEnvironmentCleanupHook), within the first few dozen calls;
+ * - `better-sqlite3` is better-sqlite3 12, built for the running Node's ABI by its install, for
+ *   Node 20 and the early 22s, where version 13 cannot load (it crashes opening a database).
+ */
+export const SQLITE_DRIVERS = Object.freeze({ nodeApi10: 'better-sqlite3-napi', legacy: 'better-sqlite3' });
+
+/** The driver package for a runtime with this Node-API version (process.versions.napi). */
+export function sqliteDriverFor(napiVersion: number): string {
+  return napiVersion >= 10 ? SQLITE_DRIVERS.nodeApi10 : SQLITE_DRIVERS.legacy;
+}
+
+type DatabaseConstructor = new (file: string, options?: Database.Options) => Db;
+
+let driver: { name: string; Database: DatabaseConstructor; addon: string | undefined } | undefined;
+
+/** The driver this process opens databases with (sqliteDriverFor the running Node), loaded once. */
+export function sqliteDriver(): { name: string; Database: DatabaseConstructor; addon: string | undefined } {
+  if (!driver) {
+    const name = sqliteDriverFor(Number(process.versions.napi ?? 0));
+    const require = createRequire(import.meta.url);
+    let Driver: DatabaseConstructor;
+    try {
+      Driver = require(name) as DatabaseConstructor;
+    } catch (err) {
+      throw new MemoryError(
+        'KERNEL_ERR_STORAGE',
+        `cannot load the SQLite driver ${name} for Node ${process.versions.node} (Node-API ${process.versions.napi}): ${(err as Error).message}; run npm install again with this Node`,
+        { cause: err },
+      );
+    }
+    driver = { name, Database: Driver, addon: name === SQLITE_DRIVERS.legacy ? legacyAddon(require) : undefined };
+  }
+  return driver;
+}
 
 /**
- * The path of better-sqlite3's compiled addon where its install builds it (build/Release), for
+ * The path of better-sqlite3 12's compiled addon where its install builds it (build/Release), for
  * the `nativeBinding` option; undefined when it is not there (a Debug build, a prebuilt elsewhere),
  * and better-sqlite3 finds it itself. Without the option it loads the addon through the `bindings`
  * package, which captures a stack trace and tries a dozen candidate paths: about 3 ms of a start.
+ * (Version 13 finds its prebuilt addon directly.)
  */
-export function betterSqliteAddon(): string | undefined {
-  if (addonPath === undefined) {
-    try {
-      const dir = path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json'));
-      const file = path.join(dir, 'build', 'Release', 'better_sqlite3.node');
-      addonPath = fs.existsSync(file) ? file : null;
-    } catch {
-      addonPath = null;
-    }
+function legacyAddon(require: NodeJS.Require): string | undefined {
+  try {
+    const file = path.join(path.dirname(require.resolve(`${SQLITE_DRIVERS.legacy}/package.json`)), 'build', 'Release', 'better_sqlite3.node');
+    return fs.existsSync(file) ? file : undefined;
+  } catch {
+    return undefined;
   }
-  return addonPath ?? undefined;
+}
+
+/** The addon path the legacy driver is opened with (undefined under the Node-API 10 driver). */
+export function betterSqliteAddon(): string | undefined {
+  return sqliteDriver().addon;
 }
 
 /**
@@ -92,8 +132,8 @@ export class Storage {
   constructor(dataDir: string, opts: { busyTimeoutMs?: number; file?: string } = {}) {
     fs.mkdirSync(dataDir, { recursive: true });
     this.file = opts.file ?? path.join(dataDir, 'memory.db');
-    const nativeBinding = betterSqliteAddon();
-    this.db = new Database(this.file, nativeBinding ? { nativeBinding } : {});
+    const sqlite = sqliteDriver();
+    this.db = new sqlite.Database(this.file, sqlite.addon ? { nativeBinding: sqlite.addon } : {});
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('foreign_keys = ON');

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { EAGER_TIERING_FLAGS, TIERING_ENV, tieringFromEnv } from './tiering.js';
+import { applyTiering, EAGER_TIERING_FLAGS, knowsEagerFlags, TIERING_ENV, tieringFromEnv } from './tiering.js';
 
 // The built module (the test task runs after the build), loaded in a child process so the flags
 // it sets do not touch the test runner's own V8.
@@ -44,7 +44,18 @@ describe('V8 tiering', () => {
     expect(() => tieringFromEnv({ [TIERING_ENV]: 'fast' })).toThrow('MEMORY_V8_TIERING must be eager or default, got "fast"');
   });
 
-  it('eager: V8 optimizes a small hot function within 1,000 calls; default: it does not', () => {
+  it('sets the flags only on a V8 that knows them (Node 20), never on V8 12 and later (Node 22, 24)', () => {
+    expect(knowsEagerFlags('11.3.244.8-node.38')).toBe(true);
+    expect(knowsEagerFlags('12.4.254.21-node.33')).toBe(false);
+    expect(knowsEagerFlags('13.6.233.17-node.44')).toBe(false);
+    expect(knowsEagerFlags('not a version')).toBe(false);
+    // On those the call sets nothing, so this does not touch the test runner's V8.
+    expect(applyTiering('eager', '13.6.233.17-node.44')).toEqual([]);
+    expect(applyTiering('default', '11.3.244.8-node.38')).toEqual([]);
+  });
+
+  // The flags' effect, where V8 has them.
+  it.runIf(knowsEagerFlags(process.versions.v8))('eager: V8 optimizes a small hot function within 1,000 calls; default: it does not', () => {
     expect(optimizedAfterThousandCalls({})).toBe(true);
     expect(optimizedAfterThousandCalls({ [TIERING_ENV]: 'default' })).toBe(false);
   });
