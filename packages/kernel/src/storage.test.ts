@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { betterSqliteAddon, CHECKPOINT_DELAY_MS, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
+import { MemoryError } from './errors.js';
+import { betterSqliteAddon, CHECKPOINT_DELAY_MS, loadSqliteDriver, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
 
 describe('Storage checkpoints off the request path', () => {
   let dir: string;
@@ -157,6 +158,22 @@ describe('the SQLite driver follows the Node-API version of the running Node', (
     const major = (name: string) => Number((require(`${name}/package.json`) as { version: string }).version.split('.')[0]);
     expect(major(SQLITE_DRIVERS.legacy)).toBe(12);
     expect(major(SQLITE_DRIVERS.nodeApi10)).toBe(13);
+  });
+
+  it('names the package, the Node and the remedy when the driver cannot be loaded', () => {
+    const missing = (id: string) => {
+      throw new Error(`Cannot find module '${id}'`);
+    };
+    let caught: unknown;
+    try {
+      loadSqliteDriver('better-sqlite3', missing);
+    } catch (err) {
+      caught = err;
+    }
+    expect(caught).toBeInstanceOf(MemoryError);
+    expect((caught as MemoryError).code).toBe('KERNEL_ERR_STORAGE');
+    expect((caught as Error).message).toContain(`cannot load the SQLite driver better-sqlite3 for Node ${process.versions.node}`);
+    expect((caught as Error).message).toContain("Cannot find module 'better-sqlite3'; run npm install again with this Node");
   });
 
   it('opens the data dir with the driver chosen for this Node', () => {

@@ -56,7 +56,8 @@ export function writeIfFree(db: Db, fn: () => void): boolean {
  *   its statements abort the process when the garbage collector frees them ("Assertion failed:
  *   (env) != nullptr" in RemoveEnvironmentCleanupHook), within the first few dozen calls;
  * - `better-sqlite3` is better-sqlite3 12, built for the running Node's ABI by its install, for
- *   Node 20 and the early 22s, where version 13 cannot load (it crashes opening a database).
+ *   Node 20 and the early 22s, where version 13 cannot load (it crashes opening a database). It is
+ *   an optional dependency: on Node 24 a machine without a compiler can still install.
  */
 export const SQLITE_DRIVERS = Object.freeze({ nodeApi10: 'better-sqlite3-napi', legacy: 'better-sqlite3' });
 
@@ -74,19 +75,26 @@ export function sqliteDriver(): { name: string; Database: DatabaseConstructor; a
   if (!driver) {
     const name = sqliteDriverFor(Number(process.versions.napi ?? 0));
     const require = createRequire(import.meta.url);
-    let Driver: DatabaseConstructor;
-    try {
-      Driver = require(name) as DatabaseConstructor;
-    } catch (err) {
-      throw new MemoryError(
-        'KERNEL_ERR_STORAGE',
-        `cannot load the SQLite driver ${name} for Node ${process.versions.node} (Node-API ${process.versions.napi}): ${(err as Error).message}; run npm install again with this Node`,
-        { cause: err },
-      );
-    }
-    driver = { name, Database: Driver, addon: name === SQLITE_DRIVERS.legacy ? legacyAddon(require) : undefined };
+    driver = { name, Database: loadSqliteDriver(name, require), addon: name === SQLITE_DRIVERS.legacy ? legacyAddon(require) : undefined };
   }
   return driver;
+}
+
+/**
+ * Load a driver package; one that is missing or does not load (better-sqlite3 12 is an optional
+ * dependency, so an install where its build failed still succeeds) is a KERNEL_ERR_STORAGE naming
+ * the package, the Node and what to do.
+ */
+export function loadSqliteDriver(name: string, require: (id: string) => unknown): DatabaseConstructor {
+  try {
+    return require(name) as DatabaseConstructor;
+  } catch (err) {
+    throw new MemoryError(
+      'KERNEL_ERR_STORAGE',
+      `cannot load the SQLite driver ${name} for Node ${process.versions.node} (Node-API ${process.versions.napi}): ${(err as Error).message}; run npm install again with this Node`,
+      { cause: err },
+    );
+  }
 }
 
 /**
