@@ -2,7 +2,6 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryError } from './errors.js';
 import { betterSqliteAddon, CHECKPOINT_DELAY_MS, loadSqliteDriver, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
@@ -64,7 +63,7 @@ describe('Storage checkpoints off the request path', () => {
 
   it('leaves the WAL alone while another connection still reads its frames', () => {
     write(20);
-    const reader = new Database(storage.file);
+    const reader = new (sqliteDriver().Database)(storage.file);
     try {
       reader.exec('BEGIN');
       reader.prepare('SELECT count(*) AS n FROM t').get();
@@ -82,7 +81,7 @@ describe('Storage checkpoints off the request path', () => {
     // A lock wait would block this thread for a minute: longer than the test may take.
     storage = new Storage(dir, { busyTimeoutMs: 60_000 });
     write(20);
-    const writer = new Database(storage.file);
+    const writer = new (sqliteDriver().Database)(storage.file);
     try {
       // Every frame is copied, but the other connection is writing.
       storage.db.pragma('wal_checkpoint(PASSIVE)');
@@ -134,7 +133,7 @@ describe.runIf(sqliteDriver().name === SQLITE_DRIVERS.legacy)("Storage loads bet
     try {
       expect(s.db.prepare('SELECT sqlite_version()').pluck().get()).toMatch(/^3\./);
       // A default open (through bindings) loads the same file: one copy of SQLite in the process.
-      const other = new Database(':memory:');
+      const other = new (sqliteDriver().Database)(':memory:');
       other.close();
       const loaded = Object.keys(createRequire(import.meta.url).cache).filter((f) => f.endsWith('better_sqlite3.node'));
       expect(loaded).toEqual([addon]);

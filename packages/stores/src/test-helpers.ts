@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { sqliteDriver } from '@memory-service/kernel';
 import { storesMigrations } from './migrations/index.js';
 import { Stores } from './stores.js';
 import type { Clock, Scope, StoresConfig } from './types.js';
@@ -18,7 +19,7 @@ export class TestClock implements Clock {
 }
 
 export function openDb(file: string): Database.Database {
-  const db = new Database(file);
+  const db = new (sqliteDriver().Database)(file);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');

@@ -1,4 +1,4 @@
-import Database from 'better-sqlite3';
+import { sqliteDriver } from '@memory-service/kernel';
 import { describe, expect, it } from 'vitest';
 import { porterStem } from './stemmer.js';
 
@@ -27,7 +27,7 @@ describe('porterStem', () => {
   });
 
   it('matches SQLite FTS5 porter tokenizer output', () => {
-    const db = new Database(':memory:');
+    const db = new (sqliteDriver().Database)(':memory:');
     db.exec("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='porter unicode61 remove_diacritics 2')");
     db.exec("CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance')");
     const ins = db.prepare('INSERT INTO t(rowid, x) VALUES (?, ?)');
