@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, tempDir } from './helpers.js';
 
@@ -26,10 +28,10 @@ function session(calls: number): { input: string; lastId: number } {
   return { input: msgs.map((m) => `${JSON.stringify(m)}\n`).join(''), lastId: id };
 }
 
-function run(node: string, calls: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; answers: { id: number; result?: any }[]; stderr: string; version: string }> {
+function run(node: string, calls: number, tmpDir: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; answers: { id: number; result?: any }[]; stderr: string; version: string }> {
   const { input, lastId } = session(calls);
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [BIN], { env: { PATH: process.env.PATH ?? '', MCP_MEMORY_DATA_DIR: tempDir() } });
+    const child = spawn(node, [BIN], { env: { PATH: process.env.PATH ?? '', MCP_MEMORY_DATA_DIR: tempDir(), TMPDIR: tmpDir } });
     let out = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -54,7 +56,9 @@ function run(node: string, calls: number): Promise<{ code: number | null; signal
 describe.runIf(RUNTIMES.length > 0)('memory-service under other Node versions (MEMORY_TEST_NODES)', () => {
   for (const node of RUNTIMES) {
     it(`${node}: answers 200 thinks and dreams, exits 0, reports nothing on stderr but its log`, async () => {
-      const res = await run(node, 100);
+      // The child's OS temp dir, where Node keeps its compile cache by default.
+      const tmpDir = tempDir();
+      const res = await run(node, 100, tmpDir);
       expect(res.signal).toBeNull();
       expect(res.code).toBe(0);
       expect(res.answers).toHaveLength(202);
@@ -65,6 +69,9 @@ describe.runIf(RUNTIMES.length > 0)('memory-service under other Node versions (M
       expect(last?.result.structuredContent.summary).toContain('violin number 99');
       const foreign = res.stderr.split('\n').filter((l) => l && !l.startsWith('[memory-service] '));
       expect(foreign).toEqual([]);
+      // From Node 22.1 the command turns on the compile cache: V8's code of its modules is kept.
+      const [major, minor] = spawnSync(node, ['-p', 'process.versions.node'], { encoding: 'utf8' }).stdout.trim().split('.').map(Number);
+      if (major > 22 || (major === 22 && minor >= 1)) expect(fs.readdirSync(path.join(tmpDir, 'node-compile-cache'), { recursive: true }).length).toBeGreaterThan(0);
     }, 60_000);
   }
 });
