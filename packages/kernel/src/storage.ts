@@ -68,10 +68,17 @@ export function sqliteDriverFor(napiVersion: number): string {
 
 type DatabaseConstructor = new (file: string, options?: Database.Options) => Db;
 
-let driver: { name: string; Database: DatabaseConstructor; addon: string | undefined } | undefined;
+/** A loaded driver: its package, its Database class and, for better-sqlite3 12, its addon's path. */
+export interface SqliteDriver {
+  name: string;
+  Database: DatabaseConstructor;
+  addon: string | undefined;
+}
+
+let driver: SqliteDriver | undefined;
 
 /** The driver this process opens databases with (sqliteDriverFor the running Node), loaded once. */
-export function sqliteDriver(): { name: string; Database: DatabaseConstructor; addon: string | undefined } {
+export function sqliteDriver(): SqliteDriver {
   if (!driver) {
     const name = sqliteDriverFor(Number(process.versions.napi ?? 0));
     const require = createRequire(import.meta.url);
