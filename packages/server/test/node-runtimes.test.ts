@@ -11,7 +11,7 @@ import { BIN, tempDir } from './helpers.js';
  * statements: better-sqlite3 12 aborted Node 24 within its first few dozen calls, and V8 flags that
  * Node 22 and 24 no longer have were reported on stderr at every start.
  */
-const RUNTIMES = (process.env.MEMORY_TEST_NODES ?? '').split(process.platform === 'win32' ? ';' : ':').filter(Boolean);
+const RUNTIMES = (process.env.MEMORY_TEST_NODES ?? '').split(path.delimiter).filter(Boolean);
 
 /** initialize, tools/list, then `calls` thinks, each followed by a dream that should find it. */
 function session(calls: number): { input: string; lastId: number } {
