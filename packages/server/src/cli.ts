@@ -1,5 +1,6 @@
 import { SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
 import { createMcpServer, stdioTransport } from './mcp-adapter.js';
+import { PluginNotPreloaded } from './plugins.js';
 import { createService } from './service.js';
 import { applyTiering, type Tiering, tieringFromEnv } from './tiering.js';
 
@@ -17,6 +18,7 @@ Environment:
   MEMORY_EXPOSE        tiers to expose (default primitives; presets agent, operator, full, all)
   MEMORY_META          1 to wrap each non-primitive tier in one dispatcher tool
   MEMORY_PLUGINS       comma list of extra plugin packages or directories
+  MEMORY_IMAGE         0 to start from the packages' modules instead of the server image
   MEMORY_V8_TIERING    eager (default: V8 optimizes hot code sooner) or default (V8's own thresholds)
 `;
 
@@ -64,8 +66,24 @@ export function parseArgs(argv: string[]): CliOptions | 'help' | 'version' {
   return opts;
 }
 
-/** The `memory-service` command. Under stdio nothing but protocol reaches stdout. */
-export async function main(argv: string[]): Promise<void> {
+/** How the server image (@memory-service/image) runs the command; the bin passes none. */
+export interface MainOptions {
+  /** The plugin modules to take the plugin set from (ServiceOptions.modules). */
+  modules?: ReadonlyMap<string, unknown>;
+  /**
+   * Called once the server is ready, before V8's tiering flags are set (the image writes its
+   * code cache here: V8 refuses a cache made under other flags than it is read with). What it
+   * returns is added to the ready log line.
+   */
+  onReady?: () => string | undefined;
+}
+
+/**
+ * The `memory-service` command. Under stdio nothing but protocol reaches stdout. With
+ * `options.modules`, a plugin set reaching outside them rejects with PluginNotPreloaded before
+ * anything starts, so that the caller can start from the modules instead.
+ */
+export async function main(argv: string[], options: MainOptions = {}): Promise<void> {
   // A host may close stderr (or never read it): then only log lines are lost. Without a listener,
   // the first log line's EPIPE would be an unhandled 'error' event and end the server.
   process.stderr.on('error', () => {});
@@ -84,8 +102,9 @@ export async function main(argv: string[]): Promise<void> {
 
   let service;
   try {
-    service = await createService();
+    service = await createService({ modules: options.modules });
   } catch (err) {
+    if (err instanceof PluginNotPreloaded) throw err;
     const e = toMemoryError(err);
     process.stderr.write(`memory-service: cannot start: ${e.message}\n`);
     process.exit(1);
@@ -118,7 +137,8 @@ export async function main(argv: string[]): Promise<void> {
     // The transport also closes when stdout fails (the client stopped reading): stop in order.
     server.onclose = () => void shutdown('stdio closed');
     await server.connect(transport);
-    kernel.logger.info(`ready on stdio (${service.surface.tools.length} tools, data dir ${kernel.dataDir})`);
+    const note = options.onReady?.();
+    kernel.logger.info(`ready on stdio (${service.surface.tools.length} tools, data dir ${kernel.dataDir}${note ? `, ${note}` : ''})`);
     // Once started: start-up code runs once, so optimizing it sooner would only slow the start.
     applyTiering(tiering);
   } else {
@@ -138,7 +158,8 @@ export async function main(argv: string[]): Promise<void> {
       await service.close();
       process.exit(1);
     }
-    kernel.logger.info(`listening on ${address} (MCP at /mcp${opts.dashboard ? ', dashboard at /dashboard' : ''})`);
+    const note = options.onReady?.();
+    kernel.logger.info(`listening on ${address} (MCP at /mcp${opts.dashboard ? ', dashboard at /dashboard' : ''}${note ? `, ${note}` : ''})`);
     applyTiering(tiering);
   }
 }

@@ -1,5 +1,5 @@
 export { createService, resolveDataDir, type Service, type ServiceOptions } from './service.js';
-export { FIRST_PARTY_PLUGINS, loadPlugin, loadPluginSet, parsePluginList } from './plugins.js';
+export { FIRST_PARTY_PLUGINS, loadPlugin, loadPluginSet, parsePluginList, PluginNotPreloaded } from './plugins.js';
 export { createMcpServer, connectInProcess, successResult, errorResult, type ToolResult } from './mcp-adapter.js';
 export { buildHttpApp, statusFor, type HttpOptions } from './http.js';
-export { main, parseArgs } from './cli.js';
+export { main, parseArgs, type MainOptions } from './cli.js';

@@ -49,6 +49,30 @@ function entryOfPath(spec: string, cwd: string): string {
   return path.join(target, 'index.js');
 }
 
+/**
+ * Raised when a plugin set is loaded from a fixed set of modules (`modules` of loadPluginSet: the
+ * server image, see @memory-service/image) and names a plugin outside it. The image's caller then
+ * starts the server from the packages' modules instead, where any plugin can be imported.
+ */
+export class PluginNotPreloaded extends Error {
+  constructor(readonly specs: string[]) {
+    super(`plugins outside the loaded modules: ${specs.join(', ')}`);
+    this.name = 'PluginNotPreloaded';
+  }
+}
+
+/** The plugins a module exports: its default export, `plugin` or `plugins`, made by definePlugin. */
+function pluginsOf(spec: string, mod: any): PluginDefinition[] {
+  const candidates = [mod?.default, mod?.plugin, mod?.plugins].flat().filter(Boolean);
+  const plugins = candidates.filter(isPluginDefinition);
+  if (!plugins.length) {
+    throw new MemoryError('KERNEL_ERR_PLUGIN_LOAD', `Plugin ${spec} exports no plugin (expected a default export made by definePlugin)`, {
+      plugin: spec,
+    });
+  }
+  return plugins;
+}
+
 /** Import one plugin module by package name or path; its default export (or `plugin`) is the plugin. */
 export async function loadPlugin(spec: string, cwd = process.cwd()): Promise<PluginDefinition[]> {
   let mod: any;
@@ -70,14 +94,7 @@ export async function loadPlugin(spec: string, cwd = process.cwd()): Promise<Plu
       cause: err,
     });
   }
-  const candidates = [mod?.default, mod?.plugin, mod?.plugins].flat().filter(Boolean);
-  const plugins = candidates.filter(isPluginDefinition);
-  if (!plugins.length) {
-    throw new MemoryError('KERNEL_ERR_PLUGIN_LOAD', `Plugin ${spec} exports no plugin (expected a default export made by definePlugin)`, {
-      plugin: spec,
-    });
-  }
-  return plugins;
+  return pluginsOf(spec, mod);
 }
 
 /**
@@ -85,9 +102,17 @@ export async function loadPlugin(spec: string, cwd = process.cwd()): Promise<Plu
  * The modules load concurrently (the loader reads one package's files while it compiles
  * another's), and the result is still in the order given: the first spec in that order that
  * fails is the error, whichever failed first in time.
+ *
+ * With `modules` (module objects by spec, as the server image carries them), the plugins come
+ * from those modules alone and nothing is imported; a spec missing from them throws
+ * PluginNotPreloaded naming every such spec, before any plugin is taken.
  */
-export async function loadPluginSet(specs: string[], cwd = process.cwd()): Promise<PluginDefinition[]> {
-  const loaded = await Promise.allSettled(specs.map((spec) => loadPlugin(spec, cwd)));
+export async function loadPluginSet(specs: string[], cwd = process.cwd(), modules?: ReadonlyMap<string, unknown>): Promise<PluginDefinition[]> {
+  if (modules) {
+    const missing = specs.filter((spec) => !modules.has(spec));
+    if (missing.length) throw new PluginNotPreloaded(missing);
+  }
+  const loaded = await Promise.allSettled(specs.map((spec) => (modules ? Promise.resolve().then(() => pluginsOf(spec, modules.get(spec))) : loadPlugin(spec, cwd))));
   const out: PluginDefinition[] = [];
   const seen = new Set<string>();
   for (const result of loaded) {

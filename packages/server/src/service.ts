@@ -21,6 +21,12 @@ export interface ServiceOptions {
   plugins?: PluginDefinition[];
   /** Extra plugin specs (package names or paths) loaded after `plugins`. */
   pluginSpecs?: string[];
+  /**
+   * Plugin modules by spec (package name or path) to take the plugin set from instead of
+   * importing it: the server image's bundled first-party plugins. A spec of the set missing from
+   * it throws PluginNotPreloaded (plugins.ts) and nothing starts.
+   */
+  modules?: ReadonlyMap<string, unknown>;
   env?: NodeJS.ProcessEnv;
   clock?: Clock;
   config?: ConfigData;
@@ -58,7 +64,7 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
       ...(opts.pluginSpecs ?? []),
       ...parsePluginList(env.MEMORY_PLUGINS),
     ];
-    const plugins = [...(opts.plugins ?? []), ...(await loadPluginSet(specs))];
+    const plugins = [...(opts.plugins ?? []), ...(await loadPluginSet(specs, process.cwd(), opts.modules))];
     const seen = new Set<string>();
     for (const p of plugins) {
       if (seen.has(p.name)) continue;

@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadPluginSet } from '../src/plugins.js';
+import { definePlugin } from '@memory-service/kernel';
+import { loadPluginSet, PluginNotPreloaded } from '../src/plugins.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -16,5 +17,31 @@ describe('loadPluginSet', () => {
     const err = await loadPluginSet([fixture('echo-plugin'), fixture('slow-failing-plugin'), '@nobody/not-a-plugin']).catch((e) => e);
     expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_LOAD' });
     expect(err.message).toMatch(/slow-failing-plugin could not be loaded: slow-failing-plugin gave up/);
+  });
+
+  it('with modules, takes the plugins from them and imports nothing', async () => {
+    const a = definePlugin({ name: 'a', version: '1.0.0', tier: 'a', kernel: '^1.0.0', setup() {} });
+    const b = definePlugin({ name: 'b', version: '1.0.0', tier: 'b', kernel: '^1.0.0', setup() {} });
+    // Specs that could not be imported at all: only the map answers for them.
+    const modules = new Map<string, unknown>([
+      ['@nobody/a', { default: a }],
+      ['@nobody/b', { plugins: [b, a] }],
+    ]);
+    const plugins = await loadPluginSet(['@nobody/b', '@nobody/a'], process.cwd(), modules);
+    expect(plugins.map((p) => p.name)).toEqual(['b', 'a']);
+  });
+
+  it('with modules, a spec outside them throws PluginNotPreloaded naming every such spec', async () => {
+    const modules = new Map<string, unknown>([['@nobody/a', { default: definePlugin({ name: 'a', version: '1.0.0', tier: 'a', kernel: '^1.0.0', setup() {} }) }]]);
+    const err = await loadPluginSet(['@nobody/a', fixture('echo-plugin'), '@nobody/c'], process.cwd(), modules).catch((e) => e);
+    expect(err).toBeInstanceOf(PluginNotPreloaded);
+    expect(err.name).toBe('PluginNotPreloaded');
+    expect(err.specs).toEqual([fixture('echo-plugin'), '@nobody/c']);
+  });
+
+  it('with modules, one that exports no plugin is KERNEL_ERR_PLUGIN_LOAD as when imported', async () => {
+    const err = await loadPluginSet(['@nobody/a'], process.cwd(), new Map([['@nobody/a', { default: 42 }]])).catch((e) => e);
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_LOAD' });
+    expect(err.message).toMatch(/@nobody\/a exports no plugin/);
   });
 });

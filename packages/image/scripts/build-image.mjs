@@ -1,0 +1,126 @@
+/**
+ * Builds the server image: dist/server.cjs, one CommonJS script holding the `memory-service`
+ * command (the server's own bundle, which carries the MCP SDK), the kernel with its zod, the
+ * stores and every first-party plugin, and dist/image.json, which names what it was built from
+ * (src/launch.ts reads both).
+ *
+ * One script, because V8 keeps a code cache for a script (vm.Script cachedData) and Node 20 has
+ * none for ES modules. What stays outside, loaded from node_modules when first needed as in the
+ * modules: the SQLite drivers (native), fastify (HTTP only), the SDK's ajv validator (first
+ * elicitation), yaml (first config.yaml) and semver (an unusual kernel range).
+ *
+ * `import.meta.url` has no meaning in a script: each file's use of it becomes the URL of that
+ * same file in its package, found at run time from the package roots the launcher resolves, so a
+ * createRequire or a `new URL('./tool-schemas.json', import.meta.url)` reaches what it reached.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { FIRST_PARTY_PLUGINS } from '@memory-service/server';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const dist = path.join(root, 'dist');
+const IMAGE = 'server.cjs';
+
+/** Loaded when first needed, from node_modules, as in the modules. */
+const EXTERNAL = ['better-sqlite3', 'better-sqlite3-napi', 'fastify', '@fastify/*', 'ajv', 'ajv-formats', 'yaml', 'semver'];
+
+const serverIndex = fileURLToPath(import.meta.resolve('@memory-service/server'));
+const serverCli = path.join(path.dirname(serverIndex), 'bundle', 'cli.js');
+if (!fs.existsSync(serverCli)) throw new Error(`the server's bundle is missing (${serverCli}): build @memory-service/server first`);
+
+/** The package a file belongs to: the nearest package.json with a name, and the file's path in it. */
+const packageCache = new Map();
+function packageOf(file) {
+  let dir = path.dirname(file);
+  for (;;) {
+    if (packageCache.has(dir)) break;
+    const pj = path.join(dir, 'package.json');
+    if (fs.existsSync(pj)) {
+      const name = JSON.parse(fs.readFileSync(pj, 'utf8')).name;
+      if (name) {
+        packageCache.set(dir, name);
+        break;
+      }
+    }
+    const up = path.dirname(dir);
+    if (up === dir) throw new Error(`no package.json with a name above ${file}`);
+    dir = up;
+  }
+  return { name: packageCache.get(dir), root: dir, file: path.relative(dir, file).split(path.sep).join('/') };
+}
+
+/** @type {import('esbuild').Plugin} */
+const fileUrls = {
+  name: 'memory-service-image-file-urls',
+  setup(b) {
+    b.onLoad({ filter: /\.(m?js|cjs)$/ }, (args) => {
+      const source = fs.readFileSync(args.path, 'utf8');
+      if (!source.includes('import.meta')) return undefined;
+      const { name, file } = packageOf(args.path);
+      const contents = source.replaceAll('import.meta.url', `__imageFileUrl(${JSON.stringify(name)}, ${JSON.stringify(file)})`);
+      if (contents.includes('import.meta')) throw new Error(`${args.path} uses import.meta other than import.meta.url`);
+      return { contents, loader: 'js', resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
+const entry = [
+  `export { main } from ${JSON.stringify(serverCli)};`,
+  ...FIRST_PARTY_PLUGINS.map((spec, i) => `import * as p${i} from ${JSON.stringify(spec)};`),
+  `export const plugins = { ${FIRST_PARTY_PLUGINS.map((spec, i) => `${JSON.stringify(spec)}: p${i}`).join(', ')} };`,
+].join('\n');
+
+fs.mkdirSync(dist, { recursive: true });
+const outfile = path.join(dist, IMAGE);
+const result = await build({
+  stdin: { contents: entry, resolveDir: root, sourcefile: 'image-entry.js', loader: 'js' },
+  outfile,
+  bundle: true,
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  external: EXTERNAL,
+  plugins: [fileUrls],
+  // Class and function names as in the sources (error names such as PluginNotPreloaded, stack traces).
+  keepNames: true,
+  banner: {
+    js: 'const __imageFileUrl = (pkg, rel) => require("node:url").pathToFileURL(require("node:path").join(__imagePackageRoots[pkg], rel)).href;',
+  },
+  metafile: true,
+  logLevel: 'warning',
+});
+
+const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('<stdin>') && f !== 'image-entry.js');
+// One zod in the image: the kernel's bundle of it; zod's own build would be a second.
+const zodOwn = inputs.filter((f) => /node_modules\/zod\//.test(f));
+if (zodOwn.length) throw new Error(`the image inlines zod's own build: ${zodOwn.slice(0, 3).join(', ')}`);
+const ajv = inputs.filter((f) => /node_modules\/(ajv|ajv-formats)\//.test(f));
+if (ajv.length) throw new Error(`the image inlines ajv: ${ajv.slice(0, 3).join(', ')}`);
+
+const sha256 = (buf) => crypto.createHash('sha256').update(buf).digest('hex');
+const packages = {};
+const layout = {};
+const recorded = [];
+for (const input of inputs) {
+  const abs = path.resolve(root, input);
+  const { name, root: pkgRoot, file } = packageOf(abs);
+  if (!(name in packages)) {
+    let resolvedEntry;
+    try {
+      resolvedEntry = fileURLToPath(import.meta.resolve(name));
+    } catch (err) {
+      throw new Error(`${name} (bundled from ${input}) cannot be resolved from the image package: ${err.message}`);
+    }
+    if (!resolvedEntry.startsWith(pkgRoot + path.sep)) throw new Error(`${name} resolves to ${resolvedEntry}, outside ${pkgRoot}`);
+    packages[name] = path.relative(pkgRoot, resolvedEntry).split(path.sep).join('/');
+    layout[name] = path.relative(root, pkgRoot).split(path.sep).join('/');
+  }
+  const stat = fs.statSync(abs);
+  recorded.push({ pkg: name, file, size: stat.size, mtimeMs: stat.mtimeMs, sha256: sha256(fs.readFileSync(abs)) });
+}
+
+const manifest = { format: 1, image: IMAGE, hash: sha256(fs.readFileSync(outfile)), packages, layout, inputs: recorded };
+fs.writeFileSync(path.join(dist, 'image.json'), `${JSON.stringify(manifest, null, 2)}\n`);

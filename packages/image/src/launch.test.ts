@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  cacheDir,
+  cacheFileName,
+  extraPlugins,
+  inputsUnchanged,
+  layoutRoots,
+  ownedPrivately,
+  packageRoots,
+  prepareCacheDir,
+  readCache,
+  shortHash,
+  writeCache,
+  type ImageManifest,
+} from './launch.js';
+
+const posix = process.platform !== 'win32';
+
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'ms-launch-test-'));
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** A package `pkg` under `root` with one file, and a manifest recording it as it is now. */
+function fixture(): { root: string; file: string; manifest: ImageManifest } {
+  const root = tempDir();
+  const file = path.join(root, 'pkg', 'dist', 'a.js');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, 'export const a = 1;\n');
+  const stat = fs.statSync(file);
+  const manifest: ImageManifest = {
+    format: 1,
+    image: 'server.cjs',
+    hash: 'ab'.repeat(32),
+    packages: { pkg: 'dist/a.js' },
+    layout: { pkg: '../pkg' },
+    inputs: [{ pkg: 'pkg', file: 'dist/a.js', size: stat.size, mtimeMs: stat.mtimeMs, sha256: sha256('export const a = 1;\n') }],
+  };
+  return { root, file, manifest };
+}
+
+describe('launch: when the image applies', () => {
+  it('extra plugins in MEMORY_PLUGINS send the start to the modules; blanks and commas alone do not', () => {
+    expect(extraPlugins({})).toBe(false);
+    expect(extraPlugins({ MEMORY_PLUGINS: ' , ,' })).toBe(false);
+    expect(extraPlugins({ MEMORY_PLUGINS: 'my-plugin' })).toBe(true);
+    expect(extraPlugins({ MEMORY_PLUGINS: ', ./local' })).toBe(true);
+  });
+
+  it('finds the packages where the build laid them out, relative to the image package', () => {
+    const { root, manifest } = fixture();
+    const roots = layoutRoots(manifest, path.join(root, 'image'));
+    expect(roots).toEqual({ pkg: path.join(root, 'pkg') });
+    expect(inputsUnchanged(manifest, roots)).toBe(true);
+    // Elsewhere (another layout), nothing is found: the launcher then resolves the packages.
+    expect(inputsUnchanged(manifest, layoutRoots(manifest, path.join(root, 'a', 'b', 'image')))).toBe(false);
+  });
+
+  it('resolves a package root from its entry, and gives up when the entry is not where the build saw it', () => {
+    const { root, manifest } = fixture();
+    const entry = path.join(root, 'pkg', 'dist', 'a.js');
+    expect(packageRoots(manifest, () => `file://${entry.split(path.sep).join('/')}`)).toEqual({ pkg: path.join(root, 'pkg') });
+    expect(packageRoots(manifest, () => `file://${path.join(root, 'pkg', 'lib', 'b.js').split(path.sep).join('/')}`)).toBeNull();
+    expect(
+      packageRoots(manifest, () => {
+        throw new Error('not found');
+      }),
+    ).toBeNull();
+  });
+
+  it('an input that changed makes the image stale; one only touched (same bytes) does not', () => {
+    const { root, file, manifest } = fixture();
+    const roots = { pkg: path.join(root, 'pkg') };
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(file, later, later);
+    expect(inputsUnchanged(manifest, roots)).toBe(true);
+    // Same size, other bytes.
+    fs.writeFileSync(file, 'export const a = 2;\n');
+    fs.utimesSync(file, later, later);
+    expect(inputsUnchanged(manifest, roots)).toBe(false);
+    // Other size.
+    fs.writeFileSync(file, 'export const a = 10;\n');
+    expect(inputsUnchanged(manifest, roots)).toBe(false);
+    fs.rmSync(file);
+    expect(inputsUnchanged(manifest, roots)).toBe(false);
+    expect(inputsUnchanged(manifest, {})).toBe(false);
+  });
+});
+
+describe('launch: the code cache', () => {
+  it('lives under NODE_COMPILE_CACHE or the temp dir, and NODE_DISABLE_COMPILE_CACHE=1 turns it off', () => {
+    expect(cacheDir({ NODE_COMPILE_CACHE: '/var/cache/x' })).toBe(path.join(path.resolve('/var/cache/x'), 'memory-service-image'));
+    expect(cacheDir({})).toBe(path.join(os.tmpdir(), 'node-compile-cache', 'memory-service-image'));
+    expect(cacheDir({ NODE_COMPILE_CACHE: '  ' })).toBe(path.join(os.tmpdir(), 'node-compile-cache', 'memory-service-image'));
+    expect(cacheDir({ NODE_DISABLE_COMPILE_CACHE: '1', NODE_COMPILE_CACHE: '/x' })).toBeNull();
+  });
+
+  it('is named after the image, the Node, the architecture and the flags Node started with', () => {
+    const name = cacheFileName({ hash: '0123456789abcdef0123' }, {}, []);
+    expect(name).toBe(`server-0123456789abcdef-${process.version}-${process.arch}-${shortHash('\n')}.bin`);
+    expect(cacheFileName({ hash: 'ffffffffffffffff' }, {}, [])).not.toBe(name);
+    expect(cacheFileName({ hash: '0123456789abcdef0123' }, {}, ['--max-old-space-size=512'])).not.toBe(name);
+    expect(cacheFileName({ hash: '0123456789abcdef0123' }, { NODE_OPTIONS: '--jitless' }, [])).not.toBe(name);
+    expect(shortHash('a')).toMatch(/^[0-9a-f]{8}$/);
+    expect(shortHash('a')).not.toBe(shortHash('b'));
+  });
+
+  it('trusts only what the user owns and no one else may write', () => {
+    const stat = (uid: number, mode: number) => ({ uid, mode }) as fs.Stats;
+    expect(ownedPrivately(stat(1000, 0o100600), 1000)).toBe(true);
+    expect(ownedPrivately(stat(1000, 0o40700), 1000)).toBe(true);
+    expect(ownedPrivately(stat(1000, 0o100644), 1000)).toBe(true);
+    expect(ownedPrivately(stat(1001, 0o100600), 1000)).toBe(false);
+    expect(ownedPrivately(stat(1000, 0o100620), 1000)).toBe(false);
+    expect(ownedPrivately(stat(1000, 0o40777), 1000)).toBe(false);
+    expect(ownedPrivately(stat(1001, 0o40777), null)).toBe(true);
+  });
+
+  it('writes through a temporary file (mode 0600) and reads back only a private file', () => {
+    const dir = path.join(tempDir(), 'cache');
+    expect(prepareCacheDir(dir)).toBe(true);
+    if (posix) expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    const file = path.join(dir, 'server.bin');
+    expect(writeCache(file, Buffer.from('code'))).toBe(true);
+    expect(fs.readdirSync(dir)).toEqual(['server.bin']);
+    expect(readCache(file)?.toString()).toBe('code');
+    expect(writeCache(file, Buffer.from('newer'))).toBe(true);
+    expect(readCache(file)?.toString()).toBe('newer');
+    expect(readCache(path.join(dir, 'missing.bin'))).toBeNull();
+    if (!posix) return;
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    fs.chmodSync(file, 0o664);
+    expect(readCache(file)).toBeNull();
+    fs.chmodSync(dir, 0o777);
+    expect(prepareCacheDir(dir)).toBe(false);
+  });
+
+  it('a cache that cannot be written leaves no temporary file and reports false', () => {
+    const dir = path.join(tempDir(), 'gone');
+    expect(writeCache(path.join(dir, 'server.bin'), Buffer.from('x'))).toBe(false);
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+});
