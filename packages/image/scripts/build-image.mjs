@@ -93,6 +93,13 @@ const result = await build({
   logLevel: 'warning',
 });
 
+// ASCII only: one character outside Latin-1 (a dash in a comment) makes V8 keep the whole source
+// as a two-byte string, twice the memory for as long as the server runs. \u escapes mean the same
+// in strings, templates and regular expressions, and are plain text in comments.
+const text = fs.readFileSync(outfile, 'utf8');
+const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+if (ascii !== text) fs.writeFileSync(outfile, ascii);
+
 const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('<stdin>') && f !== 'image-entry.js');
 // One zod in the image: the kernel's bundle of it; zod's own build would be a second.
 const zodOwn = inputs.filter((f) => /node_modules\/zod\//.test(f));

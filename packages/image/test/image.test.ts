@@ -76,6 +76,9 @@ describe('the server image', () => {
     for (const name of ['@memory-service/server', '@memory-service/kernel', '@memory-service/stores', '@memory-service/plugin-primitives']) {
       expect(packages).toContain(name);
     }
+    // ASCII only: V8 keeps a source with any other character as a two-byte string, twice the memory.
+    const image = fs.readFileSync(path.join(DIST, manifest.image));
+    expect(image.findIndex((b) => b > 0x7f)).toBe(-1);
     // One zod: the kernel's bundle of it, never zod's own build.
     expect(manifest.inputs.some((i: { pkg: string }) => i.pkg === 'zod')).toBe(false);
     expect(manifest.inputs.some((i: { pkg: string; file: string }) => i.pkg === '@memory-service/kernel' && i.file === 'dist/zod.js')).toBe(true);
