@@ -142,6 +142,11 @@ describe('launch: the code cache', () => {
     expect(prepareCacheDir(dir)).toBe(false);
   });
 
+  it('a cache directory that cannot be made is refused at once (procfs, where a recursive mkdir spins)', () => {
+    if (!fs.existsSync('/proc/self')) return;
+    expect(prepareCacheDir('/proc/memory-service-nope/cache')).toBe(false);
+  });
+
   it('a cache that cannot be written leaves no temporary file and reports false', () => {
     const dir = path.join(tempDir(), 'gone');
     expect(writeCache(path.join(dir, 'server.bin'), Buffer.from('x'))).toBe(false);

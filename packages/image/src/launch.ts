@@ -131,10 +131,22 @@ export function writeCache(file: string, data: Buffer): boolean {
   }
 }
 
-/** Make the cache directory (mode 0700) and answer whether it may be used. */
+/**
+ * Make the cache directory (mode 0700) and its missing parents, one level at a time, and answer
+ * whether it may be used. Node's recursive mkdirSync never returns under procfs (the kernel's
+ * makeDirs says more; the launcher does not load the kernel, so the few lines are here too).
+ */
 export function prepareCacheDir(dir: string): boolean {
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const missing: string[] = [];
+    for (let d = path.resolve(dir); !fs.existsSync(d) && path.dirname(d) !== d; d = path.dirname(d)) missing.push(d);
+    for (const d of missing.reverse()) {
+      try {
+        fs.mkdirSync(d, { mode: 0o700 });
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+    }
     const stat = fs.lstatSync(dir);
     return stat.isDirectory() && ownedPrivately(stat);
   } catch {

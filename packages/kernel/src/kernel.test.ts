@@ -6,7 +6,7 @@ import { ManualClock } from './clock.js';
 import { MemoryError } from './errors.js';
 import { createKernel, Kernel, KERNEL_VERSION } from './kernel.js';
 import { silentLogger } from './logger.js';
-import { safeJoin, slugify, writeFileAtomic } from './paths.js';
+import { makeDirs, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import { definePlugin, type PluginDefinition } from './plugin.js';
 import { buildSurface } from './surface.js';
 import { resolveExposure } from './exposure.js';
@@ -231,6 +231,20 @@ describe('config and paths', () => {
     const root = tmp();
     expect(safeJoin(root, 'a', 'b.md')).toBe(path.join(root, 'a', 'b.md'));
     expect(() => safeJoin(root, '..', 'x')).toThrow(MemoryError);
+  });
+
+  it('makes a directory and its missing parents, accepts one that exists, and throws where it cannot be made', () => {
+    const root = tmp();
+    const dir = path.join(root, 'a', 'b', 'c');
+    makeDirs(dir);
+    expect(fs.statSync(dir).isDirectory()).toBe(true);
+    makeDirs(dir);
+    makeDirs(path.join(root, 'a', 'b', 'd'), 0o700);
+    if (process.platform !== 'win32') expect(fs.statSync(path.join(root, 'a', 'b', 'd')).mode & 0o777).toBe(0o700);
+    fs.writeFileSync(path.join(root, 'file'), 'x');
+    expect(() => makeDirs(path.join(root, 'file', 'sub'))).toThrow(/ENOTDIR/);
+    // procfs answers ENOENT for a new entry: Node's recursive mkdir never returns there.
+    if (fs.existsSync('/proc/self')) expect(() => makeDirs('/proc/memory-service-nope/x')).toThrow(/ENOENT/);
   });
 
   it('writes a file atomically from text, bytes or chunks, leaving no temporary file', () => {

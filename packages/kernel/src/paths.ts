@@ -58,11 +58,34 @@ export function safeJoin(root: string, ...parts: string[]): string {
 }
 
 /**
+ * Create a directory and any missing parents, one level at a time. Node's own
+ * `mkdirSync(dir, { recursive: true })` never returns under a parent whose file system answers
+ * ENOENT for a new entry (procfs: MCP_MEMORY_DATA_DIR=/proc/x spun a core forever, on Node 20
+ * and 24); here that mkdir's error is thrown. An entry made meanwhile by another process is fine.
+ */
+export function makeDirs(dir: string, mode?: number): void {
+  const missing: string[] = [];
+  for (let d = path.resolve(dir); !fs.existsSync(d); ) {
+    missing.push(d);
+    const up = path.dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      fs.mkdirSync(d, mode === undefined ? undefined : { mode });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}
+
+/**
  * Write a file atomically: a unique temp file beside it, then rename over the target. Binary data
  * may come as a list of chunks, written one after another (no joined copy of them is made).
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array | readonly Uint8Array[]): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  makeDirs(path.dirname(file));
   const tmp = `${file}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`;
   try {
     if (typeof data === 'string') fs.writeFileSync(tmp, data, 'utf8');

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { MemoryError } from './errors.js';
+import { makeDirs } from './paths.js';
 
 export type Db = Database.Database;
 
@@ -145,7 +146,7 @@ export class Storage {
   private checkpointTimer: NodeJS.Timeout | null = null;
 
   constructor(dataDir: string, opts: { busyTimeoutMs?: number; file?: string } = {}) {
-    fs.mkdirSync(dataDir, { recursive: true });
+    makeDirs(dataDir);
     this.file = opts.file ?? path.join(dataDir, 'memory.db');
     const sqlite = sqliteDriver();
     this.db = new sqlite.Database(this.file, sqlite.addon ? { nativeBinding: sqlite.addon } : {});

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -90,6 +91,13 @@ describe('memory-service over stdio (real bin, SDK client)', () => {
     const res = await runBin([], { MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_PLUGINS: path.join(FIXTURES, 'broken-plugin') });
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/broken-plugin failed in setup: cannot open its resources/);
+  });
+
+  it.runIf(fs.existsSync('/proc/self'))('a data dir that cannot be made (under /proc) stops the start with the error, exit 1, instead of spinning', async () => {
+    const res = await runBin([], { MCP_MEMORY_DATA_DIR: '/proc/memory-service-nope/data' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/cannot start: .*ENOENT.*\/proc\/memory-service-nope/);
+    expect(res.stdout).toBe('');
   });
 
   it('a plugin that cannot be found stops the start with an error naming it', async () => {
