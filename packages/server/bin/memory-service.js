@@ -3,6 +3,10 @@ import module from 'node:module';
 
 const argv = process.argv.slice(2);
 
+// A host that closes stderr only loses log lines: without a listener, the first line written
+// (the launcher's, before the server sets up its own) would end the process with EPIPE.
+process.stderr.on('error', () => {});
+
 function fail(err) {
   process.stderr.write(`memory-service: ${err && err.stack ? err.stack : String(err)}\n`);
   process.exit(1);

@@ -152,7 +152,8 @@ describe('memory-service over stdio (real bin, SDK client)', () => {
     expect(res.structuredContent.summary).toContain('The lighthouse keeper feeds the gulls at dawn.');
   });
 
-  it('keeps serving when the host closes stderr: only log lines are lost', async () => {
+  /** Start the bin with stderr closed, then check it answers a think and a tools/list and exits 0 when stdin ends. */
+  async function servesWithStderrClosed(): Promise<void> {
     const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: tempDir() } });
     child.stderr.destroy();
     let out = '';
@@ -172,6 +173,29 @@ describe('memory-service over stdio (real bin, SDK client)', () => {
     child.stdin.end();
     expect(await exited).toBe(0);
     expect(out).toContain('"id":2');
+  }
+
+  it('keeps serving when the host closes stderr: only log lines are lost', async () => {
+    await servesWithStderrClosed();
+  });
+
+  it('keeps serving with stderr closed when the launcher logs before the server starts (an image older than the packages)', async () => {
+    // A file the server image was built from, changed since: the launcher says so on stderr and
+    // starts from the modules. That line came before the server's own stderr guard.
+    const serverRoot = path.join(path.dirname(BIN), '..');
+    const manifest = JSON.parse(fs.readFileSync(path.join(serverRoot, '..', 'image', 'dist', 'image.json'), 'utf8')) as {
+      inputs: { pkg: string; file: string }[];
+    };
+    const input = manifest.inputs.find((i) => i.pkg === '@memory-service/server');
+    expect(input, 'the image holds a file of the server package').toBeDefined();
+    const built = path.join(serverRoot, input!.file);
+    const before = fs.readFileSync(built);
+    fs.appendFileSync(built, '\n// changed after the image was built\n');
+    try {
+      await servesWithStderrClosed();
+    } finally {
+      fs.writeFileSync(built, before);
+    }
   });
 
   it('exits when stdin closes, printing nothing on stdout', async () => {

@@ -1,4 +1,5 @@
 import { writeIfFree } from '@memory-service/kernel';
+import { AccessLog } from './access-log.js';
 import { AuditLog } from './audit.js';
 import { StoreContext } from './context.js';
 import { EpisodeStore } from './episodes.js';
@@ -16,8 +17,17 @@ import { DEFAULT_STORES_CONFIG, type StoresConfig, type StoresOptions } from './
 import { WikiStore } from './wiki.js';
 import { validationError } from './errors.js';
 
-/** Longest delay of deferred bookkeeping writes. */
-export const DEFERRED_WRITE_MS = 50;
+/**
+ * Longest delay of deferred bookkeeping writes (access counts, recall telemetry). A second:
+ * bookkeeping of a burst of recalls is written as one transaction (and one checkpoint) instead of
+ * twenty, and an agent waiting on a model between calls never notices when it lands.
+ */
+export const DEFERRED_WRITE_MS = 1000;
+/**
+ * Rows with pending access counts at which the batch is written at once instead of at the delay,
+ * so one batch (a pause of the event loop) stays small however fast recalls come.
+ */
+export const ACCESS_FLUSH_ROWS = 2048;
 
 function resolveConfig(over: Partial<StoresConfig> = {}): StoresConfig {
   const cfg: StoresConfig = { ...DEFAULT_STORES_CONFIG, ...over };
@@ -74,6 +84,25 @@ export class Stores {
 
   private readonly deferred: (() => void)[] = [];
   private deferTimer: NodeJS.Timeout | null = null;
+  /** Whether deferTimer is the immediate one (ACCESS_FLUSH_ROWS reached) rather than the delay. */
+  private deferSoon = false;
+  private readonly accesses = new AccessLog();
+
+  /**
+   * Count a retrieval access on each hit's episode, fact or graph node (access_count and
+   * last_access). Written with the deferred bookkeeping, coalesced per row (access-log.ts);
+   * retrieval.touch() writes at once instead.
+   */
+  noteAccess(hits: readonly { source: string; id: string }[]): void {
+    this.accesses.add(hits, this.ctx.iso());
+    if (this.accesses.rows >= ACCESS_FLUSH_ROWS) this.flushSoon();
+    else this.scheduleDeferred();
+  }
+
+  /** Pending access counts not written yet (distinct rows). */
+  get pendingAccessRows(): number {
+    return this.accesses.rows;
+  }
 
   /**
    * Queue bookkeeping writes that need not hold up a read (access counts, recall telemetry): they
@@ -91,6 +120,15 @@ export class Stores {
     this.deferTimer.unref();
   }
 
+  /** Write the batch once the current turn is over (its answer written), not at the delay. */
+  private flushSoon(): void {
+    if (this.deferTimer && this.deferSoon) return;
+    if (this.deferTimer) clearTimeout(this.deferTimer);
+    this.deferSoon = true;
+    this.deferTimer = setTimeout(() => this.flushDeferred(false), 0);
+    this.deferTimer.unref();
+  }
+
   /**
    * Write the queued bookkeeping in one transaction. On the timer (`wait` false) it never waits for
    * another process's write lock: the batch stays queued and is tried again DEFERRED_WRITE_MS later.
@@ -98,15 +136,19 @@ export class Stores {
   private flushDeferred(wait: boolean): void {
     if (this.deferTimer) clearTimeout(this.deferTimer);
     this.deferTimer = null;
-    if (this.deferred.length === 0 || !this.ctx.db.open) return;
+    this.deferSoon = false;
+    if ((this.deferred.length === 0 && this.accesses.rows === 0) || !this.ctx.db.open) return;
     const batch = this.deferred.splice(0);
+    const accesses = this.accesses.take(this.ctx);
     const write = () =>
       this.ctx.tx(() => {
+        accesses?.write();
         for (const w of batch) w();
       });
     if (wait) return write();
     if (!writeIfFree(this.ctx.db, write)) {
       this.deferred.unshift(...batch);
+      accesses?.putBack();
       this.scheduleDeferred();
     }
   }

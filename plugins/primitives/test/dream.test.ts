@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestServer } from '@memory-service/testing';
-import { actionsIn, count, dreamIds, ManualClock, primitives, start, type TestServer } from './helpers.js';
+import { actionsIn, count, dreamIds, flushStores, ManualClock, primitives, start, type TestServer } from './helpers.js';
 
 /** dream: scope isolation, limits, intent recent, telemetry, token budget, hostile queries. */
 let s: TestServer;
@@ -133,6 +133,21 @@ describe('telemetry', () => {
     expect(count(s, 'timeline_events')).toBe(events);
     const row = s.kernel.storage.db.prepare('SELECT query, intent, result_count FROM recall_events ORDER BY id LIMIT 1').get();
     expect(row).toEqual({ query: 'Alice', intent: 'balanced', result_count: 1 });
+  });
+});
+
+describe('access counts', () => {
+  it("count each hit once per call, coalesced into the deferred batch, and only the hits' rows", async () => {
+    s = await start();
+    // Stored first: an episode's neighbouring context is what came before it.
+    const other = actionsIn(await s.call('think', { text: 'Notes on the quarterly budget review with the finance team today.' }), 'l3')[0]!.id;
+    const hit = actionsIn(await s.call('think', { text: harbour(1) }), 'l3')[0]!.id;
+    for (let i = 0; i < 3; i++) expect(await dreamIds(s, { query: 'ferry island' })).toContain(hit);
+    const access = (id: string) =>
+      (s.kernel.storage.db.prepare('SELECT access_count FROM episodes WHERE id = ?').get(Number(id.slice(3))) as { access_count: number }).access_count;
+    expect(access(hit)).toBe(0);
+    flushStores(s);
+    expect([access(hit), access(other)]).toEqual([3, 0]);
   });
 });
 

@@ -87,10 +87,8 @@ export class Dreamer {
     const summary = fitted.sections.map((s) => (s.title ? `## ${s.title}\n${s.text}` : s.text)).join('\n\n');
     const ms = Math.round((performance.now() - started) * 1000) / 1000;
     // Access counts and the recall_events row are bookkeeping: batched off the answer's path.
-    this.stores.defer(() => {
-      this.stores.retrieval.touch(hits);
-      this.stores.recallEvents.record(scope, { query: input.query, intent: input.intent, result_count: hits.length, ms });
-    });
+    this.stores.noteAccess(hits);
+    this.stores.defer(() => this.stores.recallEvents.record(scope, { query: input.query, intent: input.intent, result_count: hits.length, ms }));
     return {
       summary: summary || `No memories match "${excerpt(input.query, 80)}".`,
       truncated: fitted.truncated,
