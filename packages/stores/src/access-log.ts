@@ -1,11 +1,10 @@
-import type { StoreContext } from './context.js';
+import type { AccessTable, StoreContext } from './context.js';
 import { EPISODE_PREFIX } from './episodes.js';
 import { FACT_PREFIX } from './facts.js';
 import { NODE_PREFIX } from './graph.js';
 import { parseId } from './util.js';
 
-/** The tables whose rows count retrieval accesses (access_count, last_access). */
-export type AccessTable = 'episodes' | 'facts' | 'graph_nodes';
+export type { AccessTable };
 
 /** Which table and id prefix a retrieval hit's source stands for; other sources keep no count. */
 const ACCESS_SOURCES: Readonly<Record<string, readonly [AccessTable, string]>> = Object.freeze({
@@ -59,10 +58,7 @@ export class AccessLog {
     this.pendingRows = 0;
     return {
       write: () => {
-        for (const [table, rows] of taken) {
-          const st = ctx.stmt(`UPDATE ${table} SET access_count = access_count + ?, last_access = ? WHERE id = ?`);
-          for (const [id, p] of rows) st.run(p.n, p.last, id);
-        }
+        for (const [table, rows] of taken) for (const [id, p] of rows) ctx.addAccess(table, id, p.n, p.last);
       },
       putBack: () => {
         for (const [table, rows] of taken) for (const [id, p] of rows) this.merge(table, id, p.n, p.last);

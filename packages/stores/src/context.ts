@@ -1,5 +1,8 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Clock, Database, StoresConfig } from './types.js';
+
+/** The tables whose rows count retrieval accesses (access_count, last_access). */
+export type AccessTable = 'episodes' | 'facts' | 'graph_nodes';
 import { nowIso, parseId } from './util.js';
 
 /** What every store shares: the connection with a statement cache, the data dir, the clock, the config. */
@@ -40,15 +43,19 @@ export class StoreContext {
    * Count one retrieval access on each row named by a `<prefix>_<rowid>` id (access_count and
    * last_access), in one transaction. Ids of another prefix are ignored.
    */
-  bumpAccess(table: 'episodes' | 'facts' | 'graph_nodes', prefix: string, ids: readonly string[]): void {
+  bumpAccess(table: AccessTable, prefix: string, ids: readonly string[]): void {
     const now = this.iso();
     this.tx(() => {
-      const st = this.stmt(`UPDATE ${table} SET access_count = access_count + 1, last_access = ? WHERE id = ?`);
       for (const id of ids) {
         const n = parseId(prefix, id);
-        if (n !== null) st.run(now, n);
+        if (n !== null) this.addAccess(table, n, 1, now);
       }
     });
+  }
+
+  /** Add `count` retrieval accesses, the latest at `at` (ISO), to one row; a row that does not exist is left alone. */
+  addAccess(table: AccessTable, rowid: number, count: number, at: string): void {
+    this.stmt(`UPDATE ${table} SET access_count = access_count + ?, last_access = ? WHERE id = ?`).run(count, at, rowid);
   }
 
   /** The clock's time as an ISO string. */

@@ -79,7 +79,7 @@ export class Stores {
       wiki: this.wiki,
     });
     this.projects = new ProjectStore(this.ctx, this.audit);
-    this.retrieval = new Retrieval(this.ctx, { episodes: this.episodes, facts: this.facts, graph: this.graph });
+    this.retrieval = new Retrieval(this.ctx);
   }
 
   private readonly deferred: (() => void)[] = [];

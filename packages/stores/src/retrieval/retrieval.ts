@@ -1,8 +1,6 @@
 import type { StoreContext } from '../context.js';
 import { validationError } from '../errors.js';
-import type { EpisodeStore } from '../episodes.js';
-import type { FactStore } from '../facts.js';
-import type { GraphStore } from '../graph.js';
+import { AccessLog } from '../access-log.js';
 import type { Scope } from '../types.js';
 import { checkScope } from '../util.js';
 import { checkWikiType } from '../wiki-types.js';
@@ -252,10 +250,7 @@ function round6(v: number): number {
 export class Retrieval {
   private readonly index: RetrievalIndex;
 
-  constructor(
-    private readonly ctx: StoreContext,
-    private readonly stores: { episodes: EpisodeStore; facts: FactStore; graph: GraphStore },
-  ) {
+  constructor(private readonly ctx: StoreContext) {
     this.index = new RetrievalIndex(
       ctx,
       new Map(INDEXED_TABLES.map((t) => [t.source, t])),
@@ -392,13 +387,12 @@ export class Retrieval {
     return this.index.persist('changed');
   }
 
-  /** Record a retrieval access on the hits' episodes, facts and graph nodes. */
+  /** Record a retrieval access on the hits' episodes, facts and graph nodes now (Stores.noteAccess batches them instead). */
   touch(hits: readonly Hit[]): void {
-    this.ctx.tx(() => {
-      this.stores.episodes.touch(hits.filter((h) => h.source === 'l3').map((h) => h.id));
-      this.stores.facts.touch(hits.filter((h) => h.source === 'l4').map((h) => h.id));
-      this.stores.graph.touch(hits.filter((h) => h.source === 'graph').map((h) => h.id));
-    });
+    const log = new AccessLog();
+    log.add(hits, this.ctx.iso());
+    const taken = log.take(this.ctx);
+    if (taken) this.ctx.tx(() => taken.write());
   }
 
   private fuse(candidates: Candidate[], w: FusionWeights, limit: number): Hit[] {
