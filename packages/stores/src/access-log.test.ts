@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AccessLog } from './access-log.js';
 import { ACCESS_FLUSH_ROWS, DEFERRED_WRITE_MS } from './stores.js';
 import { U, makeEnv, type Env } from './test-helpers.js';
@@ -88,5 +88,33 @@ describe('Stores.noteAccess', () => {
     await sleep(DEFERRED_WRITE_MS + 50);
     expect(env.stores.pendingAccessRows).toBe(0);
     expect(counts(env, [a.id])).toEqual([2]);
+  });
+
+  it(`while another process holds the write lock, ${ACCESS_FLUSH_ROWS} pending rows wait for the delayed retry instead of a try per recall`, async () => {
+    const made = env.stores.transaction(() => Array.from({ length: ACCESS_FLUSH_ROWS }, (_, i) => env.stores.episodes.add(U, { summary: `e${i}` })));
+    const hits = made.map((e) => ({ source: 'l3', id: e.id }));
+    const take = vi.spyOn(AccessLog.prototype, 'take');
+    const other = env.second();
+    other.db.exec('BEGIN IMMEDIATE');
+    env.stores.noteAccess(hits);
+    await sleep(20);
+    expect(take).toHaveBeenCalledTimes(1);
+    expect(env.stores.pendingAccessRows).toBe(ACCESS_FLUSH_ROWS);
+    for (let i = 0; i < 3; i++) {
+      env.stores.noteAccess(hits.slice(0, 1));
+      await sleep(20);
+    }
+    expect(take).toHaveBeenCalledTimes(1);
+    other.db.exec('COMMIT');
+    await sleep(DEFERRED_WRITE_MS + 50);
+    expect(take).toHaveBeenCalledTimes(2);
+    expect(env.stores.pendingAccessRows).toBe(0);
+    expect(counts(env, [made[0].id, made[1].id])).toEqual([4, 1]);
+    // Once a batch is written, the bound brings the write forward again.
+    env.stores.noteAccess(hits);
+    await sleep(20);
+    expect(take).toHaveBeenCalledTimes(3);
+    expect(env.stores.pendingAccessRows).toBe(0);
+    take.mockRestore();
   });
 });

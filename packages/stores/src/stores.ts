@@ -86,6 +86,12 @@ export class Stores {
   private deferTimer: NodeJS.Timeout | null = null;
   /** Whether deferTimer is the immediate one (ACCESS_FLUSH_ROWS reached) rather than the delay. */
   private deferSoon = false;
+  /**
+   * Set when a write on the timer found another process holding the write lock, cleared once a
+   * batch is written: until then the retry is the delayed one, and reaching ACCESS_FLUSH_ROWS does
+   * not bring it forward (each try takes the whole batch out and puts it back).
+   */
+  private lockBusy = false;
   private readonly accesses = new AccessLog();
 
   /**
@@ -122,7 +128,7 @@ export class Stores {
 
   /** Write the batch once the current turn is over (its answer written), not at the delay. */
   private flushSoon(): void {
-    if (this.deferTimer && this.deferSoon) return;
+    if (this.lockBusy || (this.deferTimer && this.deferSoon)) return;
     if (this.deferTimer) clearTimeout(this.deferTimer);
     this.deferSoon = true;
     this.deferTimer = setTimeout(() => this.flushDeferred(false), 0);
@@ -145,8 +151,13 @@ export class Stores {
         accesses?.write();
         for (const w of batch) w();
       });
-    if (wait) return write();
-    if (!writeIfFree(this.ctx.db, write)) {
+    if (wait) {
+      write();
+      this.lockBusy = false;
+      return;
+    }
+    this.lockBusy = !writeIfFree(this.ctx.db, write);
+    if (this.lockBusy) {
       this.deferred.unshift(...batch);
       accesses?.putBack();
       this.scheduleDeferred();
