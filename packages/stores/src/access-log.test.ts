@@ -7,7 +7,10 @@ let env: Env;
 beforeEach(() => {
   env = makeEnv();
 });
-afterEach(() => env.close());
+afterEach(() => {
+  vi.restoreAllMocks();
+  env.close();
+});
 
 const counts = (e: Env, ids: string[]) => ids.map((id) => e.stores.episodes.get(U, id)?.access_count);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -115,6 +118,5 @@ describe('Stores.noteAccess', () => {
     await sleep(20);
     expect(take).toHaveBeenCalledTimes(3);
     expect(env.stores.pendingAccessRows).toBe(0);
-    take.mockRestore();
   });
 });
