@@ -129,6 +129,10 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string): Readonly<Ho
       }
       if (!wrapped.has(prop)) {
         const hook = (target as any)[prop];
+        // A method is bound once and handed out again while the hook holds the same function
+        // (tapable swaps call and promise for compiled versions, and back when a tap is added):
+        // isUsed() on every write then costs no new function.
+        const bound = new Map<PropertyKey, { fn: (...args: unknown[]) => unknown; bound: unknown }>();
         wrapped.set(
           prop,
           new Proxy(hook, {
@@ -137,7 +141,12 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string): Readonly<Ho
                 return (options: TapOptions, fn: unknown) => h[key](named(options, plugin), fn);
               }
               const v = h[key];
-              return typeof v === 'function' ? v.bind(h) : v;
+              if (typeof v !== 'function') return v;
+              const kept = bound.get(key);
+              if (kept && kept.fn === v) return kept.bound;
+              const b = v.bind(h);
+              bound.set(key, { fn: v, bound: b });
+              return b;
             },
           }),
         );

@@ -12,6 +12,7 @@ import { buildSurface } from './surface.js';
 import { resolveExposure } from './exposure.js';
 import { scratch } from './scratch.fixture.js';
 import { defineTool, type ToolCallContext } from './tools.js';
+import type { Hooks } from './hooks.js';
 
 const scratchpad = scratch('ms-kernel-');
 const tmp = () => scratchpad.dir();
@@ -89,6 +90,23 @@ describe('hooks', () => {
     await k.register(plugin({ name: 'good', setup: (ctx) => ctx.hooks.message_received.tapPromise('whatever', async () => {}) }));
     expect(k.hooks.message_received.taps.map((t) => t.name)).toEqual(['good']);
     expect(Object.isFrozen(k.hooks)).toBe(true);
+  });
+
+  it("a plugin's view of a hook keeps answering for the hook as taps are added after it was read", async () => {
+    const k = kernel();
+    const seen: string[] = [];
+    let view: Hooks | undefined;
+    await k.register(plugin({ name: 'reader', setup: (ctx) => void (view = ctx.hooks) }));
+    const hook = view!.message_received;
+    const isUsed = hook.isUsed;
+    expect(hook.isUsed()).toBe(false);
+    expect(hook.isUsed).toBe(isUsed);
+    await hook.promise({ layer: 'user', user_id: 'u', text: 'before', importance: 0, emotional_weight: 0, ids: [] });
+    await k.register(plugin({ name: 'late', setup: (ctx) => ctx.hooks.message_received.tapPromise('x', async (m) => void seen.push(m.text)) }));
+    expect(hook.isUsed()).toBe(true);
+    // promise was compiled for no taps by the first call; the view hands out the recompiled one.
+    await hook.promise({ layer: 'user', user_id: 'u', text: 'after', importance: 0, emotional_weight: 0, ids: [] });
+    expect(seen).toEqual(['after']);
   });
 
   it('dispatches lifecycle events by name and keys results by plugin', async () => {

@@ -1,4 +1,4 @@
-import { clamp01, isAllCaps, normalize, round3 } from './text.js';
+import { clamp01, isAllCaps, normalize, round3, wordsOf } from './text.js';
 
 /**
  * Lexicon-based emotional weight of a text, in [0, 1]. A weight strictly above
@@ -23,7 +23,7 @@ import { clamp01, isAllCaps, normalize, round3 } from './text.js';
  * "The build uses make" -> 0; "I'm happy" -> 0.3.
  */
 export function scoreEmotionalWeight(text: string): number {
-  const raw = normalize(text).match(/[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu) ?? [];
+  const raw = wordsOf(normalize(text));
   if (raw.length === 0) return 0;
   const words = raw.map((w) => w.toLowerCase());
 

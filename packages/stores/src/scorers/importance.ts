@@ -1,4 +1,4 @@
-import { clamp01, lowerWords, namedEntities, normalize, round3 } from './text.js';
+import { anyOf, clamp01, isAscii, lowerWords, namedEntities, normalize, round3 } from './text.js';
 
 /**
  * Importance heuristic used by `think` routing and by the `new_message` /
@@ -38,10 +38,11 @@ export function scoreImportance(text: string): number {
   const lower = normalize(text).toLowerCase();
   let score = BASE_IMPORTANCE;
 
-  const markers = MEMORY_MARKERS.filter((p) => p.test(lower)).length;
+  // Most texts carry no marker: one pass over the text says so before the markers are counted.
+  const markers = ANY_MARKER.test(lower) ? MEMORY_MARKERS.filter((p) => p.test(lower)).length : 0;
   if (markers > 0) score += Math.min(MARKER_CAP, FIRST_MARKER + (markers - 1) * EXTRA_MARKER);
 
-  if (DECISION_PATTERNS.some((p) => p.test(lower))) score += DECISION_BONUS;
+  if (ANY_DECISION.test(lower)) score += DECISION_BONUS;
   if (hasPersonalFact(lower)) score += PERSONAL_FACT_BONUS;
   if (hasDateOrNumber(text, lower)) score += DATE_NUMBER_BONUS;
 
@@ -119,7 +120,11 @@ const DECISION_PATTERNS: readonly RegExp[] = [
 /** Nouns whose values are secrets; they must never make a text look important. */
 const SECRET_NOUNS = /\b(?:password|passphrase|passcode|pin|api key|key|token|secret|credentials?|ssn)\b/;
 
-const MY_NOUN_IS = /\bmy ((?:[\p{L}'-]+ ){0,2}?[\p{L}'-]+) (?:is|are|was|were)\b/u;
+/** "my <up to three words> is/are/was/were", and its twin for ASCII text (see text.ts). */
+export const MY_NOUN_IS: readonly [RegExp, RegExp] = [
+  /\bmy ((?:[\p{L}'-]+ ){0,2}?[\p{L}'-]+) (?:is|are|was|were)\b/u,
+  /\bmy ((?:[A-Za-z'-]+ ){0,2}?[A-Za-z'-]+) (?:is|are|was|were)\b/,
+];
 const FIRST_PERSON_FACTS: readonly RegExp[] = [
   /\bi(?:'m| am) (?:a|an)\b/,
   /\bi (?:live|work|grew up|was born|studied)\b/,
@@ -127,9 +132,9 @@ const FIRST_PERSON_FACTS: readonly RegExp[] = [
 ];
 
 function hasPersonalFact(lower: string): boolean {
-  const m = MY_NOUN_IS.exec(lower);
+  const m = MY_NOUN_IS[isAscii(lower) ? 1 : 0].exec(lower);
   if (m && !SECRET_NOUNS.test(m[1])) return true;
-  return FIRST_PERSON_FACTS.some((p) => p.test(lower));
+  return ANY_FIRST_PERSON_FACT.test(lower);
 }
 
 const RELATIVE_DAYS = /\b(?:today|tomorrow|yesterday|tonight|next (?:week|month|year)|last (?:week|month|year))\b/;
@@ -137,6 +142,12 @@ const WEEKDAYS = /\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b/;
 /** Month names count only when capitalised, so the verbs "may" and "march" do not. */
 const MONTHS = /\b(?:January|February|March|April|May|June|July|August|September|October|November|December)\b/;
 
+/** Each `some` above as one pattern (one pass over the text instead of one per pattern). */
+const ANY_MARKER = anyOf(MEMORY_MARKERS);
+const ANY_DECISION = anyOf(DECISION_PATTERNS);
+const ANY_FIRST_PERSON_FACT = anyOf(FIRST_PERSON_FACTS);
+const ANY_DATE_IN_LOWER = anyOf([/\d/, RELATIVE_DAYS, WEEKDAYS]);
+
 function hasDateOrNumber(text: string, lower: string): boolean {
-  return /\d/.test(lower) || RELATIVE_DAYS.test(lower) || WEEKDAYS.test(lower) || MONTHS.test(text);
+  return ANY_DATE_IN_LOWER.test(lower) || MONTHS.test(text);
 }

@@ -1,4 +1,4 @@
-import { normalize } from './text.js';
+import { anyOf, normalize } from './text.js';
 
 /** Training value recorded in the metadata of a `thought` timeline event. */
 export type TrainingValue = 'high' | 'medium' | 'low';
@@ -26,7 +26,7 @@ export const TRAINING_SHORT_CHARS = 120;
 export function trainingValue(text: string, importance: number): TrainingValue {
   const imp = Number.isFinite(importance) ? importance : 0;
   const lower = normalize(text).toLowerCase();
-  if (imp >= TRAINING_HIGH_IMPORTANCE || LESSON_PATTERNS.some((p) => p.test(lower))) return 'high';
+  if (imp >= TRAINING_HIGH_IMPORTANCE || ANY_LESSON.test(lower)) return 'high';
   if (imp < TRAINING_LOW_IMPORTANCE && text.trim().length < TRAINING_SHORT_CHARS) return 'low';
   return 'medium';
 }
@@ -48,3 +48,6 @@ const LESSON_PATTERNS: readonly RegExp[] = [
   /\bnext time\b/,
   /\bnote to self\b/,
 ];
+
+/** The lesson patterns as one (one pass over the text). */
+const ANY_LESSON = anyOf(LESSON_PATTERNS);

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { isoOf, parseId } from './util.js';
+import { mulberry32 } from './test-helpers.js';
+
+describe('isoOf', () => {
+  it('writes what toISOString writes, across days, years and the edges of the fast range', () => {
+    const rand = mulberry32(7);
+    const samples = [0, 1, 999, 86_399_999, 86_400_000, 951_782_400_000, 253_402_300_799_999, Date.UTC(2026, 10, 25, 3, 4, 5, 6)];
+    for (let i = 0; i < 20_000; i++) samples.push(Math.floor(rand() * 253_402_300_800_000));
+    // Consecutive times within one day exercise the kept date part.
+    for (let t = Date.UTC(2026, 0, 1) - 5_000; t < Date.UTC(2026, 0, 1) + 5_000; t += 37) samples.push(t);
+    for (const ms of samples) expect(isoOf(ms)).toBe(new Date(ms).toISOString());
+  });
+
+  it('hands times outside 1970-9999 and fractional times to toISOString', () => {
+    for (const ms of [-1, -86_400_001, 253_402_300_800_000, 8.64e15, 1_700_000_000_000.5]) {
+      expect(isoOf(ms)).toBe(new Date(ms).toISOString());
+    }
+  });
+});
+
+describe('parseId', () => {
+  /** The definition: `<prefix>_<1-15 digits>`, the prefix lower-case letters, the number above 0. */
+  const byPattern = (prefix: string, id: string): number | null => {
+    const m = /^([a-z]+)_(\d{1,15})$/.exec(id);
+    if (!m || m[1] !== prefix) return null;
+    const n = Number(m[2]);
+    return n > 0 ? n : null;
+  };
+
+  it('reads ids as the pattern defines them, and refuses every other shape', () => {
+    const cases = [
+      'ep_1', 'ep_0', 'ep_007', 'ep_123456789012345', 'ep_1234567890123456', 'ep_', 'ep', 'ep_1a', 'ep_-1', 'ep_1.5',
+      'ep_ 1', ' ep_1', 'ep_1\n', 'EP_1', 'fact_1', 'epx_1', 'e_1', 'ep__1', 'ep_１', '', '_1', 'ep_999999999999999',
+    ];
+    for (const prefix of ['ep', 'fact', 'e', 'l1', 'Ep', '']) {
+      for (const id of cases) expect(parseId(prefix, id), `${prefix} ${JSON.stringify(id)}`).toBe(byPattern(prefix, id));
+    }
+    const rand = mulberry32(11);
+    const chars = 'ep_0123456789x';
+    for (let i = 0; i < 20_000; i++) {
+      let id = '';
+      const len = Math.floor(rand() * 20);
+      for (let j = 0; j < len; j++) id += chars[Math.floor(rand() * chars.length)];
+      expect(parseId('ep', id), JSON.stringify(id)).toBe(byPattern('ep', id));
+    }
+  });
+
+  it('takes a positive safe integer as it is', () => {
+    expect(parseId('ep', 12)).toBe(12);
+    expect(parseId('ep', 0)).toBeNull();
+    expect(parseId('ep', 1.5)).toBeNull();
+    expect(parseId('ep', 2 ** 53)).toBeNull();
+  });
+});
