@@ -9,7 +9,7 @@
  * uses the twin when the string it matches is ASCII (text.test.ts checks the pairs agree).
  */
 
-const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const ASCII_ONLY = /^[^\u0080-\uffff]*$/;
 
 /** Whether every character of the text is ASCII (the twins of UNICODE_PATTERNS then apply). */
 export function isAscii(text: string): boolean {
