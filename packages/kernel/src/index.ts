@@ -13,3 +13,4 @@ export * from './surface.js';
 export * from './kernel.js';
 export { z } from './zod.js';
 export { asValue, asFunction, asClass } from 'awilix/browser';
+export * from './fast-args.js';

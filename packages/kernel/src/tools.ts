@@ -1,6 +1,7 @@
 import { z } from './zod.js';
 import { MemoryError, invalid } from './errors.js';
 import type { ToolJsonSchemas } from './tool-schemas.js';
+import { fastArgs } from './fast-args.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -91,12 +92,15 @@ export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * Validate arguments against a tool's input schema; nothing runs on bad input. Valid input is
+ * Validate arguments against a tool's input schema; nothing runs on bad input. Arguments that
+ * plainly satisfy a schema of plain fields are taken by its shortcut (fast-args.ts); others are
  * parsed once on zod's fast path; only input that fails is parsed again with reportInput, which
  * the error needs to tell a missing field from one of the wrong type and which takes zod off that
  * path (about three times slower).
  */
 export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknown>, args: unknown): z.infer<I> {
+  const taken = fastArgs(tool.input)?.(args ?? {});
+  if (taken) return taken as z.infer<I>;
   const res = tool.input.safeParse(args ?? {});
   if (res.success) return res.data;
   const reported = tool.input.safeParse(args ?? {}, { reportInput: true });

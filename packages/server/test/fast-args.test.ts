@@ -1,0 +1,29 @@
+import fs from 'node:fs';
+import { fastArgs, silentLogger } from '@memory-service/kernel';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkFastArgsAgainstZod } from '../../kernel/src/fast-args.fixture.js';
+import { createService, type Service } from '../src/service.js';
+import { tempDir } from './helpers.js';
+
+let service: Service | undefined;
+let dir: string | undefined;
+afterEach(async () => {
+  await service?.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  service = undefined;
+  dir = undefined;
+});
+
+describe('the argument shortcut on every first-party tool', () => {
+  it('never takes what zod refuses and gives what zod gives; think and dream have one', async () => {
+    dir = tempDir();
+    service = await createService({ dataDir: dir, env: {}, logger: silentLogger() });
+    const tools = service.kernel.tools();
+    const withShortcut = tools.filter((t) => fastArgs(t.input) !== null).map((t) => t.name);
+    expect(withShortcut).toEqual(expect.arrayContaining(['think', 'dream']));
+    for (const [i, tool] of tools.entries()) {
+      const taken = checkFastArgsAgainstZod(tool.input, 3_000, i + 1);
+      if (withShortcut.includes(tool.name)) expect(taken, tool.name).toBeGreaterThan(0);
+    }
+  });
+});
