@@ -1,18 +1,12 @@
-/** A small seeded pseudo-random generator (mulberry32), so generated workloads are reproducible. */
+import { seededRandom } from '@memory-service/kernel';
+
+/** A small seeded pseudo-random generator (the kernel's mulberry32), so generated workloads are reproducible. */
 export class Prng {
-  private state: number;
+  /** A float in [0, 1). */
+  readonly next: () => number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
-
-  /** A float in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    this.next = seededRandom(seed);
   }
 
   /** An integer in [0, n). */

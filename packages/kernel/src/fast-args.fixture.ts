@@ -5,19 +5,8 @@
  */
 import { expect } from 'vitest';
 import { fastArgs } from './fast-args.js';
+import { seededRandom } from './random.js';
 import type { AnyZodObject } from './tools.js';
-
-/** A seeded pseudo-random source in [0, 1) (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Values worth trying for a field: `likely` ones the schema names (its entries, default, bounds,
@@ -61,7 +50,7 @@ function candidates(schema: unknown): { likely: unknown[]; awkward: unknown[] } 
 export function checkFastArgsAgainstZod(schema: AnyZodObject, rounds: number, seed = 1): number {
   const fast = fastArgs(schema);
   if (!fast) return 0;
-  const rand = random(seed);
+  const rand = seededRandom(seed);
   const shape = schema._zod.def.shape as Record<string, unknown>;
   const fields = Object.entries(shape).map(([key, s]) => ({ key, values: candidates(s) }));
   let taken = 0;

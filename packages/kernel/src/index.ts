@@ -14,3 +14,4 @@ export * from './kernel.js';
 export { z } from './zod.js';
 export { asValue, asFunction, asClass } from 'awilix/browser';
 export * from './fast-args.js';
+export * from './random.js';

@@ -70,15 +70,3 @@ export function makeEnv(config: Partial<StoresConfig> = {}): Env {
 export const U: Scope = { layer: 'user', user_id: 'default' };
 export const A: Scope = { layer: 'agent', user_id: 'default' };
 export const U2: Scope = { layer: 'user', user_id: 'bob' };
-
-/** A seeded pseudo-random source in [0, 1) (mulberry32): property tests stay reproducible. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { isoOf, parseId } from './util.js';
-import { mulberry32 } from './test-helpers.js';
+import { seededRandom } from '@memory-service/kernel';
 
 describe('isoOf', () => {
   it('writes what toISOString writes, across days, years and the edges of the fast range', () => {
-    const rand = mulberry32(7);
+    const rand = seededRandom(7);
     const samples = [0, 1, 999, 86_399_999, 86_400_000, 951_782_400_000, 253_402_300_799_999, Date.UTC(2026, 10, 25, 3, 4, 5, 6)];
     for (let i = 0; i < 20_000; i++) samples.push(Math.floor(rand() * 253_402_300_800_000));
     // Consecutive times within one day exercise the kept date part.
@@ -36,7 +36,7 @@ describe('parseId', () => {
     for (const prefix of ['ep', 'fact', 'e', 'l1', 'Ep', '']) {
       for (const id of cases) expect(parseId(prefix, id), `${prefix} ${JSON.stringify(id)}`).toBe(byPattern(prefix, id));
     }
-    const rand = mulberry32(11);
+    const rand = seededRandom(11);
     const chars = 'ep_0123456789x';
     for (let i = 0; i < 20_000; i++) {
       let id = '';

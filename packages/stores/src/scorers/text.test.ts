@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../test-helpers.js';
+import { seededRandom } from '@memory-service/kernel';
 import { MY_NOUN_IS } from './importance.js';
 import { anyOf, asciiEntities, isAllCaps, isAscii, lowerWords, namedEntities, TWIN_PATTERNS, unicodeEntities, wordsOf } from './text.js';
 
 /** Random ASCII texts built from pieces the scorers care about: capitals, digits, apostrophes, punctuation. */
 function asciiTexts(n: number, seed: number): string[] {
-  const rand = mulberry32(seed);
+  const rand = seededRandom(seed);
   const pieces = [
     'my', 'name', 'is', 'dog', "Dog's", 'are', 'was', 'I', "I'm", 'a', 'an', 'NASA', 'HATE', 'Alice', 'McDonald',
     'x-ray', "rock'n'roll", "don't", 'O\'Neil', 'B2B', '42', '3.14', 'a_b', '_', '-', "'", '"', '(', ')', ',', '.',
