@@ -67,11 +67,10 @@ export function clamp(v: number, lo: number, hi: number): number {
   return Math.min(hi, Math.max(lo, v));
 }
 
-/** A store id is `<prefix>_<rowid>`; returns the rowid or null for anything else. */
 /**
- * The row number of an id `<prefix>_<digits>` (prefix of lower-case letters, 1-15 digits), or null
- * when the id has another shape or prefix, or is 0. Read character by character: dream reads back
- * every hit's id, and a regular expression with captures cost several times as much.
+ * A store id is `<prefix>_<rowid>` (a prefix of lower-case letters, 1-15 digits): returns the
+ * rowid, or null for any other shape, another prefix, or 0. Read character by character: dream
+ * reads back every hit's id, and a regular expression with captures cost several times as much.
  */
 export function parseId(prefix: string, id: string | number): number | null {
   if (typeof id === 'number') return Number.isSafeInteger(id) && id > 0 ? id : null;

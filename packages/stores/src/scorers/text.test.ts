@@ -32,7 +32,6 @@ describe('ASCII twins of the Unicode patterns', () => {
         expect(t.match(TWIN_PATTERNS.word[1])).toEqual(t.match(TWIN_PATTERNS.word[0]));
         expect(MY_NOUN_IS[1].exec(t)?.[1]).toBe(MY_NOUN_IS[0].exec(t)?.[1]);
         for (const token of t.split(/\s+/)) {
-          expect(token.replace(TWIN_PATTERNS.edge[1], '')).toBe(token.replace(TWIN_PATTERNS.edge[0], ''));
           expect(TWIN_PATTERNS.capitalised[1].test(token)).toBe(TWIN_PATTERNS.capitalised[0].test(token));
           expect(TWIN_PATTERNS.upper[1].test(token)).toBe(TWIN_PATTERNS.upper[0].test(token));
         }

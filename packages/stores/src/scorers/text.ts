@@ -11,7 +11,7 @@
 
 const ASCII_ONLY = /^[^\u0080-\uffff]*$/;
 
-/** Whether every character of the text is ASCII (the twins of UNICODE_PATTERNS then apply). */
+/** Whether every character of the text is ASCII (the twins of TWIN_PATTERNS then apply). */
 export function isAscii(text: string): boolean {
   return ASCII_ONLY.test(text);
 }
@@ -20,8 +20,6 @@ export function isAscii(text: string): boolean {
 export const TWIN_PATTERNS = {
   /** A word: letters and digits, with inner apostrophes ("don't"). */
   word: [/[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu, /[A-Za-z0-9]+(?:'[A-Za-z]+)*/g],
-  /** What namedEntities strips from both ends of a token. */
-  edge: [/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, /^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g],
   /** A capitalised token. */
   capitalised: [/^\p{Lu}[\p{L}\p{N}'-]*$/u, /^[A-Z][A-Za-z0-9'-]*$/],
   /** Some capital letter. */
@@ -76,13 +74,16 @@ export function namedEntities(text: string): string[] {
   return isAscii(text) ? asciiEntities(text) : unicodeEntities(text);
 }
 
+/** What namedEntities strips from both ends of a token (asciiEntities does it by character codes). */
+const TOKEN_EDGE = /^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu;
+
 /** namedEntities of any text: sentences from splitSentences, tokens split on white space and stripped. */
 export function unicodeEntities(text: string): string[] {
   const out: string[] = [];
   for (const sentence of splitSentences(text)) {
     const tokens = sentence
       .split(/\s+/)
-      .map((t) => t.replace(TWIN_PATTERNS.edge[0], ''))
+      .map((t) => t.replace(TOKEN_EDGE, ''))
       .filter((t) => t.length > 0);
     sentenceEntities(tokens, TWIN_PATTERNS.capitalised[0], out);
   }
