@@ -17,7 +17,15 @@ export interface AbOptions {
 /** The server launcher of a checkout. */
 export const serverBinOf = (checkout: string): string => path.join(checkout, 'packages', 'server', 'bin', 'memory-service.js');
 
-export function parseAbArgs(argv: readonly string[], cwd = process.cwd()): AbOptions {
+/**
+ * The directory the command was typed in: npm runs a workspace's script from the workspace's own
+ * directory and passes the caller's as INIT_CWD, so `--a ../main-before` means what it says.
+ */
+export function invocationDir(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  return env.INIT_CWD || cwd;
+}
+
+export function parseAbArgs(argv: readonly string[], cwd = invocationDir()): AbOptions {
   const opts: Partial<AbOptions> = { b: path.resolve(REPO_ROOT), n: 10_000, samples: 150, seed: DEFAULT_SEED };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];

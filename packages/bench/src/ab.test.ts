@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseAbArgs } from './ab-args.js';
+import { invocationDir, parseAbArgs } from './ab-args.js';
 import { pairedWins, renderAb } from './ab-report.js';
 import { REPO_ROOT } from './paths.js';
 
@@ -15,6 +15,14 @@ describe('npm run ab options', () => {
   it('takes A and compares it with this checkout by default', () => {
     const opts = parseAbArgs(['--a', REPO_ROOT, '--n', '500', '--samples', '20']);
     expect(opts).toEqual({ a: path.resolve(REPO_ROOT), b: path.resolve(REPO_ROOT), n: 500, samples: 20, seed: 20240601 });
+  });
+
+  it('reads a relative checkout from the directory npm was run in, not the workspace it runs the script in', () => {
+    expect(invocationDir({ INIT_CWD: '/home/me/repo' }, '/home/me/repo/packages/bench')).toBe('/home/me/repo');
+    expect(invocationDir({}, '/somewhere')).toBe('/somewhere');
+    const parent = path.dirname(path.resolve(REPO_ROOT));
+    const opts = parseAbArgs(['--a', path.basename(path.resolve(REPO_ROOT))], parent);
+    expect(opts.a).toBe(path.resolve(REPO_ROOT));
   });
 
   it('refuses what cannot be run, naming the option', () => {
