@@ -8,7 +8,7 @@
  * check it does not know, anything that fails) gets `undefined`, and zod parses that input as
  * before, error messages included. What it accepts, it shapes as zod would (keys in the schema's
  * order, defaults filled, absent optional keys left out); fast-args.test.ts compares the two on
- * every tool's schema.
+ * schemas of every known part, and the server's test/fast-args.test.ts on every first-party tool.
  *
  * Known: an object of fields that are string (length bounds, a pattern without g or y), number
  * (finite, safe integer, inclusive or exclusive bounds), boolean, enum of strings or literal, each
