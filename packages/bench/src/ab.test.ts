@@ -54,7 +54,15 @@ describe('npm run ab report', () => {
       { op: 'think', a: [1, 1, 1], b: [1, 1, 1] },
     ]);
     expect(out).toContain('A: /base\nB: /work\nN = 10000');
-    expect(out).toContain('| dream | 2.20 | 1.10 | 0.500 | 2 of 3 |');
-    expect(out).toContain('| think | 1.00 | 1.00 | 1.000 | 0 of 3 |');
+    expect(out).toContain('| dream | 2.20 | 1.10 | 0.500 | 2 of 3 | - | - | - |');
+    expect(out).toContain('| think | 1.00 | 1.00 | 1.000 | 0 of 3 | - | - | - |');
+  });
+
+  it('gives the reference p50 and its ratio to each build on a row timed after the reference', () => {
+    const out = renderAb({ a: '/base', b: '/work' }, 10_000, [
+      { op: 'think', a: [0.8, 1, 1.2], b: [0.4, 0.5, 0.6], reference: [20, 22, 24, 21, 23, 25] },
+    ]);
+    // reference p50 22.5 over A's 1 and B's 0.5.
+    expect(out).toContain('| think | 1.00 | 0.500 | 0.500 | 3 of 3 | 22.5 | 23x | 45x |');
   });
 });

@@ -6,8 +6,9 @@
  * reference server the same N texts, then each round times, for A and B in turn (the order
  * alternates from round to round): think right after one of the reference's create_entities,
  * dream right after one of its search_nodes (as the benchmark alternates), and then each build's
- * dreams back to back. Both builds answer the same query in a round. Prints p50s, B / A and in how
- * many rounds B was the faster (ab-report.ts); progress goes to stderr.
+ * dreams back to back. Both builds answer the same query in a round. Prints p50s, B / A, in how
+ * many rounds B was the faster, and the reference's p50 with its ratio to each build (ab-report.ts);
+ * progress goes to stderr.
  */
 import path from 'node:path';
 import { renderAb, type AbRow } from './ab-report.js';
@@ -43,6 +44,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     open.push(reference);
     const servers = { a, b };
     const times = { think: { a: [] as number[], b: [] as number[] }, dream: { a: [] as number[], b: [] as number[] }, b2b: { a: [] as number[], b: [] as number[] } };
+    const referenceTimes = { think: [] as number[], dream: [] as number[] };
     const refGen = new TextGenerator(opts.seed + 1);
     const ourGen = new TextGenerator(opts.seed + 2);
     let refIndex = opts.n;
@@ -52,9 +54,9 @@ export async function main(argv: readonly string[]): Promise<void> {
       const text = ourGen.nextText();
       const query = ourGen.nextQuery();
       for (const k of order) {
-        await reference.call('create_entities', { entities: [referenceEntity(refIndex++, refGen.nextText())] });
+        referenceTimes.think.push((await reference.timedCall('create_entities', { entities: [referenceEntity(refIndex++, refGen.nextText())] })).ms);
         times.think[k].push((await servers[k].timedCall('think', { text, layer: 'user' })).ms);
-        await reference.call('search_nodes', { query: refGen.nextQuery() });
+        referenceTimes.dream.push((await reference.timedCall('search_nodes', { query: refGen.nextQuery() })).ms);
         times.dream[k].push((await servers[k].timedCall('dream', { query, limit: 10, layer: 'user' })).ms);
       }
       const inRow = [ourGen.nextQuery(), ourGen.nextQuery(), ourGen.nextQuery()];
@@ -62,8 +64,8 @@ export async function main(argv: readonly string[]): Promise<void> {
       progress.tick(i + 1);
     }
     const rows: AbRow[] = [
-      { op: "think, after the reference's create_entities", ...times.think },
-      { op: "dream, after the reference's search_nodes", ...times.dream },
+      { op: "think, after the reference's create_entities", ...times.think, reference: referenceTimes.think },
+      { op: "dream, after the reference's search_nodes", ...times.dream, reference: referenceTimes.dream },
       { op: 'dream, back to back', ...times.b2b },
     ];
     process.stdout.write(renderAb({ a: opts.a, b: opts.b }, opts.n, rows));

@@ -1,5 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFERRED_WRITE_MS, Stores } from './stores.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { DEFERRED_WRITE_MS, INDEX_CATCH_UP_MS, Stores } from './stores.js';
 import { U, makeEnv, type Env } from './test-helpers.js';
 
 let env: Env;
@@ -63,5 +63,66 @@ describe('afterCommit', () => {
       }),
     ).toThrow('abort');
     expect(commits).toBe(2);
+  });
+});
+
+describe('retrieval index catch-up after writes', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const episode = (summary: string) => env.stores.episodes.add(U, { summary, emotional_weight: 0, importance: 0.5, tags: [] });
+
+  it('takes a write into the built indexes once writes pause, before any search asks', async () => {
+    episode('the lighthouse keeper feeds the gulls');
+    expect(env.stores.retrieval.search(U, 'lighthouse').map((h) => h.text)).toEqual(['the lighthouse keeper feeds the gulls']);
+    const added = episode('a lighthouse lamp needs new oil');
+    // Right after the commit the index is behind the log: a search now would apply it first.
+    expect(env.stores.retrieval.catchUp()).toContain('l3');
+    episode('the gulls circle the lighthouse at dawn');
+    await sleep(INDEX_CATCH_UP_MS + 40);
+    // The timer did it: nothing is left for the next search to apply.
+    expect(env.stores.retrieval.catchUp()).toEqual([]);
+    const ids = env.stores.retrieval.search(U, 'lighthouse').map((h) => h.id);
+    expect(ids).toHaveLength(3);
+    expect(ids).toContain(added.id);
+  });
+
+  it('waits while writes keep coming, then catches up once for the whole burst', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      episode('the harbour master logs the tide');
+      env.stores.retrieval.search(U, 'harbour');
+      const catchUp = vi.spyOn(env.stores.retrieval, 'catchUp');
+      for (let i = 0; i < 4; i++) {
+        episode(`note ${i} about the harbour`);
+        vi.advanceTimersByTime(INDEX_CATCH_UP_MS - 1);
+      }
+      expect(catchUp).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(INDEX_CATCH_UP_MS);
+      expect(catchUp).toHaveBeenCalledTimes(1);
+      expect(catchUp.mock.results[0]?.value).toContain('l3');
+      expect(env.stores.retrieval.search(U, 'harbour')).toHaveLength(5);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('never builds an index nothing searched', async () => {
+    episode('a note about the harbour');
+    await sleep(INDEX_CATCH_UP_MS + 40);
+    episode('another note about the harbour');
+    // Had the timer built the l3 index, it would now be one write behind.
+    expect(env.stores.retrieval.catchUp()).toEqual([]);
+    expect(env.stores.retrieval.search(U, 'harbour')).toHaveLength(2);
+  });
+
+  it('does nothing inside a transaction, and nothing after flush() and close', async () => {
+    episode('first entry on the ferry');
+    env.stores.retrieval.search(U, 'ferry');
+    episode('second entry on the ferry');
+    env.stores.transaction(() => expect(env.stores.retrieval.catchUp()).toEqual([]));
+    env.stores.flush();
+    env.db.close();
+    // A timer left over would throw on the closed database here.
+    await sleep(INDEX_CATCH_UP_MS + 40);
+    expect(env.stores.retrieval.catchUp()).toEqual([]);
   });
 });

@@ -28,6 +28,12 @@ export const DEFERRED_WRITE_MS = 1000;
  * so one batch (a pause of the event loop) stays small however fast recalls come.
  */
 export const ACCESS_FLUSH_ROWS = 2048;
+/**
+ * Quiet time after the last commit before the retrieval indexes take the new writes in
+ * (Retrieval.catchUp). Short enough that it is done long before an agent's next recall; long
+ * enough that the answer to the write has left, and that a burst of writes is indexed as one batch.
+ */
+export const INDEX_CATCH_UP_MS = 5;
 
 function resolveConfig(over: Partial<StoresConfig> = {}): StoresConfig {
   const cfg: StoresConfig = { ...DEFAULT_STORES_CONFIG, ...over };
@@ -61,7 +67,11 @@ export class Stores {
 
   constructor(opts: StoresOptions) {
     this.config = resolveConfig(opts.config);
-    this.ctx = new StoreContext(opts.db, opts.dataDir, opts.clock, this.config, opts.afterCommit);
+    const afterCommit = opts.afterCommit;
+    this.ctx = new StoreContext(opts.db, opts.dataDir, opts.clock, this.config, () => {
+      afterCommit?.();
+      this.indexSoon();
+    });
     this.audit = new AuditLog(this.ctx);
     this.l1 = new L1Ring(this.ctx);
     this.sessions = new SessionStore(this.ctx, this.audit);
@@ -93,6 +103,39 @@ export class Stores {
    */
   private lockBusy = false;
   private readonly accesses = new AccessLog();
+  private catchUpTimer: NodeJS.Timeout | null = null;
+  /** performance.now() of the last commit, for the quiet time of INDEX_CATCH_UP_MS. */
+  private lastCommit = 0;
+
+  /**
+   * After a commit: once writes have paused for INDEX_CATCH_UP_MS, bring the retrieval indexes up
+   * to date. Without it the next search does that work before it can answer: about a third of a
+   * dream that follows a think. One timer for a whole burst; a commit only notes its time.
+   */
+  private indexSoon(): void {
+    this.lastCommit = performance.now();
+    if (!this.catchUpTimer) this.armCatchUp(INDEX_CATCH_UP_MS);
+  }
+
+  private armCatchUp(ms: number): void {
+    this.catchUpTimer = setTimeout(() => this.catchUpWhenQuiet(), ms);
+    // Never keeps the process alive: the next search applies the log itself.
+    this.catchUpTimer.unref();
+  }
+
+  private catchUpWhenQuiet(): void {
+    this.catchUpTimer = null;
+    const quiet = performance.now() - this.lastCommit;
+    if (quiet < INDEX_CATCH_UP_MS) {
+      this.armCatchUp(INDEX_CATCH_UP_MS - quiet);
+      return;
+    }
+    try {
+      this.retrieval.catchUp();
+    } catch {
+      // Only done ahead of time: the next search applies the log itself, and reports what fails.
+    }
+  }
 
   /**
    * Count a retrieval access on each hit's episode, fact or graph node (access_count and
@@ -168,6 +211,9 @@ export class Stores {
   flush(): void {
     this.flushDeferred(true);
     this.l1.flush();
+    // After the writes above, which ask for it too: nothing is lost, the next search applies the log.
+    if (this.catchUpTimer) clearTimeout(this.catchUpTimer);
+    this.catchUpTimer = null;
   }
 
   /** Run fn in one BEGIN IMMEDIATE transaction (nested calls become savepoints). */

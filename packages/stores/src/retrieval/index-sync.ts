@@ -93,6 +93,24 @@ export class RetrievalIndex {
   }
 
   /**
+   * Apply the change log to each index built in this process that is behind it, as the next search
+   * would before reading; an index not built yet stays unbuilt. Nothing happens inside a
+   * transaction or on a closed database. Returns the sources brought up to date.
+   */
+  catchUp(): string[] {
+    const db = this.ctx.db;
+    if (!db.open || db.inTransaction || this.built.size === 0) return [];
+    const max = this.maxSeq();
+    const caughtUp: string[] = [];
+    for (const [source, b] of this.built) {
+      if (b.cursor >= max) continue;
+      this.apply(source, b);
+      caughtUp.push(source);
+    }
+    return caughtUp;
+  }
+
+  /**
    * Save the indexes built from their tables in this process (`built`) or every index whose cursor
    * moved since it was saved or read (`changed`), each at the cursor it holds. Never waits for
    * another process's write lock, and never throws: a save that fails leaves the next start to

@@ -380,6 +380,15 @@ export class Retrieval {
   }
 
   /**
+   * Take the writes committed since the last search into the indexes already built (Stores runs it
+   * once writes pause, after their answers), so a search that follows a write does not index it
+   * first. Returns the sources brought up to date.
+   */
+  catchUp(): string[] {
+    return this.index.catchUp();
+  }
+
+  /**
    * Save the indexes that changed since they were saved or read, so the next start reads them
    * instead of building (on close; see index-sync.ts). Returns the sources saved.
    */
