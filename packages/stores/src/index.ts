@@ -4,7 +4,7 @@ export { slugify, safeJoin, idSegment, isInside, writeFileAtomic } from './paths
 export { storesMigrations } from './migrations/index.js';
 export { FTS_TABLES } from './migrations/fts.js';
 export { StoreContext } from './context.js';
-export { Stores, DEFERRED_WRITE_MS, ACCESS_FLUSH_ROWS } from './stores.js';
+export { Stores, DEFERRED_WRITE_MS, ACCESS_FLUSH_ROWS, INDEX_CATCH_UP_MS } from './stores.js';
 export { AuditLog, type AuditEntry, type ImportanceChange } from './audit.js';
 export { L1Ring, L1_FLUSH_MS, type L1Item, type L1PushInput, type L1File, type L1FileCheck } from './l1.js';
 export { SessionStore, type Session, type SessionEndInput, type SessionQualityDetail } from './sessions.js';
@@ -76,6 +76,7 @@ export {
 } from './retrieval/retrieval.js';
 export { STOP_WORDS, queryTerms, buildMatch, wordTokens } from './retrieval/query.js';
 export { fitToBudget, type BudgetSection, type FittedSections } from './retrieval/budget.js';
+export type { CatchUp } from './retrieval/index-sync.js';
 export * from './scorers/index.js';
 export { useStores, STORES_OWNER } from './kernel-binding.js';
 export { AccessLog, type AccessTable } from './access-log.js';

@@ -75,11 +75,11 @@ describe('retrieval index catch-up after writes', () => {
     expect(env.stores.retrieval.search(U, 'lighthouse').map((h) => h.text)).toEqual(['the lighthouse keeper feeds the gulls']);
     const added = episode('a lighthouse lamp needs new oil');
     // Right after the commit the index is behind the log: a search now would apply it first.
-    expect(env.stores.retrieval.catchUp()).toContain('l3');
+    expect(env.stores.retrieval.catchUp().applied).toContain('l3');
     episode('the gulls circle the lighthouse at dawn');
     await sleep(INDEX_CATCH_UP_MS + 40);
     // The timer did it: nothing is left for the next search to apply.
-    expect(env.stores.retrieval.catchUp()).toEqual([]);
+    expect(env.stores.retrieval.catchUp()).toEqual({ applied: [], left: [] });
     const ids = env.stores.retrieval.search(U, 'lighthouse').map((h) => h.id);
     expect(ids).toHaveLength(3);
     expect(ids).toContain(added.id);
@@ -98,7 +98,7 @@ describe('retrieval index catch-up after writes', () => {
       expect(catchUp).not.toHaveBeenCalled();
       vi.advanceTimersByTime(INDEX_CATCH_UP_MS);
       expect(catchUp).toHaveBeenCalledTimes(1);
-      expect(catchUp.mock.results[0]?.value).toContain('l3');
+      expect(catchUp.mock.results[0]?.value.applied).toContain('l3');
       expect(env.stores.retrieval.search(U, 'harbour')).toHaveLength(5);
     } finally {
       vi.useRealTimers();
@@ -110,7 +110,7 @@ describe('retrieval index catch-up after writes', () => {
     await sleep(INDEX_CATCH_UP_MS + 40);
     episode('another note about the harbour');
     // Had the timer built the l3 index, it would now be one write behind.
-    expect(env.stores.retrieval.catchUp()).toEqual([]);
+    expect(env.stores.retrieval.catchUp()).toEqual({ applied: [], left: [] });
     expect(env.stores.retrieval.search(U, 'harbour')).toHaveLength(2);
   });
 
@@ -118,11 +118,26 @@ describe('retrieval index catch-up after writes', () => {
     episode('first entry on the ferry');
     env.stores.retrieval.search(U, 'ferry');
     episode('second entry on the ferry');
-    env.stores.transaction(() => expect(env.stores.retrieval.catchUp()).toEqual([]));
+    env.stores.transaction(() => expect(env.stores.retrieval.catchUp()).toEqual({ applied: [], left: [] }));
     env.stores.flush();
     env.db.close();
     // A timer left over would throw on the closed database here.
     await sleep(INDEX_CATCH_UP_MS + 40);
-    expect(env.stores.retrieval.catchUp()).toEqual([]);
+    expect(env.stores.retrieval.catchUp()).toEqual({ applied: [], left: [] });
+  });
+
+  it('leaves the rebuild a bulk write calls for to the next search, the index untouched', async () => {
+    episode('a first note about the orchard');
+    env.stores.retrieval.search(U, 'orchard');
+    env.stores.transaction(() => {
+      for (let i = 0; i < 100; i++) episode(`orchard row ${i}`);
+    });
+    await sleep(INDEX_CATCH_UP_MS + 40);
+    // More than half the index changed: the timer did not rebuild, so l3 is still behind.
+    expect(env.stores.retrieval.catchUp().left).toContain('l3');
+    expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 })).toHaveLength(101);
+    // The search rebuilt it; small batches are applied again.
+    episode('one more orchard note');
+    expect(env.stores.retrieval.catchUp()).toMatchObject({ applied: expect.arrayContaining(['l3']), left: [] });
   });
 });

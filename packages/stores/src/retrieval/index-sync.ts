@@ -37,6 +37,12 @@ interface ChangeRow {
   old: string | null;
 }
 
+/** What a catch-up did: the sources it brought up to date, and those it left for the next search to rebuild. */
+export interface CatchUp {
+  applied: string[];
+  left: string[];
+}
+
 /** When a batch of changes touches more documents than this share of the index, it is rebuilt instead. */
 const REBUILD_SHARE = 0.5;
 
@@ -94,20 +100,21 @@ export class RetrievalIndex {
 
   /**
    * Apply the change log to each index built in this process that is behind it, as the next search
-   * would before reading; an index not built yet stays unbuilt. Nothing happens inside a
-   * transaction or on a closed database. Returns the sources brought up to date.
+   * would before reading. It never builds: an index not built yet stays unbuilt, and one the log
+   * says to rebuild (a bulk write, a trimmed log) is left to the next search, which would rebuild
+   * it anyway; rebuilding on every pause of a bulk load would build it over and over. Nothing
+   * happens inside a transaction or on a closed database.
    */
-  catchUp(): string[] {
+  catchUp(): CatchUp {
     const db = this.ctx.db;
-    if (!db.open || db.inTransaction || this.built.size === 0) return [];
+    const result: CatchUp = { applied: [], left: [] };
+    if (!db.open || db.inTransaction || this.built.size === 0) return result;
     const max = this.maxSeq();
-    const caughtUp: string[] = [];
     for (const [source, b] of this.built) {
       if (b.cursor >= max) continue;
-      this.apply(source, b);
-      caughtUp.push(source);
+      (this.apply(source, b, false).cursor >= max ? result.applied : result.left).push(source);
     }
-    return caughtUp;
+    return result;
   }
 
   /**
@@ -232,7 +239,12 @@ export class RetrievalIndex {
     return b;
   }
 
-  private apply(source: string, b: Built): Built {
+  /**
+   * Bring an index up to the log: the changed records are taken out and put back in, or, when the
+   * log says so, the index is rebuilt from its table. With `mayRebuild` false a rebuild is not done
+   * and the index is left as it was (cursor included), for a later call to rebuild.
+   */
+  private apply(source: string, b: Built, mayRebuild = true): Built {
     const outcome = this.snapshot((): 'rebuild' | 'done' => {
       const min = (this.ctx.stmt('SELECT min(seq) AS m FROM retrieval_changes').get() as { m: number | null }).m;
       if (min !== null && min > b.cursor + 1) return 'rebuild';
@@ -241,16 +253,18 @@ export class RetrievalIndex {
       const first = new Map<number, ChangeRow>();
       for (const r of rows) if (!first.has(r.doc)) first.set(r.doc, r);
       if (first.size > 64 && first.size > b.index.live * REBUILD_SHARE) return 'rebuild';
+      // Checked before anything is taken out, so an index that is not rebuilt is left whole.
+      for (const [doc, r] of first) if (r.old === null && b.index.has(doc)) return 'rebuild';
       for (const [doc, r] of first) {
         if (!b.index.has(doc)) continue;
-        if (r.old === null) return 'rebuild';
-        const old = JSON.parse(r.old) as unknown[];
+        const old = JSON.parse(r.old as string) as unknown[];
         b.index.remove(doc, old.map((v) => (v === null || v === undefined ? '' : String(v))));
       }
       for (const d of this.readDocs(source, [...first.keys()])) b.index.add(d);
       b.cursor = this.maxSeq();
       return 'done';
     });
+    if (!mayRebuild) return b;
     if (outcome === 'rebuild' || b.index.dead > Math.max(1024, b.index.live) || b.index.slotsUsed > MAX_SLOT - 65_536) {
       return this.build(source, false);
     }

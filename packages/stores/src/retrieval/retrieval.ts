@@ -5,7 +5,7 @@ import type { Scope } from '../types.js';
 import { checkScope } from '../util.js';
 import { checkWikiType } from '../wiki-types.js';
 import { INDEXED_TABLES } from '../migrations/retrieval-changes.js';
-import { RetrievalIndex, scopeKey, type IndexView } from './index-sync.js';
+import { RetrievalIndex, scopeKey, type CatchUp, type IndexView } from './index-sync.js';
 import { queryTerms } from './query.js';
 import { idf, ProximityScorer, proximityBound, type QueryTerm } from './score.js';
 import { porterStem } from './stemmer.js';
@@ -382,9 +382,9 @@ export class Retrieval {
   /**
    * Take the writes committed since the last search into the indexes already built (Stores runs it
    * once writes pause, after their answers), so a search that follows a write does not index it
-   * first. Returns the sources brought up to date.
+   * first. A source that needs a rebuild is left to the next search (index-sync.ts).
    */
-  catchUp(): string[] {
+  catchUp(): CatchUp {
     return this.index.catchUp();
   }
 
