@@ -270,7 +270,9 @@ npm run eval:locomo -- --json
 Two runs of \`npm run bench\` on a shared machine can differ by more than a change does. \`npm run ab\`
 times two builds of our server (each checkout built with \`npm run build\`) in the same rounds, in
 alternating order, each call right after one of the reference's as here, with both builds answering the
-same queries; it prints both p50s, B / A and in how many rounds B was the faster of the pair.
+same queries; in a round each build writes and then searches, so its dream follows its own think. It
+prints both p50s, B / A, in how many rounds B was the faster of the pair, and the reference's p50 with
+its ratio to each build (\`--a .\` times this checkout against itself: two readings of the ratios in one run).
 
 The raw figures are in \`bench/results/\`; \`npm run bench\` rewrites this page and \`docs/${chartFile}\`.
 `;
