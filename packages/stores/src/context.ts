@@ -8,6 +8,8 @@ import { nowIso, parseId } from './util.js';
 /** What every store shares: the connection with a statement cache, the data dir, the clock, the config. */
 export class StoreContext {
   private readonly cache = new Map<string, BetterSqlite3.Statement>();
+  /** Work waiting for the commit of the transaction open now (see onCommit). */
+  private readonly commitHooks: (() => void)[] = [];
 
   constructor(
     readonly db: Database,
@@ -34,9 +36,37 @@ export class StoreContext {
    */
   tx<T>(fn: () => T): T {
     if (this.db.inTransaction) return fn();
-    const result = this.db.transaction(fn).immediate();
+    // Left by a transaction this context did not open: its outcome is unknown, so they never run.
+    this.commitHooks.length = 0;
+    let result: T;
+    try {
+      result = this.db.transaction(fn).immediate();
+    } catch (err) {
+      this.commitHooks.length = 0;
+      throw err;
+    }
+    for (const hook of this.commitHooks.splice(0)) hook();
     this.afterCommit();
     return result;
+  }
+
+  /**
+   * Run fn once the open transaction commits, or now when none is open. It never runs when the
+   * transaction rolls back, nor when the transaction was not opened by tx(): an in-memory copy
+   * kept this way only ever holds what the database holds.
+   */
+  onCommit(fn: () => void): void {
+    if (this.db.inTransaction) this.commitHooks.push(fn);
+    else fn();
+  }
+
+  /**
+   * SQLite's data_version: it changes when another connection (another process, or another
+   * Stores) commits, and only then. An in-memory copy of rows taken at one value is still the
+   * database's own at the same value, as long as this connection's writes keep it up to date.
+   */
+  dataVersion(): number {
+    return this.stmt('PRAGMA data_version').pluck(true).get() as number;
   }
 
   /**

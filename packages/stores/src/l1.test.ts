@@ -112,4 +112,49 @@ describe('L1Ring', () => {
       env2.close();
     }
   });
+
+  it('latest() gives the newest item, null for an empty ring, and follows pushes, evictions and clears', () => {
+    expect(env.stores.l1.latest(U)).toBeNull();
+    env.stores.l1.push(U, { text: 'one', kind: 'thought' });
+    env.stores.l1.push(U2, { text: 'for bob' });
+    expect(env.stores.l1.latest(U)).toMatchObject({ text: 'one', kind: 'thought' });
+    env.stores.l1.push(U, { text: 'two' });
+    expect(env.stores.l1.latest(U)?.text).toBe('two');
+    expect(env.stores.l1.latest(U2)?.text).toBe('for bob');
+    expect(env.stores.l1.evict(U, 5).map((i) => i.text)).toEqual(['one', 'two']);
+    expect(env.stores.l1.latest(U)).toBeNull();
+    env.stores.l1.push(U, { text: 'three' });
+    env.stores.l1.clear(U);
+    expect(env.stores.l1.latest(U)).toBeNull();
+  });
+
+  it('latest() never keeps a push that was rolled back, nor one cleared later in the same transaction', () => {
+    env.stores.l1.push(U, { text: 'kept' });
+    expect(env.stores.l1.latest(U)?.text).toBe('kept');
+    expect(() =>
+      env.stores.transaction(() => {
+        env.stores.l1.push(U, { text: 'rolled back' });
+        expect(env.stores.l1.latest(U)?.text).toBe('rolled back');
+        throw new Error('abort');
+      }),
+    ).toThrow('abort');
+    expect(env.stores.l1.latest(U)?.text).toBe('kept');
+    env.stores.transaction(() => {
+      env.stores.l1.push(U, { text: 'pushed then cleared' });
+      env.stores.l1.clear(U);
+    });
+    expect(env.stores.l1.latest(U)).toBeNull();
+  });
+
+  it("latest() sees another connection's pushes and clears", () => {
+    const other = env.second();
+    env.stores.l1.push(U, { text: 'mine' });
+    expect(env.stores.l1.latest(U)?.text).toBe('mine');
+    other.stores.l1.push(U, { text: 'theirs' });
+    expect(env.stores.l1.latest(U)?.text).toBe('theirs');
+    other.stores.l1.clear(U);
+    expect(env.stores.l1.latest(U)).toBeNull();
+    expect(other.stores.l1.latest(U)).toBeNull();
+  });
 });
+

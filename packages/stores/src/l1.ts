@@ -43,6 +43,10 @@ interface Row {
   created: string;
 }
 
+function scopeKey(scope: Scope): string {
+  return `${scope.layer}\u0000${scope.user_id}`;
+}
+
 function toItem(r: Row): L1Item {
   return { id: makeId('l1', r.id), text: r.text, kind: r.kind, ref: r.ref, created: r.created };
 }
@@ -61,6 +65,14 @@ export const L1_FLUSH_MS = 50;
 export class L1Ring {
   private readonly dirty = new Map<string, Scope>();
   private scheduled: NodeJS.Timeout | null = null;
+  /**
+   * The newest item of each scope (null: its ring is empty) as of data_version `newestVersion`,
+   * so think finds the previous thought without a query. Set only by this connection's committed
+   * pushes and by reads outside a transaction; dropped by any other change of a ring and whenever
+   * another connection has committed.
+   */
+  private readonly newest = new Map<string, L1Item | null>();
+  private newestVersion = -1;
 
   constructor(private readonly ctx: StoreContext) {}
 
@@ -84,7 +96,7 @@ export class L1Ring {
   }
 
   private markDirty(scope: Scope): void {
-    this.dirty.set(`${scope.layer}\u0000${scope.user_id}`, { layer: scope.layer, user_id: scope.user_id });
+    this.dirty.set(scopeKey(scope), { layer: scope.layer, user_id: scope.user_id });
     if (!this.scheduled) {
       this.scheduled = setTimeout(() => this.flush(false), L1_FLUSH_MS);
       // A pending flush never keeps the process alive; close() flushes what is left.
@@ -112,8 +124,35 @@ export class L1Ring {
         .run(scope.layer, scope.user_id, text, input.kind ?? null, input.ref ?? null, created);
       this.trim(scope);
       this.markDirty(scope);
-      return { id: makeId('l1', Number(info.lastInsertRowid)), text, kind: input.kind ?? null, ref: input.ref ?? null, created };
+      const item: L1Item = { id: makeId('l1', Number(info.lastInsertRowid)), text, kind: input.kind ?? null, ref: input.ref ?? null, created };
+      const key = scopeKey(scope);
+      this.newest.delete(key);
+      this.ctx.onCommit(() => this.newest.set(key, item));
+      return item;
     });
+  }
+
+  /**
+   * The newest item of the scope, or null when its ring is empty. After a push committed by this
+   * Stores it costs no read of the ring: only a check that no other connection has committed since.
+   */
+  latest(scope: Scope): L1Item | null {
+    checkScope(scope);
+    const version = this.ctx.dataVersion();
+    if (version !== this.newestVersion) {
+      this.newest.clear();
+      this.newestVersion = version;
+    }
+    const key = scopeKey(scope);
+    const known = this.newest.get(key);
+    if (known !== undefined) return known;
+    const row = this.ctx.stmt('SELECT * FROM l1_items WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT 1').get(scope.layer, scope.user_id) as
+      | Row
+      | undefined;
+    const item = row ? toItem(row) : null;
+    // Inside a transaction the row may not be committed yet (or may be rolled back): not kept.
+    if (!this.ctx.db.inTransaction) this.newest.set(key, item);
+    return item;
   }
 
   /** The last n items (default: the whole ring), oldest first. */
@@ -139,6 +178,7 @@ export class L1Ring {
     checkScope(scope);
     return this.ctx.tx(() => {
       const n = this.ctx.stmt('DELETE FROM l1_items WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
+      this.forgetNewest(scope);
       this.markDirty(scope);
       return n;
     });
@@ -154,6 +194,7 @@ export class L1Ring {
         .all(scope.layer, scope.user_id, count) as Row[];
       const del = this.ctx.stmt('DELETE FROM l1_items WHERE id = ?');
       for (const r of rows) del.run(r.id);
+      this.forgetNewest(scope);
       this.markDirty(scope);
       return rows.map(toItem);
     });
@@ -162,7 +203,7 @@ export class L1Ring {
   /** Rewrite one scope's file from the table now. */
   sync(scope: Scope): void {
     checkScope(scope);
-    this.dirty.delete(`${scope.layer}\u0000${scope.user_id}`);
+    this.dirty.delete(scopeKey(scope));
     this.ctx.tx(() => this.writeFile(scope));
   }
 
@@ -195,6 +236,13 @@ export class L1Ring {
       }
     });
     return { removed, rewritten };
+  }
+
+  /** Drop the scope's newest item from the copy, now and again at commit (a read in between may not keep it, see latest). */
+  private forgetNewest(scope: Scope): void {
+    const key = scopeKey(scope);
+    this.newest.delete(key);
+    this.ctx.onCommit(() => this.newest.delete(key));
   }
 
   private trim(scope: Scope): void {

@@ -66,6 +66,31 @@ describe('afterCommit', () => {
   });
 });
 
+describe('StoreContext.onCommit', () => {
+  it('runs after the commit of the transaction it was asked in, at once outside one, never after a rollback', () => {
+    const ctx = env.stores.ctx;
+    const seen: string[] = [];
+    ctx.onCommit(() => seen.push('outside'));
+    expect(seen).toEqual(['outside']);
+    ctx.tx(() => {
+      ctx.tx(() => ctx.onCommit(() => seen.push('inner')));
+      ctx.onCommit(() => seen.push('outer'));
+      expect(seen).toEqual(['outside']);
+    });
+    expect(seen).toEqual(['outside', 'inner', 'outer']);
+    expect(() =>
+      ctx.tx(() => {
+        ctx.onCommit(() => seen.push('rolled back'));
+        throw new Error('abort');
+      }),
+    ).toThrow('abort');
+    // A transaction tx() did not open: its hooks never run, not even at the next commit.
+    env.db.transaction(() => ctx.onCommit(() => seen.push('foreign'))).immediate();
+    ctx.tx(() => undefined);
+    expect(seen).toEqual(['outside', 'inner', 'outer']);
+  });
+});
+
 describe('retrieval index catch-up after writes', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const episode = (summary: string) => env.stores.episodes.add(U, { summary, emotional_weight: 0, importance: 0.5, tags: [] });

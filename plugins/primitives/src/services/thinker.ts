@@ -221,7 +221,7 @@ export class Thinker {
 
   /** The thought just before this one in the scope, when recent enough to belong to the same exchange. */
   private neighbour(scope: Scope, now: number): L1Item | null {
-    const [prev] = this.stores.l1.list(scope, 1);
+    const prev = this.stores.l1.latest(scope);
     if (!prev || prev.kind !== 'thought') return null;
     const age = now - Date.parse(prev.created);
     return age >= 0 && age <= NEIGHBOUR_WINDOW_MS ? prev : null;
