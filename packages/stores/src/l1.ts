@@ -5,7 +5,7 @@ import { writeIfFree } from '@memory-service/kernel';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
-import { checkScope, checkText, makeId } from './util.js';
+import { checkScope, checkText, makeId, scopeKey } from './util.js';
 
 export interface L1Item {
   id: string;
@@ -41,10 +41,6 @@ interface Row {
   kind: string | null;
   ref: string | null;
   created: string;
-}
-
-function scopeKey(scope: Scope): string {
-  return `${scope.layer}\u0000${scope.user_id}`;
 }
 
 function toItem(r: Row): L1Item {
@@ -96,7 +92,7 @@ export class L1Ring {
   }
 
   private markDirty(scope: Scope): void {
-    this.dirty.set(scopeKey(scope), { layer: scope.layer, user_id: scope.user_id });
+    this.dirty.set(scopeKey(scope.layer, scope.user_id), { layer: scope.layer, user_id: scope.user_id });
     if (!this.scheduled) {
       this.scheduled = setTimeout(() => this.flush(false), L1_FLUSH_MS);
       // A pending flush never keeps the process alive; close() flushes what is left.
@@ -125,7 +121,7 @@ export class L1Ring {
       this.trim(scope);
       this.markDirty(scope);
       const item: L1Item = { id: makeId('l1', Number(info.lastInsertRowid)), text, kind: input.kind ?? null, ref: input.ref ?? null, created };
-      const key = scopeKey(scope);
+      const key = scopeKey(scope.layer, scope.user_id);
       this.newest.delete(key);
       this.ctx.onCommit(() => this.newest.set(key, item));
       return item;
@@ -143,13 +139,10 @@ export class L1Ring {
       this.newest.clear();
       this.newestVersion = version;
     }
-    const key = scopeKey(scope);
+    const key = scopeKey(scope.layer, scope.user_id);
     const known = this.newest.get(key);
     if (known !== undefined) return known;
-    const row = this.ctx.stmt('SELECT * FROM l1_items WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT 1').get(scope.layer, scope.user_id) as
-      | Row
-      | undefined;
-    const item = row ? toItem(row) : null;
+    const item = this.list(scope, 1)[0] ?? null;
     // Inside a transaction the row may not be committed yet (or may be rolled back): not kept.
     if (!this.ctx.db.inTransaction) this.newest.set(key, item);
     return item;
@@ -203,7 +196,7 @@ export class L1Ring {
   /** Rewrite one scope's file from the table now. */
   sync(scope: Scope): void {
     checkScope(scope);
-    this.dirty.delete(scopeKey(scope));
+    this.dirty.delete(scopeKey(scope.layer, scope.user_id));
     this.ctx.tx(() => this.writeFile(scope));
   }
 
@@ -240,7 +233,7 @@ export class L1Ring {
 
   /** Drop the scope's newest item from the copy, now and again at commit (a read in between may not keep it, see latest). */
   private forgetNewest(scope: Scope): void {
-    const key = scopeKey(scope);
+    const key = scopeKey(scope.layer, scope.user_id);
     this.newest.delete(key);
     this.ctx.onCommit(() => this.newest.delete(key));
   }

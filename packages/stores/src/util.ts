@@ -121,3 +121,8 @@ export function normalizeTags(tags: unknown, field = 'tags'): string[] {
   }
   return out;
 }
+
+/** The key of one scope (layer and user_id) in the in-memory maps of the stores. */
+export function scopeKey(layer: string, userId: string): string {
+  return `${layer}\u0000${userId}`;
+}

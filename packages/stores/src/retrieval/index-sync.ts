@@ -4,14 +4,12 @@ import { writeIfFree } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import type { IndexedTable } from '../migrations/retrieval-changes.js';
 import { safeJoin, writeFileAtomic } from '../paths.js';
+import { scopeKey } from '../util.js';
 import { decodeSnapshot, encodeSnapshot } from './index-snapshot.js';
 import { MAX_SLOT, SourceIndex, type IndexedDoc } from './term-index.js';
 
 /** The folder of the data dir that holds the saved indexes, one `<source>.idx` file each. */
 export const SNAPSHOT_DIR = 'retrieval';
-
-/** The scope key of the index's parts. */
-export const scopeKey = (layer: string, userId: string): string => `${layer}\u0000${userId}`;
 
 /** What a search reads of one source: the index, and the changes it does not hold yet. */
 export interface IndexView {
