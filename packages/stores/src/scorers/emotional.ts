@@ -39,7 +39,8 @@ export function scoreEmotionalWeight(text: string): number {
   }
 
   let score = Math.min(LEXICAL_CAP, hits * PER_HIT);
-  const bangs = (text.match(/!/g) ?? []).length;
+  let bangs = 0;
+  for (let i = text.indexOf('!'); i !== -1; i = text.indexOf('!', i + 1)) bangs++;
   score += Math.min(EXCLAMATION_CAP, bangs * PER_EXCLAMATION);
 
   const caps = raw.filter((w) => isAllCaps(w)).length;

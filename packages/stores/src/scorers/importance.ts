@@ -1,4 +1,4 @@
-import { anyOf, clamp01, isAscii, lowerWords, namedEntities, normalize, round3 } from './text.js';
+import { anyOf, clamp01, isAscii, namedEntities, normalize, round3, wordsOf } from './text.js';
 
 /**
  * Importance heuristic used by `think` routing and by the `new_message` /
@@ -31,11 +31,12 @@ import { anyOf, clamp01, isAscii, lowerWords, namedEntities, normalize, round3 }
  *   "ok thanks"                                      0.05 -> below every threshold
  */
 export function scoreImportance(text: string): number {
-  const words = lowerWords(text);
+  const lower = normalize(text).toLowerCase();
+  // lowerWords(text), from the lower-cased text this needs anyway.
+  const words = wordsOf(lower);
   if (words.length === 0) return 0;
   if (words.every((w) => FILLER_WORDS.has(w))) return FILLER_IMPORTANCE;
 
-  const lower = normalize(text).toLowerCase();
   let score = BASE_IMPORTANCE;
 
   // Most texts carry no marker: one pass over the text says so before the markers are counted.

@@ -22,9 +22,10 @@ export const TWIN_PATTERNS = {
   word: [/[\p{L}\p{N}]+(?:'[\p{L}]+)*/gu, /[A-Za-z0-9]+(?:'[A-Za-z]+)*/g],
   /** A capitalised token. */
   capitalised: [/^\p{Lu}[\p{L}\p{N}'-]*$/u, /^[A-Z][A-Za-z0-9'-]*$/],
-  /** Some capital letter. */
-  upper: [/\p{Lu}/u, /[A-Z]/],
 } as const;
+
+/** Some capital letter (isAllCaps reads ASCII tokens by their character codes instead). */
+const UPPER = /\p{Lu}/u;
 
 /** The pattern of a pair for this string: the ASCII twin when the string is ASCII. */
 function twin(pair: readonly [RegExp, RegExp], text: string): RegExp {
@@ -150,6 +151,10 @@ function sentenceEntities(tokens: readonly string[], capitalised: RegExp, out: s
   const shouting = caps * 2 >= tokens.length;
   for (let i = 1; i < tokens.length; i++) {
     const token = tokens[i];
+    // Most tokens start with an ASCII character other than A-Z, which neither pattern takes as a
+    // capital: they are passed over without running the pattern.
+    const first = token.charCodeAt(0);
+    if (first < 0x80 && (first < 0x41 || first > 0x5a)) continue;
     if (!capitalised.test(token)) continue;
     if (shouting && isAllCaps(token)) continue;
     const lower = token.toLowerCase();
@@ -160,7 +165,17 @@ function sentenceEntities(tokens: readonly string[], capitalised: RegExp, out: s
 
 /** A token of two or more characters with letters, all in capitals ("NASA", "HATE"). */
 export function isAllCaps(token: string): boolean {
-  return token.length >= 2 && twin(TWIN_PATTERNS.upper, token).test(token) && token === token.toUpperCase();
+  if (token.length < 2) return false;
+  // An ASCII token, by its character codes (it is called on every word of a text): some A-Z and,
+  // since toUpperCase changes only a-z there, no a-z. Any other token takes the Unicode pattern.
+  let upper = false;
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c > 0x7f) return UPPER.test(token) && token === token.toUpperCase();
+    if (c >= 0x61 && c <= 0x7a) return false;
+    if (c >= 0x41 && c <= 0x5a) upper = true;
+  }
+  return upper;
 }
 
 /** One pattern that matches where any of the patterns matches (none may have flags): `some` in one pass. */
