@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { L1_FLUSH_MS } from './l1.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Stores } from './stores.js';
 import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
 
 let env: Env;
@@ -155,6 +156,16 @@ describe('L1Ring', () => {
     other.stores.l1.clear(U);
     expect(env.stores.l1.latest(U)).toBeNull();
     expect(other.stores.l1.latest(U)).toBeNull();
+  });
+
+  it('latest() is shared by every Stores on one connection', () => {
+    const same = new Stores({ db: env.db, dataDir: env.dir, clock: env.clock, config: { l1Size: 5 } });
+    env.stores.l1.push(U, { text: 'first' });
+    expect(same.l1.latest(U)?.text).toBe('first');
+    same.l1.push(U, { text: 'through the other Stores' });
+    expect(env.stores.l1.latest(U)?.text).toBe('through the other Stores');
+    same.l1.clear(U);
+    expect(env.stores.l1.latest(U)).toBeNull();
   });
 });
 

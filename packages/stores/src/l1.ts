@@ -58,19 +58,33 @@ function toItem(r: Row): L1Item {
 /** Longest time the ring file lags behind the table. */
 export const L1_FLUSH_MS = 50;
 
+/**
+ * The newest item of each scope of one connection, as of SQLite's data_version `version`. Set only
+ * by committed pushes and by reads outside a transaction, dropped by any other change of a ring,
+ * and emptied whenever another connection has committed. Shared by every L1Ring on the connection
+ * (several Stores may share one), so a push through one is never missed by another.
+ */
+interface NewestItems {
+  version: number;
+  items: Map<string, L1Item | null>;
+}
+
+const NEWEST = new WeakMap<object, NewestItems>();
+
 export class L1Ring {
   private readonly dirty = new Map<string, Scope>();
   private scheduled: NodeJS.Timeout | null = null;
   /**
-   * The newest item of each scope (null: its ring is empty) as of data_version `newestVersion`,
-   * so think finds the previous thought without a query. Set only by this connection's committed
-   * pushes and by reads outside a transaction; dropped by any other change of a ring and whenever
-   * another connection has committed.
+   * The newest item of each scope (null: its ring is empty), so think finds the previous thought
+   * without a query: see NewestItems.
    */
-  private readonly newest = new Map<string, L1Item | null>();
-  private newestVersion = -1;
+  private readonly newest: NewestItems;
 
-  constructor(private readonly ctx: StoreContext) {}
+  constructor(private readonly ctx: StoreContext) {
+    let shared = NEWEST.get(ctx.db);
+    if (!shared) NEWEST.set(ctx.db, (shared = { version: -1, items: new Map() }));
+    this.newest = shared;
+  }
 
   /**
    * Rewrite the files of every scope changed since the last flush. On the timer (`wait` false) it
@@ -122,8 +136,8 @@ export class L1Ring {
       this.markDirty(scope);
       const item: L1Item = { id: makeId('l1', Number(info.lastInsertRowid)), text, kind: input.kind ?? null, ref: input.ref ?? null, created };
       const key = scopeKey(scope.layer, scope.user_id);
-      this.newest.delete(key);
-      this.ctx.onCommit(() => this.newest.set(key, item));
+      this.newest.items.delete(key);
+      this.ctx.onCommit(() => this.newest.items.set(key, item));
       return item;
     });
   }
@@ -135,16 +149,17 @@ export class L1Ring {
   latest(scope: Scope): L1Item | null {
     checkScope(scope);
     const version = this.ctx.dataVersion();
-    if (version !== this.newestVersion) {
-      this.newest.clear();
-      this.newestVersion = version;
+    const newest = this.newest;
+    if (version !== newest.version) {
+      newest.items.clear();
+      newest.version = version;
     }
     const key = scopeKey(scope.layer, scope.user_id);
-    const known = this.newest.get(key);
+    const known = newest.items.get(key);
     if (known !== undefined) return known;
     const item = this.list(scope, 1)[0] ?? null;
     // Inside a transaction the row may not be committed yet (or may be rolled back): not kept.
-    if (!this.ctx.db.inTransaction) this.newest.set(key, item);
+    if (!this.ctx.db.inTransaction) newest.items.set(key, item);
     return item;
   }
 
@@ -234,8 +249,8 @@ export class L1Ring {
   /** Drop the scope's newest item from the copy, now and again at commit (a read in between may not keep it, see latest). */
   private forgetNewest(scope: Scope): void {
     const key = scopeKey(scope.layer, scope.user_id);
-    this.newest.delete(key);
-    this.ctx.onCommit(() => this.newest.delete(key));
+    this.newest.items.delete(key);
+    this.ctx.onCommit(() => this.newest.items.delete(key));
   }
 
   private trim(scope: Scope): void {
