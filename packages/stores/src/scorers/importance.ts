@@ -32,7 +32,6 @@ import { anyOf, clamp01, isAscii, namedEntities, normalize, round3, wordsOf } fr
  */
 export function scoreImportance(text: string): number {
   const lower = normalize(text).toLowerCase();
-  // lowerWords(text), from the lower-cased text this needs anyway.
   const words = wordsOf(lower);
   if (words.length === 0) return 0;
   if (words.every((w) => FILLER_WORDS.has(w))) return FILLER_IMPORTANCE;

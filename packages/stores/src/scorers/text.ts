@@ -42,11 +42,6 @@ export function wordsOf(text: string): string[] {
   return text.match(twin(TWIN_PATTERNS.word, text)) ?? [];
 }
 
-/** Lower-cased word tokens (letters, digits and inner apostrophes). */
-export function lowerWords(text: string): string[] {
-  return wordsOf(normalize(text).toLowerCase());
-}
-
 /** Sentences split after `.`, `!`, `?`, `:` or `;` followed by whitespace, and at line breaks. */
 export function splitSentences(text: string): string[] {
   return normalize(text)
