@@ -178,13 +178,6 @@ export function anyOf(patterns: readonly RegExp[]): RegExp {
   return new RegExp(patterns.map((p) => `(?:${p.source})`).join('|'));
 }
 
-/** Number of patterns in `patterns` that match `text` at least once. */
-export function countPatterns(text: string, patterns: readonly RegExp[]): number {
-  let n = 0;
-  for (const p of patterns) if (p.test(text)) n++;
-  return n;
-}
-
 /** Clamps to [0, 1]; NaN becomes 0. */
 export function clamp01(x: number): number {
   if (Number.isNaN(x)) return 0;
