@@ -48,7 +48,7 @@ export {
   type GraphRelation,
 } from './graph.js';
 export { TimelineStore, type TimelineEvent } from './timeline.js';
-export { RecallEventStore, type RecallEvent } from './recall-events.js';
+export { RecallEventStore, type RecallEvent, type RecallEventInput } from './recall-events.js';
 export { ShadowBin, SHADOW_ORIGINS, type ShadowEntry, type ShadowArchiveInput, type ShadowOrigin } from './shadow-bin.js';
 export { ProjectStore, type Project, type ProjectDecision, type ProjectArtifact } from './projects/projects.js';
 export {

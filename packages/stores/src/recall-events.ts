@@ -11,11 +11,19 @@ export interface RecallEvent {
   created: string;
 }
 
+/** What a dream call records: its query, intent, number of hits and time taken (ms). */
+export interface RecallEventInput {
+  query: string;
+  intent: string;
+  result_count: number;
+  ms: number;
+}
+
 /** Telemetry of each dream call, kept apart from the timeline. */
 export class RecallEventStore {
   constructor(private readonly ctx: StoreContext) {}
 
-  record(scope: Scope, input: { query: string; intent: string; result_count: number; ms: number }): void {
+  record(scope: Scope, input: RecallEventInput): void {
     checkScope(scope);
     this.ctx.tx(() =>
       this.ctx

@@ -1,6 +1,12 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import type { Hit } from '@memory-service/stores';
-import { collapseRedundant } from './dreamer.js';
+import { Storage, systemClock } from '@memory-service/kernel';
+import { Stores, storesMigrations, type Hit } from '@memory-service/stores';
+import { collapseRedundant, Dreamer } from './dreamer.js';
 
 /** collapseRedundant: a hit whose whole text stands inside a better-ranked hit is dropped. */
 const explain = { bm25: 0, importance: 0, recency: 0, access: 0, fused: 0, signals: { bm25_raw: 0, bm25: 0, importance: 0, recency: 0, access: 0 } };
@@ -46,5 +52,41 @@ describe('collapseRedundant', () => {
   it('never drops an empty-text hit and handles an empty list', () => {
     expect(ids(collapseRedundant([hit('a', 'anything'), hit('b', '   ')]))).toEqual(['a', 'b']);
     expect(collapseRedundant([])).toEqual([]);
+  });
+});
+
+describe('Dreamer bookkeeping', () => {
+  it("keeps none of a search's hits alive while the recall waits to be written", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dreamer-'));
+    const storage = new Storage(dir);
+    try {
+      storage.migrate('@memory-service/stores', storesMigrations);
+      const stores = new Stores({ db: storage.db, dataDir: dir, clock: systemClock });
+      const scope = { layer: 'user' as const, user_id: 'default' };
+      stores.episodes.add(scope, { summary: 'The ferry to the island leaves at eight' });
+      const search = stores.retrieval.search.bind(stores.retrieval);
+      let found: WeakRef<Hit> | undefined;
+      stores.retrieval.search = (...args) => {
+        const hits = search(...args);
+        found = new WeakRef(hits[0]);
+        return hits;
+      };
+      const result = new Dreamer(stores, 2000).dream({ ...scope, query: 'ferry island', limit: 5, intent: 'balanced' });
+      expect(result.result_count).toBe(1);
+      // The access count and the recall_events row are still queued (written within DEFERRED_WRITE_MS)...
+      expect(stores.pendingAccessRows).toBe(1);
+      expect(stores.recallEvents.count(scope)).toBe(0);
+      // ...and what they hold is the row, not the hit with its text: the hit can be collected now.
+      v8.setFlagsFromString('--expose-gc');
+      const gc = vm.runInNewContext('gc') as () => void;
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+      expect(found?.deref()).toBeUndefined();
+      stores.flush();
+      expect(stores.recallEvents.recent(scope)).toMatchObject([{ query: 'ferry island', intent: 'balanced', result_count: 1 }]);
+    } finally {
+      storage.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { fitToBudget, type BudgetSection, type Hit, type Intent, type Scope, type Stores, type TimelineEvent } from '@memory-service/stores';
+import { fitToBudget, type BudgetSection, type Hit, type Intent, type RecallEventInput, type Scope, type Stores, type TimelineEvent } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 
 /** dream with intent recent puts this many of the latest timeline events first. */
@@ -67,6 +67,15 @@ export class Dreamer {
     private readonly budget: number,
   ) {}
 
+  /**
+   * Queue the recall_events row. Its own method, so the queued closure holds the row alone: made in
+   * dream(), it held dream's whole scope (the hits and their texts) until the batch was written, and
+   * every young-generation collection in between had to copy them.
+   */
+  private recordLater(scope: Scope, event: RecallEventInput): void {
+    this.stores.defer(() => this.stores.recallEvents.record(scope, event));
+  }
+
   dream(input: DreamInput): DreamResult {
     const started = performance.now();
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
@@ -88,7 +97,7 @@ export class Dreamer {
     const ms = Math.round((performance.now() - started) * 1000) / 1000;
     // Access counts and the recall_events row are bookkeeping: batched off the answer's path.
     this.stores.noteAccess(hits);
-    this.stores.defer(() => this.stores.recallEvents.record(scope, { query: input.query, intent: input.intent, result_count: hits.length, ms }));
+    this.recordLater(scope, { query: input.query, intent: input.intent, result_count: hits.length, ms });
     return {
       summary: summary || `No memories match "${excerpt(input.query, 80)}".`,
       truncated: fitted.truncated,
