@@ -2,6 +2,7 @@ import { SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
 import { createMcpServer, stdioTransport } from './mcp-adapter.js';
 import { PluginNotPreloaded } from './plugins.js';
 import { createService } from './service.js';
+import { applyHeap, type HeapMode, heapFromEnv } from './heap.js';
 import { applyTiering, type Tiering, tieringFromEnv } from './tiering.js';
 
 export interface CliOptions {
@@ -89,9 +90,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   process.stderr.on('error', () => {});
   let parsed: ReturnType<typeof parseArgs>;
   let tiering: Tiering = 'eager';
+  let heap: HeapMode = 'compact';
   try {
     parsed = parseArgs(argv);
-    if (parsed !== 'help' && parsed !== 'version') tiering = tieringFromEnv(process.env);
+    if (parsed !== 'help' && parsed !== 'version') {
+      tiering = tieringFromEnv(process.env);
+      heap = heapFromEnv(process.env);
+    }
   } catch (err) {
     process.stderr.write(`memory-service: ${(err as Error).message}\n${USAGE}`);
     process.exit(2);
@@ -139,8 +144,10 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     await server.connect(transport);
     const note = options.onReady?.();
     kernel.logger.info(`ready on stdio (${service.surface.tools.length} tools, data dir ${kernel.dataDir}${note ? `, ${note}` : ''})`);
-    // Once started: start-up code runs once, so optimizing it sooner would only slow the start.
+    // Once started: start-up code runs once, so optimizing it sooner would only slow the start; and
+    // the image's code cache, written by onReady, is made under the flags it is read with.
     applyTiering(tiering);
+    applyHeap(heap);
   } else {
     // fastify loads only for the HTTP transport: stdio start-up stays lean.
     const { buildHttpApp } = await import('./http.js');
@@ -161,5 +168,6 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     const note = options.onReady?.();
     kernel.logger.info(`listening on ${address} (MCP at /mcp${opts.dashboard ? ', dashboard at /dashboard' : ''}${note ? `, ${note}` : ''})`);
     applyTiering(tiering);
+    applyHeap(heap);
   }
 }
