@@ -1,5 +1,6 @@
 import v8 from 'node:v8';
 import { PerformanceObserver } from 'node:perf_hooks';
+import { envChoice } from './env-choice.js';
 
 /**
  * How the `memory-service` command sizes V8's heap.
@@ -28,10 +29,7 @@ export type HeapMode = 'compact' | 'default';
 
 /** The heap sizing the environment asks for; an unknown value is an error that names the variable. */
 export function heapFromEnv(env: NodeJS.ProcessEnv): HeapMode {
-  const raw = env[HEAP_ENV];
-  if (raw === undefined || raw === '' || raw === 'compact') return 'compact';
-  if (raw === 'default') return 'default';
-  throw new Error(`${HEAP_ENV} must be compact or default, got "${raw}"`);
+  return envChoice<HeapMode>(env, HEAP_ENV, ['compact', 'default']);
 }
 
 /** A V8 flag's name as V8 reads it: dashes and underscores are the same. */

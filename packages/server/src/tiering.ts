@@ -1,4 +1,5 @@
 import v8 from 'node:v8';
+import { envChoice } from './env-choice.js';
 
 /**
  * How soon V8 compiles a function with its optimizing compiler (TurboFan).
@@ -30,10 +31,7 @@ export type Tiering = 'eager' | 'default';
 
 /** The tiering the environment asks for; an unknown value is an error that names the variable. */
 export function tieringFromEnv(env: NodeJS.ProcessEnv): Tiering {
-  const raw = env[TIERING_ENV];
-  if (raw === undefined || raw === '' || raw === 'eager') return 'eager';
-  if (raw === 'default') return 'default';
-  throw new Error(`${TIERING_ENV} must be eager or default, got "${raw}"`);
+  return envChoice<Tiering>(env, TIERING_ENV, ['eager', 'default']);
 }
 
 /**
