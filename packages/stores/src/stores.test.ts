@@ -151,6 +151,23 @@ describe('retrieval index catch-up after writes', () => {
     expect(env.stores.retrieval.catchUp()).toEqual({ applied: [], left: [] });
   });
 
+  it('leaves a worn-out index to the next search, which rebuilds it though the log has nothing new', () => {
+    const kept = episode('the lighthouse keeper feeds the gulls');
+    const edited = episode('draft 0 of the harbour log');
+    env.stores.retrieval.search(U, 'harbour');
+    const update = env.db.prepare('UPDATE episodes SET summary = ? WHERE id = ?');
+    // Each edit, caught up on its own, leaves the old version's postings dead in the index.
+    for (let i = 1; i <= 1025; i++) {
+      update.run(`draft ${i} of the harbour log`, Number(edited.id.slice(3)));
+      expect(env.stores.retrieval.catchUp().applied).toContain('l3');
+    }
+    // Up to date, but more dead postings than 1024 and than live ones: left for the next search.
+    expect(env.stores.retrieval.catchUp()).toEqual({ applied: [], left: ['l3'] });
+    expect(env.stores.retrieval.search(U, 'harbour lighthouse').map((h) => h.id).sort()).toEqual([edited.id, kept.id].sort());
+    expect(env.stores.retrieval.search(U, 'draft').map((h) => h.text)).toEqual(['draft 1025 of the harbour log']);
+    expect(env.stores.retrieval.catchUp()).toEqual({ applied: [], left: [] });
+  });
+
   it('leaves the rebuild a bulk write calls for to the next search, the index untouched', async () => {
     episode('a first note about the orchard');
     env.stores.retrieval.search(U, 'orchard');

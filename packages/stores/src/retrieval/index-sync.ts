@@ -35,7 +35,10 @@ interface ChangeRow {
   old: string | null;
 }
 
-/** What a catch-up did: the sources it brought up to date, and those it left for the next search to rebuild. */
+/**
+ * What a catch-up did: the sources it brought up to date, and those it left for the next search to
+ * rebuild (a source can be both: up to date, and worn out).
+ */
 export interface CatchUp {
   applied: string[];
   left: string[];
@@ -43,6 +46,14 @@ export interface CatchUp {
 
 /** When a batch of changes touches more documents than this share of the index, it is rebuilt instead. */
 const REBUILD_SHARE = 0.5;
+
+/**
+ * An index to rebuild from its table whatever the log says: more dead postings (of records
+ * changed or deleted since the build) than live ones, or its slots close to running out.
+ */
+function wornOut(index: SourceIndex): boolean {
+  return index.dead > Math.max(1024, index.live) || index.slotsUsed > MAX_SLOT - 65_536;
+}
 
 /**
  * The in-memory indexes of the retrieval sources, each built from its table on first use and then
@@ -91,17 +102,19 @@ export class RetrievalIndex {
     }
     let b = this.built.get(source);
     if (!b) b = this.build(source, true);
-    // A saved index read just now holds the log up to its save: the rest is applied here.
+    // A saved index read just now holds the log up to its save: the rest is applied here. One the
+    // catch-up brought up to date may still be worn out (it never rebuilds): rebuilt here.
     if (b.cursor < max) b = this.apply(source, b);
+    else if (wornOut(b.index)) b = this.build(source, false);
     return { index: b.index, pending: new Set() };
   }
 
   /**
    * Apply the change log to each index built in this process that is behind it, as the next search
    * would before reading. It never builds: an index not built yet stays unbuilt, and one the log
-   * says to rebuild (a bulk write, a trimmed log) is left to the next search, which would rebuild
-   * it anyway; rebuilding on every pause of a bulk load would build it over and over. Nothing
-   * happens inside a transaction or on a closed database.
+   * says to rebuild (a bulk write, a trimmed log) or that is worn out is left to the next search,
+   * which would rebuild it anyway; rebuilding on every pause of a bulk load would build it over and
+   * over. Nothing happens inside a transaction or on a closed database.
    */
   catchUp(): CatchUp {
     const db = this.ctx.db;
@@ -109,8 +122,10 @@ export class RetrievalIndex {
     if (!db.open || db.inTransaction || this.built.size === 0) return result;
     const max = this.maxSeq();
     for (const [source, b] of this.built) {
-      if (b.cursor >= max) continue;
-      (this.apply(source, b, false).cursor >= max ? result.applied : result.left).push(source);
+      const behind = b.cursor < max;
+      if (behind) this.apply(source, b, false);
+      if (behind && b.cursor >= max) result.applied.push(source);
+      if (b.cursor < max || wornOut(b.index)) result.left.push(source);
     }
     return result;
   }
@@ -263,7 +278,7 @@ export class RetrievalIndex {
       return 'done';
     });
     if (!mayRebuild) return b;
-    if (outcome === 'rebuild' || b.index.dead > Math.max(1024, b.index.live) || b.index.slotsUsed > MAX_SLOT - 65_536) {
+    if (outcome === 'rebuild' || wornOut(b.index)) {
       return this.build(source, false);
     }
     return b;
