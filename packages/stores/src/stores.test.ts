@@ -182,4 +182,33 @@ describe('retrieval index catch-up after writes', () => {
     episode('one more orchard note');
     expect(env.stores.retrieval.catchUp()).toMatchObject({ applied: expect.arrayContaining(['l3']), left: [] });
   });
+
+  it('reads a log that called for a rebuild once: later catch-ups leave the index without reading it again', () => {
+    episode('a first note about the orchard');
+    env.stores.retrieval.search(U, 'orchard');
+    env.stores.transaction(() => {
+      for (let i = 0; i < 100; i++) episode(`orchard row ${i}`);
+    });
+    const reads: string[] = [];
+    const stmt = env.stores.ctx.stmt.bind(env.stores.ctx);
+    env.stores.ctx.stmt = (sql: string) => {
+      if (sql.includes('FROM retrieval_changes WHERE seq >')) reads.push(sql);
+      return stmt(sql);
+    };
+    expect(env.stores.retrieval.catchUp().left).toContain('l3');
+    const first = reads.filter((sql) => sql.includes('source = ?')).length;
+    expect(first).toBeGreaterThan(0);
+    // Each pause of a write-only stretch used to read the whole batch again (all of it, every time).
+    for (let i = 0; i < 5; i++) {
+      episode(`late orchard note ${i}`);
+      expect(env.stores.retrieval.catchUp().left).toContain('l3');
+    }
+    const again = reads.filter((sql) => sql.includes('source = ?')).length - first;
+    // The other sources still read their (empty) share of the new rows; l3 reads nothing.
+    expect(again).toBe(5 * (first - 1));
+    expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 })).toHaveLength(106);
+    episode('one more orchard note');
+    expect(env.stores.retrieval.catchUp()).toMatchObject({ applied: expect.arrayContaining(['l3']), left: [] });
+    expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 })).toHaveLength(107);
+  });
 });

@@ -27,6 +27,11 @@ interface Built {
   cursor: number;
   /** The cursor the saved file holds (saved or loaded in this process), -1 when none is known. */
   saved: number;
+  /**
+   * Set when the log after `cursor` was found to call for a rebuild (see apply). The verdict only
+   * ever holds more strongly as the log grows, so it is kept and the log is not read again for it.
+   */
+  stale?: true;
 }
 
 interface ChangeRow {
@@ -114,7 +119,9 @@ export class RetrievalIndex {
    * would before reading. It never builds: an index not built yet stays unbuilt, and one the log
    * says to rebuild (a bulk write, a trimmed log) or that is worn out is left to the next search,
    * which would rebuild it anyway; rebuilding on every pause of a bulk load would build it over and
-   * over. Nothing happens inside a transaction or on a closed database.
+   * over. The log is read once for that verdict (`stale`), not again at each pause: after a bulk
+   * load, each later write would otherwise read the whole load's rows back, milliseconds of a
+   * blocked event loop per write. Nothing happens inside a transaction or on a closed database.
    */
   catchUp(): CatchUp {
     const db = this.ctx.db;
@@ -258,7 +265,8 @@ export class RetrievalIndex {
    * and the index is left as it was (cursor included), for a later call to rebuild.
    */
   private apply(source: string, b: Built, mayRebuild = true): Built {
-    const outcome = this.snapshot((): 'rebuild' | 'done' => {
+    // A log that called for a rebuild still does with more rows behind it: it is not read again.
+    const outcome = b.stale ? 'rebuild' : this.snapshot((): 'rebuild' | 'done' => {
       const min = (this.ctx.stmt('SELECT min(seq) AS m FROM retrieval_changes').get() as { m: number | null }).m;
       if (min !== null && min > b.cursor + 1) return 'rebuild';
       const rows = this.changes(source, b.cursor);
@@ -277,6 +285,7 @@ export class RetrievalIndex {
       b.cursor = this.maxSeq();
       return 'done';
     });
+    if (outcome === 'rebuild') b.stale = true;
     if (!mayRebuild) return b;
     if (outcome === 'rebuild' || wornOut(b.index)) {
       return this.build(source, false);
