@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { WIKI_TYPES, WIKI_TYPES_AGENT, WIKI_TYPES_USER } from './wiki-types.js';
 import { A, U, makeEnv, type Env } from './test-helpers.js';
 
@@ -34,6 +34,45 @@ describe('WikiStore', () => {
     expect(env.stores.wiki.list(U, { wiki_type: 'retrospective' }).map((x) => x.title)).toEqual(['My Trip: Day 1']);
     expect(env.stores.wiki.list(U, { wiki_type: 'diary' })).toEqual([]);
     expect(env.stores.audit.forTarget(p.id).map((e) => e.action)).toEqual(['create', 'update']);
+  });
+
+  it('save() answers the page as saved: the content given, the stored row’s id, dates and path', () => {
+    const p = env.stores.wiki.save(U, { title: 'Notes', content: 'first', wiki_type: 'diary', tags: ['a'] });
+    expect(p).toEqual({ ...env.stores.wiki.getByTitle(U, 'Notes'), created_new: true });
+    const q = env.stores.wiki.save(U, { title: 'Notes', content: 'second', wiki_type: 'diary', tags: [] });
+    expect(q).toEqual({ ...env.stores.wiki.getByTitle(U, 'Notes'), created_new: false });
+    expect(q.content).toBe('second');
+  });
+
+  it('freeTitle() gives the base, then a free numbered title, never a taken one, per scope', () => {
+    const w = env.stores.wiki;
+    const save = (title: string) => w.save(U, { title, content: title, wiki_type: 'diary' });
+    expect(w.freeTitle(U, 'Thought_X')).toBe('Thought_X');
+    const made: string[] = [];
+    for (let i = 0; i < 40; i++) made.push(save(w.freeTitle(U, 'Thought_X')).title);
+    // One after another they number 1 (the base), 2, 3, ... as before.
+    expect(made).toEqual(['Thought_X', ...Array.from({ length: 39 }, (_, i) => `Thought_X-${i + 2}`)]);
+    expect(w.hasTitle(U, 'Thought_X-40')).toBe(true);
+    expect(w.hasTitle(A, 'Thought_X')).toBe(false);
+    expect(w.freeTitle(A, 'Thought_X')).toBe('Thought_X');
+    // Lookups grow with the log of the pages of one base, not with their number.
+    const lookups = vi.spyOn(w, 'hasTitle');
+    expect(w.freeTitle(U, 'Thought_X')).toBe('Thought_X-41');
+    expect(lookups.mock.calls.length).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(41)) + 1);
+    lookups.mockRestore();
+    // With holes (pages deleted or titled by hand), whatever it returns is free.
+    let seed = 7;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let round = 0; round < 30; round++) {
+      const base = `Gap_${round}`;
+      const taken = new Set<number>();
+      const count = Math.floor(rnd() * 60);
+      for (let n = 1; n <= count; n++) if (rnd() < 0.8) taken.add(n);
+      for (const n of taken) save(n === 1 ? base : `${base}-${n}`);
+      const title = w.freeTitle(U, base);
+      expect(w.hasTitle(U, title)).toBe(false);
+      expect(title === base ? !taken.has(1) : /^Gap_\d+-\d+$/.test(title) && taken.has(1)).toBe(true);
+    }
   });
 
   it('rejects unknown wiki types naming the field and the accepted values', () => {

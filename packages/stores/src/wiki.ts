@@ -117,10 +117,41 @@ export class WikiStore {
       }
       writeFileAtomic(abs, content);
       if (before && before.path !== rel) fs.rmSync(safeJoin(this.ctx.dataDir, before.path), { force: true });
-      const page = this.getByTitle(scope, title) as WikiPage;
+      // The file now holds exactly `content`: the row is read back for its id and dates, not the file.
+      const page: WikiPage = { ...toInfo(this.row(scope, title) as Row), content };
       this.audit.log(scope, before ? 'update' : 'create', 'wiki_page', page.id, { title, wiki_type: wikiType, path: rel });
       return { ...page, created_new: !before };
     });
+  }
+
+  /** Whether the scope has a page of this title (one index lookup; the page's file is not read). */
+  hasTitle(scope: Scope, title: string): boolean {
+    checkScope(scope);
+    if (typeof title !== 'string') throw validationError('title', 'title must be a string');
+    return this.ctx.stmt('SELECT 1 FROM wiki_pages WHERE layer = ? AND user_id = ? AND title = ?').get(scope.layer, scope.user_id, title.trim()) !== undefined;
+  }
+
+  /**
+   * `base` when the scope has no page of that title, else a free `base-<n>` (n >= 2). The numbers
+   * are searched by doubling, then halving between a taken and a free one: a few lookups even after
+   * a thousand pages of one base (automatic titles of a burst of long thoughts in one second),
+   * where trying 2, 3, 4... in turn made each new page cost one lookup per page before it.
+   */
+  freeTitle(scope: Scope, base: string): string {
+    const titled = (n: number) => (n === 1 ? base : `${base}-${n}`);
+    if (!this.hasTitle(scope, base)) return base;
+    let taken = 1;
+    let free = 2;
+    while (this.hasTitle(scope, titled(free))) {
+      taken = free;
+      free *= 2;
+    }
+    while (free - taken > 1) {
+      const mid = Math.floor((taken + free) / 2);
+      if (this.hasTitle(scope, titled(mid))) taken = mid;
+      else free = mid;
+    }
+    return titled(free);
   }
 
   getByTitle(scope: Scope, title: string): WikiPage | null {

@@ -212,11 +212,7 @@ export class Thinker {
 
   /** `Thought_<ts>`, with -2, -3… when a page of that title exists: an automatic page never replaces another. */
   private autoTitle(scope: Scope, now: number): string {
-    const base = `Thought_${compactTs(now)}`;
-    for (let n = 1; ; n++) {
-      const title = n === 1 ? base : `${base}-${n}`;
-      if (!this.stores.wiki.getByTitle(scope, title)) return title;
-    }
+    return this.stores.wiki.freeTitle(scope, `Thought_${compactTs(now)}`);
   }
 
   /** The thought just before this one in the scope, when recent enough to belong to the same exchange. */
