@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
 
 let env: Env;
@@ -23,6 +23,23 @@ describe('FactStore', () => {
     expect(env.stores.facts.count(U)).toBe(1);
     expect(env.stores.facts.list(A).map((f) => f.value)).toEqual(['agent value']);
     expect(env.stores.audit.forTarget(a.entry_id).map((e) => e.action)).toEqual(['create', 'update']);
+  });
+
+  it('keyFor() reads a key family at once: the same value keeps its key, another takes the first free number', () => {
+    const f = env.stores.facts;
+    const put = (key: string, value: string) => f.upsert(U, { key, value, importance: 0.5, source: 'manual' });
+    for (let n = 1; n <= 300; n++) put(n === 1 ? 'note:x' : `note:x-${n}`, `value ${n}`);
+    put('note:x-y', 'value 7');
+    const get = vi.spyOn(f, 'get');
+    expect(f.keyFor(U, 'note:x', 'value 7')).toBe('note:x-7');
+    expect(f.keyFor(U, 'note:x', 'value 1')).toBe('note:x');
+    expect(f.keyFor(U, 'note:x', 'something new')).toBe('note:x-301');
+    expect(f.keyFor(U2, 'note:x', 'value 7')).toBe('note:x');
+    expect(get).not.toHaveBeenCalled();
+    get.mockRestore();
+    f.delete(U, 'note:x-150');
+    expect(f.keyFor(U, 'note:x', 'something new')).toBe('note:x-150');
+    expect(f.keyFor(U, 'note:x', 'value 200')).toBe('note:x-150');
   });
 
   it('clamps importance and validates the source', () => {

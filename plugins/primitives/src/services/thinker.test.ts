@@ -1,5 +1,9 @@
-import { describe, expect, it } from 'vitest';
-import type { Fact, Scope, Stores } from '@memory-service/stores';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Storage, systemClock } from '@memory-service/kernel';
+import { Stores, storesMigrations, type Scope } from '@memory-service/stores';
 import { baseKey, freeFactKey } from './thinker.js';
 
 /** Fact keys of think and evolve: a slug of the first six words; never overwrite another value. */
@@ -35,13 +39,27 @@ describe('baseKey', () => {
   });
 });
 
-/** A stand-in for the facts store: only get() is used. */
-function storesWith(facts: Record<string, string>): Stores {
-  return { facts: { get: (_scope: Scope, key: string) => (key in facts ? ({ key, value: facts[key] } as Fact) : null) } } as unknown as Stores;
-}
 const scope: Scope = { layer: 'user', user_id: 'default' };
 const TEXT = 'Remember: my birthday is on March 3';
 const BASE = 'note:remember-my-birthday-is-on-march';
+
+/** A real facts store holding the given key -> value facts in `scope`. */
+function storesWith(facts: Record<string, string>): Stores {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'thinker-keys-'));
+  const storage = new Storage(dir);
+  opened.push({ storage, dir });
+  storage.migrate('@memory-service/stores', storesMigrations);
+  const stores = new Stores({ db: storage.db, dataDir: dir, clock: systemClock });
+  for (const [key, value] of Object.entries(facts)) stores.facts.upsert(scope, { key, value, importance: 0.5, source: 'manual' });
+  return stores;
+}
+const opened: { storage: Storage; dir: string }[] = [];
+afterEach(() => {
+  for (const { storage, dir } of opened.splice(0)) {
+    storage.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
 
 describe('freeFactKey', () => {
   it('a free base key is used as is', () => {
@@ -64,5 +82,12 @@ describe('freeFactKey', () => {
   it('finds the same value under a suffix', () => {
     const stores = storesWith({ [BASE]: 'a', [`${BASE}-2`]: TEXT });
     expect(freeFactKey(stores, scope, 'note', TEXT)).toBe(`${BASE}-2`);
+  });
+
+  it('takes the first hole before a later copy of the value, and ignores keys outside the family', () => {
+    const stores = storesWith({ [BASE]: 'a', [`${BASE}-3`]: TEXT, [`${BASE}-2x`]: 'b', [`${BASE}-02`]: 'c', [`${BASE}x`]: 'd', [`${BASE}-1`]: 'e' });
+    expect(freeFactKey(stores, scope, 'note', TEXT)).toBe(`${BASE}-2`);
+    // The agent layer's keys are its own.
+    expect(freeFactKey(stores, { layer: 'agent', user_id: 'default' }, 'note', TEXT)).toBe(BASE);
   });
 });

@@ -55,12 +55,7 @@ export function baseKey(prefix: string, text: string): string {
 
 /** The first free key for this value: the same value keeps its key, another value never overwrites. */
 export function freeFactKey(stores: Stores, scope: Scope, prefix: string, text: string): string {
-  const base = baseKey(prefix, text);
-  for (let n = 1; ; n++) {
-    const key = n === 1 ? base : `${base}-${n}`;
-    const existing = stores.facts.get(scope, key);
-    if (!existing || existing.value === text) return key;
-  }
+  return stores.facts.keyFor(scope, baseKey(prefix, text), text);
 }
 
 /**
