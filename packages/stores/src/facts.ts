@@ -1,6 +1,7 @@
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
+import { familyName, familyNumber, familyRange, lowestFree } from './name-family.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, clamp, likePattern, makeId, parseId, parseJson, toIso } from './util.js';
 
@@ -81,13 +82,6 @@ function round4(v: number): number {
 
 export function clampImportance(v: number): number {
   return round4(clamp(v, IMPORTANCE_MIN, IMPORTANCE_MAX));
-}
-
-/** n of a family key's suffix `-<n>` (n >= 2, written without leading zeros), else null. */
-function familyNumber(suffix: string): number | null {
-  if (!/^[1-9][0-9]{0,8}$/.test(suffix)) return null;
-  const n = Number(suffix);
-  return n >= 2 ? n : null;
 }
 
 /** L4 core memory: keyed facts, unique per (layer, user_id, key); importance within 0.05..1.0. */
@@ -176,31 +170,27 @@ export class FactStore {
   }
 
   /**
-   * The key of the family `base`, `base-2`, `base-3`, ... to store `value` under without replacing
-   * another value: the first that is free or already holds `value` (so the same text again keeps
-   * its key). One read of the family's keys in the key index, each with whether it holds `value`,
-   * instead of one fact read per taken key: texts sharing their first words made that cost grow
-   * with every fact stored before them.
+   * The key of the family `base`, `base-2`, `base-3`, ... (name-family.ts) to store `value` under
+   * without replacing another value: the first that is free or already holds `value`, so the same
+   * text again keeps its key. One read of the family in the key index, each key with whether it
+   * holds `value`.
    */
   keyFor(scope: Scope, base: string, value: string): string {
     checkScope(scope);
-    // Every key that starts with `base-` sorts after it and before `base.` ('.' follows '-').
+    const { first, lo, hi } = familyRange(base, '');
     const rows = this.ctx
       .stmt('SELECT key, value = ? FROM facts WHERE layer = ? AND user_id = ? AND (key = ? OR (key > ? AND key < ?))')
       .raw(true)
-      .all(value, scope.layer, scope.user_id, base, `${base}-`, `${base}.`) as [string, number][];
+      .all(value, scope.layer, scope.user_id, first, lo, hi) as [string, number][];
     const taken = new Set<number>();
     let same = Infinity;
     for (const [key, holds] of rows) {
-      const n = key === base ? 1 : familyNumber(key.slice(base.length + 1));
+      const n = familyNumber(key, base, '');
       if (n === null) continue;
       taken.add(n);
       if (holds === 1 && n < same) same = n;
     }
-    let free = 1;
-    while (taken.has(free)) free++;
-    const n = Math.min(free, same);
-    return n === 1 ? base : `${base}-${n}`;
+    return familyName(base, '', Math.min(lowestFree(taken), same));
   }
 
   /** Any scope: entry ids are global. */

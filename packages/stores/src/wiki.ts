@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
+import { familyName, familyNumber, familyRange, lowestFree } from './name-family.js';
 import { idSegment, isInside, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, makeId, normalizeTags, parseJson } from './util.js';
@@ -124,34 +125,19 @@ export class WikiStore {
     });
   }
 
-  /** Whether the scope has a page of this title (one index lookup; the page's file is not read). */
-  hasTitle(scope: Scope, title: string): boolean {
-    checkScope(scope);
-    if (typeof title !== 'string') throw validationError('title', 'title must be a string');
-    return this.ctx.stmt('SELECT 1 FROM wiki_pages WHERE layer = ? AND user_id = ? AND title = ?').get(scope.layer, scope.user_id, title.trim()) !== undefined;
-  }
-
   /**
-   * `base` when the scope has no page of that title, else a free `base-<n>` (n >= 2). The numbers
-   * are searched by doubling, then halving between a taken and a free one: a few lookups even after
-   * a thousand pages of one base (automatic titles of a burst of long thoughts in one second),
-   * where trying 2, 3, 4... in turn made each new page cost one lookup per page before it.
+   * `base` when the scope has no page of that title, else `base-<n>` with the lowest free n >= 2
+   * (name-family.ts): one read of the family's titles in the title index.
    */
   freeTitle(scope: Scope, base: string): string {
-    const titled = (n: number) => (n === 1 ? base : `${base}-${n}`);
-    if (!this.hasTitle(scope, base)) return base;
-    let taken = 1;
-    let free = 2;
-    while (this.hasTitle(scope, titled(free))) {
-      taken = free;
-      free *= 2;
-    }
-    while (free - taken > 1) {
-      const mid = Math.floor((taken + free) / 2);
-      if (this.hasTitle(scope, titled(mid))) taken = mid;
-      else free = mid;
-    }
-    return titled(free);
+    checkScope(scope);
+    if (typeof base !== 'string') throw validationError('title', 'title must be a string');
+    const { first, lo, hi } = familyRange(base, '');
+    const titles = this.ctx
+      .stmt('SELECT title FROM wiki_pages WHERE layer = ? AND user_id = ? AND (title = ? OR (title > ? AND title < ?))')
+      .pluck(true)
+      .all(scope.layer, scope.user_id, first, lo, hi) as string[];
+    return familyName(base, '', lowestFree(this.members(titles, base, '')));
   }
 
   getByTitle(scope: Scope, title: string): WikiPage | null {
@@ -283,16 +269,22 @@ export class WikiStore {
     return { ...toInfo(r), content };
   }
 
-  /** A path for a new file of this title, distinct from every other page's path. */
+  /** A path for a new file of this title, distinct from every other page's path: `<slug>.md`, else `<slug>-<n>.md` with the lowest free n. */
   private freePath(scope: Scope, wikiType: WikiType, title: string): string {
-    const dir = ['wiki', scope.layer, idSegment(scope.user_id), wikiType];
-    const base = slugify(title);
-    for (let i = 1; ; i++) {
-      const name = i === 1 ? `${base}.md` : `${base}-${i}.md`;
-      const rel = [...dir, name].join('/');
-      safeJoin(this.ctx.dataDir, rel);
-      const taken = this.ctx.stmt('SELECT 1 FROM wiki_pages WHERE path = ?').get(rel);
-      if (!taken) return rel;
+    const head = ['wiki', scope.layer, idSegment(scope.user_id), wikiType, slugify(title)].join('/');
+    const { first, lo, hi } = familyRange(head, '.md');
+    const paths = this.ctx.stmt('SELECT path FROM wiki_pages WHERE path = ? OR (path > ? AND path < ?)').pluck(true).all(first, lo, hi) as string[];
+    const rel = familyName(head, '.md', lowestFree(this.members(paths, head, '.md')));
+    safeJoin(this.ctx.dataDir, rel);
+    return rel;
+  }
+
+  private members(names: readonly string[], head: string, tail: string): Set<number> {
+    const taken = new Set<number>();
+    for (const name of names) {
+      const n = familyNumber(name, head, tail);
+      if (n !== null) taken.add(n);
     }
+    return taken;
   }
 }
