@@ -70,4 +70,28 @@ describe('stores migrations', () => {
     expect(plan("DELETE FROM audit_log WHERE layer = 'user' AND user_id = 'default' AND ts >= '2026'")).toMatch(/USING INDEX audit_log_scope/);
     db.close();
   });
+
+  it('read the top facts and graph nodes (score, then newest first) off an index with no sort, in that order', () => {
+    const { dir, db, migrateRest } = migratedTo(8);
+    const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
+    const facts = "SELECT * FROM facts WHERE layer = 'user' AND user_id = 'default' ORDER BY importance DESC, id DESC LIMIT 10";
+    const nodes = "SELECT * FROM graph_nodes WHERE layer = 'user' AND user_id = 'default' ORDER BY confidence DESC, id DESC LIMIT 10";
+    // Before: each run of equal scores went through a temporary b-tree.
+    expect(plan(facts)).toMatch(/TEMP B-TREE/);
+    migrateRest();
+    expect(plan(facts)).toMatch(/USING INDEX facts_importance/);
+    expect(plan(nodes)).toMatch(/USING INDEX graph_nodes_confidence/);
+    expect(plan(facts) + plan(nodes)).not.toMatch(/TEMP B-TREE/);
+    const stores = new Stores({ db, dataDir: dir, clock: new TestClock() });
+    const U = { layer: 'user' as const, user_id: 'default' };
+    for (const [key, importance] of [['a', 0.5], ['b', 0.9], ['c', 0.5], ['d', 0.9], ['e', 0.7]] as const) {
+      stores.facts.upsert(U, { key, value: key, importance, source: 'manual' });
+    }
+    expect(stores.facts.list(U).map((f) => f.key)).toEqual(['d', 'b', 'e', 'c', 'a']);
+    for (const [content, confidence] of [['n1', 0.4], ['n2', 0.8], ['n3', 0.4], ['n4', 0.8]] as const) {
+      stores.graph.addNode(U, { content, node_type: 'fact', confidence });
+    }
+    expect(stores.graph.nodes(U).map((n) => n.content)).toEqual(['n4', 'n2', 'n3', 'n1']);
+    db.close();
+  });
 });
