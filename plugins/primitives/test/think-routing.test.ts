@@ -40,6 +40,21 @@ describe('rule 1: above 2000 characters goes to a wiki page', () => {
     expect(fact.value.length).toBeLessThan(500);
   });
 
+  it('long thoughts in one second get Thought_<ts>, -2, -3... and the lowest free number after a page goes', async () => {
+    // The test server's clock stands still: every thought below has the same timestamp.
+    const titles: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const [page] = actionsIn(await think({ text: `${i} ${plain(2100)}`, layer: 'user' }), 'wiki');
+      titles.push(wikiRow(page!.path!)!.title);
+    }
+    const base = titles[0]!;
+    expect(base).toMatch(/^Thought_\d{8}T\d{6}Z$/);
+    expect(titles).toEqual([base, ...[2, 3, 4, 5, 6].map((n) => `${base}-${n}`)]);
+    s.kernel.storage.db.prepare('DELETE FROM wiki_pages WHERE title = ?').run(`${base}-3`);
+    const [page] = actionsIn(await think({ text: `again ${plain(2100)}`, layer: 'user' }), 'wiki');
+    expect(wikiRow(page!.path!)!.title).toBe(`${base}-3`);
+  });
+
   it('agent layer: a decision_log page', async () => {
     const r = await think({ text: importantHead + plain(2100), layer: 'agent' });
     const [page] = actionsIn(r, 'wiki');
@@ -84,6 +99,18 @@ describe('rule 2: below 60 characters and importance above 0.7 goes to L4', () =
     expect(actionsIn(r, 'l3')).toEqual([]);
     expect(count(s, 'facts')).toBe(1);
     expect(count(s, 'episodes')).toBe(0);
+  });
+
+  it('facts sharing their first six words get -2, -3...; the same text again keeps its key', async () => {
+    const keys: string[] = [];
+    for (const food of ['nuts 1', 'fish 2', 'milk 3', 'nuts 1']) {
+      const r = await think({ text: `Always remember: the user must never get ${food}`, layer: 'user' });
+      expect(r.routing.rule).toBe('short_important_to_l4');
+      keys.push(actionsIn(r, 'l4')[0]!.key!);
+    }
+    const base = 'note:always-remember-the-user-must-never';
+    expect(keys).toEqual([base, `${base}-2`, `${base}-3`, base]);
+    expect(count(s, 'facts')).toBe(3);
   });
 
   it('importance of exactly 0.7 is not above the threshold: L3', async () => {
