@@ -18,6 +18,9 @@ describe('ShadowBin', () => {
       return e;
     });
     expect(env.stores.facts.get(U, 'city')).toBeNull();
+    // What archive() answers is the entry as stored.
+    expect(entry).toEqual(env.stores.shadowBin.get(entry.id));
+    expect(entry).toMatchObject({ origin_store: 'l4', origin_id: 'city', reason: 'forget exact', restored: null, content: JSON.parse(JSON.stringify(f)) });
     expect(env.stores.shadowBin.list(U).map((e) => e.id)).toEqual([entry.id]);
     expect(env.stores.shadowBin.list(A)).toEqual([]);
     const { record } = env.stores.shadowBin.restore(entry.id);

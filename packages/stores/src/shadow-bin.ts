@@ -73,13 +73,16 @@ export class ShadowBin {
     const reason = checkText(input.reason ?? '', 'reason', 2000, true);
     const content = JSON.stringify(input.content ?? null);
     return this.ctx.tx(() => {
+      const archived = this.ctx.iso();
       const info = this.ctx
         .stmt(
           `INSERT INTO shadow_bin (layer, user_id, origin_store, origin_id, content, reason, archived)
            VALUES (?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(scope.layer, scope.user_id, input.origin_store, originId, content, reason, this.ctx.iso());
-      const entry = this.get(makeId('bin', Number(info.lastInsertRowid))) as ShadowEntry;
+        .run(scope.layer, scope.user_id, input.origin_store, originId, content, reason, archived);
+      // The row as get() would read it back, without reading it (a mass forget archives row by row).
+      const row: Row = { id: Number(info.lastInsertRowid), layer: scope.layer, user_id: scope.user_id, origin_store: input.origin_store, origin_id: originId, content, reason, archived, restored: null };
+      const entry = toEntry(row);
       this.audit.log(scope, 'archive', 'shadow_bin', entry.id, { origin_store: input.origin_store, origin_id: originId, reason });
       return entry;
     });

@@ -179,7 +179,9 @@ export class ProjectService {
     const artifacts = this.stores.projects.artifacts(name);
     const dimensions = Object.entries(AUDIT_DIMENSIONS).map(([dimension, words]) => {
       const hits = this.stores.retrieval.search(scope, `${name} ${words.join(' ')}`, { limit: 5 });
-      const mentions = (t: string) => words.some((w) => new RegExp(`\\b${w}`, 'i').test(t));
+      // One pattern per word, made once per dimension rather than once per word and item.
+      const patterns = words.map((w) => new RegExp(`\\b${w}`, 'i'));
+      const mentions = (t: string) => patterns.some((p) => p.test(t));
       const relevant = hits.filter((h) => mentions(h.text));
       const fromDecisions = decisions.filter((d) => mentions(`${d.decision} ${d.rationale} ${d.outcome}`));
       const fromArtifacts = artifacts.filter((a) => mentions(`${a.path} ${a.role}`));
