@@ -76,6 +76,12 @@ export function proximityBonus(terms: readonly QueryTerm[], columns: readonly (r
 export class ProximityScorer {
   private readonly stems: string[];
   private readonly prefixes: string[];
+  /**
+   * The prefixes by their first character code (lower-case ASCII; -1 ends each list), so a word
+   * is checked against the few prefixes that can start it: a long question has up to 32 terms,
+   * and a long page's every word was checked against all of them.
+   */
+  private readonly byFirst: Int32Array[] = [];
   // Typed arrays: the same hidden class whatever the query, so V8's optimized code for the scorer
   // is not thrown away when a query with one term (no pairs) comes after longer ones.
   private readonly pairWeight: Float64Array;
@@ -90,6 +96,12 @@ export class ProximityScorer {
       this.stems.push(t.stem);
       this.prefixes.push(t.stem.slice(0, Math.max(1, t.stem.length - 2)));
     }
+    const lists: number[][] = Array.from({ length: 128 }, () => []);
+    this.prefixes.forEach((p, k) => {
+      const c = p.charCodeAt(0);
+      if (c < 128) lists[c].push(k);
+    });
+    for (const list of lists) this.byFirst.push(Int32Array.from([...list, -1]));
     const pairs = Math.max(0, terms.length - 1);
     this.pairWeight = new Float64Array(pairs);
     for (let i = 0; i < pairs; i++) this.pairWeight[i] = PROXIMITY_WEIGHT * Math.min(terms[i].idf, terms[i + 1].idf);
@@ -134,9 +146,13 @@ export class ProximityScorer {
         continue;
       }
       const start = i;
+      let first = s.charCodeAt(i);
+      if (first >= 65 && first <= 90) first += 32;
       while (i < n && isAlnum(s.charCodeAt(i))) i++;
-      for (let k = 0; k < prefixes.length; k++) {
-        if (startsWithLower(s, start, i, prefixes[k])) {
+      // Only a prefix with the word's first letter can match it (a prefix is at least one letter).
+      const candidates = this.byFirst[first];
+      for (let j = 0; candidates[j] !== -1; j++) {
+        if (startsWithLower(s, start, i, prefixes[candidates[j]])) {
           this.see(pos, porterStem(s.slice(start, i).toLowerCase()));
           break;
         }

@@ -130,6 +130,21 @@ describe('ProximityScorer on words the stemmer rewrites', () => {
   });
 });
 
+describe('ProximityScorer with many terms over long texts', () => {
+  it('gives the bonus proximityBonus gives, whichever letters or digits the terms start with', () => {
+    let seed = 11;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const vocab = ['Running', 'runner', 'rain', 'rainy', 'River', 'roads', 'apple', 'APPLES', 'ant', 'zebra', 'zone', '42x', '4th', 'the', 'a', 'happy', 'hopping', 'hop', 'lake', 'Lakes', 'paint', 'painted'];
+    for (let round = 0; round < 40; round++) {
+      const words = Array.from({ length: 300 + Math.floor(rnd() * 700) }, () => vocab[Math.floor(rnd() * vocab.length)]);
+      const text = words.join(rnd() < 0.5 ? ' ' : ', ');
+      const stems = [...new Set(Array.from({ length: 2 + Math.floor(rnd() * 30) }, () => stemTokens(vocab[Math.floor(rnd() * vocab.length)])[0]).filter((x): x is string => !!x))];
+      const terms = stems.map((stem, i) => ({ stem, idf: 0.5 + ((i * 7) % 5) / 3 }));
+      expect(new ProximityScorer(terms).bonus([text])).toBe(proximityBonus(terms, [stemTokens(text)]));
+    }
+  });
+});
+
 describe('keepContenders', () => {
   it('never drops a candidate that the full fusion would rank within the limit', () => {
     let seed = 7;

@@ -46,7 +46,8 @@ export function collapseRedundant(hits: Hit[], limit = Infinity): Hit[] {
   for (const h of hits) {
     if (kept.length >= limit) break;
     const t = normal(h.text);
-    if (t && texts.some((k) => k.includes(t))) continue;
+    // A text longer than a kept one cannot stand inside it: no search through it.
+    if (t && texts.some((k) => k.length >= t.length && k.includes(t))) continue;
     kept.push(h);
     texts.push(t);
   }
