@@ -77,11 +77,14 @@ export class ProximityScorer {
   private readonly stems: string[];
   private readonly prefixes: string[];
   /**
-   * The prefixes by their first character code (lower-case ASCII; -1 ends each list), so a word
+   * The prefixes by their first character code, as linked lists: `firstOf[c]` is the first prefix
+   * starting with c (lower-case ASCII), `nextOf[k]` the one after prefix k, -1 ending each. A word
    * is checked against the few prefixes that can start it: a long question has up to 32 terms,
-   * and a long page's every word was checked against all of them.
+   * and a long page's every word was checked against all of them. Two arrays a search, not a list
+   * per letter.
    */
-  private readonly byFirst: Int32Array[] = [];
+  private readonly firstOf = new Int32Array(128).fill(-1);
+  private readonly nextOf: Int32Array;
   // Typed arrays: the same hidden class whatever the query, so V8's optimized code for the scorer
   // is not thrown away when a query with one term (no pairs) comes after longer ones.
   private readonly pairWeight: Float64Array;
@@ -96,12 +99,13 @@ export class ProximityScorer {
       this.stems.push(t.stem);
       this.prefixes.push(t.stem.slice(0, Math.max(1, t.stem.length - 2)));
     }
-    const lists: number[][] = Array.from({ length: 128 }, () => []);
-    this.prefixes.forEach((p, k) => {
-      const c = p.charCodeAt(0);
-      if (c < 128) lists[c].push(k);
-    });
-    for (const list of lists) this.byFirst.push(Int32Array.from([...list, -1]));
+    this.nextOf = new Int32Array(this.prefixes.length).fill(-1);
+    for (let k = this.prefixes.length - 1; k >= 0; k--) {
+      const c = this.prefixes[k].charCodeAt(0);
+      if (c >= 128) continue;
+      this.nextOf[k] = this.firstOf[c];
+      this.firstOf[c] = k;
+    }
     const pairs = Math.max(0, terms.length - 1);
     this.pairWeight = new Float64Array(pairs);
     for (let i = 0; i < pairs; i++) this.pairWeight[i] = PROXIMITY_WEIGHT * Math.min(terms[i].idf, terms[i + 1].idf);
@@ -150,9 +154,9 @@ export class ProximityScorer {
       if (first >= 65 && first <= 90) first += 32;
       while (i < n && isAlnum(s.charCodeAt(i))) i++;
       // Only a prefix with the word's first letter can match it (a prefix is at least one letter).
-      const candidates = this.byFirst[first];
-      for (let j = 0; candidates[j] !== -1; j++) {
-        if (startsWithLower(s, start, i, prefixes[candidates[j]])) {
+      const { nextOf } = this;
+      for (let k = this.firstOf[first]; k !== -1; k = nextOf[k]) {
+        if (startsWithLower(s, start, i, prefixes[k])) {
           this.see(pos, porterStem(s.slice(start, i).toLowerCase()));
           break;
         }
