@@ -263,6 +263,8 @@ npm run smoke -w @memory-service/bench
 npm run idle-floor -w @memory-service/bench -- 10000 28 200
 # whether a change is faster: two built checkouts (A, and B = this one) timed in the same rounds
 npm run ab -w @memory-service/bench -- --a ../main-before --n 10000 --samples 150
+# whether think or dream grows with what is stored, for other data shapes (our server alone):
+npm run shapes -w @memory-service/bench -- --sizes 1000,10000 --samples 100
 # retrieval quality on LoCoMo (the development pair, or the files you name):
 npm run eval:locomo -- --json
 \`\`\`
@@ -273,6 +275,14 @@ alternating order, each call right after one of the reference's as here, with bo
 same queries; in a round each build writes and then searches, so its dream follows its own think. It
 prints both p50s, B / A, in how many rounds B was the faster of the pair, and the reference's p50 with
 its ratio to each build (\`--a .\` times this checkout against itself: two readings of the ratios in one run).
+
+The benchmark stores plain sentences. \`npm run shapes\` times our server alone on other kinds of memory
+that take other paths through think: core facts whose keys share their first six words, relation
+phrases that also make graph nodes, long thoughts that become wiki pages in one second (their
+automatic titles number up), and pages whose titles all slug to one file name. For each shape and
+size it stores the items, then times think and dream after an idle gap, and prints how much each
+p50 grew from the smallest size to the largest, flagging more than 2x: a cost that grows with what
+was stored before (\`packages/bench/src/shapes.ts\`).
 
 The raw figures are in \`bench/results/\`; \`npm run bench\` rewrites this page and \`docs/${chartFile}\`.
 `;

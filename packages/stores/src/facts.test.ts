@@ -25,7 +25,7 @@ describe('FactStore', () => {
     expect(env.stores.audit.forTarget(a.entry_id).map((e) => e.action)).toEqual(['create', 'update']);
   });
 
-  it('keyFor() reads a key family at once: the same value keeps its key, another takes the first free number', () => {
+  it('keyFor(): the same value keeps its key, another takes a free number, in a few lookups', () => {
     const f = env.stores.facts;
     const put = (key: string, value: string) => f.upsert(U, { key, value, importance: 0.5, source: 'manual' });
     for (let n = 1; n <= 300; n++) put(n === 1 ? 'note:x' : `note:x-${n}`, `value ${n}`);
@@ -38,8 +38,9 @@ describe('FactStore', () => {
     expect(get).not.toHaveBeenCalled();
     get.mockRestore();
     f.delete(U, 'note:x-150');
-    expect(f.keyFor(U, 'note:x', 'something new')).toBe('note:x-150');
-    expect(f.keyFor(U, 'note:x', 'value 200')).toBe('note:x-150');
+    // A free number after a taken one (here the next after the family); the copy keeps its key.
+    expect(f.keyFor(U, 'note:x', 'something new')).toBe('note:x-301');
+    expect(f.keyFor(U, 'note:x', 'value 200')).toBe('note:x-200');
   });
 
   it('clamps importance and validates the source', () => {

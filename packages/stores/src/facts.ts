@@ -1,7 +1,7 @@
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
-import { familyName, familyNumber, familyRange, lowestFree } from './name-family.js';
+import { familyName, familyNumber, freeNumber } from './name-family.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, clamp, likePattern, makeId, parseId, parseJson, toIso } from './util.js';
 
@@ -171,26 +171,19 @@ export class FactStore {
 
   /**
    * The key of the family `base`, `base-2`, `base-3`, ... (name-family.ts) to store `value` under
-   * without replacing another value: the first that is free or already holds `value`, so the same
-   * text again keeps its key. One read of the family in the key index, each key with whether it
-   * holds `value`.
+   * without replacing another value: the member that already holds `value` (so the same text
+   * again keeps its key; found through facts_value), else a free one. A few index lookups however
+   * many facts share the base.
    */
   keyFor(scope: Scope, base: string, value: string): string {
     checkScope(scope);
-    const { first, lo, hi } = familyRange(base, '');
-    const rows = this.ctx
-      .stmt('SELECT key, value = ? FROM facts WHERE layer = ? AND user_id = ? AND (key = ? OR (key > ? AND key < ?))')
-      .raw(true)
-      .all(value, scope.layer, scope.user_id, first, lo, hi) as [string, number][];
-    const taken = new Set<number>();
+    // Every key of the scope holding the value (facts_value; seldom more than one), then the family's.
+    const holders = this.ctx.stmt('SELECT key FROM facts WHERE layer = ? AND user_id = ? AND value = ?').pluck(true).all(scope.layer, scope.user_id, value) as string[];
     let same = Infinity;
-    for (const [key, holds] of rows) {
-      const n = familyNumber(key, base, '');
-      if (n === null) continue;
-      taken.add(n);
-      if (holds === 1 && n < same) same = n;
-    }
-    return familyName(base, '', Math.min(lowestFree(taken), same));
+    for (const key of holders) same = Math.min(same, familyNumber(key, base, '') ?? Infinity);
+    if (same !== Infinity) return familyName(base, '', same);
+    const taken = this.ctx.stmt('SELECT 1 FROM facts WHERE layer = ? AND user_id = ? AND key = ?');
+    return familyName(base, '', freeNumber((n) => taken.get(scope.layer, scope.user_id, familyName(base, '', n)) !== undefined));
   }
 
   /** Any scope: entry ids are global. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { familyName, familyNumber, familyRange, lowestFree } from './name-family.js';
+import { familyName, familyNumber, freeNumber } from './name-family.js';
 
 describe('name families', () => {
   it('names and numbers members, and only members', () => {
@@ -11,21 +11,29 @@ describe('name families', () => {
     expect(familyNumber('d/s-3.mdx', 'd/s', '.md')).toBeNull();
   });
 
-  it('bounds every member, and lexical order puts them between lo and hi', () => {
-    const { first, lo, hi } = familyRange('note:x', '');
-    expect(first).toBe('note:x');
-    for (const n of [2, 10, 99999]) {
-      const name = familyName('note:x', '', n);
-      expect(name > lo && name < hi).toBe(true);
+  it('finds a free number in a few lookups: the lowest while no gap, else one after a taken number', () => {
+    const probe = (taken: Set<number>) => {
+      let lookups = 0;
+      const n = freeNumber((k) => {
+        lookups++;
+        return taken.has(k);
+      });
+      return { n, lookups };
+    };
+    expect(probe(new Set())).toEqual({ n: 1, lookups: 1 });
+    for (const k of [1, 2, 3, 7, 8, 9, 100, 1000, 4097]) {
+      const { n, lookups } = probe(new Set(Array.from({ length: k }, (_, i) => i + 1)));
+      expect(n).toBe(k + 1);
+      expect(lookups).toBeLessThanOrEqual(2 * Math.ceil(Math.log2(k + 1)) + 2);
     }
-    const paths = familyRange('w/s', '.md');
-    expect(paths.first).toBe('w/s.md');
-    expect('w/s-2.md' > paths.lo && 'w/s-2.md' < paths.hi).toBe(true);
-  });
-
-  it('takes the lowest free number', () => {
-    expect(lowestFree(new Set())).toBe(1);
-    expect(lowestFree(new Set([1, 2, 4]))).toBe(3);
-    expect(lowestFree(new Set([2, 3]))).toBe(1);
+    let seed = 5;
+    const rnd = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (let round = 0; round < 200; round++) {
+      const taken = new Set<number>();
+      for (let k = 1; k <= 80; k++) if (rnd() < 0.85) taken.add(k);
+      const { n } = probe(taken);
+      expect(taken.has(n)).toBe(false);
+      expect(n === 1 || taken.has(n - 1)).toBe(true);
+    }
   });
 });

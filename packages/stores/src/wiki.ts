@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
-import { familyName, familyNumber, familyRange, lowestFree } from './name-family.js';
+import { familyName, freeNumber } from './name-family.js';
 import { idSegment, isInside, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, makeId, normalizeTags, parseJson } from './util.js';
@@ -126,18 +126,14 @@ export class WikiStore {
   }
 
   /**
-   * `base` when the scope has no page of that title, else `base-<n>` with the lowest free n >= 2
-   * (name-family.ts): one read of the family's titles in the title index.
+   * `base` when the scope has no page of that title, else a free `base-<n>` (n >= 2; name-family.ts):
+   * a few lookups in the title index however many pages share the base.
    */
   freeTitle(scope: Scope, base: string): string {
     checkScope(scope);
     if (typeof base !== 'string') throw validationError('title', 'title must be a string');
-    const { first, lo, hi } = familyRange(base, '');
-    const titles = this.ctx
-      .stmt('SELECT title FROM wiki_pages WHERE layer = ? AND user_id = ? AND (title = ? OR (title > ? AND title < ?))')
-      .pluck(true)
-      .all(scope.layer, scope.user_id, first, lo, hi) as string[];
-    return familyName(base, '', lowestFree(this.members(titles, base, '')));
+    const taken = this.ctx.stmt('SELECT 1 FROM wiki_pages WHERE layer = ? AND user_id = ? AND title = ?');
+    return familyName(base, '', freeNumber((n) => taken.get(scope.layer, scope.user_id, familyName(base, '', n)) !== undefined));
   }
 
   getByTitle(scope: Scope, title: string): WikiPage | null {
@@ -269,22 +265,12 @@ export class WikiStore {
     return { ...toInfo(r), content };
   }
 
-  /** A path for a new file of this title, distinct from every other page's path: `<slug>.md`, else `<slug>-<n>.md` with the lowest free n. */
+  /** A path for a new file of this title, distinct from every other page's path: `<slug>.md`, else a free `<slug>-<n>.md` (name-family.ts). */
   private freePath(scope: Scope, wikiType: WikiType, title: string): string {
     const head = ['wiki', scope.layer, idSegment(scope.user_id), wikiType, slugify(title)].join('/');
-    const { first, lo, hi } = familyRange(head, '.md');
-    const paths = this.ctx.stmt('SELECT path FROM wiki_pages WHERE path = ? OR (path > ? AND path < ?)').pluck(true).all(first, lo, hi) as string[];
-    const rel = familyName(head, '.md', lowestFree(this.members(paths, head, '.md')));
+    const taken = this.ctx.stmt('SELECT 1 FROM wiki_pages WHERE path = ?');
+    const rel = familyName(head, '.md', freeNumber((n) => taken.get(familyName(head, '.md', n)) !== undefined));
     safeJoin(this.ctx.dataDir, rel);
     return rel;
-  }
-
-  private members(names: readonly string[], head: string, tail: string): Set<number> {
-    const taken = new Set<number>();
-    for (const name of names) {
-      const n = familyNumber(name, head, tail);
-      if (n !== null) taken.add(n);
-    }
-    return taken;
   }
 }

@@ -3,6 +3,7 @@ import { coreSchema } from './core.js';
 import { dropAuditTsSchema } from './drop-audit-ts.js';
 import { dropFtsSchema } from './drop-fts.js';
 import { episodeContextSchema } from './episode-context.js';
+import { factsValueSchema } from './facts-value.js';
 import { ftsSchema } from './fts.js';
 import { orderIndexesSchema } from './order-indexes.js';
 import { retrievalChangesSchema } from './retrieval-changes.js';
@@ -10,4 +11,4 @@ import { retrievalSnapshotsSchema } from './retrieval-snapshots.js';
 import { vocabSchema } from './vocab.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema];

@@ -94,4 +94,14 @@ describe('stores migrations', () => {
     expect(stores.graph.nodes(U).map((n) => n.content)).toEqual(['n4', 'n2', 'n3', 'n1']);
     db.close();
   });
+
+  it('find the fact of a key family that holds a value through facts_value, not by reading the family', () => {
+    const { db, migrateRest } = migratedTo(9);
+    migrateRest();
+    const detail = (db.prepare(`EXPLAIN QUERY PLAN SELECT key FROM facts WHERE layer = 'user' AND user_id = 'default' AND value = 'v'`).all() as { detail: string }[])
+      .map((r) => r.detail)
+      .join(' | ');
+    expect(detail).toMatch(/USING INDEX facts_value \(layer=\? AND user_id=\? AND value=\?\)/);
+    db.close();
+  });
 });

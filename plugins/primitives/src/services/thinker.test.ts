@@ -84,9 +84,10 @@ describe('freeFactKey', () => {
     expect(freeFactKey(stores, scope, 'note', TEXT)).toBe(`${BASE}-2`);
   });
 
-  it('takes the first hole before a later copy of the value, and ignores keys outside the family', () => {
-    const stores = storesWith({ [BASE]: 'a', [`${BASE}-3`]: TEXT, [`${BASE}-2x`]: 'b', [`${BASE}-02`]: 'c', [`${BASE}x`]: 'd', [`${BASE}-1`]: 'e' });
-    expect(freeFactKey(stores, scope, 'note', TEXT)).toBe(`${BASE}-2`);
+  it('finds the value past a gap, and ignores keys outside the family', () => {
+    const stores = storesWith({ [BASE]: 'a', [`${BASE}-3`]: TEXT, [`${BASE}-2x`]: 'b', [`${BASE}-02`]: 'c', [`${BASE}x`]: 'd', [`${BASE}-1`]: TEXT });
+    expect(freeFactKey(stores, scope, 'note', TEXT)).toBe(`${BASE}-3`);
+    expect(freeFactKey(stores, scope, 'note', 'Remember: my birthday is on March 4')).toBe(`${BASE}-2`);
     // The agent layer's keys are its own.
     expect(freeFactKey(stores, { layer: 'agent', user_id: 'default' }, 'note', TEXT)).toBe(BASE);
   });

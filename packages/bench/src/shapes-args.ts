@@ -1,0 +1,53 @@
+/** Command-line options of `npm run shapes` (shapes-run.ts). */
+import fs from 'node:fs';
+import path from 'node:path';
+import { invocationDir, serverBinOf } from './ab-args.js';
+import { REPO_ROOT } from './paths.js';
+import { pickShapes, type Shape } from './shapes.js';
+
+export const SHAPES_USAGE = 'usage: node dist/shapes-run.js [--sizes 1000,10000] [--samples 100] [--gap 5] [--shapes a,b] [--checkout <dir>] [--json]';
+
+export interface ShapesOptions {
+  /** Two or more sizes, ascending: the growth column compares the last with the first. */
+  sizes: number[];
+  samples: number;
+  /** Idle ms before each timed call (an agent's pace; lets the server's timers run). */
+  gapMs: number;
+  shapes: Shape[];
+  /** The built checkout whose server is timed (this one by default). */
+  checkout: string;
+  json: boolean;
+}
+
+function positiveInt(flag: string, value: string): number {
+  const v = Number(value);
+  if (!Number.isInteger(v) || v < 1) throw new Error(`${flag} needs a positive integer, got ${value}`);
+  return v;
+}
+
+export function parseShapesArgs(argv: readonly string[], cwd = invocationDir()): ShapesOptions {
+  const opts: ShapesOptions = { sizes: [1000, 10_000], samples: 100, gapMs: 5, shapes: pickShapes([]), checkout: path.resolve(REPO_ROOT), json: false };
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === '--json') {
+      opts.json = true;
+      continue;
+    }
+    const value = argv[++i];
+    if (value === undefined) throw new Error(`${flag} needs a value\n${SHAPES_USAGE}`);
+    if (flag === '--sizes') {
+      const sizes = value.split(',').map((s) => positiveInt('--sizes', s.trim()));
+      if (sizes.length < 2 || sizes.some((s, k) => k > 0 && s <= sizes[k - 1])) throw new Error(`--sizes needs two or more ascending sizes, got ${value}`);
+      opts.sizes = sizes;
+    } else if (flag === '--samples') opts.samples = positiveInt(flag, value);
+    else if (flag === '--gap') {
+      const v = Number(value);
+      if (!Number.isInteger(v) || v < 0) throw new Error(`--gap needs a non-negative integer (ms), got ${value}`);
+      opts.gapMs = v;
+    } else if (flag === '--shapes') opts.shapes = pickShapes(value.split(',').map((s) => s.trim()).filter(Boolean));
+    else if (flag === '--checkout') opts.checkout = path.resolve(cwd, value);
+    else throw new Error(`unknown option ${flag}\n${SHAPES_USAGE}`);
+  }
+  if (!fs.existsSync(path.join(opts.checkout, 'packages', 'server', 'dist'))) throw new Error(`--checkout: ${opts.checkout} has no built server (run npm run build there)`);
+  return opts;
+}
