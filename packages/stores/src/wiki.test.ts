@@ -54,6 +54,7 @@ describe('WikiStore', () => {
     expect(made).toEqual(['Thought_X', ...Array.from({ length: 39 }, (_, i) => `Thought_X-${i + 2}`)]);
     expect(w.getByTitle(A, 'Thought_X')).toBeNull();
     expect(w.freeTitle(A, 'Thought_X')).toBe('Thought_X');
+    expect(w.freeTitle(U, '  Thought_X ')).toBe('Thought_X-41');
     // Titles that only look like members (a zero in front, a word after) are other titles.
     for (const t of ['Thought_X-041', 'Thought_X-41b', 'Thought_X-1', 'Thought_Xy']) save(t);
     expect(w.freeTitle(U, 'Thought_X')).toBe('Thought_X-41');

@@ -132,8 +132,10 @@ export class WikiStore {
   freeTitle(scope: Scope, base: string): string {
     checkScope(scope);
     if (typeof base !== 'string') throw validationError('title', 'title must be a string');
+    // Titles are stored trimmed (save), so the family is probed as they are stored.
+    const head = base.trim();
     const taken = this.ctx.stmt('SELECT 1 FROM wiki_pages WHERE layer = ? AND user_id = ? AND title = ?');
-    return familyName(base, '', freeNumber((n) => taken.get(scope.layer, scope.user_id, familyName(base, '', n)) !== undefined));
+    return familyName(head, '', freeNumber((n) => taken.get(scope.layer, scope.user_id, familyName(head, '', n)) !== undefined));
   }
 
   getByTitle(scope: Scope, title: string): WikiPage | null {

@@ -53,7 +53,7 @@ export function baseKey(prefix: string, text: string): string {
   return `${prefix}:${words.length ? slugify(words.slice(0, 6).join(' ')) : 'note'}`;
 }
 
-/** The first free key for this value: the same value keeps its key, another value never overwrites. */
+/** The key for this value in its family (FactStore.keyFor): the same value keeps its key, another value never overwrites. */
 export function freeFactKey(stores: Stores, scope: Scope, prefix: string, text: string): string {
   return stores.facts.keyFor(scope, baseKey(prefix, text), text);
 }
