@@ -48,6 +48,8 @@ export function parseShapesArgs(argv: readonly string[], cwd = invocationDir()):
     else if (flag === '--checkout') opts.checkout = path.resolve(cwd, value);
     else throw new Error(`unknown option ${flag}\n${SHAPES_USAGE}`);
   }
-  if (!fs.existsSync(path.join(opts.checkout, 'packages', 'server', 'dist'))) throw new Error(`--checkout: ${opts.checkout} has no built server (run npm run build there)`);
+  if (!fs.existsSync(serverBinOf(opts.checkout)) || !fs.existsSync(path.join(opts.checkout, 'packages', 'server', 'dist'))) {
+    throw new Error(`--checkout: ${opts.checkout} has no built server (a checkout of this repository, after npm run build there)`);
+  }
   return opts;
 }
