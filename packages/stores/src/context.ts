@@ -10,6 +10,10 @@ export class StoreContext {
   private readonly cache = new Map<string, BetterSqlite3.Statement>();
   /** Work waiting for the commit of the transaction open now (see onCommit). */
   private readonly commitHooks: (() => void)[] = [];
+  /** True while the transaction open now is one tx() opened (its commit runs commitHooks). */
+  private owning = false;
+  /** Counts the transactions tx() opened: names the one open now (see openTransaction). */
+  private generation = 0;
 
   constructor(
     readonly db: Database,
@@ -39,11 +43,15 @@ export class StoreContext {
     // Left by a transaction this context did not open: its outcome is unknown, so they never run.
     this.commitHooks.length = 0;
     let result: T;
+    this.owning = true;
+    this.generation++;
     try {
       result = this.db.transaction(fn).immediate();
     } catch (err) {
       this.commitHooks.length = 0;
       throw err;
+    } finally {
+      this.owning = false;
     }
     for (const hook of this.commitHooks.splice(0)) hook();
     this.afterCommit();
@@ -58,6 +66,21 @@ export class StoreContext {
   onCommit(fn: () => void): void {
     if (this.db.inTransaction) this.commitHooks.push(fn);
     else fn();
+  }
+
+  /**
+   * Run fn once the open transaction commits when tx() opened it, and at once otherwise (no
+   * transaction, or one opened elsewhere, whose outcome this context cannot see). For effects
+   * outside the database that must not outlive a rollback, such as a wiki page's file.
+   */
+  whenCommitted(fn: () => void): void {
+    if (this.openTransaction() !== null) this.commitHooks.push(fn);
+    else fn();
+  }
+
+  /** A number naming the transaction tx() has open now, or null when none is (see whenCommitted). */
+  openTransaction(): number | null {
+    return this.db.inTransaction && this.owning ? this.generation : null;
   }
 
   /**

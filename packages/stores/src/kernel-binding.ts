@@ -28,10 +28,20 @@ export function useStores(ctx: PluginContext): Stores {
   });
   ctx.container.register({ stores: asValue(stores) });
   // The retrieval indexes are built shortly after ready, off the start-up path, instead of on the
-  // first search (about 2 s at 100,000 memories on a small machine).
+  // first search (about 2 s at 100,000 memories on a small machine); L1 files a killed process
+  // left behind their rings are rewritten then too.
   let warming: NodeJS.Timeout | null = null;
   ctx.hooks.ready.tapPromise(STORES_OWNER, async () => {
-    warming = setTimeout(() => stores.retrieval.warm(), RETRIEVAL_WARM_DELAY_MS);
+    warming = setTimeout(() => {
+      // Only done ahead of time (a search builds what is missing, the next push rewrites a file):
+      // a failure here is reported, never thrown from a timer.
+      try {
+        stores.retrieval.warm();
+        stores.l1.reconcileFiles();
+      } catch (err) {
+        ctx.logger.warn(`warming the stores after start failed: ${(err as Error).message}`);
+      }
+    }, RETRIEVAL_WARM_DELAY_MS);
     warming.unref();
   });
   ctx.hooks.close.tapPromise(STORES_OWNER, async () => {

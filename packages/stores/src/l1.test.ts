@@ -25,6 +25,26 @@ describe('L1Ring', () => {
     expect(fs.readdirSync(path.dirname(file)).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('reconcileFiles() rewrites the files a stopped process left behind their rings, and only those', () => {
+    env.stores.l1.push(U, { text: 'flushed' });
+    env.stores.l1.push(U2, { text: 'flushed too' });
+    env.stores.flush();
+    // A process killed between its pushes and their flush: the rows are there, the files are not.
+    const killed = env.second().stores;
+    killed.l1.push(U, { text: 'pushed, never flushed' });
+    killed.l1.push(A, { text: 'a scope with no file yet' });
+    const fresh = env.second().stores;
+    expect(fresh.l1.reconcileFiles()).toBe(2);
+    fresh.flush();
+    const lastText = (scope: typeof U) => JSON.parse(fs.readFileSync(fresh.l1.fileFor(scope), 'utf8')).items.at(-1).text;
+    expect(lastText(U)).toBe('pushed, never flushed');
+    expect(lastText(A)).toBe('a scope with no file yet');
+    expect(lastText(U2)).toBe('flushed too');
+    expect(fresh.l1.reconcileFiles()).toBe(0);
+    fs.writeFileSync(fresh.l1.fileFor(U2), '{ not json');
+    expect(fresh.l1.reconcileFiles()).toBe(1);
+  });
+
   it('writes the file within L1_FLUSH_MS of a burst of pushes, not on every push', async () => {
     const file = env.stores.l1.fileFor(U);
     env.stores.l1.push(U, { text: 'first' });

@@ -91,6 +91,28 @@ describe('StoreContext.onCommit', () => {
   });
 });
 
+describe('StoreContext.whenCommitted', () => {
+  it('waits for the commit of a transaction tx() opened, drops the work on rollback, and runs at once otherwise', () => {
+    const ctx = env.stores.ctx;
+    const seen: string[] = [];
+    ctx.whenCommitted(() => seen.push('no transaction'));
+    env.stores.transaction(() => {
+      ctx.whenCommitted(() => seen.push('committed'));
+      expect(seen).toEqual(['no transaction']);
+    });
+    expect(() =>
+      env.stores.transaction(() => {
+        ctx.whenCommitted(() => seen.push('rolled back'));
+        throw new Error('no');
+      }),
+    ).toThrow('no');
+    // A transaction opened elsewhere: its outcome is not this context's to see, so the work runs now.
+    env.db.transaction(() => ctx.whenCommitted(() => seen.push('foreign')))();
+    expect(seen).toEqual(['no transaction', 'committed', 'foreign']);
+    expect(ctx.openTransaction()).toBeNull();
+  });
+});
+
 describe('retrieval index catch-up after writes', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const episode = (summary: string) => env.stores.episodes.add(U, { summary, emotional_weight: 0, importance: 0.5, tags: [] });

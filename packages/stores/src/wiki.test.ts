@@ -83,6 +83,43 @@ describe('WikiStore', () => {
     expect(w.save(U, { title: '!!!', content: 'y', wiki_type: 'diary' }).path).toBe('wiki/user/default/diary/untitled-5.md');
   });
 
+  it('writes and removes page files only once the transaction commits; inside it, reads see its own saves', () => {
+    const w = env.stores.wiki;
+    const file = (rel: string) => path.join(env.dir, rel);
+    const p = w.save(U, { title: 'Shared', content: 'committed v1', wiki_type: 'diary' });
+    const rollBack = (fn: () => void) => {
+      expect(() =>
+        env.stores.transaction(() => {
+          fn();
+          throw new Error('rolled back');
+        }),
+      ).toThrow('rolled back');
+    };
+    rollBack(() => {
+      w.save(U, { title: 'Shared', content: 'never committed v2', wiki_type: 'diary' });
+      expect(w.getByTitle(U, 'Shared')?.content).toBe('never committed v2');
+      expect(fs.readFileSync(file(p.path), 'utf8')).toBe('committed v1');
+      w.save(U, { title: 'Ghost', content: 'never committed', wiki_type: 'diary' });
+    });
+    expect(w.getByTitle(U, 'Shared')?.content).toBe('committed v1');
+    expect(fs.readFileSync(file(p.path), 'utf8')).toBe('committed v1');
+    expect(w.getByTitle(U, 'Ghost')).toBeNull();
+    expect(fs.existsSync(file('wiki/user/default/diary/ghost.md'))).toBe(false);
+    rollBack(() => w.delete(U, 'Shared'));
+    expect(fs.readFileSync(file(p.path), 'utf8')).toBe('committed v1');
+    // A page moved to another type: the old file goes with the commit, not before.
+    const moved = env.stores.transaction(() => {
+      const q = w.save(U, { title: 'Shared', content: 'moved v3', wiki_type: 'retrospective' });
+      expect(fs.existsSync(file(p.path))).toBe(true);
+      expect(fs.existsSync(file(q.path))).toBe(false);
+      return q;
+    });
+    expect(fs.existsSync(file(p.path))).toBe(false);
+    expect(fs.readFileSync(file(moved.path), 'utf8')).toBe('moved v3');
+    w.delete(U, 'Shared');
+    expect(fs.existsSync(file(moved.path))).toBe(false);
+  });
+
   it('rejects unknown wiki types naming the field and the accepted values', () => {
     try {
       env.stores.wiki.save(U, { title: 't', content: 'c', wiki_type: 'poetry' });

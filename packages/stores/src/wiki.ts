@@ -79,6 +79,13 @@ function toInfo(r: Omit<Row, 'content'>): WikiPageInfo {
  * checked to stay inside the data dir.
  */
 export class WikiStore {
+  /**
+   * Pages saved or deleted in the transaction open now, by path, with the content their file will
+   * hold once it commits (null: removed): a read inside that transaction sees its own writes.
+   * Entries of another transaction (rolled back) are never read and are dropped at the next write.
+   */
+  private readonly unwritten = new Map<string, { tx: number; content: string | null }>();
+
   constructor(
     private readonly ctx: StoreContext,
     private readonly audit: AuditLog,
@@ -116,9 +123,16 @@ export class WikiStore {
           )
           .run(scope.layer, scope.user_id, title, wikiType, JSON.stringify(tags), rel, content, now, now, size);
       }
-      writeFileAtomic(abs, content);
-      if (before && before.path !== rel) fs.rmSync(safeJoin(this.ctx.dataDir, before.path), { force: true });
-      // The file now holds exactly `content`: the row is read back for its id and dates, not the file.
+      // The file is written once the row is committed: a save rolled back (or never committed) must
+      // not leave its text in the file, which reads take over the row.
+      const moved = before && before.path !== rel ? before.path : null;
+      this.holdUntilCommit(rel, content);
+      if (moved) this.holdUntilCommit(moved, null);
+      this.ctx.whenCommitted(() => {
+        writeFileAtomic(abs, content);
+        if (moved) fs.rmSync(safeJoin(this.ctx.dataDir, moved), { force: true });
+      });
+      // The file will hold exactly `content`: the row is read back for its id and dates, not the file.
       const page: WikiPage = { ...toInfo(this.row(scope, title) as Row), content };
       this.audit.log(scope, before ? 'update' : 'create', 'wiki_page', page.id, { title, wiki_type: wikiType, path: rel });
       return { ...page, created_new: !before };
@@ -199,7 +213,9 @@ export class WikiStore {
       this.ctx
         .stmt('DELETE FROM wiki_links WHERE layer = ? AND user_id = ? AND (from_title = ? OR to_title = ?)')
         .run(scope.layer, scope.user_id, r.title, r.title);
-      fs.rmSync(safeJoin(this.ctx.dataDir, r.path), { force: true });
+      const file = safeJoin(this.ctx.dataDir, r.path);
+      this.holdUntilCommit(r.path, null);
+      this.ctx.whenCommitted(() => fs.rmSync(file, { force: true }));
       this.audit.log(scope, 'delete', 'wiki_page', page.id, { title: r.title, path: r.path });
       return page;
     });
@@ -256,8 +272,19 @@ export class WikiStore {
       .get(scope.layer, scope.user_id, title.trim()) as Row | undefined;
   }
 
+  /** Note what the file at `rel` will hold once the open transaction commits (nothing outside one). */
+  private holdUntilCommit(rel: string, content: string | null): void {
+    const tx = this.ctx.openTransaction();
+    if (tx === null) return;
+    for (const [key, u] of this.unwritten) if (u.tx !== tx) this.unwritten.delete(key);
+    this.unwritten.set(rel, { tx, content });
+    this.ctx.whenCommitted(() => this.unwritten.delete(rel));
+  }
+
   /** The page's Markdown file is canonical; the index copy stands in when the file is gone. */
   private withFileContent(r: Row): WikiPage {
+    const pending = this.unwritten.get(r.path);
+    if (pending !== undefined && pending.content !== null && pending.tx === this.ctx.openTransaction()) return { ...toInfo(r), content: pending.content };
     let content = r.content;
     try {
       content = fs.readFileSync(safeJoin(this.ctx.dataDir, r.path), 'utf8');
