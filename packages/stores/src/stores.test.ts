@@ -1,5 +1,7 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFERRED_WRITE_MS, INDEX_CATCH_UP_MS, Stores } from './stores.js';
+import { DEFERRED_WRITE_MS, INDEX_CATCH_UP_MS, INDEX_IDLE_REBUILD_MS, Stores } from './stores.js';
 import { U, makeEnv, type Env } from './test-helpers.js';
 
 let env: Env;
@@ -203,6 +205,31 @@ describe('retrieval index catch-up after writes', () => {
     // The search rebuilt it; small batches are applied again.
     episode('one more orchard note');
     expect(env.stores.retrieval.catchUp()).toMatchObject({ applied: expect.arrayContaining(['l3']), left: [] });
+  });
+
+  it('rebuilds (and saves) what the catch-up left once writes stop for INDEX_IDLE_REBUILD_MS; a write puts it off', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      episode('a first note about the orchard');
+      env.stores.retrieval.search(U, 'orchard');
+      env.stores.transaction(() => {
+        for (let i = 0; i < 100; i++) episode(`orchard row ${i}`);
+      });
+      const refresh = vi.spyOn(env.stores.retrieval, 'refresh');
+      vi.advanceTimersByTime(INDEX_CATCH_UP_MS);
+      expect(env.stores.retrieval.catchUp().left).toContain('l3');
+      vi.advanceTimersByTime(INDEX_IDLE_REBUILD_MS - 100);
+      episode('a late orchard note');
+      vi.advanceTimersByTime(INDEX_IDLE_REBUILD_MS - 1);
+      expect(refresh).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(INDEX_IDLE_REBUILD_MS);
+      expect(refresh).toHaveBeenCalledTimes(1);
+      expect(env.stores.retrieval.catchUp()).toEqual({ applied: [], left: [] });
+      expect(fs.existsSync(path.join(env.dir, 'retrieval', 'l3.idx'))).toBe(true);
+      expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 })).toHaveLength(102);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('reads a log that called for a rebuild once: later catch-ups leave the index without reading it again', () => {

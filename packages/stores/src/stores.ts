@@ -34,6 +34,12 @@ export const ACCESS_FLUSH_ROWS = 2048;
  * enough that the answer to the write has left, and that a burst of writes is indexed as one batch.
  */
 export const INDEX_CATCH_UP_MS = 5;
+/**
+ * Quiet time after the last commit before an index the catch-up left for a rebuild (a bulk load, a
+ * trimmed log, one worn out by edits) is rebuilt anyway, so the next search does not pay for it.
+ * Long enough that the pauses within a bulk load do not rebuild it over and over.
+ */
+export const INDEX_IDLE_REBUILD_MS = 1000;
 
 function resolveConfig(over: Partial<StoresConfig> = {}): StoresConfig {
   const cfg: StoresConfig = { ...DEFAULT_STORES_CONFIG, ...over };
@@ -104,6 +110,7 @@ export class Stores {
   private lockBusy = false;
   private readonly accesses = new AccessLog();
   private catchUpTimer: NodeJS.Timeout | null = null;
+  private rebuildTimer: NodeJS.Timeout | null = null;
   /** performance.now() of the last commit, for the quiet time of INDEX_CATCH_UP_MS. */
   private lastCommit = 0;
 
@@ -131,9 +138,34 @@ export class Stores {
       return;
     }
     try {
-      this.retrieval.catchUp();
+      if (this.retrieval.catchUp().left.length > 0) this.armIdleRebuild(INDEX_IDLE_REBUILD_MS);
     } catch {
       // Only done ahead of time: the next search applies the log itself, and reports what fails.
+    }
+  }
+
+  private armIdleRebuild(ms: number): void {
+    if (this.rebuildTimer) clearTimeout(this.rebuildTimer);
+    this.rebuildTimer = setTimeout(() => this.rebuildWhenIdle(), ms);
+    this.rebuildTimer.unref();
+  }
+
+  /**
+   * Once writes have stopped for INDEX_IDLE_REBUILD_MS, rebuild (and save) what the catch-up left:
+   * after an import, the first search would otherwise build the whole index (about 0.17 s at
+   * 10,000 memories, 1.4 s at 100,000 on a small machine). A write in the meantime puts it off.
+   */
+  private rebuildWhenIdle(): void {
+    this.rebuildTimer = null;
+    const quiet = performance.now() - this.lastCommit;
+    if (quiet < INDEX_IDLE_REBUILD_MS) {
+      this.armIdleRebuild(INDEX_IDLE_REBUILD_MS - quiet);
+      return;
+    }
+    try {
+      this.retrieval.refresh();
+    } catch {
+      // Only done ahead of time: the next search rebuilds it itself, and reports what fails.
     }
   }
 
@@ -214,6 +246,8 @@ export class Stores {
     // After the writes above, which ask for it too: nothing is lost, the next search applies the log.
     if (this.catchUpTimer) clearTimeout(this.catchUpTimer);
     this.catchUpTimer = null;
+    if (this.rebuildTimer) clearTimeout(this.rebuildTimer);
+    this.rebuildTimer = null;
   }
 
   /** Run fn in one BEGIN IMMEDIATE transaction (nested calls become savepoints). */

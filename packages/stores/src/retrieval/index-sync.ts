@@ -137,6 +137,13 @@ export class RetrievalIndex {
     return result;
   }
 
+  /** view() each index built in this process: what is behind is applied, what needs it rebuilt. */
+  refresh(): void {
+    if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
+    const max = this.maxSeq();
+    for (const source of [...this.built.keys()]) this.view(source, max);
+  }
+
   /**
    * Save the indexes built from their tables in this process (`built`) or every index whose cursor
    * moved since it was saved or read (`changed`), each at the cursor it holds. Never waits for

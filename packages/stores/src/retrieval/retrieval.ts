@@ -380,6 +380,17 @@ export class Retrieval {
   }
 
   /**
+   * Bring every index built in this process up to date now, rebuilding those the log or their
+   * wear calls for (as the next search would), and save what was built from the tables. Nothing
+   * happens inside a transaction or on a closed database.
+   */
+  refresh(): void {
+    if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
+    this.index.refresh();
+    this.index.persist('built');
+  }
+
+  /**
    * Take the writes committed since the last search into the indexes already built (Stores runs it
    * once writes pause, after their answers), so a search that follows a write does not index it
    * first. A source that needs a rebuild is left to the next search (index-sync.ts).
