@@ -41,6 +41,45 @@ export const INDEX_CATCH_UP_MS = 5;
  */
 export const INDEX_IDLE_REBUILD_MS = 1000;
 
+/**
+ * Work run once `quietMs` have passed since the last write (`since()`, a performance.now() time):
+ * armed after each write, it waits again for as long as writes keep coming. Its timer never keeps
+ * the process alive, and the work is only done ahead of time (a search does it itself), so a
+ * failure is left to that search to report.
+ */
+class QuietTask {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly quietMs: number,
+    private readonly since: () => number,
+    private readonly task: () => void,
+  ) {}
+
+  /** Wait for the quiet time, unless already waiting. */
+  arm(ms = this.quietMs): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => this.fire(), ms);
+    this.timer.unref();
+  }
+
+  cancel(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private fire(): void {
+    this.timer = null;
+    const quiet = performance.now() - this.since();
+    if (quiet < this.quietMs) return this.arm(this.quietMs - quiet);
+    try {
+      this.task();
+    } catch {
+      // Only done ahead of time: the next search does it itself, and reports what fails.
+    }
+  }
+}
+
 function resolveConfig(over: Partial<StoresConfig> = {}): StoresConfig {
   const cfg: StoresConfig = { ...DEFAULT_STORES_CONFIG, ...over };
   for (const [k, v] of Object.entries(cfg)) {
@@ -109,64 +148,27 @@ export class Stores {
    */
   private lockBusy = false;
   private readonly accesses = new AccessLog();
-  private catchUpTimer: NodeJS.Timeout | null = null;
-  private rebuildTimer: NodeJS.Timeout | null = null;
-  /** performance.now() of the last commit, for the quiet time of INDEX_CATCH_UP_MS. */
+  /** performance.now() of the last commit, for the quiet times of the index work below. */
   private lastCommit = 0;
-
   /**
-   * After a commit: once writes have paused for INDEX_CATCH_UP_MS, bring the retrieval indexes up
-   * to date. Without it the next search does that work before it can answer: about a third of a
-   * dream that follows a think. One timer for a whole burst; a commit only notes its time.
+   * Once writes have paused for INDEX_CATCH_UP_MS, bring the retrieval indexes up to date. Without
+   * it the next search does that work before it can answer: about a third of a dream that follows
+   * a think. What it leaves (a rebuild) goes to `idleRebuild`.
    */
-  private indexSoon(): void {
-    this.lastCommit = performance.now();
-    if (!this.catchUpTimer) this.armCatchUp(INDEX_CATCH_UP_MS);
-  }
-
-  private armCatchUp(ms: number): void {
-    this.catchUpTimer = setTimeout(() => this.catchUpWhenQuiet(), ms);
-    // Never keeps the process alive: the next search applies the log itself.
-    this.catchUpTimer.unref();
-  }
-
-  private catchUpWhenQuiet(): void {
-    this.catchUpTimer = null;
-    const quiet = performance.now() - this.lastCommit;
-    if (quiet < INDEX_CATCH_UP_MS) {
-      this.armCatchUp(INDEX_CATCH_UP_MS - quiet);
-      return;
-    }
-    try {
-      if (this.retrieval.catchUp().left.length > 0) this.armIdleRebuild(INDEX_IDLE_REBUILD_MS);
-    } catch {
-      // Only done ahead of time: the next search applies the log itself, and reports what fails.
-    }
-  }
-
-  private armIdleRebuild(ms: number): void {
-    if (this.rebuildTimer) clearTimeout(this.rebuildTimer);
-    this.rebuildTimer = setTimeout(() => this.rebuildWhenIdle(), ms);
-    this.rebuildTimer.unref();
-  }
-
+  private readonly catchUp = new QuietTask(INDEX_CATCH_UP_MS, () => this.lastCommit, () => {
+    if (this.retrieval.catchUp().left.length > 0) this.idleRebuild.arm();
+  });
   /**
    * Once writes have stopped for INDEX_IDLE_REBUILD_MS, rebuild (and save) what the catch-up left:
    * after an import, the first search would otherwise build the whole index (about 0.17 s at
-   * 10,000 memories, 1.4 s at 100,000 on a small machine). A write in the meantime puts it off.
+   * 10,000 memories, 1.4 s at 100,000 on a small machine).
    */
-  private rebuildWhenIdle(): void {
-    this.rebuildTimer = null;
-    const quiet = performance.now() - this.lastCommit;
-    if (quiet < INDEX_IDLE_REBUILD_MS) {
-      this.armIdleRebuild(INDEX_IDLE_REBUILD_MS - quiet);
-      return;
-    }
-    try {
-      this.retrieval.refresh();
-    } catch {
-      // Only done ahead of time: the next search rebuilds it itself, and reports what fails.
-    }
+  private readonly idleRebuild = new QuietTask(INDEX_IDLE_REBUILD_MS, () => this.lastCommit, () => this.retrieval.refresh());
+
+  /** After a commit: note its time, and have the indexes catch up once writes pause (one timer for a burst). */
+  private indexSoon(): void {
+    this.lastCommit = performance.now();
+    this.catchUp.arm();
   }
 
   /**
@@ -244,10 +246,8 @@ export class Stores {
     this.flushDeferred(true);
     this.l1.flush();
     // After the writes above, which ask for it too: nothing is lost, the next search applies the log.
-    if (this.catchUpTimer) clearTimeout(this.catchUpTimer);
-    this.catchUpTimer = null;
-    if (this.rebuildTimer) clearTimeout(this.rebuildTimer);
-    this.rebuildTimer = null;
+    this.catchUp.cancel();
+    this.idleRebuild.cancel();
   }
 
   /** Run fn in one BEGIN IMMEDIATE transaction (nested calls become savepoints). */
