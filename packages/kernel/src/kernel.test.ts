@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +7,7 @@ import { ManualClock } from './clock.js';
 import { MemoryError } from './errors.js';
 import { createKernel, Kernel, KERNEL_VERSION } from './kernel.js';
 import { silentLogger } from './logger.js';
-import { makeDirs, safeJoin, slugify, writeFileAtomic } from './paths.js';
+import { makeDirs, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import { definePlugin, type PluginDefinition } from './plugin.js';
 import { buildSurface } from './surface.js';
 import { resolveExposure } from './exposure.js';
@@ -276,5 +277,15 @@ describe('config and paths', () => {
     writeFileAtomic(file, [new Uint8Array([9]), big.subarray(5, 200_005), new Uint8Array(0), Buffer.from('end')]);
     expect(fs.readFileSync(file)).toEqual(Buffer.concat([Buffer.from([9]), big.subarray(5, 200_005), Buffer.from('end')]));
     expect(fs.readdirSync(path.dirname(file))).toEqual(['f.bin']);
+  });
+
+  it('removes the temp files of writers that are gone, and keeps a running writer\'s and every other file', () => {
+    const root = tmp();
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const names = [`a.md.${gone}.0123456789ab.tmp`, `b.md.${process.pid}.0123456789ab.tmp`, 'c.tmp', `d.md.${gone}.xyz.tmp`, 'e.md'];
+    for (const n of names) fs.writeFileSync(path.join(root, n), 'x');
+    expect(removeStaleTemps(root)).toBe(1);
+    expect(fs.readdirSync(root).sort()).toEqual(names.slice(1).sort());
+    expect(removeStaleTemps(path.join(root, 'missing'))).toBe(0);
   });
 });

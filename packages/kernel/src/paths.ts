@@ -98,6 +98,41 @@ export function writeFileAtomic(file: string, data: string | Uint8Array | readon
   }
 }
 
+/** The name writeFileAtomic gives its temp file ends so: the writer's pid, then 12 hex digits. */
+const TEMP_NAME = /\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: the process exists, under another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Remove the temp files writeFileAtomic left in `dir` (not below it) when its process was killed
+ * mid-write: those whose writer's pid is no longer running (a running writer's are kept). Returns
+ * how many were removed; a missing directory has none.
+ */
+export function removeStaleTemps(dir: string): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const m = TEMP_NAME.exec(name);
+    if (!m || alive(Number(m[1]))) continue;
+    fs.rmSync(path.join(dir, name), { force: true });
+    removed++;
+  }
+  return removed;
+}
+
 function writeChunks(file: string, chunks: readonly Uint8Array[]): void {
   const fd = fs.openSync(file, 'w');
   try {

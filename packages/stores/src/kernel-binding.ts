@@ -28,8 +28,8 @@ export function useStores(ctx: PluginContext): Stores {
   });
   ctx.container.register({ stores: asValue(stores) });
   // The retrieval indexes are built shortly after ready, off the start-up path, instead of on the
-  // first search (about 2 s at 100,000 memories on a small machine); L1 files a killed process
-  // left behind their rings are rewritten then too.
+  // first search (about 2 s at 100,000 memories on a small machine); what a killed process left
+  // on disk is mended then too (Stores.repairAfterStop).
   let warming: NodeJS.Timeout | null = null;
   ctx.hooks.ready.tapPromise(STORES_OWNER, async () => {
     warming = setTimeout(() => {
@@ -37,7 +37,7 @@ export function useStores(ctx: PluginContext): Stores {
       // a failure here is reported, never thrown from a timer.
       try {
         stores.retrieval.warm();
-        stores.l1.reconcileFiles();
+        stores.repairAfterStop();
       } catch (err) {
         ctx.logger.warn(`warming the stores after start failed: ${(err as Error).message}`);
       }

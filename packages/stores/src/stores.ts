@@ -6,8 +6,10 @@ import { EpisodeStore } from './episodes.js';
 import { FactStore } from './facts.js';
 import { GraphStore } from './graph.js';
 import { L1Ring } from './l1.js';
+import { removeStaleTemps, safeJoin } from './paths.js';
 import { ProjectStore } from './projects/projects.js';
 import { RecallEventStore } from './recall-events.js';
+import { SNAPSHOT_DIR } from './retrieval/index-sync.js';
 import { Retrieval } from './retrieval/retrieval.js';
 import { ScratchpadStore } from './scratchpad.js';
 import { SessionStore } from './sessions.js';
@@ -110,6 +112,9 @@ export class Stores {
   readonly projects: ProjectStore;
   readonly retrieval: Retrieval;
 
+  /** The newest audit entry when this Stores was made: the saves after it are its own (repairAfterStop). */
+  private readonly auditMarkAtStart: number;
+
   constructor(opts: StoresOptions) {
     this.config = resolveConfig(opts.config);
     const afterCommit = opts.afterCommit;
@@ -118,6 +123,7 @@ export class Stores {
       this.indexSoon();
     });
     this.audit = new AuditLog(this.ctx);
+    this.auditMarkAtStart = (this.ctx.stmt('SELECT max(id) FROM audit_log').pluck(true).get() as number | null) ?? 0;
     this.l1 = new L1Ring(this.ctx);
     this.sessions = new SessionStore(this.ctx, this.audit);
     this.scratchpad = new ScratchpadStore(this.ctx);
@@ -248,6 +254,19 @@ export class Stores {
     // After the writes above, which ask for it too: nothing is lost, the next search applies the log.
     this.catchUp.cancel();
     this.idleRebuild.cancel();
+  }
+
+  /**
+   * Mend what a process stopped mid-write (killed) can leave on disk, cheaply enough for every
+   * start: L1 files behind their rings, the files of the last wiki pages saved, and the temp files
+   * of killed atomic writes in the L1, index and those pages' folders. Returns what was rewritten.
+   */
+  repairAfterStop(): { l1_files: number; wiki_files: number } {
+    if (!this.ctx.db.open) return { l1_files: 0, wiki_files: 0 };
+    const l1Files = this.l1.reconcileFiles();
+    const wikiFiles = this.wiki.repairRecent(this.auditMarkAtStart);
+    for (const dir of [['l1', 'user'], ['l1', 'agent'], [SNAPSHOT_DIR]]) removeStaleTemps(safeJoin(this.ctx.dataDir, ...dir));
+    return { l1_files: l1Files, wiki_files: wikiFiles };
   }
 
   /** Run fn in one BEGIN IMMEDIATE transaction (nested calls become savepoints). */

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -118,6 +119,38 @@ describe('WikiStore', () => {
     expect(fs.readFileSync(file(moved.path), 'utf8')).toBe('moved v3');
     w.delete(U, 'Shared');
     expect(fs.existsSync(file(moved.path))).toBe(false);
+  });
+
+  it('repairAfterStop() writes again the files a killed process left behind the last saves, and keeps hand edits', () => {
+    const w = env.stores.wiki;
+    const file = (rel: string) => path.join(env.dir, rel);
+    const created = w.save(U, { title: 'Created', content: 'new page', wiki_type: 'diary' });
+    const updated = w.save(U, { title: 'Updated', content: 'first text', wiki_type: 'diary' });
+    const edited = w.save(U, { title: 'Edited', content: 'as saved', wiki_type: 'diary' });
+    w.save(U, { title: 'Updated', content: 'second text', wiki_type: 'diary' });
+    // Killed between the commits and the file writes: no file for the new page, the old text for
+    // the update (older than its row); a hand edit made afterwards is newer than its row.
+    fs.rmSync(file(created.path));
+    fs.writeFileSync(file(updated.path), 'first text');
+    const before = new Date(Date.parse(w.getByTitle(U, 'Updated')!.updated) - 60_000);
+    fs.utimesSync(file(updated.path), before, before);
+    fs.writeFileSync(file(edited.path), 'edited by hand');
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const temp = `${file(created.path)}.${gone}.0123456789ab.tmp`;
+    fs.writeFileSync(temp, 'half a page');
+    env.stores.l1.push(U, { text: 'pushed' });
+    // The next start mends it; saves after it started would be its own, and are not looked at.
+    const next = env.second().stores;
+    next.wiki.save(U, { title: 'Later', content: 'saved after the start', wiki_type: 'diary' });
+    fs.rmSync(file(next.wiki.getByTitle(U, 'Later')!.path));
+    expect(next.repairAfterStop()).toEqual({ l1_files: 1, wiki_files: 2 });
+    expect(fs.readFileSync(file(created.path), 'utf8')).toBe('new page');
+    expect(fs.readFileSync(file(updated.path), 'utf8')).toBe('second text');
+    expect(fs.readFileSync(file(edited.path), 'utf8')).toBe('edited by hand');
+    expect(fs.existsSync(temp)).toBe(false);
+    // The L1 file was marked for its next flush.
+    next.flush();
+    expect(env.second().stores.repairAfterStop()).toEqual({ l1_files: 0, wiki_files: 1 });
   });
 
   it('rejects unknown wiki types naming the field and the accepted values', () => {

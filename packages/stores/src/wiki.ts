@@ -4,9 +4,9 @@ import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
 import { familyName, freeNumber } from './name-family.js';
-import { idSegment, isInside, safeJoin, slugify, writeFileAtomic } from './paths.js';
+import { idSegment, isInside, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, makeId, normalizeTags, parseJson } from './util.js';
+import { checkScope, checkText, makeId, normalizeTags, parseId, parseJson } from './util.js';
 import { WIKI_LINK_RELATIONS, checkWikiType, type WikiLinkRelation, type WikiType } from './wiki-types.js';
 
 export interface WikiPageInfo {
@@ -270,6 +270,44 @@ export class WikiStore {
     return this.ctx
       .stmt('SELECT * FROM wiki_pages WHERE layer = ? AND user_id = ? AND title = ?')
       .get(scope.layer, scope.user_id, title.trim()) as Row | undefined;
+  }
+
+  /**
+   * Write again from their rows the files of the last pages saved that a stopped process left
+   * behind: a page's file is written just after its commit, so a process killed in between leaves
+   * a new page with no file, or an updated page's file with its previous text (older than the row;
+   * a file edited by hand since is newer, and kept). The pages are those of the newest `entries`
+   * audit entries up to `upTo` (the newest when this process started: later saves are its own),
+   * which commit with their saves; the temp files of writes killed in their folders are removed.
+   * Returns the files written.
+   */
+  repairRecent(upTo: number, entries = 256): number {
+    const ids = this.ctx
+      .stmt(
+        `SELECT DISTINCT target_id FROM (SELECT target_id, target_type FROM audit_log WHERE id <= ? ORDER BY id DESC LIMIT ?) WHERE target_type = 'wiki_page'`,
+      )
+      .pluck(true)
+      .all(upTo, entries) as string[];
+    const dirs = new Set<string>();
+    let written = 0;
+    for (const id of ids) {
+      const n = parseId('wiki', id);
+      const r = n === null ? undefined : (this.ctx.stmt('SELECT * FROM wiki_pages WHERE id = ?').get(n) as Row | undefined);
+      if (!r) continue;
+      const abs = safeJoin(this.ctx.dataDir, r.path);
+      dirs.add(path.dirname(abs));
+      let stale: boolean;
+      try {
+        stale = fs.statSync(abs).mtimeMs < Date.parse(r.updated) && fs.readFileSync(abs, 'utf8') !== r.content;
+      } catch {
+        stale = true;
+      }
+      if (!stale) continue;
+      writeFileAtomic(abs, r.content);
+      written++;
+    }
+    for (const dir of dirs) removeStaleTemps(dir);
+    return written;
   }
 
   /** Note what the file at `rel` will hold once the open transaction commits (nothing outside one). */
