@@ -1,7 +1,7 @@
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
-import { familyName, familyNumber, freeNumber } from './name-family.js';
+import { familyName, familyNumber, freeName } from './name-family.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, clamp, likePattern, makeId, parseId, parseJson, toIso } from './util.js';
 
@@ -183,7 +183,7 @@ export class FactStore {
     for (const key of holders) same = Math.min(same, familyNumber(key, base, '') ?? Infinity);
     if (same !== Infinity) return familyName(base, '', same);
     const taken = this.ctx.stmt('SELECT 1 FROM facts WHERE layer = ? AND user_id = ? AND key = ?');
-    return familyName(base, '', freeNumber((n) => taken.get(scope.layer, scope.user_id, familyName(base, '', n)) !== undefined));
+    return freeName(base, '', (key) => taken.get(scope.layer, scope.user_id, key) !== undefined);
   }
 
   /** Any scope: entry ids are global. */

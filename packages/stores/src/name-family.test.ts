@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { familyName, familyNumber, freeNumber } from './name-family.js';
+import { familyName, familyNumber, freeName, freeNumber } from './name-family.js';
 
 describe('name families', () => {
   it('names and numbers members, and only members', () => {
@@ -9,6 +9,12 @@ describe('name families', () => {
     for (const name of ['k-1', 'k-01', 'k-2x', 'k--2', 'k-+2', 'k-', 'kx', 'k-1234567890', 'j-2']) expect(familyNumber(name, 'k', '')).toBeNull();
     expect(familyNumber('d/s-3.md', 'd/s', '.md')).toBe(3);
     expect(familyNumber('d/s-3.mdx', 'd/s', '.md')).toBeNull();
+  });
+
+  it('names the free member of a family from the names taken', () => {
+    const taken = new Set(['d/s.md', 'd/s-2.md', 'd/s-3.md']);
+    expect(freeName('d/s', '.md', (name) => taken.has(name))).toBe('d/s-4.md');
+    expect(freeName('k', '', () => false)).toBe('k');
   });
 
   it('finds a free number in a few lookups: the lowest while no gap, else one after a taken number', () => {

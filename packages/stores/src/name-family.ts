@@ -44,3 +44,8 @@ export function freeNumber(taken: (n: number) => boolean): number {
   }
   return high;
 }
+
+/** The name of a free member: `freeNumber` over the names `taken` reports (one index lookup each). */
+export function freeName(head: string, tail: string, taken: (name: string) => boolean): string {
+  return familyName(head, tail, freeNumber((n) => taken(familyName(head, tail, n))));
+}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
-import { familyName, freeNumber } from './name-family.js';
+import { freeName } from './name-family.js';
 import { idSegment, isInside, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, makeId, normalizeTags, parseId, parseJson } from './util.js';
@@ -149,7 +149,7 @@ export class WikiStore {
     // Titles are stored trimmed (save), so the family is probed as they are stored.
     const head = base.trim();
     const taken = this.ctx.stmt('SELECT 1 FROM wiki_pages WHERE layer = ? AND user_id = ? AND title = ?');
-    return familyName(head, '', freeNumber((n) => taken.get(scope.layer, scope.user_id, familyName(head, '', n)) !== undefined));
+    return freeName(head, '', (title) => taken.get(scope.layer, scope.user_id, title) !== undefined);
   }
 
   getByTitle(scope: Scope, title: string): WikiPage | null {
@@ -336,7 +336,7 @@ export class WikiStore {
   private freePath(scope: Scope, wikiType: WikiType, title: string): string {
     const head = ['wiki', scope.layer, idSegment(scope.user_id), wikiType, slugify(title)].join('/');
     const taken = this.ctx.stmt('SELECT 1 FROM wiki_pages WHERE path = ?');
-    const rel = familyName(head, '.md', freeNumber((n) => taken.get(familyName(head, '.md', n)) !== undefined));
+    const rel = freeName(head, '.md', (name) => taken.get(name) !== undefined);
     safeJoin(this.ctx.dataDir, rel);
     return rel;
   }
