@@ -39,10 +39,14 @@ export function parseAbArgs(argv: readonly string[], cwd = invocationDir()): AbO
     } else throw new Error(`unknown option ${flag}\n${AB_USAGE}`);
   }
   if (!opts.a) throw new Error(`--a is required\n${AB_USAGE}`);
-  for (const checkout of [opts.a, opts.b!]) {
-    if (!fs.existsSync(serverBinOf(checkout))) throw new Error(`${checkout} has no ${path.join('packages', 'server', 'bin', 'memory-service.js')}: name a checkout of this repository`);
-    if (!fs.existsSync(path.join(checkout, 'packages', 'server', 'dist'))) throw new Error(`${checkout} is not built: run npm run build there first`);
-  }
+  for (const checkout of [opts.a, opts.b!]) checkBuiltCheckout(checkout);
   return opts as AbOptions;
+}
+
+/** Throw unless `checkout` is a checkout of this repository with its server built (ab, shapes). */
+export function checkBuiltCheckout(checkout: string, option = ''): void {
+  const lead = option ? `${option}: ` : '';
+  if (!fs.existsSync(serverBinOf(checkout))) throw new Error(`${lead}${checkout} has no ${path.join('packages', 'server', 'bin', 'memory-service.js')}: name a checkout of this repository`);
+  if (!fs.existsSync(path.join(checkout, 'packages', 'server', 'dist'))) throw new Error(`${lead}${checkout} is not built: run npm run build there first`);
 }
 

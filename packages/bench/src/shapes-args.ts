@@ -1,7 +1,6 @@
 /** Command-line options of `npm run shapes` (shapes-run.ts). */
-import fs from 'node:fs';
 import path from 'node:path';
-import { invocationDir, serverBinOf } from './ab-args.js';
+import { checkBuiltCheckout, invocationDir } from './ab-args.js';
 import { REPO_ROOT } from './paths.js';
 import { pickShapes, type Shape } from './shapes.js';
 
@@ -48,8 +47,6 @@ export function parseShapesArgs(argv: readonly string[], cwd = invocationDir()):
     else if (flag === '--checkout') opts.checkout = path.resolve(cwd, value);
     else throw new Error(`unknown option ${flag}\n${SHAPES_USAGE}`);
   }
-  if (!fs.existsSync(serverBinOf(opts.checkout)) || !fs.existsSync(path.join(opts.checkout, 'packages', 'server', 'dist'))) {
-    throw new Error(`--checkout: ${opts.checkout} has no built server (a checkout of this repository, after npm run build there)`);
-  }
+  checkBuiltCheckout(opts.checkout, '--checkout');
   return opts;
 }

@@ -48,7 +48,7 @@ describe('data shapes', () => {
     expect(() => parseShapesArgs(['--shapes', 'nope'])).toThrow(/unknown shape nope; known: sentences, shared-prefix-facts/);
     expect(() => parseShapesArgs(['--what', '1'])).toThrow(/unknown option --what/);
     expect(parseShapesArgs(['--checkout', '.'], REPO_ROOT).checkout).toBe(path.resolve(REPO_ROOT));
-    expect(() => parseShapesArgs(['--checkout', os.tmpdir()])).toThrow(/--checkout: .* has no built server/);
+    expect(() => parseShapesArgs(['--checkout', os.tmpdir()])).toThrow(/^--checkout: .* has no packages\/server\/bin\/memory-service\.js: name a checkout of this repository$/);
   });
 
   it('report growth from the smallest size to the largest, and flag more than 2x', () => {
