@@ -150,7 +150,7 @@ describe('lifecycle', () => {
     const agent = (await server.kernel.dispatchEvent('session_started', {}, 'agent', 'alice')).results[NAME];
     expect(agent).toMatchObject({ total: 1, recent: [{ title: 'Agent page', layer: 'agent' }] });
     expect((await server.kernel.dispatchEvent('session_started', {}, 'user', 'nobody')).results[NAME]).toEqual({ total: 0, recent: [] });
-    expect((await server.kernel.dispatchEvent('session_ended', {}, 'user', 'alice')).results).toEqual({});
+    expect((await server.kernel.dispatchEvent('session_ended', { summary: 'Read three pages.' }, 'user', 'alice')).results).toEqual({});
   });
 
   it('keeps its data and applies its migration once across restarts', async () => {

@@ -15,3 +15,5 @@ export { z } from './zod.js';
 export { asValue, asFunction, asClass } from 'awilix/browser';
 export * from './fast-args.js';
 export * from './random.js';
+export * from './event-payloads.js';
+export { isWellFormed } from './well-formed.js';

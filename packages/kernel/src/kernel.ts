@@ -18,6 +18,7 @@ import { stderrLogger, type Logger } from './logger.js';
 import { once } from './util.js';
 import { safeJoin } from './paths.js';
 import type { PluginContext, PluginDefinition } from './plugin.js';
+import { checkEventPayload } from './event-payloads.js';
 import { Storage } from './storage.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { isPromiseLike, parseArgs, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
@@ -297,12 +298,13 @@ export class Kernel {
         accepted: ['user', 'agent'],
       });
     }
-    if (typeof userId !== 'string' || userId.length === 0 || userId.length > 200 || /[\0/\\]/.test(userId)) {
-      throw new MemoryError('KERNEL_ERR_VALIDATION', 'Invalid input: field "user_id" must be a non-empty string without slashes', {
+    if (typeof userId !== 'string' || userId.length === 0 || userId.length > 200 || /[\0/\\]/.test(userId) || !/\S/.test(userId)) {
+      throw new MemoryError('KERNEL_ERR_VALIDATION', 'Invalid input: field "user_id" must be a non-blank string without slashes', {
         field: 'user_id',
-        accepted: 'string (1..200 chars, no slashes)',
+        accepted: 'string (1..200 chars, not only white space, no slashes)',
       });
     }
+    checkEventPayload(event, payload as Record<string, unknown>);
     const ctx: EventContext = { event, payload: payload as Record<string, unknown>, layer, user_id: userId };
     const results = await this.track(this.hooks[event].promise({}, ctx));
     return { event, layer, user_id: userId, results };

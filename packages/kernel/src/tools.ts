@@ -2,6 +2,7 @@ import { z } from './zod.js';
 import { MemoryError, invalid } from './errors.js';
 import type { ToolJsonSchemas } from './tool-schemas.js';
 import { fastArgs } from './fast-args.js';
+import { checkWellFormed } from './well-formed.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -59,9 +60,27 @@ export function defineTool<I extends AnyZodObject, O>(def: ToolDefinition<I, O>)
   return Object.freeze({ ...def });
 }
 
+/**
+ * The issue to report: the first, or when the first is a bound, the tightest bound of the same kind
+ * on the same field. zod checks a number's `int()` against the safe-integer range too, so 1e20
+ * for a field of at most 200 fails both, and the first issue would name 2^53 - 1 as the limit.
+ */
+function tightestBound(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
+  const first = issues[0]!;
+  if (first.code !== 'too_big' && first.code !== 'too_small') return first;
+  const key = first.path.join('.');
+  let best = first as z.core.$ZodIssue & { maximum?: unknown; minimum?: unknown };
+  for (const i of issues) {
+    if (i.code !== first.code || i.path.join('.') !== key) continue;
+    const b = i as typeof best;
+    if (first.code === 'too_big' ? Number(b.maximum) < Number(best.maximum) : Number(b.minimum) > Number(best.minimum)) best = b;
+  }
+  return best;
+}
+
 /** Turn zod issues into one validation error naming the field and what it accepts. */
 export function validationError(error: z.ZodError): MemoryError {
-  const issue = error.issues[0]!;
+  const issue = tightestBound(error.issues);
   const field = issue.path.length ? issue.path.join('.') : '(arguments)';
   let accepted: unknown;
   let problem = issue.message;
@@ -96,13 +115,20 @@ export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
  * plainly satisfy a schema of plain fields are taken by its shortcut (fast-args.ts); others are
  * parsed once on zod's fast path; only input that fails is parsed again with reportInput, which
  * the error needs to tell a missing field from one of the wrong type and which takes zod off that
- * path (about three times slower).
+ * path (about three times slower). Parsed arguments holding an unpaired surrogate are refused
+ * (well-formed.ts).
  */
 export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknown>, args: unknown): z.infer<I> {
   const taken = fastArgs(tool.input)?.(args ?? {});
-  if (taken) return taken as z.infer<I>;
+  if (taken) {
+    checkWellFormed(taken);
+    return taken as z.infer<I>;
+  }
   const res = tool.input.safeParse(args ?? {});
-  if (res.success) return res.data;
+  if (res.success) {
+    checkWellFormed(res.data);
+    return res.data;
+  }
   const reported = tool.input.safeParse(args ?? {}, { reportInput: true });
   throw validationError(reported.success ? res.error : reported.error);
 }
@@ -131,5 +157,6 @@ export const userIdSchema = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[^\0/\\]+$/, 'user_id must not contain slashes or NUL')
+  // Not only white space, no slash, backslash or NUL; linear to test however long the input.
+  .regex(/^(?!\s*$)[^\0/\\]+$/, 'user_id must not be blank, nor contain slashes or NUL')
   .default('default');

@@ -87,6 +87,9 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  * goes to the SDK Server as before. A notifications/cancelled naming a call in flight here aborts
  * it and its answer is not sent, as the SDK does.
  */
+/** JSON-RPC 2.0's error code for a request whose params are not what the method takes. */
+const INVALID_PARAMS = -32602;
+
 export class DirectToolCalls {
   private readonly inFlight = new Map<RequestId, AbortController>();
 
@@ -106,9 +109,14 @@ export class DirectToolCalls {
       call.abort(isObject(m.params) ? m.params.reason : undefined);
       return true;
     }
-    if (m.method !== 'tools/call' || (typeof m.id !== 'string' && typeof m.id !== 'number') || !isObject(m.params)) return false;
+    if (m.method !== 'tools/call' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return false;
+    // A call without a tool name or with arguments that are not an object is the caller's error
+    // (invalid params, naming the member), where the SDK Server answered it as an internal error.
+    if (!isObject(m.params)) return this.refuse(m.id, 'params must be an object with the tool name (name) and its arguments (arguments)');
     const { name, arguments: args, _meta: meta, task } = m.params;
-    if (typeof name !== 'string' || (args !== undefined && !isObject(args)) || task !== undefined) return false;
+    if (typeof name !== 'string') return this.refuse(m.id, 'params.name must be a string: the name of a tool from tools/list');
+    if (args !== undefined && !isObject(args)) return this.refuse(m.id, 'params.arguments must be an object of the tool\'s arguments');
+    if (task !== undefined) return false;
     if (meta !== undefined && (!isObject(meta) || meta.progressToken !== undefined)) return false;
     const id = m.id;
     if (this.inFlight.has(id)) return false;
@@ -157,6 +165,15 @@ export class DirectToolCalls {
     } catch (err) {
       return errorResult(err, this.logger);
     }
+  }
+
+  /** Answer a tools/call whose params are malformed with JSON-RPC's invalid params; the message was taken. */
+  private refuse(id: RequestId, message: string): true {
+    const error = { code: INVALID_PARAMS, message: `Invalid params: ${message}` };
+    this.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`).catch((err: unknown) =>
+      this.logger?.error(`tools/call answer not written: ${(err as Error).message}`),
+    );
+    return true;
   }
 
   private answer(id: RequestId, result: ToolResult): void {

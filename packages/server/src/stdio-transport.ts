@@ -1,9 +1,16 @@
 /**
  * The MCP transport of the `memory-service` command under stdio: one JSON-RPC message per line,
- * read from stdin and written to stdout. It behaves as the SDK's StdioServerTransport does (a
- * line that is not JSON or not JSON-RPC is reported to onerror and skipped, input beyond
- * maxBufferSize bytes without a line end is reported and closes the transport, send waits for
- * 'drain' when stdout's buffer is full) at a lower cost per message:
+ * read from stdin and written to stdout. It reads as the SDK's StdioServerTransport does (send
+ * waits for 'drain' when stdout's buffer is full; a bad line is reported to onerror and the next
+ * line is still read), and answers what the SDK's transport leaves unanswered, as JSON-RPC 2.0 asks:
+ * - a line that is not JSON gets a parse error (-32700), and JSON that is not a JSON-RPC 2.0
+ *   message object (a batch array, a number, another version) an invalid request (-32600), both
+ *   with id null, since no id can be read from them;
+ * - a line longer than maxBufferSize bytes is skipped up to its line end and answered with an
+ *   invalid request naming the limit, with the request's id when the line ends with one (the SDK
+ *   client writes the id last); the transport stays open, where the SDK's discards what it had
+ *   buffered and then reads the rest of the line as a broken message.
+ * It costs less per message:
  * - a line is only checked to be a JSON-RPC 2.0 object; the SDK's Protocol classifies every
  *   message with its own schemas right after, so the SDK's full schema parse of each line here
  *   only did the same work twice;
@@ -32,7 +39,21 @@ export interface StdioTransportOptions {
 
 /** Whether a parsed line has the shape every JSON-RPC 2.0 message shares. */
 function isJsonRpc(value: unknown): value is JSONRPCMessage {
-  return typeof value === 'object' && value !== null && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && (value as { jsonrpc?: unknown }).jsonrpc === '2.0';
+}
+
+/** Bytes kept of the end of a line being skipped: enough for the `"id":...}` that ends a request. */
+const TAIL_BYTES = 256;
+
+/** The id a request line ends with (`"id":7}` or `"id":"a-1"}`), as JSON text, or null. */
+export function trailingId(tail: string): string | null {
+  const m = /"id"\s*:\s*(-?\d{1,16}|"(?:[^"\\]|\\.){0,128}")\s*\}\s*$/.exec(tail);
+  return m ? m[1]! : null;
+}
+
+/** A JSON-RPC 2.0 error answer, as a line's JSON text; `id` is JSON text (`null` when unknown). */
+function errorLine(id: string, code: number, message: string): string {
+  return `{"jsonrpc":"2.0","id":${id},"error":{"code":${code},"message":${JSON.stringify(message)}}}`;
 }
 
 export class StdioTransport implements Transport {
@@ -52,6 +73,8 @@ export class StdioTransport implements Transport {
   private release: (() => void) | undefined;
   private started = false;
   private closed = false;
+  /** Set while the rest of a line over maxBufferSize is skipped; holds the last bytes seen of it. */
+  private skipping: Buffer | undefined;
 
   constructor(options: StdioTransportOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
@@ -135,14 +158,26 @@ export class StdioTransport implements Transport {
   };
 
   private readonly ondata = (chunk: Buffer | string): void => {
-    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-    const held = this.partial?.length ?? 0;
-    if (held + bytes.length > this.maxBufferSize) {
+    let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    for (;;) {
+      if (this.skipping) {
+        const end = bytes.indexOf(LF);
+        this.skipping = lastBytes(this.skipping, end < 0 ? bytes : bytes.subarray(0, end));
+        if (end < 0) return;
+        this.refuseLong(this.skipping);
+        this.skipping = undefined;
+        bytes = bytes.subarray(end + 1);
+        if (bytes.length === 0 || this.closed) return;
+      }
+      const held = this.partial?.length ?? 0;
+      // Lines that end in this chunk are checked one by one below; without a line end, the pending
+      // line is already too long: it is skipped to its end, keeping only its last bytes for the id.
+      if (held + bytes.length <= this.maxBufferSize || bytes.indexOf(LF) >= 0) break;
+      this.skipping = lastBytes(this.partial ?? Buffer.alloc(0), bytes);
       this.partial = undefined;
-      this.onerror?.(new Error(`ReadBuffer exceeded maximum size of ${this.maxBufferSize} bytes`));
-      void this.close();
       return;
     }
+    const held = this.partial?.length ?? 0;
     const buf = held ? Buffer.concat([this.partial!, bytes], held + bytes.length) : bytes;
     this.partial = undefined;
     let start = 0;
@@ -151,23 +186,40 @@ export class StdioTransport implements Transport {
     // is decoded once both halves are there.
     while (!this.closed && (end = buf.indexOf(LF, start)) !== -1) {
       const stop = end > start && buf[end - 1] === CR ? end - 1 : end;
-      const line = buf.toString('utf8', start, stop);
+      if (stop - start > this.maxBufferSize) {
+        this.refuseLong(buf.subarray(Math.max(start, stop - TAIL_BYTES), stop));
+      } else {
+        this.deliver(buf.toString('utf8', start, stop));
+      }
       start = end + 1;
-      this.deliver(line);
     }
     if (!this.closed && start < buf.length) this.partial = start === 0 ? buf : buf.subarray(start);
   };
+
+  /** Answer a line over maxBufferSize, skipped up to its end (`tail`: its last bytes). */
+  private refuseLong(tail: Buffer): void {
+    const message = `Message too large: a line over ${this.maxBufferSize} bytes was skipped`;
+    this.onerror?.(new Error(message));
+    void this.writeLine(errorLine(trailingId(tail.toString('utf8')) ?? 'null', -32600, message));
+  }
 
   private deliver(line: string): void {
     let message: unknown;
     try {
       message = JSON.parse(line);
     } catch (err) {
-      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      const error = err instanceof Error ? err : new Error(String(err));
+      this.onerror?.(error);
+      // A blank line is no message at all: nothing to answer.
+      if (line.trim()) void this.writeLine(errorLine('null', -32700, `Parse error: ${error.message}`));
       return;
     }
     if (!isJsonRpc(message)) {
-      this.onerror?.(new Error(`Not a JSON-RPC 2.0 message: ${line.length > 200 ? `${line.slice(0, 200)}...` : line}`));
+      const shown = line.length > 200 ? `${line.slice(0, 200)}...` : line;
+      this.onerror?.(new Error(`Not a JSON-RPC 2.0 message: ${shown}`));
+      const id = typeof message === 'object' && message !== null ? (message as { id?: unknown }).id : undefined;
+      const echoed = typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? JSON.stringify(id) : 'null';
+      void this.writeLine(errorLine(echoed, -32600, 'Invalid Request: each line must be one JSON-RPC 2.0 message object with "jsonrpc": "2.0" (batches are not accepted)'));
       return;
     }
     try {
@@ -177,4 +229,11 @@ export class StdioTransport implements Transport {
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
     }
   }
+}
+
+/** The last TAIL_BYTES of `kept` followed by `more`. */
+function lastBytes(kept: Buffer, more: Buffer): Buffer {
+  if (more.length >= TAIL_BYTES) return Buffer.from(more.subarray(more.length - TAIL_BYTES));
+  const joined = Buffer.concat([kept, more]);
+  return joined.length > TAIL_BYTES ? Buffer.from(joined.subarray(joined.length - TAIL_BYTES)) : joined;
 }

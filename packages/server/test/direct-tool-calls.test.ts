@@ -154,18 +154,49 @@ describe('tools/call answered directly over the stdio transport', () => {
     expect(JSON.parse(answer(6).content[0].text).error.message).toContain('later boom');
   });
 
-  it('leaves progress-token, task and malformed calls to the SDK Server', async () => {
+  it('leaves progress-token and task calls to the SDK Server', async () => {
     const take = vi.spyOn(DirectToolCalls.prototype, 'take');
-    const { client, server, toServer, lines } = await connected();
+    const { client, server } = await connected();
     const progress: any = await client.callTool({ name: 'value', arguments: { kind: 'empty' } }, undefined, { onprogress: () => undefined });
     expect(progress.structuredContent).toEqual({});
-    toServer.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'bad', method: 'tools/call', params: { name: 'value', arguments: [1] } })}\n`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const bad = lines().find((l) => l.id === 'bad');
-    // The SDK answers a JSON-RPC error (its own code for a request its schema refuses).
-    expect(bad.result).toBeUndefined();
-    expect([-32602, -32603]).toContain(bad.error.code);
     expect(take.mock.results.every((r) => r.value === false)).toBe(true);
+    await client.close();
+    await server.close();
+  });
+
+  it('answers a call with malformed params with invalid params (-32602) naming the member, and keeps answering', async () => {
+    const { client, server, toServer, lines } = await connected();
+    const malformed: [string, unknown][] = [
+      ['array-args', { name: 'value', arguments: [1] }],
+      ['string-args', { name: 'value', arguments: 'kind=nested' }],
+      ['null-args', { name: 'value', arguments: null }],
+      ['no-name', { arguments: { kind: 'nested' } }],
+      ['number-name', { name: 7, arguments: {} }],
+      ['no-params', undefined],
+      ['string-params', 'value'],
+    ];
+    for (const [id, params] of malformed) {
+      toServer.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', ...(params === undefined ? {} : { params }) })}\n`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const answers = new Map(lines().map((l) => [l.id, l]));
+    const expected: Record<string, RegExp> = {
+      'array-args': /params\.arguments must be an object/,
+      'string-args': /params\.arguments must be an object/,
+      'null-args': /params\.arguments must be an object/,
+      'no-name': /params\.name must be a string/,
+      'number-name': /params\.name must be a string/,
+      'no-params': /params must be an object/,
+      'string-params': /params must be an object/,
+    };
+    for (const [id] of malformed) {
+      const a = answers.get(id);
+      expect(a?.result, id).toBeUndefined();
+      expect(a?.error.code, id).toBe(-32602);
+      expect(a?.error.message, id).toMatch(expected[id]!);
+    }
+    const after: any = await client.callTool({ name: 'value', arguments: { kind: 'nested' } });
+    expect(after.structuredContent.result_count).toBe(2);
     await client.close();
     await server.close();
   });

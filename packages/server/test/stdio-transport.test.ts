@@ -2,9 +2,18 @@ import { PassThrough, Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { describe, expect, it } from 'vitest';
-import { StdioTransport } from '../src/stdio-transport.js';
+import { StdioTransport, trailingId } from '../src/stdio-transport.js';
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+/** The JSON-RPC error answers written to a transport's stdout so far. */
+function written(stdout: PassThrough): { id: unknown; error: { code: number; message: string } }[] {
+  const text = String(stdout.read() ?? '');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { id: unknown; error: { code: number; message: string } });
+}
 
 /** Start a transport on a fresh stdin and collect what it reports. */
 async function started(make: (stdin: PassThrough, stdout: PassThrough) => Transport) {
@@ -79,7 +88,7 @@ describe('StdioTransport reading', () => {
     expect(t.messages[50]).toEqual(ping(49));
   });
 
-  it('reports a bad line to onerror and still delivers the next good line, as the SDK transport does', async () => {
+  it('reports a bad line to onerror, answers it as JSON-RPC asks, and still delivers the next good line', async () => {
     const lines = ['not json', '{"jsonrpc":"1.0","id":1,"method":"ping"}', '[1,2]', '42', '', '{"jsonrpc":"2.0","id":', JSON.stringify(ping(9))];
     const input = lines.map((l) => `${l}\n`).join('');
     const t = await started(ours);
@@ -88,7 +97,18 @@ describe('StdioTransport reading', () => {
     expect(t.errors).toHaveLength(6);
     expect(t.errors.every((e) => e instanceof Error)).toBe(true);
     expect(t.closes()).toBe(0);
+    // The blank line gets no answer; the others one each, in order (the id when one can be read).
+    const answers = written(t.stdout);
+    expect(answers.map((a) => [a.id, a.error.code])).toEqual([
+      [null, -32700],
+      [1, -32600],
+      [null, -32600],
+      [null, -32600],
+      [null, -32700],
+    ]);
+    expect(answers[2]!.error.message).toMatch(/batches are not accepted/);
 
+    // The SDK's transport delivers and reports the same (it answers nothing).
     const sdk = await started(sdks);
     await feed(sdk.stdin, [input]);
     expect(sdk.messages).toEqual(t.messages);
@@ -107,17 +127,53 @@ describe('StdioTransport reading', () => {
     expect(t.errors.map((e) => e.message)).toEqual(['handler failed']);
   });
 
-  it('refuses input beyond maxBufferSize without a line end: reports it and closes, as the SDK transport does', async () => {
+  it('skips a line over maxBufferSize to its end, answers it with the id it ends with, and stays open', async () => {
     const stdin = new PassThrough();
-    const transport = new StdioTransport({ stdin, stdout: new PassThrough(), maxBufferSize: 64 });
+    const stdout = new PassThrough();
+    const transport = new StdioTransport({ stdin, stdout, maxBufferSize: 64 });
     const errors: Error[] = [];
+    const messages: unknown[] = [];
     let closes = 0;
     transport.onerror = (e) => errors.push(e);
+    transport.onmessage = (m) => messages.push(m);
     transport.onclose = () => closes++;
     await transport.start();
-    await feed(stdin, ['{"jsonrpc":"2.0",', '"x":"' + 'a'.repeat(60)]);
-    expect(errors.map((e) => e.message)).toEqual(['ReadBuffer exceeded maximum size of 64 bytes']);
-    expect(closes).toBe(1);
+    const long = JSON.stringify(call(7, 'a'.repeat(300)));
+    // The id comes last, as the SDK client writes it.
+    const sdkOrder = `{"method":"tools/call","params":{"name":"think","arguments":{"text":"${'b'.repeat(300)}"}},"jsonrpc":"2.0","id":"req-8"}`;
+    // Over the limit across chunks, then inside one chunk with good lines around it.
+    await feed(stdin, [long.slice(0, 40), long.slice(40, 200), `${long.slice(200)}\n${JSON.stringify(ping(1))}\n`]);
+    await feed(stdin, [`${JSON.stringify(ping(2))}\n${sdkOrder}\n${JSON.stringify(ping(3))}\n`]);
+    expect(messages).toEqual([ping(1), ping(2), ping(3)]);
+    expect(closes).toBe(0);
+    expect(errors.map((e) => e.message)).toEqual(Array(2).fill('Message too large: a line over 64 bytes was skipped'));
+    // The first line ends with params, not its id: answered with id null. The second ends with its id.
+    expect(written(stdout).map((a) => [a.id, a.error.code])).toEqual([
+      [null, -32600],
+      ['req-8', -32600],
+    ]);
+  });
+
+  it('reads a line of exactly maxBufferSize bytes', async () => {
+    const line = JSON.stringify({ ...ping(1), pad: '' });
+    const pad = 'p'.repeat(80 - Buffer.byteLength(line));
+    const exact = JSON.stringify({ ...ping(1), pad });
+    expect(Buffer.byteLength(exact)).toBe(80);
+    const stdin = new PassThrough();
+    const transport = new StdioTransport({ stdin, stdout: new PassThrough(), maxBufferSize: 80 });
+    const messages: unknown[] = [];
+    transport.onmessage = (m) => messages.push(m);
+    await transport.start();
+    await feed(stdin, [exact.slice(0, 50), `${exact.slice(50)}\n`]);
+    expect(messages).toEqual([{ ...ping(1), pad }]);
+  });
+
+  it('finds the id a request line ends with, and nothing else', () => {
+    expect(trailingId('..."jsonrpc":"2.0","id":42}')).toBe('42');
+    expect(trailingId('..."id" : "a\\"b" } ')).toBe('"a\\"b"');
+    expect(trailingId('..."id":-3}')).toBe('-3');
+    expect(trailingId('..."id":42,"method":"ping"}')).toBeNull();
+    expect(trailingId('..."arguments":{"text":"x"}}')).toBeNull();
   });
 
   it('after stdin ends, a failing write to stdout is absorbed, not thrown', async () => {

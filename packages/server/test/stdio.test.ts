@@ -65,7 +65,7 @@ describe('memory-service over stdio (real bin, SDK client)', () => {
     expect(found.content[0].text).toContain('café');
   });
 
-  it('skips a line that is not JSON-RPC and answers the next one', async () => {
+  it('answers a line that is not JSON-RPC with a JSON-RPC error, and answers the next one', async () => {
     const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: tempDir() } });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -75,7 +75,33 @@ describe('memory-service over stdio (real bin, SDK client)', () => {
     await answered;
     child.stdin.end();
     const code = await new Promise((resolve) => child.on('close', resolve));
-    expect(out).toBe('{"result":{},"jsonrpc":"2.0","id":2}\n');
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.id, l.error?.code ?? null])).toEqual([
+      [null, -32700],
+      [1, -32600],
+      [2, null],
+    ]);
+    expect(lines[2]).toEqual({ result: {}, jsonrpc: '2.0', id: 2 });
+    expect(code).toBe(0);
+  });
+
+  it('answers a request line over 10 MiB with an error carrying its id, and goes on serving', async () => {
+    const child = spawn(process.execPath, [BIN], { env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: tempDir() } });
+    let out = '';
+    child.stdout.on('data', (d) => (out += d));
+    const answered = new Promise<void>((resolve) => child.stdout.on('data', () => out.includes('"id":9') && resolve()));
+    // As the SDK client writes a request: the id last, after the (here oversized) params.
+    const text = 'x'.repeat(11 * 1024 * 1024);
+    child.stdin.write(`{"method":"tools/call","params":{"name":"think","arguments":{"text":"${text}"}},"jsonrpc":"2.0","id":8}\n`);
+    child.stdin.write('{"jsonrpc":"2.0","id":9,"method":"ping"}\n');
+    await answered;
+    child.stdin.end();
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    const lines = out.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      { jsonrpc: '2.0', id: 8, error: { code: -32600, message: 'Message too large: a line over 10485760 bytes was skipped' } },
+      { result: {}, jsonrpc: '2.0', id: 9 },
+    ]);
     expect(code).toBe(0);
   });
 

@@ -33,7 +33,7 @@ export {
   type WikiType,
   type WikiLinkRelation,
 } from './wiki-types.js';
-export { WikiStore, type WikiPage, type WikiPageInfo, type WikiSaveInput, type WikiLinkRef } from './wiki.js';
+export { WIKI_TITLE_MAX, WikiStore, type WikiPage, type WikiPageInfo, type WikiSaveInput, type WikiLinkRef } from './wiki.js';
 export {
   GraphStore,
   SOCIAL_NODE_TYPES,

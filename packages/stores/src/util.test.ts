@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isoOf, parseId } from './util.js';
+import { checkScope, isoOf, parseId } from './util.js';
 import { seededRandom } from '@memory-service/kernel';
 
 describe('isoOf', () => {
@@ -51,5 +51,15 @@ describe('parseId', () => {
     expect(parseId('ep', 0)).toBeNull();
     expect(parseId('ep', 1.5)).toBeNull();
     expect(parseId('ep', 2 ** 53)).toBeNull();
+  });
+});
+
+describe('checkScope', () => {
+  it('takes a layer and a user_id with something besides white space, and names the field otherwise', () => {
+    expect(checkScope({ layer: 'user', user_id: ' a ' })).toEqual({ layer: 'user', user_id: ' a ' });
+    for (const user_id of ['', '   ', '\t\n', 'x'.repeat(201)]) {
+      expect(() => checkScope({ layer: 'user', user_id }), JSON.stringify(user_id)).toThrow(expect.objectContaining({ field: 'user_id' }));
+    }
+    expect(() => checkScope({ layer: 'team' as 'user', user_id: 'a' })).toThrow(expect.objectContaining({ field: 'layer' }));
   });
 });

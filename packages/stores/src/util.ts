@@ -49,8 +49,8 @@ export function checkScope(scope: Scope): Scope {
   if (!scope || !LAYERS.includes(scope.layer as Layer)) {
     throw validationError('layer', `layer must be one of ${LAYERS.join(', ')}`, LAYERS);
   }
-  if (typeof scope.user_id !== 'string' || scope.user_id.length === 0 || scope.user_id.length > 200) {
-    throw validationError('user_id', 'user_id must be a non-empty string of at most 200 characters');
+  if (typeof scope.user_id !== 'string' || scope.user_id.length === 0 || scope.user_id.length > 200 || !/\S/.test(scope.user_id)) {
+    throw validationError('user_id', 'user_id must be a non-blank string of at most 200 characters');
   }
   return scope;
 }

@@ -78,6 +78,9 @@ function toInfo(r: Omit<Row, 'content'>): WikiPageInfo {
  * two titles with the same slug get distinct files (`-2`, `-3`, ...). Every path is slugged and
  * checked to stay inside the data dir.
  */
+/** The longest wiki page title, in characters. */
+export const WIKI_TITLE_MAX = 300;
+
 export class WikiStore {
   /**
    * Pages saved or deleted in the transaction open now, by path, with the content their file will
@@ -100,7 +103,7 @@ export class WikiStore {
   /** Add a page, or update the page with this title in the scope. */
   save(scope: Scope, input: WikiSaveInput): WikiPage & { created_new: boolean } {
     checkScope(scope);
-    const title = checkText(input.title, 'title', 300).trim();
+    const title = checkText(input.title, 'title', WIKI_TITLE_MAX).trim();
     const content = checkText(input.content, 'content', this.ctx.config.maxTextChars, true);
     const wikiType = checkWikiType(input.wiki_type);
     const tags = normalizeTags(input.tags);

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestServer } from '@memory-service/testing';
-import { actionsIn, count, dreamIds, flushStores, ManualClock, primitives, start, type TestServer } from './helpers.js';
+import { actionsIn, count, dreamIds, flushStores, ManualClock, primitives, start, toolError, type TestServer } from './helpers.js';
 
 /** dream: scope isolation, limits, intent recent, telemetry, token budget, hostile queries. */
 let s: TestServer;
@@ -182,6 +182,56 @@ describe('hostile queries', () => {
       expect(typeof r.structured.summary).toBe('string');
     }
     expect(count(s, 'facts') + count(s, 'episodes')).toBe(1);
+  });
+});
+
+describe('malformed input', () => {
+  it('a blank query is a tool error naming query, and records no recall', async () => {
+    s = await start();
+    await s.call('think', { text: harbour(1), layer: 'user' });
+    for (const query of [' ', '   ', '\t\n ']) {
+      const err = await toolError(s.call('dream', { query }));
+      expect(err, JSON.stringify(query)).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'query' });
+    }
+    flushStores(s);
+    expect(count(s, 'recall_events')).toBe(0);
+  });
+
+  it('text with an unpaired surrogate is refused naming the field, before anything is stored or searched', async () => {
+    s = await start();
+    const err = await toolError(s.call('think', { text: 'I adore kiwis and mangoes every summer holiday season', user_id: 'u\uD800x' }));
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'user_id' });
+    expect(err.message).toMatch(/unpaired UTF-16 surrogate \(U\+D800\) at index 1/);
+    expect((await toolError(s.call('think', { text: 'kiwis \uDC00 and mangoes' }))).field).toBe('text');
+    expect((await toolError(s.call('dream', { query: 'kiwis\uD83D' }))).field).toBe('query');
+    expect((await toolError(s.call('memory_hook', { event: 'new_message', payload: { text: 'ok', extra: ['\uDFFF'] } }))).field).toBe('payload.extra.0');
+    expect(count(s, 'episodes') + count(s, 'l1_items')).toBe(0);
+    // Surrogates in pairs are text like any other, and come back whole.
+    const r = await s.call('think', { text: 'Kiwis and mangoes on the boat 🚢 every summer holiday season', user_id: 'u🚢x' });
+    expect(await dreamIds(s, { query: 'kiwis 🚢', user_id: 'u🚢x' })).toContain(actionsIn(r, 'l3')[0]!.id);
+  });
+
+  it('a limit far out of range names the limit of the field, not the safe-integer range', async () => {
+    s = await start();
+    expect(await toolError(s.call('dream', { query: 'ferry', limit: 1e20 }))).toMatchObject({ field: 'limit', accepted: { max: 200 } });
+    expect(await toolError(s.call('dream', { query: 'ferry', limit: -1e20 }))).toMatchObject({ field: 'limit', accepted: { min: 1 } });
+  });
+
+  it('a blank user_id is a tool error naming user_id in every tool', async () => {
+    s = await start();
+    for (const [tool, args] of [
+      ['think', { text: 'hello there, a note' }],
+      ['dream', { query: 'note' }],
+      ['wake_up', {}],
+      ['memory_hook', { event: 'memory_pressure', payload: {} }],
+    ] as const) {
+      for (const user_id of ['   ', '\t']) {
+        const err = await toolError(s.call(tool, { ...args, user_id }));
+        expect(err, `${tool} ${JSON.stringify(user_id)}`).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'user_id' });
+      }
+    }
+    await expect(s.kernel.dispatchEvent('memory_pressure', {}, 'user', '  ')).rejects.toMatchObject({ field: 'user_id' });
+    expect(count(s, 'episodes') + count(s, 'l1_items')).toBe(0);
   });
 });
 

@@ -45,11 +45,46 @@ describe('session_started and session_ended', () => {
     expect(JSON.parse(row.tags)).toContain('session_summary');
   });
 
-  it('session_ended without a summary saves nothing', async () => {
+  it('session_ended with a blank summary saves nothing; without one, or with one that is not text, it is an error naming payload.summary', async () => {
     s = await start();
     const before = snapshot(s);
-    expect((await hook(s, 'session_ended', {})).saved).toBe(false);
+    expect((await hook(s, 'session_ended', { summary: '   ' })).saved).toBe(false);
+    for (const payload of [{}, { summary: null }, { summary: 12345 }, { summary: { text: 'x' } }]) {
+      const err = await toolError(s.call('memory_hook', { event: 'session_ended', payload }));
+      expect(err, JSON.stringify(payload)).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'payload.summary' });
+    }
     expect(snapshot(s)).toEqual(before);
+  });
+
+  it('checks the payload keys the spec names before any handler runs', async () => {
+    s = await start();
+    const before = snapshot(s);
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['session_started', { budget: 'lots' }, 'payload.budget'],
+      ['session_started', { budget: -5 }, 'payload.budget'],
+      ['session_started', { budget: 1.5 }, 'payload.budget'],
+      ['session_started', { text: 42 }, 'payload.text'],
+      ['new_message', { text: 42 }, 'payload.text'],
+      ['auto_save_candidate', {}, 'payload.text'],
+      ['post_context_compression', { query: 99 }, 'payload.query'],
+      ['post_context_compression', {}, 'payload.query'],
+    ];
+    for (const [event, payload, field] of cases) {
+      const err = await toolError(s.call('memory_hook', { event, payload }));
+      expect(err, `${event} ${JSON.stringify(payload)}`).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field });
+    }
+    expect(snapshot(s)).toEqual(before);
+    // Keys the spec does not name are another plugin's to read: they pass.
+    expect((await hook(s, 'session_ended', { summary: 'Done.', mood: 7 })).saved).toBe(true);
+  });
+
+  it('session_started takes a budget below the smallest inject budget up to it', async () => {
+    s = await start();
+    for (let i = 0; i < 8; i++) await s.call('think', { text: `Remember: pier ${i} is important for the ferry crossing`, layer: 'user' });
+    const r = await hook(s, 'session_started', { text: 'ferry', budget: 1 });
+    expect(r.estimated_tokens).toBeLessThanOrEqual(50);
+    expect(r.estimated_tokens).toBeGreaterThan(0);
+    expect(r.truncated).toBe(true);
   });
 });
 
@@ -115,7 +150,7 @@ describe('advice events', () => {
     const t = await s.call('think', { text: 'The ferry to the island leaves from the north pier every morning.', layer: 'user' });
     const r = await hook(s, 'post_context_compression', { query: 'ferry island' });
     expect(r.candidates.map((c: { id: string }) => c.id)).toContain(t.actions[1].id);
-    expect((await hook(s, 'post_context_compression', {})).candidates).toEqual([]);
+    expect((await hook(s, 'post_context_compression', { query: '' })).candidates).toEqual([]);
   });
 
   it('context_threshold returns the oldest L1 items beyond half the ring as eviction candidates', async () => {

@@ -160,6 +160,18 @@ describe('the spec page and other wiki pages', () => {
     expect(contents).toContain('Launch notes for the moon mission');
   });
 
+  it("a thought titled as a project's spec page gets a page of its own, and the project keeps its page", async () => {
+    await project({ action: 'init', name: 'Apollo', details: 'Moon landing spec: keep this.' });
+    const pages = () => s.kernel.storage.db.prepare('SELECT title, content FROM wiki_pages ORDER BY id').all() as { title: string; content: string }[];
+    const [spec] = pages();
+    const r = await s.call('think', { text: 'unrelated diary entry', wiki_title: spec!.title, layer: 'user' });
+    expect(r.routing.rule).toBe('wiki_forced');
+    expect(pages()).toEqual([spec, { title: `${spec!.title}-2`, content: 'unrelated diary entry' }]);
+    const recalled = await project({ action: 'recall', name: 'Apollo' });
+    expect(recalled.wiki_ref).not.toBeNull();
+    await project({ action: 'update', name: 'Apollo' });
+  });
+
   // Regression guard, fixed: projects are global, but archive looks the spec page up in the caller's layer only: a
   // project created with layer agent and archived with the default layer keeps its page.
   it('archive removes the spec page whatever layer the project was created on', async () => {

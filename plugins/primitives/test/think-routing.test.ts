@@ -187,6 +187,39 @@ describe('wiki_type and wiki_title force a wiki page', () => {
     expect(wikiRow(page!.path!)).toMatchObject({ title: 'Beta launch', wiki_type: 'decision_log', layer: 'agent' });
   });
 
+  it('wiki_title of an existing page adds a new page <title>-2, -3: no thought replaces another', async () => {
+    const first = await think({ text: 'Quokka first thought: the launch code word is heliotrope', wiki_title: 'Notes', layer: 'user' });
+    const second = await think({ text: 'Wombat second thought about lunch', wiki_title: '  Notes ', layer: 'user' });
+    const third = await think({ text: 'Third thought, also for the notes', wiki_title: 'Notes', layer: 'user' });
+    const rows = [first, second, third].map((r) => wikiRow(actionsIn(r, 'wiki')[0]!.path!));
+    expect(rows.map((r) => [r!.title, r!.content])).toEqual([
+      ['Notes', 'Quokka first thought: the launch code word is heliotrope'],
+      ['Notes-2', 'Wombat second thought about lunch'],
+      ['Notes-3', 'Third thought, also for the notes'],
+    ]);
+    // Another layer is another wiki space: the title is free there.
+    const agent = await think({ text: 'Agent notes', wiki_title: 'Notes', layer: 'agent' });
+    expect(wikiRow(actionsIn(agent, 'wiki')[0]!.path!)!.title).toBe('Notes');
+  });
+
+  it('a blank wiki_title is a tool error naming wiki_title, nothing written', async () => {
+    const before = snapshot(s);
+    for (const wiki_title of ['', '   ', '\t\n']) {
+      const err = await toolError(think({ text: 'Dark mode everywhere', wiki_title }));
+      expect(err.field, JSON.stringify(wiki_title)).toBe('wiki_title');
+    }
+    expect(snapshot(s)).toEqual(before);
+  });
+
+  it('an existing title whose numbered form would be too long is a tool error naming wiki_title', async () => {
+    const title = 'T'.repeat(300);
+    await think({ text: 'first', wiki_title: title, layer: 'user' });
+    const before = snapshot(s);
+    const err = await toolError(think({ text: 'second', wiki_title: title, layer: 'user' }));
+    expect(err).toMatchObject({ field: 'wiki_title', accepted: { max: 300 } });
+    expect(snapshot(s)).toEqual(before);
+  });
+
   it('an unknown wiki_type is a tool error naming wiki_type, nothing written', async () => {
     const before = snapshot(s);
     const err = await toolError(think({ text: 'Dark mode everywhere', wiki_type: 'grocery_list' }));

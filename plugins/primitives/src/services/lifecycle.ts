@@ -5,9 +5,14 @@ import { freeFactKey } from './thinker.js';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 
+/** The smallest and largest inject budget, in tokens: a budget asked for outside them is taken to the nearer one. */
+export const INJECT_BUDGET_MIN = 50;
+export const INJECT_BUDGET_MAX = 100_000;
+
+/** payload.budget (a positive integer: the kernel checks it) kept within the bounds, or the fallback when absent. */
 function budgetOf(payload: Record<string, unknown>, fallback: number): number {
   const b = payload.budget;
-  return typeof b === 'number' && Number.isFinite(b) && b >= 50 ? Math.min(Math.floor(b), 100_000) : fallback;
+  return typeof b === 'number' && Number.isFinite(b) ? Math.min(Math.max(Math.floor(b), INJECT_BUDGET_MIN), INJECT_BUDGET_MAX) : fallback;
 }
 
 /** The primitives' answers to the seven lifecycle events of the spec. */

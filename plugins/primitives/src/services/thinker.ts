@@ -11,6 +11,7 @@ import {
   scoreImportance,
   SHORT_THOUGHT_CHARS,
   trainingValue,
+  WIKI_TITLE_MAX,
   type L1Item,
   type Layer,
   type Scope,
@@ -79,6 +80,8 @@ export class Thinker {
   think(input: ThinkInput): ThinkResult | Promise<ThinkResult> {
     const text = input.text.trim();
     if (!text) throw invalid('text', 'must not be empty or only whitespace', 'non-empty string');
+    const explicitTitle = input.wiki_title === undefined || input.wiki_title === null ? null : input.wiki_title.trim();
+    if (explicitTitle === '') throw invalid('wiki_title', 'must not be empty or only whitespace (omit it, or pass null, for an automatic Thought_<timestamp> title)', 'non-empty string or null');
     if (input.text.length > this.maxChars) {
       throw invalid('text', `is ${input.text.length} characters; the limit is ${this.maxChars} (think.max_text_chars)`, {
         max: this.maxChars,
@@ -111,10 +114,10 @@ export class Thinker {
       const derived = node ? { derived_nodes: [node.node_id] } : {};
       let episodeId: string | undefined;
       let chosen: ThinkRule;
-      if (forcedType !== null || input.wiki_title) {
+      if (forcedType !== null || explicitTitle !== null) {
         chosen = 'wiki_forced';
         const page = this.stores.wiki.save(scope, {
-          title: input.wiki_title?.trim() || this.autoTitle(scope, now),
+          title: explicitTitle !== null ? this.freeExplicitTitle(scope, explicitTitle) : this.autoTitle(scope, now),
           content: text,
           wiki_type: forcedType ?? LONG_THOUGHT_TYPE[resolved],
           tags: ['thought'],
@@ -203,6 +206,24 @@ export class Thinker {
     await this.fire('message_received', () => this.hooks.message_received.promise(info));
     if (emotion) await this.fire('emotion_trigger', () => this.hooks.emotion_trigger.promise(info));
     return result;
+  }
+
+  /**
+   * The title a thought's page gets when the caller named one: that title, or when the scope already
+   * has a page of it, the first free `<title>-<n>`. A thought only ever adds a page: saving under an
+   * existing title would replace that page's content (another thought, a project's page), and think
+   * never drops what was stored.
+   */
+  private freeExplicitTitle(scope: Scope, title: string): string {
+    const free = this.stores.wiki.freeTitle(scope, title);
+    if (free.length > WIKI_TITLE_MAX) {
+      throw invalid(
+        'wiki_title',
+        `names a page that exists, and the numbered title for a new page ("${free.slice(0, 40)}...") would be over ${WIKI_TITLE_MAX} characters: choose a shorter or another title`,
+        { max: WIKI_TITLE_MAX },
+      );
+    }
+    return free;
   }
 
   /** `Thought_<ts>`, with -2, -3… when a page of that title exists: an automatic page never replaces another. */

@@ -1,0 +1,42 @@
+import { invalid } from './errors.js';
+import type { LifecycleEvent } from './hooks.js';
+
+/** What a payload key of a lifecycle event holds: text, or a token budget (a positive integer). */
+type KeyKind = 'text' | 'budget';
+
+interface KeySpec {
+  kind: KeyKind;
+  required?: true;
+}
+
+/**
+ * The payload keys the specification gives each lifecycle event (its Events table). They are
+ * checked before any handler runs, so a wrong type is an error naming `payload.<key>` rather than
+ * a handler quietly reading it as missing. Other keys pass untouched: a plugin may read keys of
+ * its own.
+ */
+export const EVENT_PAYLOAD_KEYS: Readonly<Record<LifecycleEvent, Readonly<Record<string, KeySpec>>>> = Object.freeze({
+  session_started: { text: { kind: 'text' }, budget: { kind: 'budget' } },
+  session_ended: { summary: { kind: 'text', required: true } },
+  new_message: { text: { kind: 'text', required: true } },
+  auto_save_candidate: { text: { kind: 'text', required: true } },
+  post_context_compression: { query: { kind: 'text', required: true } },
+  context_threshold: {},
+  memory_pressure: {},
+});
+
+const ACCEPTED: Record<KeyKind, string> = { text: 'string', budget: 'positive integer (tokens)' };
+
+/** Throw a validation error naming the first key of the event's payload that is missing or of the wrong type. */
+export function checkEventPayload(event: LifecycleEvent, payload: Record<string, unknown>): void {
+  for (const [key, spec] of Object.entries(EVENT_PAYLOAD_KEYS[event])) {
+    const field = `payload.${key}`;
+    const value = payload[key];
+    if (value === undefined || value === null) {
+      if (spec.required) throw invalid(field, `is required for ${event} (${ACCEPTED[spec.kind]})`, ACCEPTED[spec.kind]);
+      continue;
+    }
+    const ok = spec.kind === 'text' ? typeof value === 'string' : typeof value === 'number' && Number.isInteger(value) && value >= 1;
+    if (!ok) throw invalid(field, `must be a ${ACCEPTED[spec.kind]}, got ${JSON.stringify(value)?.slice(0, 40) ?? typeof value}`, ACCEPTED[spec.kind]);
+  }
+}
