@@ -79,3 +79,12 @@ it('a whitespace-only instruction is a tool error naming instruction and writes 
   expect(err.field).toBe('instruction');
   expect(snapshot(s)).toEqual(before);
 });
+
+it('takes layer agent, and refuses layer user naming layer: its write is always the agent layer', async () => {
+  const r = await s.call('evolve', { instruction: INSTRUCTION, layer: 'agent' });
+  expect(fact(r.entry_id)!.layer).toBe('agent');
+  const before = snapshot(s);
+  const err = await toolError(s.call('evolve', { instruction: 'Use metric units', layer: 'user' }));
+  expect(err).toMatchObject({ field: 'layer', accepted: ['agent'] });
+  expect(snapshot(s)).toEqual(before);
+});

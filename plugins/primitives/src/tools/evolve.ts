@@ -13,6 +13,8 @@ export function evolveTool(stores: Stores, hooks: Readonly<Hooks>, logger: Logge
       'personality_shift hook and records a personality_shift event on the timeline. Recall it with dream on layer agent.',
     input: z.object({
       instruction: z.string().min(1).max(4000).describe('The personality instruction'),
+      // Every tool takes a layer; evolve's write is always the agent's, so the one value it takes is agent.
+      layer: z.literal('agent').default('agent').describe('Always agent: a personality instruction is about the agent itself'),
       user_id: userIdSchema,
     }),
     output: z.object({ status: z.literal('evolved'), summary: z.string(), entry_id: z.string(), key: z.string(), event_id: z.string() }),
