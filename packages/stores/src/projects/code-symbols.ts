@@ -14,6 +14,8 @@ export interface CodeSymbol {
 export interface ScanOptions {
   maxFiles?: number;
   maxBytes?: number;
+  /** Directories read at most: a tree of folders with no source in them (say, a home directory) stays a bounded walk. */
+  maxDirs?: number;
 }
 
 export interface ScanResult {
@@ -114,18 +116,26 @@ export function extractSymbols(file: string, ext: string, text: string): CodeSym
 /**
  * Scan a directory for the top-level symbols of its source files (TypeScript/JavaScript, Python,
  * Go, Rust, Java/Kotlin/C#, Ruby), in sorted path order, skipping node_modules, .git, dist and
- * other build output and never following symlinks. Bounded by a file count and a byte total: a
- * file that would cross the byte bound is skipped and the result is marked truncated.
+ * other build output and never following symlinks. Bounded by a file count, a byte total and a
+ * count of directories read: a file that would cross the byte bound is skipped, and the result is
+ * marked truncated when any bound was met.
  */
 export function scanCodeSymbols(root: string, opts: ScanOptions = {}): ScanResult {
   const maxFiles = opts.maxFiles ?? 500;
   const maxBytes = opts.maxBytes ?? 2_000_000;
+  const maxDirs = opts.maxDirs ?? 2_000;
   const result: ScanResult = { symbols: [], files: 0, bytes: 0, truncated: false };
+  let dirs = 0;
   const base = path.resolve(root);
   if (!fs.existsSync(base) || !fs.statSync(base).isDirectory()) return result;
   const stack: string[] = [base];
   while (stack.length > 0) {
     const dir = stack.pop() as string;
+    if (dirs >= maxDirs) {
+      result.truncated = true;
+      return result;
+    }
+    dirs++;
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(dir, { withFileTypes: true });

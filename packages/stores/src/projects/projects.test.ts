@@ -66,6 +66,10 @@ describe('scanCodeSymbols', () => {
       expect(bounded.files).toBe(2);
       expect(bounded.truncated).toBe(true);
       expect(scanCodeSymbols(root, { maxBytes: 10 }).files).toBe(0);
+      // Two folders are read (root and src; node_modules and dist are skipped): one is not enough.
+      const shallow = scanCodeSymbols(root, { maxDirs: 1 });
+      expect(shallow).toMatchObject({ truncated: true, files: 0, symbols: [] });
+      expect(scanCodeSymbols(root, { maxDirs: 2 })).toMatchObject({ truncated: false, files: 4 });
       expect(scanCodeSymbols(path.join(root, 'missing')).symbols).toEqual([]);
     } finally {
       fs.rmSync(root, { recursive: true, force: true });

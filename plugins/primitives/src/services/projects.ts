@@ -28,7 +28,7 @@ export const AUDIT_DIMENSIONS: Readonly<Record<string, string[]>> = Object.freez
 export const specTitle = (name: string) => `Project: ${name}`;
 
 /** Bounds of the code-map scan of `update`. */
-export const CODE_MAP_LIMITS = { maxFiles: 500, maxBytes: 2_000_000 } as const;
+export const CODE_MAP_LIMITS = { maxFiles: 500, maxBytes: 2_000_000, maxDirs: 2_000 } as const;
 
 function firstSentence(text: string): { head: string; rest: string } {
   const m = text.trim().match(/^(.+?[.!?])(\s+[\s\S]*)?$/);
