@@ -35,7 +35,23 @@ function refused(field: string, s: string): MemoryError {
  */
 export function checkWellFormed(value: unknown): void {
   if (typeof value !== 'object' || value === null) return;
-  const stack: [unknown, string][] = [[value, '']];
+  // Tool arguments are mostly one flat object of scalars: checked in place, with no stack made.
+  let stack: [unknown, string][] | undefined;
+  if (!Array.isArray(value)) {
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      if (!isWellFormed(key)) throw refused('(a key)', key);
+      const v = (value as Record<string, unknown>)[key];
+      if (typeof v === 'string') {
+        if (!isWellFormed(v)) throw refused(key, v);
+      } else if (typeof v === 'object' && v !== null) {
+        (stack ??= []).push([v, key]);
+      }
+    }
+    if (!stack) return;
+  } else {
+    stack = [[value, '']];
+  }
   while (stack.length) {
     const [node, path] = stack.pop()!;
     const at = (key: string) => (path ? `${path}.${key}` : key);
