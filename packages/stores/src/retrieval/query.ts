@@ -41,11 +41,21 @@ export function isQueryWord(w: string): boolean {
   return !STOP_WORDS.has(w) && w.length <= 64 && (w.length >= 2 || /\d/.test(w));
 }
 
+/**
+ * Nouns that, between an interrogative and "of" ("what kind of music", "which types of food"),
+ * only ask for a category: the noun after "of" is what the question is about.
+ */
+const CATEGORY_NOUNS: ReadonlySet<string> = new Set(['kind', 'kinds', 'type', 'types', 'sort', 'sorts']);
+const INTERROGATIVES: ReadonlySet<string> = new Set(['what', 'which']);
+
 /** The content terms of a query: stop words and one-letter tokens dropped, duplicates removed, order kept. */
 export function queryTerms(query: string): string[] {
   const out: string[] = [];
-  for (const t of wordTokens(query)) {
+  const tokens = wordTokens(query);
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
     if (!isQueryWord(t)) continue;
+    if (CATEGORY_NOUNS.has(t) && tokens[i + 1] === 'of' && INTERROGATIVES.has(tokens[i - 1] ?? '')) continue;
     if (!out.includes(t)) out.push(t);
     if (out.length >= MAX_QUERY_TERMS) break;
   }

@@ -133,6 +133,16 @@ describe('Retrieval', () => {
     expect(buildMatch('AND( OR *')).toBeNull();
     expect(queryTerms('What did Caroline say?')).toEqual(['caroline', 'say']);
   });
+
+  it('drops the category noun of "what kind of" / "which types of" questions, and keeps it elsewhere', () => {
+    expect(queryTerms('What kind of art does the user make?')).toEqual(['art', 'user', 'make']);
+    expect(queryTerms('Which types of food, and what sort of music?')).toEqual(['food', 'music']);
+    expect(queryTerms('what kinds of pets')).toEqual(['pets']);
+    // Not after an interrogative, or not before "of": a word like any other.
+    expect(queryTerms('She was kind of tired')).toEqual(['kind', 'tired']);
+    expect(queryTerms('What kind words did he say?')).toEqual(['kind', 'words', 'say']);
+    expect(queryTerms('the blood type of the patient')).toEqual(['blood', 'type', 'patient']);
+  });
 });
 
 describe('token budget', () => {
