@@ -36,6 +36,28 @@ export function wordTokens(text: string): string[] {
   );
 }
 
+/**
+ * The joined forms of a text's hyphenated words (`de-stress` -> `destress`, `e-mail` -> `email`,
+ * `check-in` -> `checkin`), lower-cased and folded as wordTokens folds: one text writes the
+ * compound with a hyphen, another without, and each side also gets the other's spelling. Only
+ * runs of letters joined by single hyphens count (not numbers: `2023-05-01` is a date).
+ */
+export function hyphenJoins(text: string): string[] {
+  const s = String(text);
+  if (s.indexOf('-') < 0) return [];
+  // eslint-disable-next-line no-control-regex
+  const ascii = /^[\x00-\x7f]*$/.test(s);
+  const folded = ascii ? s.toLowerCase() : s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const runs = ascii ? folded.match(/(?<![a-z0-9-])[a-z]+(?:-[a-z]+)+(?![a-z0-9])/g) : folded.match(/(?<![\p{L}\p{N}-])\p{L}+(?:-\p{L}+)+(?![\p{L}\p{N}])/gu);
+  if (!runs) return [];
+  const out: string[] = [];
+  for (const r of runs) {
+    const joined = r.replace(/-/g, '');
+    if (joined.length <= 64 && !out.includes(joined)) out.push(joined);
+  }
+  return out;
+}
+
 /** Whether a lower-cased word can be a query term: no stop word, two to 64 characters (one if a digit). */
 export function isQueryWord(w: string): boolean {
   return !STOP_WORDS.has(w) && w.length <= 64 && (w.length >= 2 || /\d/.test(w));
@@ -57,6 +79,11 @@ export function queryTerms(query: string): string[] {
     if (!isQueryWord(t)) continue;
     if (CATEGORY_NOUNS.has(t) && tokens[i + 1] === 'of' && INTERROGATIVES.has(tokens[i - 1] ?? '')) continue;
     if (!out.includes(t)) out.push(t);
+    if (out.length >= MAX_QUERY_TERMS) return out;
+  }
+  for (const j of hyphenJoins(query)) {
+    if (!isQueryWord(j) || out.includes(j)) continue;
+    out.push(j);
     if (out.length >= MAX_QUERY_TERMS) break;
   }
   return out;

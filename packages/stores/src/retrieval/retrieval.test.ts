@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A, U, makeEnv, type Env } from '../test-helpers.js';
-import { buildMatch, queryTerms } from './query.js';
+import { buildMatch, hyphenJoins, queryTerms } from './query.js';
 import { fitToBudget, estimateTokens } from './budget.js';
 
 let env: Env;
@@ -132,6 +132,19 @@ describe('Retrieval', () => {
     expect(buildMatch('AND( "xylophone" OR yak*')?.match).toBe('"xylophone" OR "yak"');
     expect(buildMatch('AND( OR *')).toBeNull();
     expect(queryTerms('What did Caroline say?')).toEqual(['caroline', 'say']);
+  });
+
+  it('joins hyphenated words of letters, in queries and in what is stored', () => {
+    expect(hyphenJoins('I run to de-stress; E-mail me after the check-in.')).toEqual(['destress', 'email', 'checkin']);
+    expect(hyphenJoins('A state-of-the-art café-crème, not 2023-05-01 nor x-1 or -dash-')).toEqual(['stateoftheart', 'cafecreme']);
+    expect(hyphenJoins('no hyphen here')).toEqual([]);
+    expect(queryTerms('How does she de-stress?')).toEqual(['de', 'stress', 'destress']);
+    const a = env.stores.episodes.add(U, { summary: 'Melanie: I have been running farther to de-stress.', importance: 0.5 });
+    const b = env.stores.episodes.add(U, { summary: 'Caroline: Painting is how I destress after work.', importance: 0.5 });
+    env.stores.episodes.add(U, { summary: 'Caroline: The stress of the move was a lot.', importance: 0.5 });
+    expect(env.stores.retrieval.search(U, 'What does Melanie do to destress?')[0]!.id).toBe(a.id);
+    const spelled = env.stores.retrieval.search(U, 'how to de-stress').map((h) => h.id);
+    expect(spelled.slice(0, 2).sort()).toEqual([a.id, b.id].sort());
   });
 
   it('drops the category noun of "what kind of" / "which types of" questions, and keeps it elsewhere', () => {

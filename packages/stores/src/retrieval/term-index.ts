@@ -1,4 +1,4 @@
-import { isQueryWord, wordTokens } from './query.js';
+import { hyphenJoins, isQueryWord, wordTokens } from './query.js';
 import { BM25_B, BM25_K1, scoredText } from './score.js';
 import { porterStem } from './stemmer.js';
 import { PostingCursor, PostingList, postingSize } from './postings.js';
@@ -64,7 +64,7 @@ export interface PartStats {
  * words, frequency quantisation or the posting layout change, so a saved index (index-snapshot.ts)
  * made by another version is rebuilt instead of read.
  */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 
 /** One term of a snapshot: its document frequency and its posting list's contents. */
 export interface TermState {
@@ -111,9 +111,12 @@ interface Part {
 
 /** Per column: the token count and the stems of the words a query can match. */
 export function columnTerms(text: string): { length: number; stems: string[] } {
-  const words = wordTokens(scoredText(text));
+  const scored = scoredText(text);
+  const words = wordTokens(scored);
   const stems: string[] = [];
   for (const w of words) if (isQueryWord(w)) stems.push(porterStem(w));
+  // A hyphenated word is also indexed joined (query.ts); it adds a term, not a token to the length.
+  for (const j of hyphenJoins(scored)) if (isQueryWord(j)) stems.push(porterStem(j));
   return { length: words.length, stems };
 }
 
