@@ -159,7 +159,12 @@ describe('tools', () => {
                 name: 'echo',
                 title: 'Echo',
                 description: 'echo',
-                input: z.object({ text: z.string().min(1), layer: z.enum(['user', 'agent']).default('user') }),
+                input: z.object({
+                  text: z.string().min(1),
+                  layer: z.enum(['user', 'agent']).default('user'),
+                  n: z.number().int().min(1).max(200).optional(),
+                  meta: z.record(z.string(), z.unknown()).optional(),
+                }),
                 annotations: { readOnlyHint: true },
                 handler: (a) => a,
               }),
@@ -175,6 +180,16 @@ describe('tools', () => {
     // A value of the wrong type is named as such, not as missing.
     await expect(k.callTool('echo', { text: 5 })).rejects.toMatchObject({ field: 'text', message: expect.stringContaining('must be string') });
     await expect(k.callTool('missing', {})).rejects.toMatchObject({ code: 'KERNEL_ERR_TOOL_UNKNOWN' });
+    // A number far out of range names the field's own bound, not int()'s safe-integer range.
+    await expect(k.callTool('echo', { text: 'hi', n: 1e20 })).rejects.toMatchObject({ field: 'n', accepted: { max: 200 } });
+    await expect(k.callTool('echo', { text: 'hi', n: -1e20 })).rejects.toMatchObject({ field: 'n', accepted: { min: 1 } });
+    // Text with an unpaired surrogate is refused before the handler, naming the field and the position.
+    await expect(k.callTool('echo', { text: 'a\uD800b' })).rejects.toMatchObject({
+      field: 'text',
+      message: expect.stringContaining('unpaired UTF-16 surrogate (U+D800) at index 1'),
+    });
+    await expect(k.callTool('echo', { text: 'ok', meta: { note: ['\uDFFF'] } })).rejects.toMatchObject({ field: 'meta.note.0' });
+    await expect(k.callTool('echo', { text: 'pair 𝄞' })).resolves.toEqual({ text: 'pair 𝄞', layer: 'user' });
     expect(k.getTool('echo')!.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
   });
 
