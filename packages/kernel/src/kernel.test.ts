@@ -262,6 +262,10 @@ describe('config and paths', () => {
     expect(slugify('../../etc/passwd')).toBe('etc-passwd');
     expect(slugify('Héllo World!')).toBe('hello-world');
     expect(slugify('...')).toBe('untitled');
+    // Windows device names, whatever the extension: never a file name.
+    for (const name of ['CON', 'nul', 'Aux', 'prn', 'COM1', 'lpt9']) expect(slugify(name)).toBe(`${name.toLowerCase()}-x`);
+    expect(slugify('console')).toBe('console');
+    expect(slugify('com10')).toBe('com10');
     const root = tmp();
     expect(safeJoin(root, 'a', 'b.md')).toBe(path.join(root, 'a', 'b.md'));
     expect(() => safeJoin(root, '..', 'x')).toThrow(MemoryError);

@@ -13,9 +13,15 @@ function crypto(): typeof import('node:crypto') {
 const MAX_SLUG = 80;
 
 /**
+ * Names Windows keeps for devices whatever the extension (`nul.json` is the null device there):
+ * a file given one would never be written.
+ */
+const WINDOWS_DEVICE = /^(?:con|prn|aux|nul|com[1-9]|lpt[1-9])$/;
+
+/**
  * A file-name-safe slug: diacritics stripped, lower-case, runs of anything but [a-z0-9] become
- * one '-', trimmed, at most 80 characters; an empty result becomes 'untitled'. '..' and path
- * separators can never survive.
+ * one '-', trimmed, at most 80 characters; an empty result becomes 'untitled', and a Windows
+ * device name gets '-x' after it. '..' and path separators can never survive.
  */
 export function slugify(input: string): string {
   const s = String(input)
@@ -26,7 +32,8 @@ export function slugify(input: string): string {
     .replace(/^-+|-+$/g, '')
     .slice(0, MAX_SLUG)
     .replace(/-+$/g, '');
-  return s.length > 0 ? s : 'untitled';
+  if (s.length === 0) return 'untitled';
+  return WINDOWS_DEVICE.test(s) ? `${s}-x` : s;
 }
 
 /**

@@ -15,6 +15,9 @@ describe('paths', () => {
     expect(idSegment('default')).toBe('default');
     expect(idSegment('Alice')).not.toBe(idSegment('alice'));
     expect(idSegment('../x')).toMatch(/^x-[0-9a-f]{10}$/);
+    // A device name on Windows is never a file name, and stays apart from the id that is its new slug.
+    expect(idSegment('nul')).toMatch(/^nul-x-[0-9a-f]{10}$/);
+    expect(idSegment('nul-x')).toBe('nul-x');
   });
 
   it('safeJoin throws on escape', () => {
