@@ -55,6 +55,9 @@ describe('HTTP routes', () => {
     const badLayer = await a.inject({ method: 'POST', url: '/api/hooks/memory_pressure', payload: { layer: 'robot' } });
     expect(badLayer.statusCode).toBe(400);
     expect(badLayer.json().error.field).toBe('layer');
+    const noSummary = await a.inject({ method: 'POST', url: '/api/hooks/session_ended', payload: { payload: { summary: 7 } } });
+    expect(noSummary.statusCode).toBe(400);
+    expect(noSummary.json().error).toMatchObject({ type: 'ValidationError', field: 'payload.summary' });
     await a.close();
   });
 
