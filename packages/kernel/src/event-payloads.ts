@@ -27,8 +27,18 @@ export const EVENT_PAYLOAD_KEYS: Readonly<Record<LifecycleEvent, Readonly<Record
 
 const ACCEPTED: Record<KeyKind, string> = { text: 'string', budget: 'positive integer (tokens)' };
 
-/** Throw a validation error naming the first key of the event's payload that is missing or of the wrong type. */
-export function checkEventPayload(event: LifecycleEvent, payload: Record<string, unknown>): void {
+/**
+ * The config key whose value bounds the length of stored text (the stores read the same key):
+ * the payload's text keys are held to it too, so a text no handler could store is refused up front.
+ */
+export const TEXT_LIMIT_KEY = 'think.max_text_chars';
+export const TEXT_LIMIT_DEFAULT = 100_000;
+
+/**
+ * Throw a validation error naming the first key of the event's payload that is missing, of the
+ * wrong type, or (text) longer than `maxText` characters.
+ */
+export function checkEventPayload(event: LifecycleEvent, payload: Record<string, unknown>, maxText = TEXT_LIMIT_DEFAULT): void {
   for (const [key, spec] of Object.entries(EVENT_PAYLOAD_KEYS[event])) {
     const field = `payload.${key}`;
     const value = payload[key];
@@ -38,5 +48,8 @@ export function checkEventPayload(event: LifecycleEvent, payload: Record<string,
     }
     const ok = spec.kind === 'text' ? typeof value === 'string' : typeof value === 'number' && Number.isInteger(value) && value >= 1;
     if (!ok) throw invalid(field, `must be a ${ACCEPTED[spec.kind]}, got ${JSON.stringify(value)?.slice(0, 40) ?? typeof value}`, ACCEPTED[spec.kind]);
+    if (spec.kind === 'text' && (value as string).length > maxText) {
+      throw invalid(field, `is ${(value as string).length} characters; the limit is ${maxText} (${TEXT_LIMIT_KEY})`, { max: maxText });
+    }
   }
 }

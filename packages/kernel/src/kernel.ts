@@ -18,7 +18,8 @@ import { stderrLogger, type Logger } from './logger.js';
 import { once } from './util.js';
 import { safeJoin } from './paths.js';
 import type { PluginContext, PluginDefinition } from './plugin.js';
-import { checkEventPayload } from './event-payloads.js';
+import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-payloads.js';
+import { checkWellFormed } from './well-formed.js';
 import { Storage } from './storage.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { isPromiseLike, parseArgs, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
@@ -304,7 +305,9 @@ export class Kernel {
         accepted: 'string (1..200 chars, not only white space, no slashes)',
       });
     }
-    checkEventPayload(event, payload as Record<string, unknown>);
+    // As for a tool's arguments: no unpaired surrogate anywhere (well-formed.ts), named by its path.
+    checkWellFormed({ user_id: userId, payload });
+    checkEventPayload(event, payload as Record<string, unknown>, this.config.number(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000));
     const ctx: EventContext = { event, payload: payload as Record<string, unknown>, layer, user_id: userId };
     const results = await this.track(this.hooks[event].promise({}, ctx));
     return { event, layer, user_id: userId, results };

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { MemoryError, SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
 import { isInitializeRequest, openHttpSession, type HttpSession } from './mcp-adapter.js';
@@ -10,7 +11,17 @@ export interface HttpOptions {
   dashboard: boolean;
   /** Largest accepted request body in bytes. */
   bodyLimit?: number;
+  /** Most MCP sessions held at once; opening one more closes the one used longest ago. */
+  maxSessions?: number;
+  /** An MCP session unused for this long is closed. */
+  sessionIdleMs?: number;
 }
+
+/** Defaults of HttpOptions: sessions held at once, and how long one may sit unused. */
+export const MAX_SESSIONS = 1000;
+export const SESSION_IDLE_MS = 30 * 60_000;
+/** A request whose headers and body have not all arrived after this long is answered 408. */
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 /** HTTP status for a coded error: 400 for bad input and unknown events, 404 for unknown things. */
 export function statusFor(err: MemoryError): number {
@@ -40,11 +51,64 @@ function originAllowed(req: FastifyRequest): boolean {
   }
 }
 
+/** The charset a Content-Type names, lower-cased, or undefined when it names none. */
+function charsetOf(contentType: string | undefined): string | undefined {
+  const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
+  return m ? m[1]!.toLowerCase() : undefined;
+}
+
 /** The fastify app: /mcp (streamable HTTP with sessions), health routes and the hook route. */
 export async function buildHttpApp(service: Service, opts: HttpOptions): Promise<FastifyInstance> {
   const { kernel } = service;
-  const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit: opts.bodyLimit ?? 4 * 1024 * 1024 });
+  const bodyLimit = opts.bodyLimit ?? 4 * 1024 * 1024;
+  const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit, requestTimeout: REQUEST_TIMEOUT_MS });
+  /** Open MCP sessions, least recently used first (a use moves a session to the end). */
   const sessions = new Map<string, HttpSession>();
+  const maxSessions = opts.maxSessions ?? MAX_SESSIONS;
+  const idleMs = opts.sessionIdleMs ?? SESSION_IDLE_MS;
+  const lastUse = new Map<string, number>();
+  const closeSession = (id: string) => {
+    const s = sessions.get(id);
+    sessions.delete(id);
+    lastUse.delete(id);
+    // close() ends the transport, whose onclose removes the session (already gone here).
+    if (s) void s.server.close().catch(() => undefined);
+  };
+  const touch = (id: string) => {
+    const s = sessions.get(id);
+    if (!s) return;
+    sessions.delete(id);
+    sessions.set(id, s);
+    lastUse.set(id, Date.now());
+  };
+  const sweep = setInterval(() => {
+    const before = Date.now() - idleMs;
+    for (const [id, at] of lastUse) if (at < before) closeSession(id);
+  }, Math.min(60_000, Math.max(1_000, Math.floor(idleMs / 4))));
+  sweep.unref();
+
+  // JSON bodies must be UTF-8 (RFC 8259): bytes that are not, or another charset named, are refused
+  // rather than decoded with replacement characters into what gets stored. The parse itself is
+  // fastify's own (with its __proto__ and constructor checks).
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (req, body, done) => {
+    const charset = charsetOf(req.headers['content-type']);
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+      const err = Object.assign(new Error(`Unsupported charset "${charset}": send JSON as UTF-8`), { statusCode: 415 });
+      return done(err, undefined);
+    }
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) return done(Object.assign(new Error('The body is not valid UTF-8: send JSON as UTF-8'), { statusCode: 400 }), undefined);
+    return parseJson(req, bytes.toString('utf8'), done);
+  });
+
+  // A browser page may only reach this server from a loopback origin or this server's own host,
+  // on every route: /api/tools reaches every tool.
+  app.addHook('onRequest', async (req, reply) => {
+    if (!originAllowed(req)) {
+      return reply.code(403).send({ error: { type: 'ForbiddenError', message: `Origin ${req.headers.origin} is not allowed` } });
+    }
+  });
 
   app.setNotFoundHandler((req, reply) =>
     reply.code(404).send({ error: { type: 'NotFoundError', code: 'KERNEL_ERR_NOT_FOUND', message: `No route ${req.method} ${req.url}` } }),
@@ -91,11 +155,9 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   );
 
   const mcp = async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!originAllowed(req)) {
-      return reply.code(403).send({ error: { type: 'ForbiddenError', message: `Origin ${req.headers.origin} is not allowed` } });
-    }
     const id = req.headers['mcp-session-id'];
     let session = typeof id === 'string' ? sessions.get(id) : undefined;
+    if (session) touch(id as string);
     if (!session) {
       if (typeof id === 'string') {
         return reply.code(404).send({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
@@ -106,8 +168,16 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
       session = await openHttpSession(
         service.surface,
         kernel.logger,
-        (sid, s) => sessions.set(sid, s),
-        (sid) => sessions.delete(sid),
+        (sid, s) => {
+          // At the cap, the session used longest ago makes room (its client must initialize again).
+          while (sessions.size >= maxSessions) closeSession(sessions.keys().next().value as string);
+          sessions.set(sid, s);
+          lastUse.set(sid, Date.now());
+        },
+        (sid) => {
+          sessions.delete(sid);
+          lastUse.delete(sid);
+        },
       );
     }
     reply.hijack();
@@ -120,8 +190,10 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   if (opts.dashboard) registerDashboard(app, service);
 
   app.addHook('onClose', async () => {
+    clearInterval(sweep);
     await Promise.allSettled([...sessions.values()].map((s) => s.server.close()));
     sessions.clear();
+    lastUse.clear();
   });
   return app;
 }

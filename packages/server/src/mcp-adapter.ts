@@ -90,6 +90,23 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** JSON-RPC 2.0's error code for a request whose params are not what the method takes. */
 const INVALID_PARAMS = -32602;
 
+/**
+ * What is wrong with a tools/call's params, or null: a call without a tool name, or with arguments
+ * that are not an object, is the caller's error (invalid params, naming the member), where the SDK
+ * Server answers it as an internal error with its schema's raw report.
+ */
+export function toolCallParamsProblem(params: unknown): string | null {
+  if (!isObject(params)) return 'params must be an object with the tool name (name) and its arguments (arguments)';
+  if (typeof params.name !== 'string') return 'params.name must be a string: the name of a tool from tools/list';
+  if (params.arguments !== undefined && !isObject(params.arguments)) return "params.arguments must be an object of the tool's arguments";
+  return null;
+}
+
+/** The JSON-RPC error answer to a tools/call with malformed params. */
+function invalidParams(id: RequestId, problem: string): JSONRPCMessage {
+  return { jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message: `Invalid params: ${problem}` } } as JSONRPCMessage;
+}
+
 export class DirectToolCalls {
   private readonly inFlight = new Map<RequestId, AbortController>();
 
@@ -110,12 +127,9 @@ export class DirectToolCalls {
       return true;
     }
     if (m.method !== 'tools/call' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return false;
-    // A call without a tool name or with arguments that are not an object is the caller's error
-    // (invalid params, naming the member), where the SDK Server answered it as an internal error.
-    if (!isObject(m.params)) return this.refuse(m.id, 'params must be an object with the tool name (name) and its arguments (arguments)');
-    const { name, arguments: args, _meta: meta, task } = m.params;
-    if (typeof name !== 'string') return this.refuse(m.id, 'params.name must be a string: the name of a tool from tools/list');
-    if (args !== undefined && !isObject(args)) return this.refuse(m.id, 'params.arguments must be an object of the tool\'s arguments');
+    const problem = toolCallParamsProblem(m.params);
+    if (problem) return this.refuse(m.id, problem);
+    const { name, arguments: args, _meta: meta, task } = m.params as { name: string; arguments?: unknown; _meta?: unknown; task?: unknown };
     if (task !== undefined) return false;
     if (meta !== undefined && (!isObject(meta) || meta.progressToken !== undefined)) return false;
     const id = m.id;
@@ -169,8 +183,7 @@ export class DirectToolCalls {
 
   /** Answer a tools/call whose params are malformed with JSON-RPC's invalid params; the message was taken. */
   private refuse(id: RequestId, message: string): true {
-    const error = { code: INVALID_PARAMS, message: `Invalid params: ${message}` };
-    this.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(error)}}`).catch((err: unknown) =>
+    this.write(JSON.stringify(invalidParams(id, message))).catch((err: unknown) =>
       this.logger?.error(`tools/call answer not written: ${(err as Error).message}`),
     );
     return true;
@@ -243,6 +256,15 @@ export async function openHttpSession(
     if (transport.sessionId) onClose(transport.sessionId);
   };
   await server.connect(transport);
+  // As under stdio (DirectToolCalls): a tools/call with malformed params is answered with invalid
+  // params here, before the SDK Server would answer it as an internal error.
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const m = message as { method?: unknown; id?: unknown; params?: unknown };
+    const problem = m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number') ? toolCallParamsProblem(m.params) : null;
+    if (problem === null) return deliver?.(message, extra);
+    transport.send(invalidParams(m.id as RequestId, problem)).catch((err: unknown) => logger.error(`tools/call answer not written: ${(err as Error).message}`));
+  };
   return { transport, server };
 }
 

@@ -3,7 +3,7 @@
  * read from stdin and written to stdout. It reads as the SDK's StdioServerTransport does (send
  * waits for 'drain' when stdout's buffer is full; a bad line is reported to onerror and the next
  * line is still read), and answers what the SDK's transport leaves unanswered, as JSON-RPC 2.0 asks:
- * - a line that is not JSON gets a parse error (-32700), and JSON that is not a JSON-RPC 2.0
+ * - a line that is not JSON, or not UTF-8, gets a parse error (-32700), and JSON that is not a JSON-RPC 2.0
  *   message object (a batch array, a number, another version) an invalid request (-32600), both
  *   with id null, since no id can be read from them;
  * - a line longer than maxBufferSize bytes is skipped up to its line end and answered with an
@@ -19,6 +19,7 @@
  *   answers plain tools/call requests this way, writing with writeLine).
  * In the server, only mcp-adapter.ts imports this file: SDK-facing code stays behind the adapter.
  */
+import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -189,12 +190,23 @@ export class StdioTransport implements Transport {
       if (stop - start > this.maxBufferSize) {
         this.refuseLong(buf.subarray(Math.max(start, stop - TAIL_BYTES), stop));
       } else {
-        this.deliver(buf.toString('utf8', start, stop));
+        const line = buf.toString('utf8', start, stop);
+        // Bytes that are not UTF-8 decode to U+FFFD: such a line is refused, not stored with
+        // replacement characters (a line that holds U+FFFD itself is checked, and passes).
+        if (line.includes('\uFFFD') && !isUtf8(buf.subarray(start, stop))) this.refuseBytes();
+        else this.deliver(line);
       }
       start = end + 1;
     }
     if (!this.closed && start < buf.length) this.partial = start === 0 ? buf : buf.subarray(start);
   };
+
+  /** Answer a line that is not UTF-8 (JSON text must be): a parse error, since no id can be trusted. */
+  private refuseBytes(): void {
+    const message = 'Parse error: the line is not valid UTF-8';
+    this.onerror?.(new Error(message));
+    void this.writeLine(errorLine('null', -32700, message));
+  }
 
   /** Answer a line over maxBufferSize, skipped up to its end (`tail`: its last bytes). */
   private refuseLong(tail: Buffer): void {

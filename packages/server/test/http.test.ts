@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildHttpApp } from '../src/http.js';
+import { buildHttpApp, type HttpOptions } from '../src/http.js';
 import { createService, type Service } from '../src/service.js';
 import { silentLogger } from '@memory-service/kernel';
 import { BIN, FIXTURES, runBin, stdioClient, tempDir } from './helpers.js';
@@ -15,7 +15,7 @@ afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.close()));
 });
 
-async function app(dashboard = false) {
+async function app(dashboard = false, extra: Partial<HttpOptions> = {}) {
   const service = await createService({
     dataDir: tempDir(),
     plugins: [],
@@ -24,7 +24,7 @@ async function app(dashboard = false) {
     logger: silentLogger(),
   });
   services.push(service);
-  return buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard });
+  return buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard, ...extra });
 }
 
 describe('HTTP routes', () => {
@@ -76,6 +76,83 @@ describe('HTTP routes', () => {
     expect(foreign.status).toBe(403);
     const noSession = await fetch(`${address}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
     expect(noSession.status).toBe(400);
+    await a.close();
+  });
+
+  it('refuses a body that is not UTF-8 or names another charset, and a foreign origin on every route', async () => {
+    const a = await app(true);
+    const json = { 'content-type': 'application/json' };
+    const bytes = Buffer.concat([Buffer.from('{"text":"delta '), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(' eps"}')]);
+    const notUtf8 = await a.inject({ method: 'POST', url: '/api/tools/echo_say', headers: json, payload: bytes });
+    expect(notUtf8.statusCode).toBe(400);
+    expect(notUtf8.json().error.message).toMatch(/not valid UTF-8/);
+    const latin1 = await a.inject({ method: 'POST', url: '/api/hooks/memory_pressure', headers: { 'content-type': 'application/json; charset=iso-8859-1' }, payload: Buffer.from('{"payload":{"note":"caf\xe9"}}', 'latin1') });
+    expect(latin1.statusCode).toBe(415);
+    const utf8 = await a.inject({ method: 'POST', url: '/api/tools/echo_say', headers: { 'content-type': 'application/json; charset=UTF-8' }, payload: '{"text":"café ☕"}' });
+    expect(utf8.json()).toEqual({ result: { text: 'café ☕', mood: 'calm' } });
+    // Valid JSON that poisons a prototype is still refused by fastify's own parse.
+    expect((await a.inject({ method: 'POST', url: '/api/tools/echo_say', headers: json, payload: '{"__proto__":{"x":1},"text":"a"}' })).statusCode).toBe(400);
+    for (const url of ['/api/tools/echo_say', '/api/hooks/memory_pressure']) {
+      const foreign = await a.inject({ method: 'POST', url, headers: { ...json, origin: 'https://evil.example' }, payload: '{"text":"x"}' });
+      expect(foreign.statusCode, url).toBe(403);
+    }
+    const local = await a.inject({ method: 'POST', url: '/api/tools/echo_say', headers: { ...json, origin: 'http://localhost:5173' }, payload: '{"text":"x"}' });
+    expect(local.statusCode).toBe(200);
+    await a.close();
+  });
+
+  it('/mcp answers a tools/call with malformed params with invalid params, as stdio does', async () => {
+    const a = await app();
+    const address = await a.listen({ host: '127.0.0.1', port: 0 });
+    const client = new Client({ name: 'http-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${address}/mcp`));
+    await client.connect(transport);
+    const post = (body: unknown) =>
+      fetch(`${address}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': transport.sessionId!, 'mcp-protocol-version': '2025-06-18' },
+        body: JSON.stringify(body),
+      });
+    for (const [params, pattern] of [
+      [{ name: 5 }, /params\.name must be a string/],
+      [{ name: 'echo_say', arguments: [1] }, /params\.arguments must be an object/],
+      [undefined, /params must be an object/],
+    ] as const) {
+      const res = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', ...(params === undefined ? {} : { params }) });
+      const text = await res.text();
+      const answer = JSON.parse(text.startsWith('{') ? text : text.split('\n').find((l) => l.startsWith('data: '))!.slice(6));
+      expect(answer.id).toBe(7);
+      expect(answer.error.code, JSON.stringify(params)).toBe(-32602);
+      expect(answer.error.message).toMatch(pattern);
+    }
+    const ok: any = await client.callTool({ name: 'echo_say', arguments: { text: 'still here' } });
+    expect(ok.structuredContent.text).toBe('still here');
+    await client.close();
+    await a.close();
+  });
+
+  it('holds at most maxSessions MCP sessions, closing the one used longest ago, and closes idle ones', async () => {
+    const a = await app(false, { maxSessions: 2, sessionIdleMs: 200 });
+    const address = await a.listen({ host: '127.0.0.1', port: 0 });
+    const open = async () => {
+      const client = new Client({ name: 'http-test', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${address}/mcp`));
+      await client.connect(transport);
+      return { client, transport };
+    };
+    const first = await open();
+    const second = await open();
+    await first.client.listTools();
+    // A third session makes room by closing the one used longest ago: the second.
+    const third = await open();
+    await expect(second.client.listTools()).rejects.toThrow();
+    expect((await first.client.listTools()).tools).toHaveLength(1);
+    expect((await third.client.listTools()).tools).toHaveLength(1);
+    // Unused for longer than sessionIdleMs, both are closed by the next sweep (every second at most).
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    await expect(first.client.listTools()).rejects.toThrow();
+    await expect(third.client.listTools()).rejects.toThrow();
+    for (const c of [first, second, third]) await c.client.close().catch(() => undefined);
     await a.close();
   });
 

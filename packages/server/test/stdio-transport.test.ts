@@ -154,6 +154,15 @@ describe('StdioTransport reading', () => {
     ]);
   });
 
+  it('answers a line that is not UTF-8 with a parse error, and reads U+FFFD sent as text', async () => {
+    const t = await started(ours);
+    const bad = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"think","arguments":{"text":"a '), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(' b"}}}\n')]);
+    const replacement = `${JSON.stringify(call(2, 'sent \uFFFD on purpose'))}\n`;
+    await feed(t.stdin, [bad, replacement]);
+    expect(t.messages).toEqual([call(2, 'sent \uFFFD on purpose')]);
+    expect(written(t.stdout).map((a) => [a.id, a.error.code, a.error.message])).toEqual([[null, -32700, 'Parse error: the line is not valid UTF-8']]);
+  });
+
   it('reads a line of exactly maxBufferSize bytes', async () => {
     const line = JSON.stringify({ ...ping(1), pad: '' });
     const pad = 'p'.repeat(80 - Buffer.byteLength(line));

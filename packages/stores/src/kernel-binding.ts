@@ -1,4 +1,4 @@
-import { asValue, type PluginContext } from '@memory-service/kernel';
+import { asValue, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, type PluginContext } from '@memory-service/kernel';
 import { storesMigrations } from './migrations/index.js';
 import { Stores } from './stores.js';
 
@@ -23,7 +23,7 @@ export function useStores(ctx: PluginContext): Stores {
       l1Size: ctx.config.number('l1.size', 50, 1, 10_000),
       scratchpadMax: ctx.config.number('scratchpad.max_entries', 20, 1, 10_000),
       tokenBudget: ctx.config.number('retrieval.token_budget', 2000, 50, 1_000_000),
-      maxTextChars: ctx.config.number('think.max_text_chars', 100_000, 100, 10_000_000),
+      maxTextChars: ctx.config.number(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000),
     },
   });
   ctx.container.register({ stores: asValue(stores) });

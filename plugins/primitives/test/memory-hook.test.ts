@@ -73,6 +73,15 @@ describe('session_started and session_ended', () => {
       const err = await toolError(s.call('memory_hook', { event, payload }));
       expect(err, `${event} ${JSON.stringify(payload)}`).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field });
     }
+    // A text no handler could store (over think.max_text_chars), or one with an unpaired surrogate, is refused up front.
+    for (const [event, key] of [['session_ended', 'summary'], ['new_message', 'text'], ['post_context_compression', 'query']] as const) {
+      const long = await toolError(s.call('memory_hook', { event, payload: { [key]: 'x'.repeat(100_001) } }));
+      expect(long, event).toMatchObject({ field: `payload.${key}`, accepted: { max: 100_000 } });
+      const lone = await toolError(s.call('memory_hook', { event, payload: { [key]: 'a \uDC00 b' } }));
+      expect(lone.field, event).toBe(`payload.${key}`);
+    }
+    await expect(s.kernel.dispatchEvent('session_ended', { summary: 'ok' }, 'user', 'u\uD800')).rejects.toMatchObject({ field: 'user_id' });
+    await expect(s.kernel.dispatchEvent('session_ended', { summary: 'ok', notes: { k: ['\uD800'] } })).rejects.toMatchObject({ field: 'payload.notes.k.0' });
     expect(snapshot(s)).toEqual(before);
     // Keys the spec does not name are another plugin's to read: they pass.
     expect((await hook(s, 'session_ended', { summary: 'Done.', mood: 7 })).saved).toBe(true);
