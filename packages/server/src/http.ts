@@ -38,6 +38,21 @@ function sendError(reply: FastifyReply, err: unknown): FastifyReply {
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
+/** The host name of a Host header (`[::1]:3000` -> `[::1]`, `localhost:80` -> `localhost`). */
+function hostName(host: string | undefined): string {
+  const h = (host ?? '').trim().toLowerCase();
+  return h.startsWith('[') ? h.slice(0, h.indexOf(']') + 1) : h.split(':')[0]!;
+}
+
+/**
+ * A server listening on a loopback address only answers requests made to a loopback name: a page
+ * whose own domain was made to resolve to 127.0.0.1 (DNS rebinding) sends its own domain as Host,
+ * and as Origin, which the origin rule alone would accept as "the host the request was made to".
+ */
+function hostAllowed(req: FastifyRequest, listeningOnLoopback: boolean): boolean {
+  return !listeningOnLoopback || LOOPBACK.has(hostName(req.headers.host));
+}
+
 /** Browsers send Origin; accept only loopback origins or the host the request was made to. */
 function originAllowed(req: FastifyRequest): boolean {
   const origin = req.headers.origin;
@@ -104,7 +119,11 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
 
   // A browser page may only reach this server from a loopback origin or this server's own host,
   // on every route: /api/tools reaches every tool.
+  const listeningOnLoopback = LOOPBACK.has(opts.host.toLowerCase()) || opts.host.startsWith('127.');
   app.addHook('onRequest', async (req, reply) => {
+    if (!hostAllowed(req, listeningOnLoopback)) {
+      return reply.code(403).send({ error: { type: 'ForbiddenError', message: `Host ${req.headers.host} is not allowed: this server listens on ${opts.host} only` } });
+    }
     if (!originAllowed(req)) {
       return reply.code(403).send({ error: { type: 'ForbiddenError', message: `Origin ${req.headers.origin} is not allowed` } });
     }

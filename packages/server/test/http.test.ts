@@ -98,6 +98,13 @@ describe('HTTP routes', () => {
     }
     const local = await a.inject({ method: 'POST', url: '/api/tools/echo_say', headers: { ...json, origin: 'http://localhost:5173' }, payload: '{"text":"x"}' });
     expect(local.statusCode).toBe(200);
+    // Listening on loopback, a request made to another name (DNS rebinding: Host and Origin alike) is refused.
+    const rebound = await a.inject({ method: 'POST', url: '/api/tools/echo_say', headers: { ...json, host: 'evil.example', origin: 'http://evil.example' }, payload: '{"text":"x"}' });
+    expect(rebound.statusCode).toBe(403);
+    expect(rebound.json().error.message).toMatch(/Host evil\.example is not allowed/);
+    for (const host of ['localhost:8080', '127.0.0.1', '[::1]:3000']) {
+      expect((await a.inject({ url: '/alive', headers: { host } })).statusCode, host).toBe(200);
+    }
     await a.close();
   });
 
