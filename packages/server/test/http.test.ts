@@ -27,6 +27,14 @@ async function app(dashboard = false, extra: Partial<HttpOptions> = {}) {
   return buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard, ...extra });
 }
 
+/** An SDK client connected over streamable HTTP to the app listening at `address`. */
+async function mcpClient(address: string) {
+  const client = new Client({ name: 'http-test', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${address}/mcp`));
+  await client.connect(transport);
+  return { client, transport };
+}
+
 describe('HTTP routes', () => {
   it('/health, /ready and /alive answer', async () => {
     const a = await app();
@@ -64,9 +72,7 @@ describe('HTTP routes', () => {
   it('/mcp speaks streamable HTTP with sessions to the SDK client; foreign origins are refused', async () => {
     const a = await app();
     const address = await a.listen({ host: '127.0.0.1', port: 0 });
-    const client = new Client({ name: 'http-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${address}/mcp`));
-    await client.connect(transport);
+    const { client, transport } = await mcpClient(address);
     expect(transport.sessionId).toBeTruthy();
     expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['echo_say']);
     const res: any = await client.callTool({ name: 'echo_say', arguments: { text: 'over http' } });
@@ -111,9 +117,7 @@ describe('HTTP routes', () => {
   it('/mcp answers a tools/call with malformed params with invalid params, as stdio does', async () => {
     const a = await app();
     const address = await a.listen({ host: '127.0.0.1', port: 0 });
-    const client = new Client({ name: 'http-test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL(`${address}/mcp`));
-    await client.connect(transport);
+    const { client, transport } = await mcpClient(address);
     const post = (body: unknown) =>
       fetch(`${address}/mcp`, {
         method: 'POST',
@@ -141,12 +145,7 @@ describe('HTTP routes', () => {
   it('holds at most maxSessions MCP sessions, closing the one used longest ago, and closes idle ones', async () => {
     const a = await app(false, { maxSessions: 2, sessionIdleMs: 200 });
     const address = await a.listen({ host: '127.0.0.1', port: 0 });
-    const open = async () => {
-      const client = new Client({ name: 'http-test', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(`${address}/mcp`));
-      await client.connect(transport);
-      return { client, transport };
-    };
+    const open = () => mcpClient(address);
     const first = await open();
     const second = await open();
     await first.client.listTools();
