@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { L1_FLUSH_MS } from './l1.js';
+import { L1_FLUSH_MS, L1_TRIM_EVERY } from './l1.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Stores } from './stores.js';
 import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
@@ -76,6 +76,26 @@ describe('L1Ring', () => {
     expect(env.stores.l1.list(A).map((i) => i.text)).toEqual(['agent default']);
     expect(env.stores.l1.list(U2).map((i) => i.text)).toEqual(['user bob']);
     expect(env.stores.l1.fileFor({ layer: 'user', user_id: 'Bob' })).not.toBe(env.stores.l1.fileFor(U2));
+  });
+
+  it('trims the table every L1_TRIM_EVERY pushes; reads, counts, evictions, clears and the file only see the ring', () => {
+    const rows = () => (env.db.prepare('SELECT COUNT(*) AS n FROM l1_items').get() as { n: number }).n;
+    const texts = () => env.stores.l1.list(U).map((i) => i.text);
+    for (let i = 0; i < 40; i++) env.stores.l1.push(U, { text: `item ${i}` });
+    // Trimmed at the 16th and 32nd push: the ring's 5 and 8 rows older than it.
+    expect(rows()).toBe(40 - 2 * L1_TRIM_EVERY + 5);
+    expect(texts()).toEqual(['item 35', 'item 36', 'item 37', 'item 38', 'item 39']);
+    expect(env.stores.l1.count(U)).toBe(5);
+    env.stores.flush();
+    expect(JSON.parse(fs.readFileSync(env.stores.l1.fileFor(U), 'utf8')).items.map((i: { text: string }) => i.text)).toEqual(texts());
+    // Eviction takes the ring's oldest, and the rows past it go along.
+    expect(env.stores.l1.evict(U, 2).map((i) => i.text)).toEqual(['item 35', 'item 36']);
+    expect(rows()).toBe(3);
+    expect(texts()).toEqual(['item 37', 'item 38', 'item 39']);
+    for (let i = 40; i < 60; i++) env.stores.l1.push(U, { text: `item ${i}` });
+    expect(rows()).toBeGreaterThan(5);
+    expect(env.stores.l1.clear(U)).toBe(5);
+    expect(rows()).toBe(0);
   });
 
   it('evicts the oldest and clears', () => {

@@ -57,6 +57,12 @@ function toItem(r: Row): L1Item {
  */
 /** Longest time the ring file lags behind the table. */
 export const L1_FLUSH_MS = 50;
+/**
+ * Pushes to a scope between two trims of its ring. The table keeps up to this many items past the
+ * ring's size, older than the ring, which every read leaves out (each reads the newest `size`):
+ * trimming on every push was a DELETE and a WAL frame or two in every think.
+ */
+export const L1_TRIM_EVERY = 16;
 
 /**
  * The newest item of each scope of one connection, as of SQLite's data_version `version`. Set only
@@ -73,6 +79,8 @@ const NEWEST = new WeakMap<object, NewestItems>();
 
 export class L1Ring {
   private readonly dirty = new Map<string, Scope>();
+  /** Pushes per scope since its ring was last trimmed by this process. */
+  private readonly sinceTrim = new Map<string, number>();
   private scheduled: NodeJS.Timeout | null = null;
   /**
    * The newest item of each scope (null: its ring is empty), so think finds the previous thought
@@ -132,10 +140,12 @@ export class L1Ring {
       const info = this.ctx
         .stmt('INSERT INTO l1_items (layer, user_id, text, kind, ref, created) VALUES (?, ?, ?, ?, ?, ?)')
         .run(scope.layer, scope.user_id, text, input.kind ?? null, input.ref ?? null, created);
-      this.trim(scope);
+      const key = scopeKey(scope.layer, scope.user_id);
+      const pushes = (this.sinceTrim.get(key) ?? 0) + 1;
+      if (pushes >= L1_TRIM_EVERY) this.trim(scope);
+      this.sinceTrim.set(key, pushes >= L1_TRIM_EVERY ? 0 : pushes);
       this.markDirty(scope);
       const item: L1Item = { id: makeId('l1', Number(info.lastInsertRowid)), text, kind: input.kind ?? null, ref: input.ref ?? null, created };
-      const key = scopeKey(scope.layer, scope.user_id);
       this.newest.items.delete(key);
       this.ctx.onCommit(() => this.newest.items.set(key, item));
       return item;
@@ -181,27 +191,35 @@ export class L1Ring {
     return Math.min(r.n, this.size);
   }
 
-  /** Empty the ring; returns how many items were removed. */
+  /** Empty the ring; returns how many of its items were removed. */
   clear(scope: Scope): number {
     checkScope(scope);
     return this.ctx.tx(() => {
-      const n = this.ctx.stmt('DELETE FROM l1_items WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
+      // Rows past the ring's size (see L1_TRIM_EVERY) go too, but were never items of the ring.
+      const n = Math.min(this.size, this.ctx.stmt('DELETE FROM l1_items WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
       this.forgetNewest(scope);
       this.markDirty(scope);
       return n;
     });
   }
 
-  /** Drop the n oldest items; returns them. */
+  /** Drop the n oldest items of the ring; returns them. */
   evict(scope: Scope, n: number): L1Item[] {
     checkScope(scope);
     const count = Math.max(0, Math.floor(n));
     return this.ctx.tx(() => {
-      const rows = this.ctx
-        .stmt('SELECT * FROM l1_items WHERE layer = ? AND user_id = ? ORDER BY id LIMIT ?')
-        .all(scope.layer, scope.user_id, count) as Row[];
-      const del = this.ctx.stmt('DELETE FROM l1_items WHERE id = ?');
-      for (const r of rows) del.run(r.id);
+      // The oldest of the ring (its newest `size` items), not of the table: see L1_TRIM_EVERY.
+      const ring = this.ctx
+        .stmt('SELECT * FROM (SELECT * FROM l1_items WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ?) ORDER BY id')
+        .all(scope.layer, scope.user_id, this.size) as Row[];
+      const rows = ring.slice(0, count);
+      if (rows.length > 0) {
+        // The rows older than the ring, which no read sees, go first: once the ring is shorter
+        // they would be read again.
+        this.ctx.stmt('DELETE FROM l1_items WHERE layer = ? AND user_id = ? AND id < ?').run(scope.layer, scope.user_id, ring[0]!.id);
+        const del = this.ctx.stmt('DELETE FROM l1_items WHERE id = ?');
+        for (const r of rows) del.run(r.id);
+      }
       this.forgetNewest(scope);
       this.markDirty(scope);
       return rows.map(toItem);
@@ -280,6 +298,7 @@ export class L1Ring {
     this.ctx.onCommit(() => this.newest.items.delete(key));
   }
 
+  /** Delete the scope's items older than its newest `size`. */
   private trim(scope: Scope): void {
     this.ctx
       .stmt(

@@ -33,6 +33,21 @@ describe('SessionStore', () => {
     expect(env.stores.audit.forTarget(s.id).map((e) => e.action)).toEqual(['session_start', 'session_end']);
   });
 
+  it("counts the user's turns of a session in the L1 ring only, not in rows past its size", () => {
+    const small = makeEnv({ l1Size: 5 });
+    try {
+      const summary = 'We decided to ship the parser. Next step: tests.';
+      small.stores.sessions.start(U);
+      for (let i = 0; i < 30; i++) small.stores.l1.push(U, { text: `turn ${i}` });
+      const counted = small.stores.sessions.end(U, { summary });
+      small.stores.sessions.start(A);
+      const given = small.stores.sessions.end(A, { summary, user_turns: 5 });
+      expect(counted.quality_detail).toEqual(given.quality_detail);
+    } finally {
+      small.close();
+    }
+  });
+
   it('end without an open session creates and closes one', () => {
     const s = env.stores.sessions.end(U, { summary: '' });
     expect(s.status).toBe('closed');

@@ -195,10 +195,11 @@ export class SessionStore {
     return e.n + f.n;
   }
 
+  /** Items of the L1 ring (its newest l1Size, see l1.ts L1_TRIM_EVERY) pushed since `since`. */
   private turnsSince(scope: Scope, since: string): number {
     const r = this.ctx
-      .stmt('SELECT COUNT(*) AS n FROM l1_items WHERE layer = ? AND user_id = ? AND created >= ?')
-      .get(scope.layer, scope.user_id, since) as { n: number };
+      .stmt('SELECT COUNT(*) AS n FROM (SELECT created FROM l1_items WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ?) WHERE created >= ?')
+      .get(scope.layer, scope.user_id, this.ctx.config.l1Size, since) as { n: number };
     return r.n;
   }
 }
