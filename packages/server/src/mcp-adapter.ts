@@ -74,19 +74,6 @@ type RequestId = string | number;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/**
- * tools/call over stdio, answered without the SDK's Protocol. Through the SDK Server, every call
- * parses the request with the SDK's schemas twice, builds a request context and an abort
- * controller, and parses (copies) the result with the result schema before the message is
- * serialised, with the answer's JSON written twice. Here a plain tools/call (a name, arguments
- * that are an object if given, no progress token, no task) goes straight to the surface, and the
- * answer's line embeds the JSON text successResult already computed as structuredContent. A tool
- * that answers synchronously (most reads) is answered within the same turn, before the stream and
- * microtask work that would otherwise come first; its abort signal is only created if the tool
- * reads it. Everything else (initialize, ping, tools/list, notifications, malformed or task calls)
- * goes to the SDK Server as before. A notifications/cancelled naming a call in flight here aborts
- * it and its answer is not sent, as the SDK does.
- */
 /** JSON-RPC 2.0's error code for a request whose params are not what the method takes. */
 const INVALID_PARAMS = -32602;
 
@@ -107,6 +94,19 @@ function invalidParams(id: RequestId, problem: string): JSONRPCMessage {
   return { jsonrpc: '2.0', id, error: { code: INVALID_PARAMS, message: `Invalid params: ${problem}` } } as JSONRPCMessage;
 }
 
+/**
+ * tools/call over stdio, answered without the SDK's Protocol. Through the SDK Server, every call
+ * parses the request with the SDK's schemas twice, builds a request context and an abort
+ * controller, and parses (copies) the result with the result schema before the message is
+ * serialised, with the answer's JSON written twice. Here a plain tools/call (a name, arguments
+ * that are an object if given, no progress token, no task) goes straight to the surface, and the
+ * answer's line embeds the JSON text successResult already computed as structuredContent. A tool
+ * that answers synchronously (most reads) is answered within the same turn, before the stream and
+ * microtask work that would otherwise come first; its abort signal is only created if the tool
+ * reads it. A call with malformed params is answered here with invalid params. Everything else
+ * (initialize, ping, tools/list, notifications, task calls) goes to the SDK Server as before. A notifications/cancelled naming a call in flight here aborts
+ * it and its answer is not sent, as the SDK does.
+ */
 export class DirectToolCalls {
   private readonly inFlight = new Map<RequestId, AbortController>();
 

@@ -3,9 +3,9 @@
  * read from stdin and written to stdout. It reads as the SDK's StdioServerTransport does (send
  * waits for 'drain' when stdout's buffer is full; a bad line is reported to onerror and the next
  * line is still read), and answers what the SDK's transport leaves unanswered, as JSON-RPC 2.0 asks:
- * - a line that is not JSON, or not UTF-8, gets a parse error (-32700), and JSON that is not a JSON-RPC 2.0
- *   message object (a batch array, a number, another version) an invalid request (-32600), both
- *   with id null, since no id can be read from them;
+ * - a line that is not JSON, or not UTF-8, gets a parse error (-32700), and JSON that is not a
+ *   JSON-RPC 2.0 message object (a batch array, a number, another version) an invalid request
+ *   (-32600), both with id null unless the object has an id;
  * - a line longer than maxBufferSize bytes is skipped up to its line end and answered with an
  *   invalid request naming the limit, with the request's id when the line ends with one (the SDK
  *   client writes the id last); the transport stays open, where the SDK's discards what it had
