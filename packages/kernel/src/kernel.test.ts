@@ -190,6 +190,12 @@ describe('tools', () => {
     });
     await expect(k.callTool('echo', { text: 'ok', meta: { note: ['\uDFFF'] } })).rejects.toMatchObject({ field: 'meta.note.0' });
     await expect(k.callTool('echo', { text: 'pair 𝄞' })).resolves.toEqual({ text: 'pair 𝄞', layer: 'user' });
+    // A key that misspells an argument the call left out is an error, not a silent default; other extra keys are dropped.
+    await expect(k.callTool('echo', { text: 'hi', layr: 'agent' })).rejects.toMatchObject({ field: 'layr', message: expect.stringContaining('did you mean "layer"') });
+    await expect(k.callTool('echo', { text: 'hi', Layer: 'agent' })).rejects.toMatchObject({ field: 'Layer' });
+    await expect(k.callTool('echo', { txt: 'hi' })).rejects.toMatchObject({ field: 'txt', message: expect.stringContaining('did you mean "text"') });
+    await expect(k.callTool('echo', { text: 'hi', reason: 'testing', layer: 'agent' })).resolves.toEqual({ text: 'hi', layer: 'agent' });
+    await expect(k.callTool('echo', { text: 'hi', layer: 'agent', layr: 'user' })).resolves.toEqual({ text: 'hi', layer: 'agent' });
     expect(k.getTool('echo')!.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
   });
 

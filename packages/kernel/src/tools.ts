@@ -3,6 +3,7 @@ import { MemoryError, invalid } from './errors.js';
 import type { ToolJsonSchemas } from './tool-schemas.js';
 import { fastArgs } from './fast-args.js';
 import { checkWellFormed } from './well-formed.js';
+import { checkMisspelledKeys } from './misspelled-keys.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -125,6 +126,9 @@ export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknow
     return taken as z.infer<I>;
   }
   const res = tool.input.safeParse(args ?? {});
+  // The shortcut takes no key the schema lacks: misspelled keys are looked for only here, and
+  // before zod's own error, which would name the argument left out rather than the misspelling.
+  if (typeof args === 'object' && args !== null && !Array.isArray(args)) checkMisspelledKeys(args as Record<string, unknown>, Object.keys(tool.input.shape));
   if (res.success) {
     checkWellFormed(res.data);
     return res.data;

@@ -202,6 +202,16 @@ describe('wiki_type and wiki_title force a wiki page', () => {
     expect(wikiRow(actionsIn(agent, 'wiki')[0]!.path!)!.title).toBe('Notes');
   });
 
+  it('a misspelled argument is a tool error naming it and what it meant, nothing written', async () => {
+    const before = snapshot(s);
+    for (const [key, meant] of [['layr', 'layer'], ['userId', 'user_id'], ['wiki_titel', 'wiki_title']] as const) {
+      const err = await toolError(think({ text: 'Dark mode everywhere', [key]: 'agent' }));
+      expect(err.field, key).toBe(key);
+      expect(err.message).toContain(`did you mean "${meant}"`);
+    }
+    expect(snapshot(s)).toEqual(before);
+  });
+
   it('a blank wiki_title is a tool error naming wiki_title, nothing written', async () => {
     const before = snapshot(s);
     for (const wiki_title of ['', '   ', '\t\n']) {

@@ -1,0 +1,65 @@
+import { invalid } from './errors.js';
+
+/**
+ * Tool arguments the input schema does not name are dropped by parsing, so a caller that sends a
+ * few extra ones still gets its call through. A key that looks like a misspelling of an argument
+ * the call left out (`layr` for `layer`, `userid` for `user_id`) is different: dropping it would
+ * quietly use that argument's default (the wrong layer, another user's memory). Such a key is an
+ * error naming it and the argument it most likely meant.
+ */
+
+/** Lower-cased, without `_` and `-`: `userId`, `user-id` and `user_id` compare alike. */
+function folded(key: string): string {
+  return key.toLowerCase().replace(/[_-]/g, '');
+}
+
+/** Levenshtein distance of a and b, or `limit + 1` as soon as it is known to exceed `limit`. */
+function distanceWithin(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const d = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      row.push(d);
+      if (d < best) best = d;
+    }
+    if (best > limit) return limit + 1;
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/** The argument `key` most likely misspells among `missing` (arguments the call did not give), or null. */
+export function misspelledArgument(key: string, missing: readonly string[]): string | null {
+  const k = folded(key);
+  // Short keys differ from many words by a letter or two: only one edit for them.
+  const limit = k.length <= 4 ? 1 : 2;
+  let found: string | null = null;
+  let bestDistance = limit + 1;
+  for (const name of missing) {
+    const d = distanceWithin(k, folded(name), limit);
+    if (d < bestDistance) {
+      bestDistance = d;
+      found = name;
+    }
+  }
+  return found;
+}
+
+/**
+ * Throw a validation error when a key of `given` that `known` does not have looks like a misspelling
+ * of a known argument that `given` lacks; other unknown keys pass (parsing drops them).
+ */
+export function checkMisspelledKeys(given: Record<string, unknown>, known: readonly string[]): void {
+  let missing: string[] | undefined;
+  for (const key of Object.keys(given)) {
+    if (known.includes(key)) continue;
+    missing ??= known.filter((k) => given[k] === undefined);
+    const meant = misspelledArgument(key, missing);
+    if (meant !== null) {
+      throw invalid(key, `is not an argument of this tool; did you mean "${meant}"? (arguments: ${known.join(', ')})`, known);
+    }
+  }
+}
