@@ -162,5 +162,5 @@ export const userIdSchema = z
   .min(1)
   .max(200)
   // Not only white space, no slash, backslash or NUL; linear to test however long the input.
-  .regex(/^(?!\s*$)[^\0/\\]+$/, 'user_id must not be blank, nor contain slashes or NUL')
+  .regex(/^(?!\s*$)[^\0/\\]+$/, 'must not be blank, nor contain a slash, a backslash or NUL')
   .default('default');
