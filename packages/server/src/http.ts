@@ -76,7 +76,16 @@ function charsetOf(contentType: string | undefined): string | undefined {
 export async function buildHttpApp(service: Service, opts: HttpOptions): Promise<FastifyInstance> {
   const { kernel } = service;
   const bodyLimit = opts.bodyLimit ?? 4 * 1024 * 1024;
-  const app = Fastify({ logger: false, forceCloseConnections: true, bodyLimit, requestTimeout: REQUEST_TIMEOUT_MS });
+  const app = Fastify({
+    logger: false,
+    forceCloseConnections: true,
+    bodyLimit,
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    // A URL the router cannot decode answers in the same error shape as everything else.
+    frameworkErrors: (err, _req, reply) => {
+      void (reply as FastifyReply).code(400).send({ error: { type: 'ValidationError', code: 'KERNEL_ERR_VALIDATION', message: `Invalid URL: ${err.message}`, field: 'url' } });
+    },
+  });
   /** Open MCP sessions, least recently used first (a use moves a session to the end). */
   const sessions = new Map<string, HttpSession>();
   const maxSessions = opts.maxSessions ?? MAX_SESSIONS;
@@ -106,6 +115,8 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   // rather than decoded with replacement characters into what gets stored. The parse itself is
   // fastify's own (with its __proto__ and constructor checks).
   const parseJson = app.getDefaultJsonParser('error', 'error');
+  // Bodies are JSON only: a text/plain body was taken as a string and refused as "(arguments)".
+  app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (req, body, done) => {
     const charset = charsetOf(req.headers['content-type']);
     if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
@@ -132,10 +143,19 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   app.setNotFoundHandler((req, reply) =>
     reply.code(404).send({ error: { type: 'NotFoundError', code: 'KERNEL_ERR_NOT_FOUND', message: `No route ${req.method} ${req.url}` } }),
   );
-  app.setErrorHandler((err: any, _req, reply) => {
+  app.setErrorHandler((err: any, req, reply) => {
     const status = typeof err?.statusCode === 'number' ? err.statusCode : 500;
     if (err instanceof MemoryError) return sendError(reply, err);
-    return reply.code(status).send({ error: { type: status < 500 ? 'ValidationError' : 'ServerError', message: err?.message ?? String(err) } });
+    if (status >= 500) return reply.code(status).send({ error: { type: 'ServerError', message: err?.message ?? String(err) } });
+    // Fastify's own refusals of a request, in the kernel's error shape, saying what is accepted.
+    const error: Record<string, unknown> = { type: 'ValidationError', code: 'KERNEL_ERR_VALIDATION', message: err?.message ?? String(err) };
+    if (err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') Object.assign(error, { message: `The body is larger than ${bodyLimit} bytes`, field: 'body', accepted: { max: bodyLimit } });
+    else if (err?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      Object.assign(error, { message: `Unsupported content type ${JSON.stringify(req.headers['content-type'] ?? '')}: send the body as application/json`, field: 'content-type', accepted: 'application/json' });
+    } else if (err?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') Object.assign(error, { field: 'body', accepted: 'a JSON object, or no content-type for an empty body' });
+    else if (status === 415) Object.assign(error, { field: 'content-type', accepted: 'application/json; charset=utf-8' });
+    else if (/JSON|UTF-8/.test(String(err?.message))) error.field = 'body';
+    return reply.code(status).send({ error });
   });
 
   app.get('/alive', async () => ({ alive: true }));

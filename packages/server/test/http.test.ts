@@ -15,14 +15,19 @@ afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.close()));
 });
 
-async function app(dashboard = false, extra: Partial<HttpOptions> = {}) {
-  const service = await createService({
+/** A service with the echo plugin alone, for the HTTP app. */
+function serviceForHttp(): Promise<Service> {
+  return createService({
     dataDir: tempDir(),
     plugins: [],
     pluginSpecs: [path.join(FIXTURES, 'echo-plugin')],
     env: { MEMORY_EXPOSE: 'echo' },
     logger: silentLogger(),
   });
+}
+
+async function app(dashboard = false, extra: Partial<HttpOptions> = {}) {
+  const service = await serviceForHttp();
   services.push(service);
   return buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard, ...extra });
 }
@@ -111,6 +116,25 @@ describe('HTTP routes', () => {
     for (const host of ['localhost:8080', '127.0.0.1', '[::1]:3000']) {
       expect((await a.inject({ url: '/alive', headers: { host } })).statusCode, host).toBe(200);
     }
+    await a.close();
+  });
+
+  it("refuses what fastify refuses (too large, wrong type, bad URL) in the kernel's error shape, saying what is accepted", async () => {
+    const a = await buildHttpApp(services[services.push(await serviceForHttp()) - 1]!, { host: '127.0.0.1', port: 0, dashboard: true, bodyLimit: 1024 });
+    const big = await a.inject({ method: 'POST', url: '/api/tools/echo_say', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ text: 'x'.repeat(2000) }) });
+    expect(big.statusCode).toBe(413);
+    expect(big.json().error).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'body', accepted: { max: 1024 }, message: 'The body is larger than 1024 bytes' });
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded']) {
+      const other = await a.inject({ method: 'POST', url: '/api/tools/echo_say', headers: { 'content-type': type }, payload: 'text=x' });
+      expect(other.statusCode, type).toBe(415);
+      expect(other.json().error, type).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'content-type', accepted: 'application/json' });
+    }
+    const notJson = await a.inject({ method: 'POST', url: '/api/tools/echo_say', headers: { 'content-type': 'application/json' }, payload: '{"text":' });
+    expect(notJson.statusCode).toBe(400);
+    expect(notJson.json().error).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'body' });
+    const badUrl = await a.inject({ method: 'POST', url: '/api/tools/%ZZ', headers: { 'content-type': 'application/json' }, payload: '{}' });
+    expect(badUrl.statusCode).toBe(400);
+    expect(badUrl.json().error).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'url' });
     await a.close();
   });
 
