@@ -15,19 +15,14 @@ afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.close()));
 });
 
-/** A service with the echo plugin alone, for the HTTP app. */
-function serviceForHttp(): Promise<Service> {
-  return createService({
+async function app(dashboard = false, extra: Partial<HttpOptions> = {}) {
+  const service = await createService({
     dataDir: tempDir(),
     plugins: [],
     pluginSpecs: [path.join(FIXTURES, 'echo-plugin')],
     env: { MEMORY_EXPOSE: 'echo' },
     logger: silentLogger(),
   });
-}
-
-async function app(dashboard = false, extra: Partial<HttpOptions> = {}) {
-  const service = await serviceForHttp();
   services.push(service);
   return buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard, ...extra });
 }
@@ -120,7 +115,7 @@ describe('HTTP routes', () => {
   });
 
   it("refuses what fastify refuses (too large, wrong type, bad URL) in the kernel's error shape, saying what is accepted", async () => {
-    const a = await buildHttpApp(services[services.push(await serviceForHttp()) - 1]!, { host: '127.0.0.1', port: 0, dashboard: true, bodyLimit: 1024 });
+    const a = await app(true, { bodyLimit: 1024 });
     const big = await a.inject({ method: 'POST', url: '/api/tools/echo_say', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ text: 'x'.repeat(2000) }) });
     expect(big.statusCode).toBe(413);
     expect(big.json().error).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'body', accepted: { max: 1024 }, message: 'The body is larger than 1024 bytes' });
