@@ -17,12 +17,13 @@ import {
 import { stderrLogger, type Logger } from './logger.js';
 import { once } from './util.js';
 import { safeJoin } from './paths.js';
+import { z } from './zod.js';
 import type { PluginContext, PluginDefinition } from './plugin.js';
 import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-payloads.js';
 import { checkWellFormed } from './well-formed.js';
 import { Storage } from './storage.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
-import { isPromiseLike, parseArgs, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
+import { isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
 
 /** The kernel's own version; plugins declare the range they work with. */
 export const KERNEL_VERSION = '1.0.0';
@@ -47,6 +48,9 @@ export interface DispatchResult {
 }
 
 const FULL_ACCESS: ToolCallContext = Object.freeze({ exposedTiers: new Set<string>(), exposeAll: true });
+
+/** The scope a lifecycle event is fired for, checked as a tool's `layer` and `user_id` are. */
+const EVENT_SCOPE = z.object({ layer: layerSchema, user_id: userIdSchema });
 
 /**
  * The plugin host: register -> ready -> close. Owns the container, the storage context, the
@@ -293,24 +297,16 @@ export class Kernel {
         accepted: 'object',
       });
     }
-    if (layer !== 'user' && layer !== 'agent') {
-      throw new MemoryError('KERNEL_ERR_VALIDATION', 'Invalid input: field "layer" must be one of "user", "agent"', {
-        field: 'layer',
-        accepted: ['user', 'agent'],
-      });
-    }
-    if (typeof userId !== 'string' || userId.length === 0 || userId.length > 200 || /[\0/\\]/.test(userId) || !/\S/.test(userId)) {
-      throw new MemoryError('KERNEL_ERR_VALIDATION', 'Invalid input: field "user_id" must be a non-blank string without slashes', {
-        field: 'user_id',
-        accepted: 'string (1..200 chars, not only white space, no slashes)',
-      });
-    }
+    // The same layer and user_id rules as every tool's arguments (tools.ts), not a copy of them.
+    const scope = EVENT_SCOPE.safeParse({ layer, user_id: userId });
+    if (!scope.success) throw validationError(scope.error);
+    const { layer: eventLayer, user_id } = scope.data;
     // As for a tool's arguments: no unpaired surrogate anywhere (well-formed.ts), named by its path.
-    checkWellFormed({ user_id: userId, payload });
+    checkWellFormed({ user_id, payload });
     checkEventPayload(event, payload as Record<string, unknown>, this.config.number(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000));
-    const ctx: EventContext = { event, payload: payload as Record<string, unknown>, layer, user_id: userId };
+    const ctx: EventContext = { event, payload: payload as Record<string, unknown>, layer: eventLayer, user_id };
     const results = await this.track(this.hooks[event].promise({}, ctx));
-    return { event, layer, user_id: userId, results };
+    return { event, layer: eventLayer, user_id, results };
   }
 
   /** Background work close() waits for. */
