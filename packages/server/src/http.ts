@@ -36,6 +36,14 @@ function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   return reply.code(statusFor(e)).send({ error: e.toJSON() });
 }
 
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;
+
+/** The methods that have a route at `url`'s path (none when the path has no route at all). */
+function methodsAt(app: FastifyInstance, url: string): string[] {
+  const path = url.split('?')[0]!;
+  return METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+}
+
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
 
 /** The host name of a Host header (`[::1]:3000` -> `[::1]`, `localhost:80` -> `localhost`). */
@@ -140,9 +148,24 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     }
   });
 
-  app.setNotFoundHandler((req, reply) =>
-    reply.code(404).send({ error: { type: 'NotFoundError', code: 'KERNEL_ERR_NOT_FOUND', message: `No route ${req.method} ${req.url}` } }),
-  );
+  app.setNotFoundHandler((req, reply) => {
+    // A path that exists under other methods is a wrong method (405 with Allow), not a missing route.
+    const allow = methodsAt(app, req.url);
+    if (allow.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', allow.join(', '))
+        .send({
+          error: {
+            type: 'MethodNotAllowedError',
+            message: `${req.method} is not allowed on ${req.url.split('?')[0]}: use ${allow.join(' or ')}`,
+            field: 'method',
+            accepted: allow,
+          },
+        });
+    }
+    return reply.code(404).send({ error: { type: 'NotFoundError', code: 'KERNEL_ERR_NOT_FOUND', message: `No route ${req.method} ${req.url}` } });
+  });
   app.setErrorHandler((err: any, req, reply) => {
     const status = typeof err?.statusCode === 'number' ? err.statusCode : 500;
     if (err instanceof MemoryError) return sendError(reply, err);

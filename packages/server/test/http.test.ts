@@ -50,6 +50,24 @@ describe('HTTP routes', () => {
     await a.close();
   });
 
+  it('a route asked with a method it does not take is a 405 naming the ones it does, not a 404', async () => {
+    const a = await app(true);
+    const hook = await a.inject({ method: 'GET', url: '/api/hooks/memory_pressure?x=1' });
+    expect(hook.statusCode).toBe(405);
+    expect(hook.headers.allow).toBe('POST');
+    expect(hook.json().error).toMatchObject({ type: 'MethodNotAllowedError', field: 'method', accepted: ['POST'] });
+    expect(hook.json().error.message).toBe('GET is not allowed on /api/hooks/memory_pressure: use POST');
+    const health = await a.inject({ method: 'POST', url: '/health', payload: {} });
+    expect(health.statusCode).toBe(405);
+    expect(health.headers.allow).toBe('GET, HEAD');
+    const mcp = await a.inject({ method: 'PUT', url: '/mcp', payload: {} });
+    expect(mcp.statusCode).toBe(405);
+    expect(mcp.headers.allow).toBe('GET, HEAD, POST, DELETE');
+    expect((await a.inject({ method: 'DELETE', url: '/api/tools/echo_say' })).headers.allow).toBe('POST');
+    expect((await a.inject({ method: 'POST', url: '/api/nothing/here', payload: {} })).statusCode).toBe(404);
+    await a.close();
+  });
+
   it('POST /api/hooks/:event dispatches, and an unknown event is a 400 naming ValueError', async () => {
     const a = await app();
     const ok = await a.inject({ method: 'POST', url: '/api/hooks/memory_pressure', payload: { payload: {}, layer: 'agent', user_id: 'u1' } });
