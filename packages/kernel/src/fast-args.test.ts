@@ -34,6 +34,7 @@ describe('fastArgs', () => {
       { query: 'q', limit: Infinity }, { query: 'q', ratio: 0 }, { query: 'q', ratio: 1 }, { query: 'q', ratio: NaN }, { query: 'q', layer: 'robot' },
       { query: 'q', user_id: 'a/b' }, { query: 'q', user_id: '' }, { query: 'q', explain: 'yes' }, { query: 'q', kind: 'other' },
       { query: 'q', layer: null }, { query: 'q', limit: undefined }, { query: 'q', extra: 1 }, {}, { query: 5 },
+      { query: 'q', user_id: '\u200b' }, { query: 'q', user_id: ' \u2060\u00ad' },
     ]) {
       expect(fast(args), JSON.stringify(args)).toBeUndefined();
     }
@@ -55,5 +56,16 @@ describe('fastArgs', () => {
     expect(checkFastArgsAgainstZod(plain, 20_000, 3)).toBeGreaterThan(200);
     const small = z.object({ id: z.string().regex(/^[a-z ]+$/), n: z.number().int().nonnegative().optional() });
     expect(checkFastArgsAgainstZod(small, 5_000, 4)).toBeGreaterThan(0);
+  });
+
+  it('takes a string refinement only where its function answers exactly true', () => {
+    const even = z.object({ id: z.string().refine((v) => v.length % 2 === 0, 'odd') });
+    const fast = fastArgs(even)!;
+    expect(fast({ id: 'ab' })).toStrictEqual({ id: 'ab' });
+    expect(fast({ id: 'abc' })).toBeUndefined();
+    expect(checkFastArgsAgainstZod(even, 5_000, 5)).toBeGreaterThan(0);
+    // A truthy answer that is not true, and a promise, are left to zod.
+    expect(fastArgs(z.object({ id: z.string().refine((v) => v.length as unknown as boolean) }))!({ id: 'ab' })).toBeUndefined();
+    expect(fastArgs(z.object({ id: z.string().refine(async () => true) }))!({ id: 'ab' })).toBeUndefined();
   });
 });

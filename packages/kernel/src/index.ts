@@ -17,3 +17,4 @@ export * from './fast-args.js';
 export * from './random.js';
 export * from './event-payloads.js';
 export { isWellFormed } from './well-formed.js';
+export { isBlank } from './blank.js';

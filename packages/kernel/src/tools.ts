@@ -4,6 +4,7 @@ import type { ToolJsonSchemas } from './tool-schemas.js';
 import { fastArgs } from './fast-args.js';
 import { checkWellFormed } from './well-formed.js';
 import { checkMisspelledKeys } from './misspelled-keys.js';
+import { isBlank } from './blank.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -163,4 +164,7 @@ export const userIdSchema = z
   .max(200)
   // Not only white space, no slash, backslash or NUL; linear to test however long the input.
   .regex(/^(?!\s*$)[^\0/\\]+$/, 'must not be blank, nor contain a slash, a backslash or NUL')
+  // Nor only invisible characters (blank.ts): a refinement, so the published pattern stays one any
+  // JSON Schema validator can read (no \p{...} classes).
+  .refine((v) => !isBlank(v), 'must show a visible character: it holds only white space and invisible characters')
   .default('default');

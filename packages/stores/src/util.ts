@@ -1,5 +1,6 @@
 import type { Clock, Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
+import { isBlank } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 
 const DAY_MS = 86_400_000;
@@ -49,7 +50,7 @@ export function checkScope(scope: Scope): Scope {
   if (!scope || !LAYERS.includes(scope.layer as Layer)) {
     throw validationError('layer', `layer must be one of ${LAYERS.join(', ')}`, LAYERS);
   }
-  if (typeof scope.user_id !== 'string' || scope.user_id.length === 0 || scope.user_id.length > 200 || !/\S/.test(scope.user_id)) {
+  if (typeof scope.user_id !== 'string' || scope.user_id.length === 0 || scope.user_id.length > 200 || isBlank(scope.user_id)) {
     throw validationError('user_id', 'user_id must be a non-blank string of at most 200 characters');
   }
   return scope;
@@ -57,7 +58,7 @@ export function checkScope(scope: Scope): Scope {
 
 export function checkText(value: unknown, field: string, max: number, allowEmpty = false): string {
   if (typeof value !== 'string') throw validationError(field, `${field} must be a string`);
-  if (!allowEmpty && value.trim().length === 0) throw validationError(field, `${field} must not be empty`);
+  if (!allowEmpty && isBlank(value)) throw validationError(field, `${field} must not be empty`);
   if (value.length > max) throw validationError(field, `${field} is longer than ${max} characters`);
   return value;
 }

@@ -189,7 +189,7 @@ describe('malformed input', () => {
   it('a blank query is a tool error naming query, and records no recall', async () => {
     s = await start();
     await s.call('think', { text: harbour(1), layer: 'user' });
-    for (const query of [' ', '   ', '\t\n ']) {
+    for (const query of [' ', '   ', '\t\n ', '\u200b', ' \u2060\ufe0f']) {
       const err = await toolError(s.call('dream', { query }));
       expect(err, JSON.stringify(query)).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'query' });
     }
@@ -225,7 +225,7 @@ describe('malformed input', () => {
       ['wake_up', {}],
       ['memory_hook', { event: 'memory_pressure', payload: {} }],
     ] as const) {
-      for (const user_id of ['   ', '\t']) {
+      for (const user_id of ['   ', '\t', '\u200b', ' \u200d\u00ad']) {
         const err = await toolError(s.call(tool, { ...args, user_id }));
         expect(err, `${tool} ${JSON.stringify(user_id)}`).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'user_id' });
       }

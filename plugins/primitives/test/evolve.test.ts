@@ -73,10 +73,12 @@ it('an empty instruction is a tool error naming instruction', async () => {
 
 // Regression guard, fixed: evolve trims the instruction but never checks it is non-empty: '   ' stores an empty
 // agent fact (key personality:note, importance 1.0) and a personality_shift event.
-it('a whitespace-only instruction is a tool error naming instruction and writes nothing', async () => {
+it('a whitespace-only or invisible instruction is a tool error naming instruction and writes nothing', async () => {
   const before = snapshot(s);
-  const err = await toolError(s.call('evolve', { instruction: '   ' }));
-  expect(err.field).toBe('instruction');
+  for (const instruction of ['   ', '\u200b\ufe0f']) {
+    const err = await toolError(s.call('evolve', { instruction }));
+    expect(err.field, JSON.stringify(instruction)).toBe('instruction');
+  }
   expect(snapshot(s)).toEqual(before);
 });
 

@@ -86,10 +86,12 @@ describe('scope exact', () => {
     expect(snapshot(s)).toEqual(before);
   });
 
-  it('an empty key is a tool error naming key', async () => {
+  it('an empty or invisible key is a tool error naming key, for exact and fuzzy', async () => {
     s = await start();
-    const err = await toolError(s.call('forget', { key: '  ', layer: 'user' }));
-    expect(err.field).toBe('key');
+    for (const [key, scope] of [['  ', 'exact'], ['\u200b', 'exact'], ['\u2060 \u00ad', 'fuzzy']]) {
+      const err = await toolError(s.call('forget', { key, scope, layer: 'user' }));
+      expect(err.field, JSON.stringify(key)).toBe('key');
+    }
   });
 });
 

@@ -93,6 +93,9 @@ describe('bad input is a tool error naming the field, and nothing is written', (
   const cases: [string, Record<string, unknown>, string][] = [
     ['empty text', { text: '' }, 'text'],
     ['whitespace text', { text: '   \n\t ' }, 'text'],
+    ['text of invisible characters only', { text: ' \u200b\u200d\u2060\u00ad ' }, 'text'],
+    ['wiki_title of invisible characters only', { text: 'hello there', wiki_title: '\u200b' }, 'wiki_title'],
+    ['user_id of invisible characters only', { text: 'hello there', user_id: '\u3164\u200b' }, 'user_id'],
     ['text over think.max_text_chars', { text: 'a'.repeat(201) }, 'text'],
     ['text not a string', { text: 42 }, 'text'],
     ['missing text', {}, 'text'],

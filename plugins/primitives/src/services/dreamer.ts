@@ -1,5 +1,5 @@
 import { fitToBudget, type BudgetSection, type Hit, type Intent, type RecallEventInput, type Scope, type Stores, type TimelineEvent } from '@memory-service/stores';
-import { invalid } from '@memory-service/kernel';
+import { invalid, isBlank } from '@memory-service/kernel';
 import { excerpt } from '../common.js';
 
 /** dream with intent recent puts this many of the latest timeline events first. */
@@ -80,7 +80,7 @@ export class Dreamer {
 
   dream(input: DreamInput): DreamResult {
     const started = performance.now();
-    if (!/\S/.test(input.query)) throw invalid('query', 'must not be empty or only whitespace', 'non-empty string');
+    if (isBlank(input.query)) throw invalid('query', 'must not be empty or only white space and invisible characters', 'text with a visible character');
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
     // A few extra hits make up for the ones collapseRedundant drops.
     const raw = this.stores.retrieval.search(scope, input.query, { limit: input.limit + Math.ceil(input.limit / 5), intent: input.intent });

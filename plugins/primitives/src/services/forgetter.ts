@@ -1,4 +1,4 @@
-import { invalid, type Clock } from '@memory-service/kernel';
+import { invalid, isBlank, type Clock } from '@memory-service/kernel';
 import type { Episode, Fact, GraphNode, Scope, Stores } from '@memory-service/stores';
 
 export type ForgetScope = 'exact' | 'fuzzy' | 'recent';
@@ -44,7 +44,7 @@ export class Forgetter {
 
   forget(input: ForgetInput): ForgetResult {
     const key = input.key.trim();
-    if (!key && input.scope !== 'recent') throw invalid('key', 'must not be empty', 'a fact key or a search pattern');
+    if (isBlank(key) && input.scope !== 'recent') throw invalid('key', 'must not be empty', 'a fact key or a search pattern');
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
     return this.stores.transaction(() => {
       if (input.scope === 'recent') return this.recent(scope, input.minutes);

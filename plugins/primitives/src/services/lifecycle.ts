@@ -1,4 +1,4 @@
-import type { Config, EventContext, Hooks, InjectBlock, Logger } from '@memory-service/kernel';
+import { isBlank, type Config, type EventContext, type Hooks, type InjectBlock, type Logger } from '@memory-service/kernel';
 import { fitToBudget, scoreImportance, type Scope, type Stores } from '@memory-service/stores';
 import { excerpt, type Action } from '../common.js';
 import { freeFactKey } from './thinker.js';
@@ -35,7 +35,7 @@ export class LifecycleHandlers {
     const budget = budgetOf(e.payload, this.stores.config.tokenBudget);
     const session = this.stores.transaction(() => this.stores.sessions.current(scope) ?? this.stores.sessions.start(scope));
     const blocks: InjectBlock[] = [];
-    const relevant = text.trim() ? this.stores.retrieval.search(scope, text, { limit: 5 }) : [];
+    const relevant = !isBlank(text) ? this.stores.retrieval.search(scope, text, { limit: 5 }) : [];
     if (relevant.length) {
       blocks.push({ source: 'retrieval', title: 'Relevant', text: relevant.map((h) => `- [${h.source}] ${excerpt(h.text, 300)}`).join('\n') });
     }
@@ -62,7 +62,7 @@ export class LifecycleHandlers {
   async sessionEnded(e: EventContext) {
     const scope = this.scope(e);
     const summary = str(e.payload.summary).trim();
-    if (!summary) return { saved: false, reason: 'payload.summary is empty; nothing to save' };
+    if (isBlank(summary)) return { saved: false, reason: 'payload.summary is empty; nothing to save' };
     const topics = Array.isArray(e.payload.topics) ? e.payload.topics.filter((t): t is string => typeof t === 'string') : undefined;
     const { episode, session } = this.stores.transaction(() => ({
       episode: this.stores.episodes.add(scope, {
@@ -88,7 +88,7 @@ export class LifecycleHandlers {
     const text = str(e.payload.text).trim();
     const threshold = this.config.number('hooks.auto_save_threshold', 0.5, 0, 1);
     const l4Threshold = this.config.number('hooks.l4_threshold', 0.8, 0, 1);
-    if (!text) return { saved: false, importance: 0, threshold, reason: 'payload.text is empty', actions: [] };
+    if (isBlank(text)) return { saved: false, importance: 0, threshold, reason: 'payload.text is empty', actions: [] };
     const importance = scoreImportance(text);
     const actions: Action[] = [];
     this.stores.transaction(() => {
@@ -115,7 +115,7 @@ export class LifecycleHandlers {
   /** Rehydrate candidates for a query after the caller compressed its context. */
   postContextCompression(e: EventContext) {
     const query = str(e.payload.query);
-    const hits = query.trim() ? this.stores.retrieval.search(this.scope(e), query, { limit: 10 }) : [];
+    const hits = !isBlank(query) ? this.stores.retrieval.search(this.scope(e), query, { limit: 10 }) : [];
     return { query, candidates: hits.map((h) => ({ source: h.source, id: h.id, score: h.score, excerpt: excerpt(h.text) })) };
   }
 

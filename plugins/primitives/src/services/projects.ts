@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { invalid, MemoryError, type Hooks, type Logger } from '@memory-service/kernel';
+import { invalid, isBlank, MemoryError, type Hooks, type Logger } from '@memory-service/kernel';
 import { scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 
@@ -45,7 +45,7 @@ export class ProjectService {
 
   async run(input: ProjectInput): Promise<Record<string, unknown>> {
     const name = input.name.trim();
-    if (!name) throw invalid('name', 'must not be empty', 'a project name');
+    if (isBlank(name)) throw invalid('name', 'must not be empty', 'a project name');
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
     if (input.action !== 'init' && !this.stores.projects.get(name)) {
       throw new MemoryError('KERNEL_ERR_NOT_FOUND', `No project named "${name}"; create it with action init`, { field: 'name' });
@@ -56,7 +56,7 @@ export class ProjectService {
       case 'update':
         return this.update(scope, name, input);
       case 'mapping': {
-        if (!input.details?.trim()) throw invalid('details', 'is required for mapping: the artifact file path', 'file path');
+        if (input.details === undefined || isBlank(input.details)) throw invalid('details', 'is required for mapping: the artifact file path', 'file path');
         const artifact = this.stores.projects.addArtifact(name, { path: input.details.trim(), role: input.role, status: input.status });
         return { status: 'mapped', project: name, artifacts: [artifact] };
       }
@@ -141,7 +141,7 @@ export class ProjectService {
   }
 
   private async decision(scope: Scope, name: string, input: ProjectInput) {
-    if (!input.details?.trim()) throw invalid('details', 'is required for decision: the decision and its rationale', 'text');
+    if (input.details === undefined || isBlank(input.details)) throw invalid('details', 'is required for decision: the decision and its rationale', 'text');
     const { head, rest } = firstSentence(input.details);
     const decision = this.stores.transaction(() => {
       const d = this.stores.projects.addDecision(name, { decision: head, rationale: rest, outcome: input.outcome ?? '' });

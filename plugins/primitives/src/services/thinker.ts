@@ -1,4 +1,4 @@
-import { invalid, slugify, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
+import { invalid, isBlank, slugify, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
 import {
   checkWikiType,
   EMOTIONAL_L3,
@@ -79,9 +79,9 @@ export class Thinker {
    */
   think(input: ThinkInput): ThinkResult | Promise<ThinkResult> {
     const text = input.text.trim();
-    if (!text) throw invalid('text', 'must not be empty or only whitespace', 'non-empty string');
+    if (isBlank(text)) throw invalid('text', 'must not be empty or only white space and invisible characters', 'text with a visible character');
     const explicitTitle = input.wiki_title === undefined || input.wiki_title === null ? null : input.wiki_title.trim();
-    if (explicitTitle === '') throw invalid('wiki_title', 'must not be empty or only whitespace (omit it, or pass null, for an automatic Thought_<timestamp> title)', 'non-empty string or null');
+    if (explicitTitle !== null && isBlank(explicitTitle)) throw invalid('wiki_title', 'must not be empty or only white space and invisible characters (omit it, or pass null, for an automatic Thought_<timestamp> title)', 'non-empty string or null');
     if (input.text.length > this.maxChars) {
       throw invalid('text', `is ${input.text.length} characters; the limit is ${this.maxChars} (think.max_text_chars)`, {
         max: this.maxChars,

@@ -1,3 +1,4 @@
+import { isBlank } from '@memory-service/kernel';
 import { fitToBudget, type BudgetSection, type Scope, type Stores } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 
@@ -25,7 +26,7 @@ export class WakeUp {
       const topics = last.topics.length ? `\nTopics: ${last.topics.join(', ')}` : '';
       sections.push({ key: 'last_session', title: `Last session (ended ${last.ended})`, text: `${last.summary ?? ''}${topics}` });
     }
-    if (input.query?.trim()) {
+    if (input.query !== undefined && !isBlank(input.query)) {
       const hits = this.stores.retrieval.search(scope, input.query, { limit: 5 });
       if (hits.length) sections.push({ key: 'query', title: `About "${excerpt(input.query, 60)}"`, text: hits.map((h) => `- [${h.source}] ${excerpt(h.text, 300)}`).join('\n') });
     }

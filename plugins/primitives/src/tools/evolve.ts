@@ -1,4 +1,4 @@
-import { defineTool, invalid, userIdSchema, z, type Hooks, type Logger } from '@memory-service/kernel';
+import { defineTool, invalid, isBlank, userIdSchema, z, type Hooks, type Logger } from '@memory-service/kernel';
 import type { Stores } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 import { freeFactKey } from '../services/thinker.js';
@@ -21,7 +21,7 @@ export function evolveTool(stores: Stores, hooks: Readonly<Hooks>, logger: Logge
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async handler({ instruction, user_id }) {
       const text = instruction.trim();
-      if (!text) throw invalid('instruction', 'must not be empty or only whitespace', 'non-empty text');
+      if (isBlank(text)) throw invalid('instruction', 'must not be empty or only white space and invisible characters', 'text with a visible character');
       const scope = { layer: 'agent' as const, user_id };
       const { fact, event } = stores.transaction(() => {
         const fact = stores.facts.upsert(scope, {
