@@ -12,6 +12,8 @@ import {
   ownedPrivately,
   packageRoots,
   prepareCacheDir,
+  pruneCaches,
+  CACHE_MAX_AGE_MS,
   readCache,
   shortHash,
   writeCache,
@@ -145,6 +147,37 @@ describe('launch: the code cache', () => {
   it('a cache directory that cannot be made is refused at once (procfs, where a recursive mkdir spins)', () => {
     if (!fs.existsSync('/proc/self')) return;
     expect(prepareCacheDir('/proc/memory-service-nope/cache')).toBe(false);
+  });
+
+  it('a write removes the caches not made for a month and the temporary files of killed writes, nothing else', () => {
+    const dir = path.join(tempDir(), 'prune');
+    expect(prepareCacheDir(dir)).toBe(true);
+    const now = Date.now();
+    const make = (name: string, ageMs: number) => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, 'x');
+      const t = new Date(now - ageMs);
+      fs.utimesSync(file, t, t);
+      return file;
+    };
+    const day = 86_400_000;
+    const keep = make('server-aaaa-v20-x64-1.bin', CACHE_MAX_AGE_MS + day);
+    make('server-bbbb-v20-x64-1.bin', CACHE_MAX_AGE_MS + day);
+    make('server-cccc-v20-x64-1.bin', CACHE_MAX_AGE_MS - day);
+    make('server-dddd-v20-x64-1.bin.123.tmp', 2 * 3_600_000);
+    make('server-eeee-v20-x64-1.bin.456.tmp', 60_000);
+    make('notes.txt', CACHE_MAX_AGE_MS + day);
+    fs.mkdirSync(path.join(dir, 'server-dir.bin'));
+    fs.utimesSync(path.join(dir, 'server-dir.bin'), new Date(0), new Date(0));
+    expect(pruneCaches(dir, keep, now)).toBe(2);
+    expect(fs.readdirSync(dir).sort()).toEqual([
+      'notes.txt',
+      'server-aaaa-v20-x64-1.bin',
+      'server-cccc-v20-x64-1.bin',
+      'server-dir.bin',
+      'server-eeee-v20-x64-1.bin.456.tmp',
+    ]);
+    expect(pruneCaches(path.join(dir, 'missing'), keep, now)).toBe(0);
   });
 
   it('a cache that cannot be written leaves no temporary file and reports false', () => {

@@ -131,6 +131,44 @@ export function writeCache(file: string, data: Buffer): boolean {
   }
 }
 
+/** A cache file untouched this long is removed when a new one is written (CACHE_MAX_AGE_MS). */
+export const CACHE_MAX_AGE_MS = 30 * 86_400_000;
+/** A temporary file of a write that was killed is removed after this long. */
+const TMP_MAX_AGE_MS = 3_600_000;
+
+/**
+ * Remove the caches of images, Nodes and flags not started from in CACHE_MAX_AGE_MS (a file is
+ * written only where none could be read, so its age is the last time one had to be made), and the
+ * temporary files of killed writes: every build and every upgrade names a new file of about 1 MB,
+ * and nothing else removes the old ones. Run after a write, which is rare; `keep` is never removed.
+ * A cache still in use that is removed costs its server one write at its next start.
+ */
+export function pruneCaches(dir: string, keep: string, now = Date.now()): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const file = path.join(dir, name);
+    if (file === keep || !name.startsWith('server-')) continue;
+    const maxAge = name.endsWith('.bin') ? CACHE_MAX_AGE_MS : name.endsWith('.tmp') ? TMP_MAX_AGE_MS : null;
+    if (maxAge === null) continue;
+    try {
+      const stat = fs.lstatSync(file);
+      if (stat.isFile() && now - stat.mtimeMs > maxAge) {
+        fs.unlinkSync(file);
+        removed++;
+      }
+    } catch {
+      // Gone already, or not ours to remove: left as it is.
+    }
+  }
+  return removed;
+}
+
 /**
  * Make the cache directory (mode 0700) and its missing parents, one level at a time, and answer
  * whether it may be used. Node's recursive mkdirSync never returns under procfs (the kernel's
@@ -267,7 +305,9 @@ export async function launch(argv: string[], env: NodeJS.ProcessEnv = process.en
   const onReady = (): string => {
     if (used) return 'image, code cache read';
     if (cacheFile === null) return 'image, no code cache';
-    return writeCache(cacheFile, script.createCachedData()) ? 'image, code cache written' : 'image, code cache not written';
+    if (!writeCache(cacheFile, script.createCachedData())) return 'image, code cache not written';
+    pruneCaches(path.dirname(cacheFile), cacheFile);
+    return 'image, code cache written';
   };
   try {
     await image.main(argv, { modules: new Map(Object.entries(image.plugins)), onReady });

@@ -117,6 +117,24 @@ describe('the server image', () => {
     for (const r of [first, second, modules]) for (const line of r.stderr.split('\n').filter(Boolean)) expect(line).toMatch(/^\[memory-service\] (info|warn): /);
   });
 
+  it('writing a cache removes those of other images not made for a month, and keeps newer ones', async () => {
+    const { env, dir } = cacheEnv();
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const plant = (name: string, days: number) => {
+      fs.writeFileSync(path.join(dir, name), 'old image code', { mode: 0o600 });
+      const t = new Date(Date.now() - days * 86_400_000);
+      fs.utimesSync(path.join(dir, name), t, t);
+    };
+    plant('server-0000000000000000-v0.0.0-x64-00000000.bin', 40);
+    plant('server-1111111111111111-v0.0.0-x64-00000000.bin', 2);
+    const first = await run({ ...env, MCP_MEMORY_DATA_DIR: tempDir() }, HANDSHAKE, 2);
+    expect(first.ready).toContain('image, code cache written');
+    const files = fs.readdirSync(dir);
+    expect(files).not.toContain('server-0000000000000000-v0.0.0-x64-00000000.bin');
+    expect(files).toContain('server-1111111111111111-v0.0.0-x64-00000000.bin');
+    expect(files.filter((f) => f.endsWith('.bin'))).toHaveLength(2);
+  });
+
   it('does not read a cache file others may write, or one V8 refuses: it writes a new one', async () => {
     if (process.platform === 'win32') return;
     const { env, dir } = cacheEnv();
