@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { facetSql, tagDimension } from './tags.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, likePattern, makeId, normalizeTags, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, clamp, likePattern, makeId, rowsMatching, normalizeTags, parseId, parseJson, toIso } from './util.js';
 
 export interface Episode {
   id: string;
@@ -99,12 +99,15 @@ export class EpisodeStore {
   scrubContext(scope: Scope, pattern: string): number {
     checkScope(scope);
     checkText(pattern, 'pattern', 10_000);
-    return this.ctx.tx(
-      () =>
-        this.ctx
-          .stmt(`UPDATE episodes SET context = '' WHERE layer = ? AND user_id = ? AND context LIKE ? ESCAPE '\\'`)
-          .run(scope.layer, scope.user_id, likePattern(pattern)).changes,
-    );
+    return this.ctx.tx(() => {
+      const candidates = this.ctx
+        .stmt(`SELECT id, context FROM episodes WHERE layer = ? AND user_id = ? AND context LIKE ? ESCAPE '\\'`)
+        .all(scope.layer, scope.user_id, likePattern(pattern)) as { id: number; context: string }[];
+      const clear = this.ctx.stmt(`UPDATE episodes SET context = '' WHERE id = ?`);
+      const hit = rowsMatching(candidates, pattern, (r) => [r.context], Infinity);
+      for (const r of hit) clear.run(r.id);
+      return hit.length;
+    });
   }
 
   /** Re-insert an archived episode, keeping its id when that id is free (Shadow Bin restore). */
@@ -193,9 +196,9 @@ export class EpisodeStore {
     checkScope(scope);
     checkText(pattern, 'pattern', 10_000);
     const rows = this.ctx
-      .stmt("SELECT * FROM episodes WHERE layer = ? AND user_id = ? AND summary LIKE ? ESCAPE '\\' ORDER BY id LIMIT ?")
-      .all(scope.layer, scope.user_id, likePattern(pattern), limit) as Row[];
-    return rows.map(toEpisode);
+      .stmt("SELECT * FROM episodes WHERE layer = ? AND user_id = ? AND summary LIKE ? ESCAPE '\\' ORDER BY id")
+      .iterate(scope.layer, scope.user_id, likePattern(pattern)) as IterableIterator<Row>;
+    return rowsMatching(rows, pattern, (r) => [r.summary], limit).map(toEpisode);
   }
 
   /** Delete the episodes whose summary contains the pattern; returns the deleted episodes. */

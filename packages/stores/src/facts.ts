@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { familyName, familyNumber, freeName } from './name-family.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, likePattern, makeId, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, clamp, likePattern, makeId, rowsMatching, parseId, parseJson, toIso } from './util.js';
 
 export const FACT_SOURCES = ['user_explicit', 'staging_promotion', 'episode_promotion', 'legacy', 'manual'] as const;
 export type FactSource = (typeof FACT_SOURCES)[number];
@@ -254,7 +254,7 @@ export class FactStore {
     });
   }
 
-  /** Facts whose key or value contains the pattern (case-insensitive substring), without deleting. */
+  /** Facts whose key or value holds the pattern as whole words (case-insensitive, util.wordsMatcher), without deleting. */
   findMatching(scope: Scope, pattern: string, limit = 10_000): Fact[] {
     checkScope(scope);
     checkText(pattern, 'pattern', 10_000);
@@ -262,10 +262,10 @@ export class FactStore {
     const rows = this.ctx
       .stmt(
         `SELECT * FROM facts WHERE layer = ? AND user_id = ? AND (key LIKE ? ESCAPE '\\' OR value LIKE ? ESCAPE '\\')
-         ORDER BY id LIMIT ?`,
+         ORDER BY id`,
       )
-      .all(scope.layer, scope.user_id, like, like, limit) as Row[];
-    return rows.map(toFact);
+      .iterate(scope.layer, scope.user_id, like, like) as IterableIterator<Row>;
+    return rowsMatching(rows, pattern, (r) => [r.key, r.value], limit).map(toFact);
   }
 
   /** Delete the facts whose key or value contains the pattern; returns the deleted facts. */

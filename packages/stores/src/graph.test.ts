@@ -48,7 +48,9 @@ describe('GraphStore', () => {
     const a = env.stores.graph.addNode(U, { content: 'Alice', node_type: 'person' });
     const b = env.stores.graph.addNode(U, { content: 'Bob', node_type: 'person' });
     env.stores.graph.addEdge(U, { from: a.node_id, to: b.node_id, relation: 'knows' });
-    expect(env.stores.graph.deleteMatching(U, 'ali').map((n) => n.node_id)).toEqual([a.node_id]);
+    // Whole words only: a part of a word deletes nothing.
+    expect(env.stores.graph.deleteMatching(U, 'ali')).toEqual([]);
+    expect(env.stores.graph.deleteMatching(U, 'ALICE').map((n) => n.node_id)).toEqual([a.node_id]);
     expect(env.stores.graph.edges(U)).toEqual([]);
     env.clock.advance(1000);
     const since = new Date(env.clock.now()).toISOString();

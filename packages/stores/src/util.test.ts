@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkScope, isoOf, parseId } from './util.js';
+import { checkScope, isoOf, likePattern, parseId, wordsMatcher } from './util.js';
 import { seededRandom } from '@memory-service/kernel';
 
 describe('isoOf', () => {
@@ -61,5 +61,37 @@ describe('checkScope', () => {
       expect(() => checkScope({ layer: 'user', user_id }), JSON.stringify(user_id)).toThrow(expect.objectContaining({ field: 'user_id' }));
     }
     expect(() => checkScope({ layer: 'team' as 'user', user_id: 'a' })).toThrow(expect.objectContaining({ field: 'layer' }));
+  });
+});
+
+describe('wordsMatcher', () => {
+  it('finds the pattern as whole words, ignoring case, and never inside a longer word', () => {
+    const cases: [string, string, boolean][] = [
+      ['cat', "My cat's bowl", true],
+      ['cat', 'cat-food and more', true],
+      ['Cat', 'the CAT sat', true],
+      ['cat', 'vacation', false],
+      ['cat', 'education', false],
+      ['alice', 'Alice.', true],
+      ['alice', 'malice', false],
+      ['new york', 'I love New   York!', true],
+      ['new york', 'newyork', false],
+      ['c++', 'I write c++17 daily', true],
+      ['100%', 'it is 100% sure', true],
+      ['a.b', 'axb', false],
+      ['Python', 'Pythonic', false],
+      ['café', 'un café noir', true],
+      ['cafe', 'un cafe\u0301 noir', false],
+      ['éco', 'école', false],
+      ['猫', '我的猫很可爱', true],
+      ['Python', '用Python写', true],
+      ['x', '', false],
+    ];
+    for (const [pattern, text, want] of cases) expect(wordsMatcher(pattern)(text), `${pattern} in ${text}`).toBe(want);
+  });
+
+  it('has a LIKE prefilter that keeps its words in order with anything between, escaped', () => {
+    expect(likePattern('new  york')).toBe('%new%york%');
+    expect(likePattern('100%_off\\')).toBe('%100\\%\\_off\\\\%');
   });
 });

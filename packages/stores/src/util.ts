@@ -104,9 +104,53 @@ export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   }
 }
 
-/** Escape a user pattern for `LIKE ? ESCAPE '\'` as a case-insensitive substring match. */
+/**
+ * A user pattern for `LIKE ? ESCAPE '\'`: its words in order, each escaped, with anything between
+ * (ASCII case-insensitive). A prefilter whose matches hold every match of wordsMatcher.
+ */
 export function likePattern(pattern: string): string {
-  return `%${pattern.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const words = pattern.trim().split(/\s+/).map((w) => w.replace(/[\\%_]/g, (c) => `\\${c}`));
+  return `%${words.join('%')}%`;
+}
+
+/**
+ * The rows of a LIKE prefilter (likePattern) that hold the pattern as whole words (wordsMatcher),
+ * at most `limit` of them, read one at a time so the limit counts only rows kept.
+ */
+export function rowsMatching<R>(rows: Iterable<R>, pattern: string, texts: (row: R) => (string | null)[], limit: number): R[] {
+  const matches = wordsMatcher(pattern);
+  const out: R[] = [];
+  for (const row of rows) {
+    if (out.length >= limit) break;
+    if (texts(row).some((t) => t !== null && matches(t))) out.push(row);
+  }
+  return out;
+}
+
+/** Scripts written without spaces between words: no word boundary can be told there, so none is asked for. */
+const UNSPACED = String.raw`[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]`;
+/** A letter, digit or mark of a script that puts spaces between words. */
+const SPACED_WORD_CHAR = `(?!${UNSPACED})[\\p{L}\\p{N}\\p{M}]`;
+const STARTS_WITH_WORD = new RegExp(`^${SPACED_WORD_CHAR}`, 'u');
+const ENDS_WITH_WORD = new RegExp(`${SPACED_WORD_CHAR}$`, 'u');
+
+/**
+ * A test of whether a text holds `pattern` as whole words, case-insensitively: where the pattern
+ * starts or ends with a letter or digit, the text must not go on with another there ("cat" is in
+ * "My cat's bowl" and "cat-food", not in "vacation" or "education"), and a run of white space in
+ * the pattern matches any run. In scripts written without spaces (Chinese, Japanese, Thai...) no
+ * boundary is asked for. Used after a LIKE prefilter (likePattern), whose matches are a superset.
+ */
+export function wordsMatcher(pattern: string): (text: string) => boolean {
+  const p = pattern.trim();
+  const body = p
+    .split(/\s+/)
+    .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+    .join('\\s+');
+  const head = STARTS_WITH_WORD.test(p) ? `(?<!${SPACED_WORD_CHAR})` : '';
+  const tail = ENDS_WITH_WORD.test(p) ? `(?!${SPACED_WORD_CHAR})` : '';
+  const re = new RegExp(head + body + tail, 'iu');
+  return (text) => re.test(text);
 }
 
 export function normalizeTags(tags: unknown, field = 'tags'): string[] {

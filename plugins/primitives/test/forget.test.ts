@@ -115,6 +115,24 @@ describe('scope fuzzy', () => {
     expect(await dreamIds(s, { query: 'ferry' })).toHaveLength(1);
   });
 
+  it('matches whole words only: forgetting "cat" keeps the memories of a vacation and of education', async () => {
+    s = await start();
+    const l3 = async (text: string) => actionsIn(await s.call('think', { text, layer: 'user' }), 'l3')[0]!.id;
+    const miso = await l3('My cat Miso sleeps on the windowsill every afternoon.');
+    const vacation = await l3('We planned a beach vacation in Portugal for August.');
+    const education = await l3('Her education was paid by a scholarship from the town.');
+    const food = await l3('Bought CAT-food and a new scratching post.');
+    const r = await s.call('forget', { key: 'cat', scope: 'fuzzy', layer: 'user' });
+    expect(r.deleted_l3).toBe(2);
+    const left = s.kernel.storage.db.prepare('SELECT id FROM episodes ORDER BY id').pluck().all().map((n) => `ep_${n}`);
+    expect(left).toEqual([vacation, education]);
+    expect(left).not.toContain(miso);
+    expect(left).not.toContain(food);
+    expect(await dreamIds(s, { query: 'vacation Portugal' })).toContain(vacation);
+    // A part of a word forgets nothing.
+    expect((await s.call('forget', { key: 'vacat', scope: 'fuzzy', layer: 'user' })).deleted_l3).toBe(0);
+  });
+
   it('treats the pattern literally (% and _ are not wildcards)', async () => {
     s = await start();
     await s.call('think', { text: OTHER, layer: 'user' });

@@ -9,7 +9,7 @@ export function forgetTool(forgetter: Forgetter) {
     description:
       'Delete memories. scope exact (default): the L4 core fact with this key, plus the L3 episodes and graph nodes that ' +
       'carry its value and older Shadow Bin copies of it. scope fuzzy: every L4 fact, L3 episode and graph node whose text ' +
-      'contains the pattern. scope recent: everything written in the last `minutes` (default 60), never archived. ' +
+      'holds the pattern as whole words, ignoring case ("cat" matches "my cat" and "cat-food", not "vacation"). scope recent: everything written in the last `minutes` (default 60), never archived. ' +
       'With shadow_bin true (default) deleted records are archived in the Shadow Bin first and can be restored. ' +
       'Returns counts per store.',
     input: z.object({
