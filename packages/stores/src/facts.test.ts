@@ -74,6 +74,13 @@ describe('FactStore', () => {
     expect(env.stores.facts.deleteMatching(U, 'APPLE').map((f) => f.key)).toEqual(['a']);
     expect(env.stores.facts.get(A, 'c')).not.toBeNull();
     expect(env.stores.facts.deleteMatching(U, '%')).toEqual([]);
+    // Case is ignored beyond ASCII too, and a part of a word matches nothing.
+    env.stores.facts.upsert(U, { key: 'd', value: 'Émile lives in Århus' });
+    env.stores.facts.upsert(U, { key: 'e', value: 'Émilie likes tea' });
+    expect(env.stores.facts.findMatching(U, 'IN århus').map((f) => f.key)).toEqual(['d']);
+    expect(env.stores.facts.deleteMatching(U, 'émile').map((f) => f.key)).toEqual(['d']);
+    expect(env.stores.facts.deleteMatching(U, 'ban')).toEqual([]);
+    expect(env.stores.facts.deleteMatching(U, 'ÉMILIE').map((f) => f.key)).toEqual(['e']);
     env.clock.advance(3600_000);
     const since = new Date(env.clock.now()).toISOString();
     env.stores.facts.upsert(U, { key: 'new', value: 'n' });

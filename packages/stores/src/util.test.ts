@@ -92,6 +92,7 @@ describe('wordsMatcher', () => {
 
   it('has a LIKE prefilter that keeps its words in order with anything between, escaped', () => {
     expect(likePattern('new  york')).toBe('%new%york%');
+    expect(likePattern('Émile Ørsted 猫')).toBe('%_mile%_rsted%猫%');
     expect(likePattern('100%_off\\')).toBe('%100\\%\\_off\\\\%');
   });
 });

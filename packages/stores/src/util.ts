@@ -104,12 +104,20 @@ export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   }
 }
 
+/** One character of a LIKE pattern: `_` (any one character) for a non-ASCII letter with case forms, escaped otherwise. */
+function likeChar(c: string): string {
+  if (c === '\\' || c === '%' || c === '_') return `\\${c}`;
+  // SQLite's LIKE folds ASCII case only: "É" would miss "é", which wordsMatcher then takes.
+  return c > '\x7f' && c.toLowerCase() !== c.toUpperCase() ? '_' : c;
+}
+
 /**
- * A user pattern for `LIKE ? ESCAPE '\'`: its words in order, each escaped, with anything between
- * (ASCII case-insensitive). A prefilter whose matches hold every match of wordsMatcher.
+ * A user pattern for `LIKE ? ESCAPE '\'`: its words in order, with anything between, and any
+ * character in place of a non-ASCII letter that has case forms. A prefilter whose matches hold
+ * every match of wordsMatcher.
  */
 export function likePattern(pattern: string): string {
-  const words = pattern.trim().split(/\s+/).map((w) => w.replace(/[\\%_]/g, (c) => `\\${c}`));
+  const words = pattern.trim().split(/\s+/).map((w) => Array.from(w, likeChar).join(''));
   return `%${words.join('%')}%`;
 }
 
