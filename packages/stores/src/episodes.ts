@@ -93,7 +93,7 @@ export class EpisodeStore {
   }
 
   /**
-   * Clear the neighbouring context of the scope's episodes whose context contains the pattern,
+   * Clear the neighbouring context of the scope's episodes whose context holds the pattern as whole words,
    * so forgotten text does not live on as another memory's context. Returns how many were cleared.
    */
   scrubContext(scope: Scope, pattern: string): number {
@@ -191,7 +191,7 @@ export class EpisodeStore {
     });
   }
 
-  /** Episodes whose summary contains the pattern (case-insensitive substring), without deleting. */
+  /** Episodes whose summary holds the pattern as whole words (case-insensitive, util.wordsMatcher), without deleting. */
   findMatching(scope: Scope, pattern: string, limit = 10_000): Episode[] {
     checkScope(scope);
     checkText(pattern, 'pattern', 10_000);
@@ -201,7 +201,7 @@ export class EpisodeStore {
     return rowsMatching(rows, pattern, (r) => [r.summary], limit).map(toEpisode);
   }
 
-  /** Delete the episodes whose summary contains the pattern; returns the deleted episodes. */
+  /** Delete the episodes whose summary holds the pattern as whole words; returns the deleted episodes. */
   deleteMatching(scope: Scope, pattern: string): Episode[] {
     return this.ctx.tx(() =>
       this.audit.deleteLogged(scope, 'episodes', 'episode', this.findMatching(scope, pattern), (ep) => ({

@@ -268,7 +268,7 @@ export class FactStore {
     return rowsMatching(rows, pattern, (r) => [r.key, r.value], limit).map(toFact);
   }
 
-  /** Delete the facts whose key or value contains the pattern; returns the deleted facts. */
+  /** Delete the facts whose key or value holds the pattern as whole words; returns the deleted facts. */
   deleteMatching(scope: Scope, pattern: string): Fact[] {
     return this.ctx.tx(() =>
       this.audit.deleteLogged(scope, 'facts', 'fact', this.findMatching(scope, pattern), (f) => ({

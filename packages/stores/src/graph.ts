@@ -283,7 +283,7 @@ export class GraphStore {
     return rowsMatching(rows, pattern, (r) => [r.content], limit).map(toNode);
   }
 
-  /** Delete the nodes whose content contains the pattern (and their edges); returns the deleted nodes. */
+  /** Delete the nodes whose content holds the pattern as whole words (and their edges); returns the deleted nodes. */
   deleteMatching(scope: Scope, pattern: string): GraphNode[] {
     return this.ctx.tx(() =>
       this.audit.deleteLogged(scope, 'graph_nodes', 'graph_node', this.findMatching(scope, pattern), (n) => ({
