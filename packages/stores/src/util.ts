@@ -125,12 +125,12 @@ export function likePattern(pattern: string): string {
  * The rows of a LIKE prefilter (likePattern) that hold the pattern as whole words (wordsMatcher),
  * at most `limit` of them, read one at a time so the limit counts only rows kept.
  */
-export function rowsMatching<R>(rows: Iterable<R>, pattern: string, texts: (row: R) => (string | null)[], limit: number): R[] {
+export function rowsMatching<R>(rows: Iterable<R>, pattern: string, texts: (row: R) => string[], limit: number): R[] {
   const matches = wordsMatcher(pattern);
   const out: R[] = [];
   for (const row of rows) {
     if (out.length >= limit) break;
-    if (texts(row).some((t) => t !== null && matches(t))) out.push(row);
+    if (texts(row).some(matches)) out.push(row);
   }
   return out;
 }
