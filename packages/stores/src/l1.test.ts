@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { L1_FLUSH_MS, L1_TRIM_EVERY } from './l1.js';
+import { L1_FLUSH_MS, L1_TRIM_EVERY, NEWEST_KEPT } from './l1.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Stores } from './stores.js';
 import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
@@ -185,6 +185,60 @@ describe('L1Ring', () => {
       env.stores.l1.clear(U);
     });
     expect(env.stores.l1.latest(U)).toBeNull();
+  });
+
+  it('recent() gives the newest n items oldest first, at most NEWEST_KEPT and the ring, and follows pushes, evictions and clears', () => {
+    expect(env.stores.l1.recent(U, 2)).toEqual([]);
+    env.stores.l1.push(U, { text: 'one' });
+    expect(env.stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['one']);
+    env.stores.l1.push(U, { text: 'two' });
+    env.stores.l1.push(U2, { text: 'for bob' });
+    expect(env.stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['one', 'two']);
+    env.stores.l1.push(U, { text: 'three' });
+    expect(env.stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['two', 'three']);
+    expect(env.stores.l1.recent(U, 1).map((i) => i.text)).toEqual(['three']);
+    expect(env.stores.l1.recent(U, 5).map((i) => i.text)).toHaveLength(NEWEST_KEPT);
+    expect(env.stores.l1.recent(U, 0)).toEqual([]);
+    expect(env.stores.l1.recent(U2, 2).map((i) => i.text)).toEqual(['for bob']);
+    env.stores.l1.evict(U, 2);
+    expect(env.stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['three']);
+    env.stores.l1.push(U, { text: 'four' });
+    expect(env.stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['three', 'four']);
+    env.stores.l1.clear(U);
+    expect(env.stores.l1.recent(U, 2)).toEqual([]);
+  });
+
+  it('recent() answers from what a fresh Stores reads, then follows its pushes, and never keeps a rolled-back push', () => {
+    for (const text of ['a', 'b', 'c']) env.stores.l1.push(U, { text });
+    const other = env.second();
+    expect(other.stores.l1.recent(U, 1).map((i) => i.text)).toEqual(['c']);
+    // Known: only the newest item; the two newest need a read, then pushes extend what is known.
+    other.stores.l1.push(U, { text: 'd' });
+    expect(other.stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['c', 'd']);
+    other.stores.l1.push(U, { text: 'e' });
+    expect(other.stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['d', 'e']);
+    expect(() =>
+      other.stores.transaction(() => {
+        other.stores.l1.push(U, { text: 'rolled back' });
+        expect(other.stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['e', 'rolled back']);
+        throw new Error('abort');
+      }),
+    ).toThrow('abort');
+    expect(other.stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['d', 'e']);
+    // Another connection's push is seen through data_version.
+    env.stores.l1.push(U, { text: 'f' });
+    expect(other.stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['e', 'f']);
+  });
+
+  it('recent() gives no more than a ring of one holds', () => {
+    const small = makeEnv({ l1Size: 1 });
+    try {
+      for (const text of ['a', 'b', 'c']) small.stores.l1.push(U, { text });
+      expect(small.stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['c']);
+      expect(small.second().stores.l1.recent(U, 2).map((i) => i.text)).toEqual(['c']);
+    } finally {
+      small.close();
+    }
   });
 
   it("latest() sees another connection's pushes and clears", () => {

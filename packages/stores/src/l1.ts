@@ -64,15 +64,27 @@ export const L1_FLUSH_MS = 50;
  */
 export const L1_TRIM_EVERY = 16;
 
+/** How many of a scope's newest items are kept in memory: think reads the last two as context. */
+export const NEWEST_KEPT = 2;
+
 /**
- * The newest item of each scope of one connection, as of SQLite's data_version `version`. Set only
+ * A scope's newest items as far as they are known, oldest first: at most NEWEST_KEPT, and all of
+ * the ring's when `whole` (a ring of fewer items, or one just read whole).
+ */
+interface Known {
+  items: L1Item[];
+  whole: boolean;
+}
+
+/**
+ * The newest items of each scope of one connection, as of SQLite's data_version `version`. Set only
  * by committed pushes and by reads outside a transaction, dropped by any other change of a ring,
  * and emptied whenever another connection has committed. Shared by every L1Ring on the connection
  * (several Stores may share one), so a push through one is never missed by another.
  */
 interface NewestItems {
   version: number;
-  items: Map<string, L1Item | null>;
+  items: Map<string, Known>;
 }
 
 const NEWEST = new WeakMap<object, NewestItems>();
@@ -83,8 +95,8 @@ export class L1Ring {
   private readonly sinceTrim = new Map<string, number>();
   private scheduled: NodeJS.Timeout | null = null;
   /**
-   * The newest item of each scope (null: its ring is empty), so think finds the previous thought
-   * without a query: see NewestItems.
+   * The newest items of each scope, so think finds the previous thoughts without a query: see
+   * NewestItems.
    */
   private readonly newest: NewestItems;
 
@@ -146,8 +158,11 @@ export class L1Ring {
       this.sinceTrim.set(key, pushes >= L1_TRIM_EVERY ? 0 : pushes);
       this.markDirty(scope);
       const item: L1Item = { id: makeId('l1', Number(info.lastInsertRowid)), text, kind: input.kind ?? null, ref: input.ref ?? null, created };
+      // What was known before this push, extended at commit: a commit of another connection in
+      // between changes data_version, and the next read then drops the copy (see recent).
+      const before = this.newest.items.get(key);
       this.newest.items.delete(key);
-      this.ctx.onCommit(() => this.newest.items.set(key, item));
+      this.ctx.onCommit(() => this.newest.items.set(key, this.extended(before, item)));
       return item;
     });
   }
@@ -157,7 +172,16 @@ export class L1Ring {
    * Stores it costs no read of the ring: only a check that no other connection has committed since.
    */
   latest(scope: Scope): L1Item | null {
+    return this.recent(scope, 1)[0] ?? null;
+  }
+
+  /**
+   * The newest n items of the scope (n at most NEWEST_KEPT), oldest first; fewer when the ring
+   * holds fewer. Answered from the copy of the newest items as latest() is, read otherwise.
+   */
+  recent(scope: Scope, n: number): L1Item[] {
     checkScope(scope);
+    const want = Math.min(Math.max(0, Math.floor(n)), NEWEST_KEPT, this.size);
     const version = this.ctx.dataVersion();
     const newest = this.newest;
     if (version !== newest.version) {
@@ -166,11 +190,21 @@ export class L1Ring {
     }
     const key = scopeKey(scope.layer, scope.user_id);
     const known = newest.items.get(key);
-    if (known !== undefined) return known;
-    const item = this.list(scope, 1)[0] ?? null;
-    // Inside a transaction the row may not be committed yet (or may be rolled back): not kept.
-    if (!this.ctx.db.inTransaction) newest.items.set(key, item);
-    return item;
+    if (known !== undefined && (known.whole || known.items.length >= want)) return known.items.slice(Math.max(0, known.items.length - want));
+    const keep = Math.min(NEWEST_KEPT, this.size);
+    const items = this.list(scope, keep);
+    // Inside a transaction the rows may not be committed yet (or may be rolled back): not kept.
+    if (!this.ctx.db.inTransaction) newest.items.set(key, { items, whole: items.length < keep });
+    return items.slice(Math.max(0, items.length - want));
+  }
+
+  /** The copy of a scope's newest items after a push of `item`, from what was known before it. */
+  private extended(before: Known | undefined, item: L1Item): Known {
+    const keep = Math.min(NEWEST_KEPT, this.size);
+    if (before === undefined) return { items: [item], whole: false };
+    const items = [...before.items, item];
+    // Items past the ring's size are no items of it (see L1_TRIM_EVERY).
+    return { items: items.slice(Math.max(0, items.length - keep)), whole: before.whole && items.length <= keep };
   }
 
   /** The last n items (default: the whole ring), oldest first. */
@@ -291,7 +325,7 @@ export class L1Ring {
     return marked;
   }
 
-  /** Drop the scope's newest item from the copy, now and again at commit (a read in between may not keep it, see latest). */
+  /** Drop the scope's newest items from the copy, now and again at commit (a read in between may not keep them, see recent). */
   private forgetNewest(scope: Scope): void {
     const key = scopeKey(scope.layer, scope.user_id);
     this.newest.items.delete(key);

@@ -138,3 +138,41 @@ describe('long thoughts', () => {
     }
   });
 });
+
+describe('neighbouring context', () => {
+  const context = (id: string) =>
+    (s.kernel.storage.db.prepare('SELECT context FROM episodes WHERE id = ?').get(Number(id.slice(3))) as { context: string }).context;
+  const episode = async (text: string, layer = 'user') => actionsIn(await think({ text, layer }), 'l3')[0]!.id;
+  const TOPIC = 'We watched the Perseid meteor shower from the desert campsite last night.';
+  const REPLY = 'That must have been a wonderful night out there under the open sky.';
+  const ANSWER = 'I felt tiny and in awe of everything, honestly it was so humbling.';
+
+  it('an episode is found through the two thoughts before it, nearest first in its context', async () => {
+    const topic = await episode(TOPIC);
+    const reply = await episode(REPLY);
+    const answer = await episode(ANSWER);
+    const later = await episode('Anyway the kids start school again next Monday morning, busy week ahead.');
+    expect(context(topic)).toBe('');
+    expect(context(reply)).toBe(TOPIC);
+    expect(context(answer)).toBe(`${REPLY}\n${TOPIC}`);
+    const ids = await dreamIds(s, { query: 'Perseid meteor shower', limit: 10 });
+    expect(ids).toEqual(expect.arrayContaining([topic, reply, answer]));
+    // Three thoughts on, the topic is no neighbour any more.
+    expect(ids).not.toContain(later);
+  });
+
+  it('stops at a thought older than the window, and at an L1 item that is no thought', async () => {
+    await episode(TOPIC);
+    clock.advance(31 * 60_000);
+    await episode(REPLY);
+    expect(context(await episode(ANSWER))).toBe(REPLY);
+    await s.call('memory_hook', { event: 'new_message', payload: { text: 'ok' }, layer: 'user' });
+    expect(context(await episode(TOPIC))).toBe('');
+  });
+
+  it('keeps the layers apart', async () => {
+    await episode(TOPIC, 'agent');
+    await episode(REPLY);
+    expect(context(await episode(ANSWER))).toBe(REPLY);
+  });
+});
