@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { count, snapshot, start, toolError, type TestServer } from './helpers.js';
+import { actionsIn, count, snapshot, start, toolError, type TestServer } from './helpers.js';
 
 /** project: init, decision, mapping, update (code map), recall, audit, archive, and its errors. */
 let s: TestServer;
@@ -170,6 +170,62 @@ describe('the spec page and other wiki pages', () => {
     const recalled = await project({ action: 'recall', name: 'Apollo' });
     expect(recalled.wiki_ref).not.toBeNull();
     await project({ action: 'update', name: 'Apollo' });
+  });
+
+  const wikiRows = () =>
+    s.kernel.storage.db.prepare('SELECT layer, title, wiki_type, tags, path, content FROM wiki_pages ORDER BY id').all() as {
+      layer: string;
+      title: string;
+      wiki_type: string;
+      tags: string;
+      path: string;
+      content: string;
+    }[];
+
+  // Regression guard, fixed: init and update took over any project_spec page titled "Project: <name>", so a thought
+  // saved there (think with wiki_type project_spec and that wiki_title) was replaced by the generated spec, row and
+  // file, with no Shadow Bin copy.
+  it("init refuses, naming name, rather than replace a project_spec page that think wrote under the spec page's title", async () => {
+    const thought = await s.call('think', { text: 'My private notes about X that must be kept.', wiki_type: 'project_spec', wiki_title: 'Project: Xproj' });
+    const [page] = wikiRows();
+    expect(page).toMatchObject({ layer: 'user', title: 'Project: Xproj', wiki_type: 'project_spec', content: 'My private notes about X that must be kept.' });
+    expect(actionsIn(thought, 'wiki').map((a) => a.path)).toEqual([page!.path]);
+    const before = snapshot(s);
+    const err = await toolError(project({ action: 'init', name: 'Xproj', details: 'init desc' }));
+    expect(err.type).toBe('ConflictError');
+    expect(err.field).toBe('name');
+    expect(wikiRows()).toEqual([page]);
+    expect(fs.readFileSync(path.join(s.dataDir, page!.path), 'utf8')).toBe('My private notes about X that must be kept.');
+    expect(snapshot(s)).toEqual(before);
+    expect(s.kernel.storage.db.prepare('SELECT name FROM projects').all()).toEqual([]);
+  });
+
+  it("a thought on the other layer titled as the spec page is left alone: the project makes its own page, and recall, update and archive use it", async () => {
+    await s.call('think', { text: 'Agent-side notes about Xproj.', wiki_type: 'project_spec', wiki_title: 'Project: Xproj', layer: 'agent' });
+    const [thought] = wikiRows();
+    const init = await project({ action: 'init', name: 'Xproj', details: 'init desc' });
+    expect(init.status).toBe('created');
+    await project({ action: 'update', name: 'Xproj', details: 'more desc', layer: 'agent' });
+    const rows = wikiRows();
+    expect(rows[0]).toEqual(thought);
+    expect(rows[1]).toMatchObject({ layer: 'user', title: 'Project: Xproj', path: init.wiki_ref.path });
+    expect(rows[1]!.content).toContain('more desc');
+    expect(fs.readFileSync(path.join(s.dataDir, thought!.path), 'utf8')).toBe('Agent-side notes about Xproj.');
+    expect((await project({ action: 'recall', name: 'Xproj', layer: 'agent' })).wiki_ref.path).toBe(init.wiki_ref.path);
+    const archived = await project({ action: 'archive', name: 'Xproj', layer: 'agent' });
+    expect(archived.wiki_ref.path).toBe(init.wiki_ref.path);
+    expect(wikiRows()).toEqual([thought]);
+  });
+
+  it('update refuses, changing nothing, when only a page the project did not write holds the spec title', async () => {
+    await project({ action: 'init', name: 'Xproj', details: 'init desc', user_id: 'alice' });
+    await s.call('think', { text: 'Bob keeps his own Xproj notes.', wiki_type: 'project_spec', wiki_title: 'Project: Xproj', layer: 'user', user_id: 'bob' });
+    const before = wikiRows();
+    const err = await toolError(project({ action: 'update', name: 'Xproj', status: 'paused', user_id: 'bob' }));
+    expect(err.type).toBe('ConflictError');
+    expect(err.field).toBe('name');
+    expect(wikiRows()).toEqual(before);
+    expect((await project({ action: 'recall', name: 'Xproj', user_id: 'alice' })).identity.status).toBe('active');
   });
 
   // Regression guard, fixed: projects are global, but archive looks the spec page up in the caller's layer only: a

@@ -27,6 +27,10 @@ export const AUDIT_DIMENSIONS: Readonly<Record<string, string[]>> = Object.freez
 /** The title of a project's spec page. */
 export const specTitle = (name: string) => `Project: ${name}`;
 
+/** The tag marking the spec page a project wrote (the only page of its title the project may replace). */
+const SPEC_TAG = 'project';
+const isProjectSpec = (page: WikiPage) => page.wiki_type === 'project_spec' && page.tags.includes(SPEC_TAG);
+
 /** Bounds of the code-map scan of `update`. */
 export const CODE_MAP_LIMITS = { maxFiles: 500, maxBytes: 2_000_000, maxDirs: 2_000 } as const;
 
@@ -73,28 +77,34 @@ export class ProjectService {
 
   /**
    * The project's spec page: projects are global, so it is looked up in the caller's layer first,
-   * then in the other layer of the same user.
+   * then in the other layer of the same user. Only a page the project wrote counts (a project_spec
+   * page tagged `project`, as every version of init has saved it): a page of that title written by
+   * anything else (think with wiki_type project_spec and wiki_title) is never taken over.
    */
   private findSpec(scope: Scope, name: string): { scope: Scope; page: WikiPage } | null {
     for (const layer of [scope.layer, scope.layer === 'user' ? 'agent' : 'user'] as const) {
       const at = { layer, user_id: scope.user_id };
       const page = this.stores.wiki.getByTitle(at, specTitle(name));
-      if (page && page.wiki_type === 'project_spec') return { scope: at, page };
+      if (page && isProjectSpec(page)) return { scope: at, page };
     }
     return null;
   }
 
-  /** Save the spec page where it already is, never over a page of another type. */
+  /** Save the spec page where it already is, never over a page the project did not write. */
   private saveSpec(scope: Scope, name: string, content: string): WikiPage {
     const found = this.findSpec(scope, name);
     const at = found?.scope ?? scope;
     const clash = found ? null : this.stores.wiki.getByTitle(scope, specTitle(name));
     if (clash) {
-      throw new MemoryError('KERNEL_ERR_CONFLICT', `A ${clash.wiki_type} page titled "${clash.title}" already exists; the project's spec page would replace it`, {
-        field: 'name',
-      });
+      const whose = clash.wiki_type === 'project_spec' ? 'project_spec page not written by project' : `${clash.wiki_type} page`;
+      throw new MemoryError(
+        'KERNEL_ERR_CONFLICT',
+        `A ${whose} titled "${clash.title}" already exists in the ${scope.layer} layer of user ${scope.user_id}; the spec page of project "${name}" ` +
+          'would replace it, so nothing was changed: that page is kept; choose another project name',
+        { field: 'name' },
+      );
     }
-    return this.stores.wiki.save(at, { title: specTitle(name), content, wiki_type: 'project_spec', tags: ['project'] });
+    return this.stores.wiki.save(at, { title: specTitle(name), content, wiki_type: 'project_spec', tags: [SPEC_TAG] });
   }
 
   private specContent(name: string, description: string, status: string, dir: string | null): string {
