@@ -96,6 +96,38 @@ describe('update', () => {
     expect(recall.identity.description).toContain('Now with reports.');
   });
 
+  // Regression guard, fixed: update without path rescanned the stored path even when it no longer existed, and the
+  // scan of a missing directory is empty, so the code map was wiped with no error or warning.
+  it('a stored path that no longer exists keeps the code map, and the answer warns naming the path', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'primitives-project-gone-'));
+    const moved = `${dir}-moved`;
+    try {
+      fs.writeFileSync(path.join(dir, 'main.ts'), 'export function main() {}\n');
+      await project({ action: 'init', name: 'Gone', path: dir });
+      expect((await project({ action: 'update', name: 'Gone', path: dir })).code_map.symbols).toBe(1);
+      expect((await project({ action: 'recall', name: 'Gone' })).code_symbol_count).toBe(1);
+      fs.renameSync(dir, moved);
+      const r = await project({ action: 'update', name: 'Gone', status: 'paused' });
+      expect(r.status).toBe('updated');
+      expect(r.identity).toMatchObject({ status: 'paused', path: dir });
+      expect(r.code_map).toBeNull();
+      expect(r.warning).toContain(dir);
+      const recall = await project({ action: 'recall', name: 'Gone' });
+      expect(recall.code_symbol_count).toBe(1);
+      expect(recall.identity.status).toBe('paused');
+      // An explicit path that does not exist is still refused.
+      expect((await toolError(project({ action: 'update', name: 'Gone', path: dir }))).field).toBe('path');
+      // Once the directory is back, update rescans it and says nothing more.
+      fs.renameSync(moved, dir);
+      const back = await project({ action: 'update', name: 'Gone' });
+      expect(back.code_map.symbols).toBe(1);
+      expect(back.warning).toBeUndefined();
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+      fs.rmSync(moved, { recursive: true, force: true });
+    }
+  });
+
   it('a path that is not a directory is an error naming path', async () => {
     await project({ action: 'init', name: 'Apollo' });
     const err = await toolError(project({ action: 'update', name: 'Apollo', path: path.join(codeDir, 'server.ts') }));

@@ -31,6 +31,14 @@ export const specTitle = (name: string) => `Project: ${name}`;
 const SPEC_TAG = 'project';
 const isProjectSpec = (page: WikiPage) => page.wiki_type === 'project_spec' && page.tags.includes(SPEC_TAG);
 
+function isDirectory(dir: string): boolean {
+  try {
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Bounds of the code-map scan of `update`. */
 export const CODE_MAP_LIMITS = { maxFiles: 500, maxBytes: 2_000_000, maxDirs: 2_000 } as const;
 
@@ -115,7 +123,7 @@ export class ProjectService {
   private checkDir(dir: string | undefined): string | null {
     if (!dir) return null;
     const abs = path.resolve(dir);
-    if (!fs.existsSync(abs) || !fs.statSync(abs).isDirectory()) throw invalid('path', `is not an existing directory: ${dir}`, 'a directory path');
+    if (!isDirectory(abs)) throw invalid('path', `is not an existing directory: ${dir}`, 'a directory path');
     return abs;
   }
 
@@ -131,13 +139,16 @@ export class ProjectService {
   private update(scope: Scope, name: string, input: ProjectInput) {
     const dir = this.checkDir(input.path);
     const before = this.stores.projects.get(name)!;
-    const root = dir ?? before.path;
+    // A stored path that is gone (moved, unmounted) keeps the code map rather than rescanning it to nothing.
+    const gone = !dir && before.path !== null && !isDirectory(before.path);
+    const root = dir ?? (gone ? null : before.path);
     const scan = root ? scanCodeSymbols(root, CODE_MAP_LIMITS) : null;
     return this.stores.transaction(() => {
       const description = input.details ? [before.description, input.details].filter(Boolean).join('\n\n') : before.description;
       const project = this.stores.projects.update(name, { status: input.status, path: dir ?? undefined, description });
       if (scan) this.stores.projects.replaceSymbols(name, scan.symbols);
       const page = this.saveSpec(scope, name, this.specContent(name, project.description, project.status, project.path));
+      const kept = gone ? this.stores.projects.symbolCount(name) : 0;
       return {
         status: 'updated',
         project: name,
@@ -146,6 +157,11 @@ export class ProjectService {
         code_map: scan
           ? { files: scan.files, bytes: scan.bytes, truncated: scan.truncated, symbols: scan.symbols.length, sample: scan.symbols.slice(0, 50) }
           : null,
+        ...(gone
+          ? {
+              warning: `The project's stored path ${before.path} is no longer an existing directory, so the code map was not rescanned and keeps its ${kept} symbol(s); pass path to scan another directory`,
+            }
+          : {}),
       };
     });
   }

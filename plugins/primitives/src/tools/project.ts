@@ -9,7 +9,8 @@ export function projectTool(projects: ProjectService) {
     description:
       'Keep context about a project (projects are global, keyed by name). action init: create it (a project_spec wiki page ' +
       'and an identity row; details = description, path = its directory). update: add details, change status or path, and ' +
-      'refresh the code map (top-level symbols of the files under path, bounded). mapping: register an artifact (details = ' +
+      'refresh the code map (top-level symbols of the files under path, bounded; when the stored path no longer exists the ' +
+      'map is kept and the answer has a warning). mapping: register an artifact (details = ' +
       'file path, with role and status). decision: record a decision with its rationale (details) and outcome; logs a ' +
       'project_decision event. recall: status, decision history, artifacts, code-symbol count. audit: gap analysis over ' +
       'Architecture, Security and Testing with a core-memory conflict scan and completeness verdicts. archive: move the spec ' +
