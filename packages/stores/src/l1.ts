@@ -5,7 +5,7 @@ import { writeIfFree } from '@memory-service/kernel';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
-import { checkScope, checkText, makeId, scopeKey } from './util.js';
+import { checkScope, checkText, makeId, scopeKey, wordsMatcher } from './util.js';
 
 export interface L1Item {
   id: string;
@@ -235,6 +235,32 @@ export class L1Ring {
       this.markDirty(scope);
       return n;
     });
+  }
+
+  /**
+   * Delete the scope's items for which `test` holds, the rows older than the ring (see
+   * L1_TRIM_EVERY) included, so forgotten text leaves the table; the file is rewritten from the
+   * ring as after any change. Returns the deleted items, oldest first.
+   */
+  deleteWhere(scope: Scope, test: (item: L1Item) => boolean): L1Item[] {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const rows = this.ctx.stmt('SELECT * FROM l1_items WHERE layer = ? AND user_id = ? ORDER BY id').all(scope.layer, scope.user_id) as Row[];
+      const gone = rows.map(toItem).filter(test);
+      if (gone.length === 0) return gone;
+      const del = this.ctx.stmt('DELETE FROM l1_items WHERE id = ?');
+      for (const r of rows) if (gone.some((g) => g.id === makeId('l1', r.id))) del.run(r.id);
+      this.forgetNewest(scope);
+      this.markDirty(scope);
+      return gone;
+    });
+  }
+
+  /** Delete the scope's items whose text holds the pattern as whole words (util.wordsMatcher); returns them. */
+  deleteMatching(scope: Scope, pattern: string): L1Item[] {
+    checkText(pattern, 'pattern', 10_000);
+    const matches = wordsMatcher(pattern);
+    return this.deleteWhere(scope, (item) => matches(item.text));
   }
 
   /** Drop the n oldest items of the ring; returns them. */

@@ -2,7 +2,7 @@ import type { StoreContext } from './context.js';
 import type { AuditLog } from './audit.js';
 import { sessionQuality } from './scorers/index.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, makeId, parseId, parseJson } from './util.js';
+import { checkScope, checkText, makeId, parseId, parseJson, wordsMatcher } from './util.js';
 import { validationError } from './errors.js';
 
 export interface SessionQualityDetail {
@@ -171,6 +171,37 @@ export class SessionStore {
       .stmt("SELECT AVG(quality) AS q FROM sessions WHERE layer = ? AND user_id = ? AND status = 'closed'")
       .get(scope.layer, scope.user_id) as { q: number | null };
     return r.q;
+  }
+
+  /**
+   * Clear what the scope's sessions hold of a forgotten text: a summary for which `holds` is true
+   * becomes empty, such topics are dropped, and state deltas whose JSON holds it become {}. The
+   * session itself (its times and quality) stays. Returns how many sessions were changed.
+   */
+  scrubWhere(scope: Scope, holds: (text: string) => boolean): number {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const rows = this.ctx.stmt('SELECT * FROM sessions WHERE layer = ? AND user_id = ? ORDER BY id').all(scope.layer, scope.user_id) as Row[];
+      const update = this.ctx.stmt('UPDATE sessions SET summary = ?, topics = ?, state_deltas = ? WHERE id = ?');
+      let changed = 0;
+      for (const r of rows) {
+        const summary = r.summary !== null && holds(r.summary) ? '' : r.summary;
+        const topics = parseJson<string[]>(r.topics, []);
+        const keptTopics = topics.filter((t) => !holds(t));
+        const deltas = holds(r.state_deltas) ? '{}' : r.state_deltas;
+        if (summary === r.summary && keptTopics.length === topics.length && deltas === r.state_deltas) continue;
+        update.run(summary, JSON.stringify(keptTopics), deltas, r.id);
+        this.audit.log(scope, 'scrub', 'session', makeId('sess', r.id));
+        changed++;
+      }
+      return changed;
+    });
+  }
+
+  /** scrubWhere for a pattern held as whole words (util.wordsMatcher). */
+  scrubMatching(scope: Scope, pattern: string): number {
+    checkText(pattern, 'pattern', 10_000);
+    return this.scrubWhere(scope, wordsMatcher(pattern));
   }
 
   private rowOf(id: string): Row | undefined {

@@ -159,6 +159,25 @@ export class ShadowBin {
     });
   }
 
+  /**
+   * Drop the archived copies of one fact: the entries of its key that hold the same entry_id (the
+   * same fact) or the same value. A different fact that held the key earlier (the key was freed and
+   * reused for another value) keeps its copy. Returns how many were removed.
+   */
+  purgeFactCopies(scope: Scope, fact: Pick<Fact, 'key' | 'entry_id' | 'value'>): number {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const n = this.ctx
+        .stmt(
+          `DELETE FROM shadow_bin WHERE layer = ? AND user_id = ? AND origin_store = 'l4' AND origin_id = ?
+             AND (json_extract(content, '$.entry_id') = ? OR json_extract(content, '$.value') = ?)`,
+        )
+        .run(scope.layer, scope.user_id, fact.key, fact.entry_id, fact.value).changes;
+      if (n > 0) this.audit.log(scope, 'purge', 'shadow_bin', `l4:${fact.key}`, { count: n, entry_id: fact.entry_id });
+      return n;
+    });
+  }
+
   /** Drop every archived entry of the scope for one origin record; returns how many were removed. */
   purgeFor(scope: Scope, origin_store: ShadowOrigin, key_or_id: string): number {
     checkScope(scope);

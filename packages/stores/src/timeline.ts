@@ -1,6 +1,6 @@
 import type { StoreContext } from './context.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, makeId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, likePattern, makeId, parseId, parseJson, rowsMatching, toIso } from './util.js';
 
 export interface TimelineEvent {
   id: string;
@@ -33,6 +33,18 @@ function toEvent(r: Row): TimelineEvent {
     metadata: parseJson<Record<string, unknown>>(r.metadata, {}),
     created: r.created,
   };
+}
+
+/** The string values of an event's metadata (JSON), joined by new lines: the text a pattern is matched against. */
+function metadataText(metadata: string): string {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(parseJson<unknown>(metadata, null));
+  return out.join('\n');
 }
 
 /** The temporal timeline: typed events per scope, in time order. */
@@ -82,6 +94,47 @@ export class TimelineStore {
         n: number;
       }
     ).n;
+  }
+
+  /**
+   * Delete the scope's events for which `test` holds (it sees each event whole, metadata
+   * included); every event of the scope is read, so this is for rare work such as forget. Returns
+   * the deleted events, oldest first.
+   */
+  deleteWhere(scope: Scope, test: (event: TimelineEvent) => boolean): TimelineEvent[] {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const rows = this.ctx
+        .stmt('SELECT * FROM timeline_events WHERE layer = ? AND user_id = ? ORDER BY id')
+        .iterate(scope.layer, scope.user_id) as IterableIterator<Row>;
+      const gone: TimelineEvent[] = [];
+      for (const r of rows) {
+        const e = toEvent(r);
+        if (test(e)) gone.push(e);
+      }
+      this.deleteIds(gone);
+      return gone;
+    });
+  }
+
+  /** Delete the scope's events whose summary or metadata holds the pattern as whole words (util.wordsMatcher); returns them. */
+  deleteMatching(scope: Scope, pattern: string): TimelineEvent[] {
+    checkScope(scope);
+    checkText(pattern, 'pattern', 10_000);
+    return this.ctx.tx(() => {
+      const like = likePattern(pattern);
+      const rows = this.ctx
+        .stmt(`SELECT * FROM timeline_events WHERE layer = ? AND user_id = ? AND (summary LIKE ? ESCAPE '\\' OR metadata LIKE ? ESCAPE '\\') ORDER BY id`)
+        .iterate(scope.layer, scope.user_id, like, like) as IterableIterator<Row>;
+      const gone = rowsMatching(rows, pattern, (r) => [r.summary, metadataText(r.metadata)], Infinity).map(toEvent);
+      this.deleteIds(gone);
+      return gone;
+    });
+  }
+
+  private deleteIds(events: readonly TimelineEvent[]): void {
+    const del = this.ctx.stmt('DELETE FROM timeline_events WHERE id = ?');
+    for (const e of events) del.run(parseId('evt', e.id));
   }
 
   deleteSince(scope: Scope, sinceIso: string): number {

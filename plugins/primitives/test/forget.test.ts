@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { actionsIn, count, dreamIds, ManualClock, snapshot, start, toolError, type TestServer } from './helpers.js';
+import { actionsIn, count, dreamIds, hook, l1File, ManualClock, snapshot, start, toolError, type TestServer } from './helpers.js';
 
 /** forget: exact (one key and what carries its value), fuzzy (a pattern), recent (a window); layers isolated. */
 let s: TestServer;
@@ -40,7 +40,7 @@ describe('scope exact', () => {
     // FACT and CARRIER each make a relation node, and both carry the value.
     expect(count(s, 'graph_nodes')).toBe(2);
     const r = await s.call('forget', { key, layer: 'user' });
-    expect(r).toEqual({ scope: 'exact', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 4, purged_shadow: 0 , scrubbed_context: 0 });
+    expect(r).toMatchObject({ scope: 'exact', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 4, purged_shadow: 0, scrubbed_context: 0, deleted_l1: 2 });
     expect(count(s, 'facts')).toBe(0);
     expect(count(s, 'graph_nodes')).toBe(0);
     expect(await dreamIds(s, { query: 'birthday March' })).toEqual([]);
@@ -216,4 +216,97 @@ describe('layers are isolated', () => {
     expect(count(s, 'episodes', { layer: 'user' })).toBe(0);
     expect(count(s, 'episodes', { layer: 'user', user_id: 'other' })).toBe(1);
   });
+});
+
+/** Every place outside the memory stores that shows the scope's text back: dream recent, wake_up, the session inject. */
+async function shownBack(): Promise<string> {
+  const recent = await s.call('dream', { query: 'anything at all', intent: 'recent', layer: 'user' });
+  const brief = await s.call('wake_up', { layer: 'user' });
+  const inject = await hook(s, 'session_started', { text: 'hello' }, { layer: 'user' });
+  return [recent.summary, brief.brief, inject.inject].join('\n');
+}
+
+function stored(sql: string): string {
+  return JSON.stringify(s.kernel.storage.db.prepare(sql).all());
+}
+
+// Regression guard, fixed: exact and fuzzy never touched the L1 ring, the timeline or the sessions, so the forgotten
+// text came back in dream recent, wake_up and the session inject, and the next thought indexed it as its context.
+describe('what forget clears beyond the memory stores', () => {
+  it('exact with shadow_bin false leaves nothing of the text in the ring, the timeline, the change log or the L1 file', async () => {
+    s = await start();
+    const key = await keyOf('Remember: my name is Alice');
+    await s.call('think', { text: OTHER, layer: 'user' });
+    expect(await shownBack()).toContain('Alice');
+    expect(stored('SELECT summary FROM timeline_events')).toContain('Alice');
+    const r = await s.call('forget', { key, layer: 'user', shadow_bin: false });
+    expect(r).toMatchObject({ deleted_l4: 1, deleted_l1: 1, deleted_timeline: 1 });
+    expect(await shownBack()).not.toContain('Alice');
+    expect(await shownBack()).toContain('ferry');
+    for (const sql of ['SELECT text FROM l1_items', 'SELECT summary, metadata FROM timeline_events', 'SELECT old FROM retrieval_changes', 'SELECT * FROM shadow_bin']) {
+      expect(stored(sql), sql).not.toContain('Alice');
+    }
+    expect(JSON.stringify(l1File(s, 'user'))).not.toContain('Alice');
+    expect(l1File(s, 'user').items.map((i) => i.text)).toEqual([OTHER]);
+    expect(await dreamIds(s, { query: 'ferry pier' })).toHaveLength(1);
+  });
+
+  it('the next thought does not take a forgotten item of the ring as its neighbouring context', async () => {
+    for (const scope of ['exact', 'fuzzy']) {
+      s = await start();
+      const key = await keyOf('Remember: my name is Zanzibar Smith');
+      await s.call('forget', { key: scope === 'exact' ? key : 'Zanzibar', scope, layer: 'user' });
+      await s.call('think', { text: 'The weather today was grey and we stayed inside reading books most of the afternoon', layer: 'user' });
+      expect(await dreamIds(s, { query: 'Zanzibar' }), scope).toEqual([]);
+      await s.close();
+    }
+  });
+
+  it('fuzzy clears a session summary and its topics, and the matching ring items and events', async () => {
+    s = await start();
+    await hook(s, 'session_started', {}, { layer: 'user' });
+    await s.call('think', { text: 'I am so upset and angry about my divorce, it is the worst thing that happened this year!', layer: 'user' });
+    await hook(s, 'session_ended', { summary: 'We discussed my divorce lawyer Mr Grant', topics: ['divorce', 'work'] }, { layer: 'user' });
+    expect(await shownBack()).toContain('divorce');
+    expect(stored('SELECT summary FROM timeline_events')).toContain('divorce');
+    const r = await s.call('forget', { key: 'divorce', scope: 'fuzzy', layer: 'user' });
+    expect(r).toMatchObject({ deleted_l1: 1, deleted_timeline: 1, scrubbed_sessions: 1 });
+    const brief = (await s.call('wake_up', { layer: 'user' })).brief as string;
+    expect(brief).not.toMatch(/divorce|Grant/);
+    expect(brief).toContain('Topics: work');
+    expect(await shownBack()).not.toContain('divorce');
+    for (const sql of ['SELECT text FROM l1_items', 'SELECT summary, metadata FROM timeline_events', 'SELECT summary, topics FROM sessions', 'SELECT old FROM retrieval_changes']) {
+      expect(stored(sql), sql).not.toContain('divorce');
+    }
+  });
+});
+
+// Regression guard, fixed: new_message recorded no derived node in its fact, and the node holds a 500-character excerpt,
+// so the node made with a long fact survived forget exact.
+it('exact removes the graph node new_message made with a long fact', async () => {
+  s = await start();
+  const text =
+    'Important: always remember that my home address is 12 Elm Street, Springfield, and my deadline for the Johnson contract is 3 March. ' +
+    'We decided to keep the spare key with my neighbour Martha. '.repeat(9);
+  const res = await hook(s, 'new_message', { text }, { layer: 'user' });
+  const key = (res.actions as { store: string; key?: string }[]).find((a) => a.store === 'l4')!.key!;
+  const r = await s.call('forget', { key, layer: 'user' });
+  expect(r).toMatchObject({ deleted_l4: 1, deleted_l3: 1, deleted_graph: 1 });
+  expect(count(s, 'graph_nodes')).toBe(0);
+  expect(await dreamIds(s, { query: 'home address Elm Street' })).toEqual([]);
+});
+
+// Regression guard, fixed: exact purged every archived copy under the key, including that of an earlier, different fact.
+it('exact keeps the archived copy of an earlier fact that held the same key', async () => {
+  s = await start();
+  const key = await keyOf('Remember: my name is Alice Smith');
+  await s.call('forget', { key, layer: 'user' });
+  expect(await keyOf('Remember: my name is Alice Smith-Jones')).toBe(key);
+  const r = await s.call('forget', { key, layer: 'user' });
+  expect(r.purged_shadow).toBe(0);
+  const values = s.kernel.storage.db
+    .prepare("SELECT json_extract(content, '$.value') AS v FROM shadow_bin WHERE origin_store = 'l4' ORDER BY id")
+    .all()
+    .map((row) => (row as { v: string }).v);
+  expect(values).toEqual(['Remember: my name is Alice Smith', 'Remember: my name is Alice Smith-Jones']);
 });

@@ -399,6 +399,26 @@ export class Retrieval {
     return this.index.catchUp();
   }
 
+  /** The newest seq of the retrieval change log (see migrations/retrieval-changes.ts). */
+  changeSeq(): number {
+    return this.index.maxSeq();
+  }
+
+  /**
+   * Clear the old texts the change log keeps for its rows past seq `after` up to `upTo` (a
+   * forget's deletes and scrubs), which would otherwise stay until CHANGE_LOG_KEEP later changes
+   * trim them. The indexes of this process take those rows in first (catchUp), so they no longer
+   * need them; an index elsewhere still behind them finds no old text where it holds the record
+   * and is rebuilt from its table, as when the log is trimmed past it. Returns the rows cleared.
+   */
+  dropOldTexts(after: number, upTo: number): number {
+    if (!this.ctx.db.open) return 0;
+    this.catchUp();
+    return this.ctx.tx(
+      () => this.ctx.stmt('UPDATE retrieval_changes SET old = NULL WHERE seq > ? AND seq <= ? AND old IS NOT NULL').run(after, upTo).changes,
+    );
+  }
+
   /**
    * Save the indexes that changed since they were saved or read, so the next start reads them
    * instead of building (on close; see index-sync.ts). Returns the sources saved.

@@ -21,18 +21,47 @@ export interface ForgetResult {
   scrubbed_context: number;
 }
 
+/** A ForgetResult plus what exact and fuzzy clear outside the memory stores (recent reports 0 for these). */
+export interface ForgetReport extends ForgetResult {
+  /** Items of the L1 ring that held the forgotten text. */
+  deleted_l1: number;
+  /** Timeline events whose summary or metadata held it, or that referred to a deleted record. */
+  deleted_timeline: number;
+  /** Sessions whose summary, topics or state deltas held it and were cleared. */
+  scrubbed_sessions: number;
+}
+
+const NOTHING_ELSE = { deleted_l1: 0, deleted_timeline: 0, scrubbed_sessions: 0 } as const;
+
+const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
 /**
  * Records that carry a forgotten fact's value: exact forget cleans these from L3 and the graph.
  * A value of at least 3 words or 16 characters matches where it is contained; a shorter one only
  * where the whole record says exactly that, so forgetting "yes" never sweeps unrelated memories.
  */
 export function carriesValue(recordText: string, value: string): boolean {
-  const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
   const r = norm(recordText);
   const v = norm(value);
   if (!v) return false;
   const distinctive = v.split(' ').length >= 3 || v.length >= 16;
   return distinctive ? r.includes(v) : r === v;
+}
+
+/** The first words of a value, for a store's whole-word prefilter of records that may hold an excerpt of it. */
+function excerptHead(value: string): string {
+  return value.trim().split(/\s+/).slice(0, 3).join(' ');
+}
+
+/**
+ * A record that holds the start of a forgotten value cut short (an excerpt ending in "…", as a
+ * graph node or timeline event made from a long text keeps): at least 16 characters of it.
+ */
+export function isExcerptOf(recordText: string, value: string): boolean {
+  const r = norm(recordText);
+  if (!r.endsWith('…')) return false;
+  const head = r.slice(0, -1).trim();
+  return head.length >= 16 && norm(value).startsWith(head);
 }
 
 /** The forget primitive: exact (one L4 key and what carries it), fuzzy (a pattern) and recent (a time window). */
@@ -42,34 +71,43 @@ export class Forgetter {
     private readonly clock: Clock,
   ) {}
 
-  forget(input: ForgetInput): ForgetResult {
+  forget(input: ForgetInput): ForgetReport {
     const key = input.key.trim();
     if (isBlank(key) && input.scope !== 'recent') throw invalid('key', 'must not be empty', 'a fact key or a search pattern');
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
-    return this.stores.transaction(() => {
-      if (input.scope === 'recent') return this.recent(scope, input.minutes);
-      if (input.scope === 'fuzzy') return this.fuzzy(scope, key, input.shadow_bin);
-      return this.exact(scope, key, input.shadow_bin);
+    let changes = null as [number, number] | null;
+    const result = this.stores.transaction((): ForgetReport => {
+      if (input.scope === 'recent') return { ...NOTHING_ELSE, ...this.recent(scope, input.minutes) };
+      // The writer's lock is held: the change log rows past `before` are this forget's.
+      const before = this.stores.retrieval.changeSeq();
+      const out = input.scope === 'fuzzy' ? this.fuzzy(scope, key, input.shadow_bin) : this.exact(scope, key, input.shadow_bin);
+      changes = [before, this.stores.retrieval.changeSeq()];
+      return out;
     });
+    // The log's copies of the deleted and scrubbed texts go once the indexes here have taken them in.
+    if (changes && changes[1] > changes[0]) this.stores.retrieval.dropOldTexts(changes[0], changes[1]);
+    return result;
   }
 
   private archive(scope: Scope, store: 'l4' | 'l3' | 'graph', id: string, content: Fact | Episode | GraphNode, reason: string): void {
     this.stores.shadowBin.archive(scope, { origin_store: store, origin_id: id, content, reason });
   }
 
-  private exact(scope: Scope, key: string, shadow: boolean): ForgetResult {
-    const out: ForgetResult = { scope: 'exact', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0, scrubbed_context: 0 };
+  private exact(scope: Scope, key: string, shadow: boolean): ForgetReport {
+    const out: ForgetReport = { scope: 'exact', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0, scrubbed_context: 0, ...NOTHING_ELSE };
     const fact = this.stores.facts.get(scope, key);
     if (!fact) return out;
-    // Older archived copies of the fact go; the copy taken now stays restorable when shadow_bin is on.
-    out.purged_shadow += this.stores.shadowBin.purgeFor(scope, 'l4', key);
+    // Older archived copies of this fact go (not those of another fact that held the key before);
+    // the copy taken now stays restorable when shadow_bin is on.
+    out.purged_shadow += this.stores.shadowBin.purgeFactCopies(scope, fact);
     if (shadow) {
       this.archive(scope, 'l4', key, fact, 'forget exact');
       out.archived++;
     }
     this.stores.facts.delete(scope, key);
     out.deleted_l4 = 1;
-    for (const ep of this.stores.episodes.findMatching(scope, fact.value).filter((e) => carriesValue(e.summary, fact.value))) {
+    const episodes = this.stores.episodes.findMatching(scope, fact.value).filter((e) => carriesValue(e.summary, fact.value));
+    for (const ep of episodes) {
       out.purged_shadow += this.stores.shadowBin.purgeFor(scope, 'l3', ep.id);
       if (shadow) {
         this.archive(scope, 'l3', ep.id, ep, `forget exact ${key}`);
@@ -79,10 +117,13 @@ export class Forgetter {
       out.deleted_l3++;
     }
     const derived = Array.isArray(fact.metadata.derived_nodes) ? fact.metadata.derived_nodes.filter((id): id is string => typeof id === 'string') : [];
-    const nodes = [
+    const found = [
       ...derived.map((id) => this.stores.graph.getNode(scope, id)).filter((n): n is GraphNode => n !== null),
       ...this.stores.graph.findMatching(scope, fact.value).filter((n) => carriesValue(n.content, fact.value) && !derived.includes(n.node_id)),
+      // A node made from a long text holds an excerpt of it, which never contains the whole value.
+      ...this.stores.graph.findMatching(scope, excerptHead(fact.value)).filter((n) => isExcerptOf(n.content, fact.value) && !derived.includes(n.node_id)),
     ];
+    const nodes = [...new Map(found.map((n) => [n.node_id, n])).values()];
     for (const node of nodes) {
       out.purged_shadow += this.stores.shadowBin.purgeFor(scope, 'graph', node.node_id);
       if (shadow) {
@@ -93,11 +134,26 @@ export class Forgetter {
       out.deleted_graph++;
     }
     out.scrubbed_context = this.stores.episodes.scrubContext(scope, fact.value);
+    // The L1 ring, the timeline and the sessions hold the fact's text, or that of an episode deleted with it.
+    const texts = [fact.value, ...episodes.map((e) => e.summary)];
+    const holds = (text: string) => texts.some((t) => carriesValue(text, t) || isExcerptOf(text, t));
+    const epIds = new Set(episodes.map((e) => e.id));
+    const l1 = this.stores.l1.deleteWhere(scope, (item) => holds(item.text) || (item.ref !== null && epIds.has(item.ref)));
+    const refs = new Set([
+      `l4:${fact.entry_id}`,
+      ...episodes.map((e) => `l3:${e.id}`),
+      ...nodes.map((n) => `graph:${n.node_id}`),
+      ...l1.map((i) => `l1:${i.id}`),
+    ]);
+    const referred = (m: Record<string, unknown>) => Array.isArray(m.refs) && m.refs.some((r) => typeof r === 'string' && refs.has(r));
+    out.deleted_l1 = l1.length;
+    out.deleted_timeline = this.stores.timeline.deleteWhere(scope, (e) => holds(e.summary) || holds(JSON.stringify(e.metadata)) || referred(e.metadata)).length;
+    out.scrubbed_sessions = this.stores.sessions.scrubWhere(scope, holds);
     return out;
   }
 
-  private fuzzy(scope: Scope, pattern: string, shadow: boolean): ForgetResult {
-    const out: ForgetResult = { scope: 'fuzzy', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0, scrubbed_context: 0 };
+  private fuzzy(scope: Scope, pattern: string, shadow: boolean): ForgetReport {
+    const out: ForgetReport = { scope: 'fuzzy', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0, scrubbed_context: 0, ...NOTHING_ELSE };
     const reason = `forget fuzzy "${pattern}"`;
     for (const f of this.stores.facts.deleteMatching(scope, pattern)) {
       if (shadow) this.archive(scope, 'l4', f.key, f, reason);
@@ -113,6 +169,9 @@ export class Forgetter {
     }
     if (shadow) out.archived = out.deleted_l4 + out.deleted_l3 + out.deleted_graph;
     out.scrubbed_context = this.stores.episodes.scrubContext(scope, pattern);
+    out.deleted_l1 = this.stores.l1.deleteMatching(scope, pattern).length;
+    out.deleted_timeline = this.stores.timeline.deleteMatching(scope, pattern).length;
+    out.scrubbed_sessions = this.stores.sessions.scrubMatching(scope, pattern);
     return out;
   }
 

@@ -104,7 +104,8 @@ export class LifecycleHandlers {
           value: text,
           importance,
           source: 'staging_promotion',
-          metadata: { origin: e.event },
+          // Names the node made from the same text, so forget exact removes both (as think does).
+          metadata: { origin: e.event, derived_nodes: [node.node_id] },
         });
         actions.push({ store: 'l4', id: fact.entry_id, key: fact.key });
       }

@@ -10,6 +10,7 @@ export function forgetTool(forgetter: Forgetter) {
       'Delete memories. scope exact (default): the L4 core fact with this key, plus the L3 episodes and graph nodes that ' +
       'carry its value and older Shadow Bin copies of it. scope fuzzy: every L4 fact, L3 episode and graph node whose text ' +
       'holds the pattern as whole words, ignoring case ("cat" matches "my cat" and "cat-food", not "vacation"). scope recent: everything written in the last `minutes` (default 60), never archived. ' +
+      'exact and fuzzy also delete the L1 items and timeline events holding the forgotten text and clear it from session summaries and from other episodes\' neighbouring context. ' +
       'With shadow_bin true (default) deleted records are archived in the Shadow Bin first and can be restored. ' +
       'Returns counts per store.',
     input: z.object({
@@ -28,6 +29,9 @@ export function forgetTool(forgetter: Forgetter) {
       archived: z.number(),
       purged_shadow: z.number(),
       scrubbed_context: z.number(),
+      deleted_l1: z.number(),
+      deleted_timeline: z.number(),
+      scrubbed_sessions: z.number(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: (args) => forgetter.forget(args),
