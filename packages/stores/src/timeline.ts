@@ -98,15 +98,19 @@ export class TimelineStore {
 
   /**
    * Delete the scope's events for which `test` holds (it sees each event whole, metadata
-   * included); every event of the scope is read, so this is for rare work such as forget. Returns
-   * the deleted events, oldest first.
+   * included); returns the deleted events, oldest first. `terms` is a prefilter: every event the
+   * test can accept holds one of them, as a plain substring (ASCII case ignored), in its summary or
+   * in its metadata's stored JSON, so only those events are read; with no terms, every event of
+   * the scope is.
    */
-  deleteWhere(scope: Scope, test: (event: TimelineEvent) => boolean): TimelineEvent[] {
+  deleteWhere(scope: Scope, terms: readonly string[], test: (event: TimelineEvent) => boolean): TimelineEvent[] {
     checkScope(scope);
+    const likes = [...new Set(terms.filter((t) => t.length > 0))].map(likePattern);
+    const where = likes.length ? ` AND (${likes.map(() => `summary LIKE ? ESCAPE '\\' OR metadata LIKE ? ESCAPE '\\'`).join(' OR ')})` : '';
     return this.ctx.tx(() => {
       const rows = this.ctx
-        .stmt('SELECT * FROM timeline_events WHERE layer = ? AND user_id = ? ORDER BY id')
-        .iterate(scope.layer, scope.user_id) as IterableIterator<Row>;
+        .stmt(`SELECT * FROM timeline_events WHERE layer = ? AND user_id = ?${where} ORDER BY id`)
+        .iterate(scope.layer, scope.user_id, ...likes.flatMap((l) => [l, l])) as IterableIterator<Row>;
       const gone: TimelineEvent[] = [];
       for (const r of rows) {
         const e = toEvent(r);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { carriesValue } from './forgetter.js';
+import { carriesValue, leadingChars } from './forgetter.js';
 
 /** carriesValue: which L3 / graph records an exact forget also removes. */
 describe('carriesValue', () => {
@@ -38,5 +38,14 @@ describe('carriesValue', () => {
   it('an empty or blank value matches nothing', () => {
     expect(carriesValue('anything at all', '')).toBe(false);
     expect(carriesValue('', '   ')).toBe(false);
+  });
+});
+
+describe('leadingChars', () => {
+  it('is the first word, lower-cased, at most 16 characters, cut before a character JSON escapes', () => {
+    expect(leadingChars('  Remember:   my name is Alice')).toBe('remember:');
+    expect(leadingChars('Supercalifragilisticexpialidocious words')).toBe('supercalifragili');
+    expect(leadingChars('say"hello" to all')).toBe('say');
+    expect(leadingChars('"quoted" first')).toBe('');
   });
 });

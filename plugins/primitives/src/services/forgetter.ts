@@ -48,6 +48,16 @@ export function carriesValue(recordText: string, value: string): boolean {
   return distinctive ? r.includes(v) : r === v;
 }
 
+/**
+ * The first characters of a text that any record holding it (carriesValue) or an excerpt of it
+ * (isExcerptOf) also holds as they are: its first word, at most 16 characters, and only up to a
+ * character that JSON would escape (metadata is matched in its stored JSON). Empty when there is none.
+ */
+export function leadingChars(text: string): string {
+  const first = norm(text).split(' ')[0] ?? '';
+  return /^[^"\\\u0000-\u001f]*/.exec(first.slice(0, 16))![0];
+}
+
 /** The first words of a value, for a store's whole-word prefilter of records that may hold an excerpt of it. */
 function excerptHead(value: string): string {
   return value.trim().split(/\s+/).slice(0, 3).join(' ');
@@ -147,7 +157,10 @@ export class Forgetter {
     ]);
     const referred = (m: Record<string, unknown>) => Array.isArray(m.refs) && m.refs.some((r) => typeof r === 'string' && refs.has(r));
     out.deleted_l1 = l1.length;
-    out.deleted_timeline = this.stores.timeline.deleteWhere(scope, (e) => holds(e.summary) || holds(JSON.stringify(e.metadata)) || referred(e.metadata)).length;
+    // Every event the test takes holds a text's first characters or a ref: only those are read.
+    const terms = [...texts.map(leadingChars), ...refs];
+    out.deleted_timeline = this.stores.timeline
+      .deleteWhere(scope, terms.includes('') ? [] : terms, (e) => holds(e.summary) || holds(JSON.stringify(e.metadata)) || referred(e.metadata)).length;
     out.scrubbed_sessions = this.stores.sessions.scrubWhere(scope, holds);
     return out;
   }
