@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import type { Logger } from '@memory-service/kernel';
 import type { Clock, Database, StoresConfig } from './types.js';
 
 /** The tables whose rows count retrieval accesses (access_count, last_access). */
@@ -20,6 +21,7 @@ export class StoreContext {
     readonly dataDir: string,
     readonly clock: Clock,
     readonly config: StoresConfig,
+    readonly logger: Logger,
     private readonly afterCommit: () => void = () => undefined,
   ) {}
 

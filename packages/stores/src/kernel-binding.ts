@@ -18,6 +18,7 @@ export function useStores(ctx: PluginContext): Stores {
     db: ctx.db,
     dataDir: ctx.dataDir,
     clock: ctx.clock,
+    logger: ctx.logger,
     afterCommit: () => ctx.storage.checkpointSoon(),
     config: {
       l1Size: ctx.config.number('l1.size', 50, 1, 10_000),

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { L1_FLUSH_MS, L1_TRIM_EVERY, NEWEST_KEPT } from './l1.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { L1_FLUSH_MS, L1_RETRY_MAX_MS, L1_TRIM_EVERY, NEWEST_KEPT } from './l1.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Stores } from './stores.js';
-import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
+import { A, U, U2, makeEnv, recordingLogger, type Env } from './test-helpers.js';
 
 let env: Env;
 beforeEach(() => {
@@ -65,6 +65,44 @@ describe('L1Ring', () => {
     other.db.exec('COMMIT');
     await new Promise((resolve) => setTimeout(resolve, L1_FLUSH_MS + 30));
     expect(JSON.parse(fs.readFileSync(file, 'utf8')).items.map((i: { text: string }) => i.text)).toEqual(['pushed']);
+  });
+
+  it('a file that cannot be written never throws from the timer: logged, the scope stays dirty and is written once it can be', () => {
+    env.close();
+    const logger = recordingLogger();
+    env = makeEnv({ l1Size: 5 }, logger);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const file = env.stores.l1.fileFor(U);
+      env.stores.l1.push(U, { text: 'first' });
+      vi.advanceTimersByTime(L1_FLUSH_MS);
+      expect(fs.existsSync(file)).toBe(true);
+      // A folder where the file goes: the write fails as on a read-only or full disk (even as root).
+      fs.rmSync(file);
+      fs.mkdirSync(file);
+      env.stores.l1.push(U, { text: 'second' });
+      vi.advanceTimersByTime(L1_FLUSH_MS);
+      expect(logger.lines.filter((l) => l.level === 'error')).toHaveLength(1);
+      expect(logger.lines[0]!.message).toMatch(/L1 file of user\/default.*(EISDIR|EPERM|EACCES)/);
+      // Tried again later, each time after a longer delay (no tight loop), never throwing.
+      vi.advanceTimersByTime(L1_FLUSH_MS);
+      expect(logger.lines.filter((l) => l.level === 'error')).toHaveLength(2);
+      vi.advanceTimersByTime(L1_FLUSH_MS * 2 - 1);
+      expect(logger.lines.filter((l) => l.level === 'error')).toHaveLength(2);
+      vi.advanceTimersByTime(1);
+      expect(logger.lines.filter((l) => l.level === 'error')).toHaveLength(3);
+      expect(() => env.stores.l1.flush(false)).not.toThrow();
+      expect(() => env.stores.flush()).not.toThrow();
+      expect(env.stores.l1.list(U).map((i) => i.text)).toEqual(['first', 'second']);
+      // Unblocked: the scope is still dirty, and the next try writes the ring, with no new push.
+      fs.rmdirSync(file);
+      vi.advanceTimersByTime(L1_RETRY_MAX_MS);
+      expect(JSON.parse(fs.readFileSync(file, 'utf8')).items.map((i: { text: string }) => i.text)).toEqual(['first', 'second']);
+      expect(logger.lines.at(-1)).toEqual({ level: 'info', message: 'L1 files are written again' });
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('isolates layers and users, with one file per scope', () => {

@@ -57,6 +57,8 @@ function toItem(r: Row): L1Item {
  */
 /** Longest time the ring file lags behind the table. */
 export const L1_FLUSH_MS = 50;
+/** Longest delay between two tries of an L1 file that cannot be written (see L1Ring.flush). */
+export const L1_RETRY_MAX_MS = 30_000;
 /**
  * Pushes to a scope between two trims of its ring. The table keeps up to this many items past the
  * ring's size, older than the ring, which every read leaves out (each reads the newest `size`):
@@ -94,6 +96,8 @@ export class L1Ring {
   /** Pushes per scope since its ring was last trimmed by this process. */
   private readonly sinceTrim = new Map<string, number>();
   private scheduled: NodeJS.Timeout | null = null;
+  /** Flushes in a row whose files could not all be written (see flush). */
+  private failures = 0;
   /**
    * The newest items of each scope, so think finds the previous thoughts without a query: see
    * NewestItems.
@@ -109,7 +113,10 @@ export class L1Ring {
   /**
    * Rewrite the files of every scope changed since the last flush. On the timer (`wait` false) it
    * never waits for another process's write lock: the scopes stay dirty and are tried again
-   * L1_FLUSH_MS later.
+   * L1_FLUSH_MS later. It never throws: the ring is canonical and its changes are committed, so a
+   * file that cannot be written (a read-only or full disk) is reported on the logger, its scope
+   * stays dirty and is tried again after a delay that doubles with each failure in a row, up to
+   * L1_RETRY_MAX_MS (a stop in between leaves it to the repair at the next start).
    */
   flush(wait = true): void {
     if (this.scheduled) clearTimeout(this.scheduled);
@@ -117,18 +124,48 @@ export class L1Ring {
     if (this.dirty.size === 0 || !this.ctx.db.open) return;
     const scopes = [...this.dirty.values()];
     this.dirty.clear();
+    const failed: { scope: Scope; err: unknown }[] = [];
     const write = () =>
       this.ctx.tx(() => {
-        for (const s of scopes) this.writeFile(s);
+        for (const s of scopes) {
+          try {
+            this.writeFile(s);
+          } catch (err) {
+            failed.push({ scope: s, err });
+          }
+        }
       });
-    if (wait) return write();
-    if (!writeIfFree(this.ctx.db, write)) for (const s of scopes) this.markDirty(s);
+    let written: boolean;
+    try {
+      written = wait ? (write(), true) : writeIfFree(this.ctx.db, write);
+    } catch (err) {
+      // The transaction itself failed (the database cannot be read): every scope is left to retry.
+      failed.splice(0, failed.length, ...scopes.map((scope) => ({ scope, err })));
+      written = true;
+    }
+    if (!written) {
+      for (const s of scopes) this.markDirty(s);
+      return;
+    }
+    if (failed.length === 0) {
+      if (this.failures > 0) this.ctx.logger.info('L1 files are written again');
+      this.failures = 0;
+      return;
+    }
+    const delay = Math.min(L1_FLUSH_MS * 2 ** this.failures, L1_RETRY_MAX_MS);
+    this.failures++;
+    for (const { scope, err } of failed) {
+      this.ctx.logger.error(
+        `writing the L1 file of ${scope.layer}/${scope.user_id} failed (the ring is stored; tried again in ${delay} ms): ${(err as Error).message}`,
+      );
+      this.markDirty(scope, delay);
+    }
   }
 
-  private markDirty(scope: Scope): void {
+  private markDirty(scope: Scope, delay = L1_FLUSH_MS): void {
     this.dirty.set(scopeKey(scope.layer, scope.user_id), { layer: scope.layer, user_id: scope.user_id });
     if (!this.scheduled) {
-      this.scheduled = setTimeout(() => this.flush(false), L1_FLUSH_MS);
+      this.scheduled = setTimeout(() => this.flush(false), delay);
       // A pending flush never keeps the process alive; close() flushes what is left.
       this.scheduled.unref();
     }

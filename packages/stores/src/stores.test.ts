@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DEFERRED_WRITE_MS, INDEX_CATCH_UP_MS, INDEX_IDLE_REBUILD_MS, Stores } from './stores.js';
-import { U, makeEnv, type Env } from './test-helpers.js';
+import { U, makeEnv, recordingLogger, type Env } from './test-helpers.js';
 
 let env: Env;
 beforeEach(() => {
@@ -35,6 +35,35 @@ describe('deferred bookkeeping writes', () => {
     other.db.exec('COMMIT');
     await new Promise((resolve) => setTimeout(resolve, DEFERRED_WRITE_MS + 30));
     expect(recallRows(env)).toBe(1);
+  });
+
+  it('a batch that fails on the timer never throws from it: logged, kept, and tried again after a longer delay', () => {
+    env.close();
+    const logger = recordingLogger();
+    env = makeEnv({}, logger);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      let full = true;
+      env.stores.defer(() => {
+        // A disk that is full, then freed.
+        if (full) throw new Error('SQLITE_FULL: database or disk is full');
+        env.stores.recallEvents.record(U, { query: 'after the disk is freed', intent: 'balanced', result_count: 0, ms: 1 });
+      });
+      env.stores.defer(() => env.stores.recallEvents.record(U, { query: 'queued with it', intent: 'balanced', result_count: 0, ms: 1 }));
+      vi.advanceTimersByTime(DEFERRED_WRITE_MS);
+      expect(recallRows(env)).toBe(0);
+      expect(logger.lines.map((l) => l.message)).toEqual([expect.stringMatching(/deferred bookkeeping failed.*disk is full/)]);
+      vi.advanceTimersByTime(DEFERRED_WRITE_MS);
+      expect(logger.lines).toHaveLength(2);
+      full = false;
+      vi.advanceTimersByTime(DEFERRED_WRITE_MS * 2 - 1);
+      expect(recallRows(env)).toBe(0);
+      vi.advanceTimersByTime(1);
+      expect(recallRows(env)).toBe(2);
+      expect(logger.lines).toHaveLength(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a failing batch rolls back as one transaction', () => {

@@ -1,4 +1,4 @@
-import { writeIfFree } from '@memory-service/kernel';
+import { stderrLogger, writeIfFree } from '@memory-service/kernel';
 import { AccessLog } from './access-log.js';
 import { AuditLog } from './audit.js';
 import { StoreContext } from './context.js';
@@ -25,6 +25,8 @@ import { validationError } from './errors.js';
  * twenty, and an agent waiting on a model between calls never notices when it lands.
  */
 export const DEFERRED_WRITE_MS = 1000;
+/** Longest delay between two tries of a deferred batch that fails (see Stores.flushDeferred). */
+export const DEFERRED_RETRY_MAX_MS = 60_000;
 /**
  * Rows with pending access counts at which the batch is written at once instead of at the delay,
  * so one batch (a pause of the event loop) stays small however fast recalls come.
@@ -118,7 +120,7 @@ export class Stores {
   constructor(opts: StoresOptions) {
     this.config = resolveConfig(opts.config);
     const afterCommit = opts.afterCommit;
-    this.ctx = new StoreContext(opts.db, opts.dataDir, opts.clock, this.config, () => {
+    this.ctx = new StoreContext(opts.db, opts.dataDir, opts.clock, this.config, opts.logger ?? stderrLogger(), () => {
       afterCommit?.();
       this.indexSoon();
     });
@@ -148,11 +150,13 @@ export class Stores {
   /** Whether deferTimer is the immediate one (ACCESS_FLUSH_ROWS reached) rather than the delay. */
   private deferSoon = false;
   /**
-   * Set when a write on the timer found another process holding the write lock, cleared once a
+   * Set when a write on the timer found another process holding the write lock (or failed), cleared once a
    * batch is written: until then the retry is the delayed one, and reaching ACCESS_FLUSH_ROWS does
    * not bring it forward (each try takes the whole batch out and puts it back).
    */
   private lockBusy = false;
+  /** Deferred batches in a row that failed (see flushDeferred). */
+  private deferFailures = 0;
   private readonly accesses = new AccessLog();
   /** performance.now() of the last commit, for the quiet times of the index work below. */
   private lastCommit = 0;
@@ -202,9 +206,9 @@ export class Stores {
     this.scheduleDeferred();
   }
 
-  private scheduleDeferred(): void {
+  private scheduleDeferred(delay = DEFERRED_WRITE_MS): void {
     if (this.deferTimer) return;
-    this.deferTimer = setTimeout(() => this.flushDeferred(false), DEFERRED_WRITE_MS);
+    this.deferTimer = setTimeout(() => this.flushDeferred(false), delay);
     // A pending batch never keeps the process alive; close() flushes what is left.
     this.deferTimer.unref();
   }
@@ -221,6 +225,9 @@ export class Stores {
   /**
    * Write the queued bookkeeping in one transaction. On the timer (`wait` false) it never waits for
    * another process's write lock: the batch stays queued and is tried again DEFERRED_WRITE_MS later.
+   * Nor does it throw there: a batch that fails (a read-only or full disk) is reported on the
+   * logger and stays queued, tried again after a delay that doubles with each failure in a row, up
+   * to DEFERRED_RETRY_MAX_MS.
    */
   private flushDeferred(wait: boolean): void {
     if (this.deferTimer) clearTimeout(this.deferTimer);
@@ -234,26 +241,51 @@ export class Stores {
         accesses?.write();
         for (const w of batch) w();
       });
-    if (wait) {
-      write();
-      this.lockBusy = false;
-      return;
-    }
-    this.lockBusy = !writeIfFree(this.ctx.db, write);
-    if (this.lockBusy) {
+    const putBack = () => {
       this.deferred.unshift(...batch);
       accesses?.putBack();
+    };
+    if (wait) {
+      try {
+        write();
+      } catch (err) {
+        putBack();
+        throw err;
+      }
+      this.lockBusy = false;
+      this.deferFailures = 0;
+      return;
+    }
+    try {
+      this.lockBusy = !writeIfFree(this.ctx.db, write);
+    } catch (err) {
+      putBack();
+      // Retried at the delay, like a busy lock (not brought forward by ACCESS_FLUSH_ROWS).
+      this.lockBusy = true;
+      const delay = Math.min(DEFERRED_WRITE_MS * 2 ** this.deferFailures, DEFERRED_RETRY_MAX_MS);
+      this.deferFailures++;
+      this.ctx.logger.error(`writing the deferred bookkeeping failed (kept, tried again in ${delay} ms): ${(err as Error).message}`);
+      this.scheduleDeferred(delay);
+      return;
+    }
+    if (this.lockBusy) {
+      putBack();
       this.scheduleDeferred();
+    } else {
+      this.deferFailures = 0;
     }
   }
 
   /** Write what is still pending (deferred bookkeeping, the L1 files), waiting for the lock if need be; call before closing the database. */
   flush(): void {
-    this.flushDeferred(true);
-    this.l1.flush();
-    // After the writes above, which ask for it too: nothing is lost, the next search applies the log.
-    this.catchUp.cancel();
-    this.idleRebuild.cancel();
+    try {
+      this.flushDeferred(true);
+    } finally {
+      this.l1.flush();
+      // After the writes above, which ask for it too: nothing is lost, the next search applies the log.
+      this.catchUp.cancel();
+      this.idleRebuild.cancel();
+    }
   }
 
   /**

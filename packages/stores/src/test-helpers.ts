@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { sqliteDriver } from '@memory-service/kernel';
+import { sqliteDriver, type Logger } from '@memory-service/kernel';
 import { storesMigrations } from './migrations/index.js';
 import { Stores } from './stores.js';
 import type { Clock, Scope, StoresConfig } from './types.js';
@@ -41,13 +41,29 @@ export interface Env {
   close(): void;
 }
 
-export function makeEnv(config: Partial<StoresConfig> = {}): Env {
+/** A logger that keeps what it is given, by level. */
+export interface RecordingLogger extends Logger {
+  lines: { level: 'info' | 'warn' | 'error'; message: string }[];
+}
+
+export function recordingLogger(): RecordingLogger {
+  const lines: RecordingLogger['lines'] = [];
+  return {
+    lines,
+    info: (message) => lines.push({ level: 'info', message }),
+    warn: (message) => lines.push({ level: 'warn', message }),
+    error: (message) => lines.push({ level: 'error', message }),
+  };
+}
+
+/** A temp data dir with a migrated database and a Stores on it; `logger` takes what the stores report (default: kept, not printed). */
+export function makeEnv(config: Partial<StoresConfig> = {}, logger: Logger = recordingLogger()): Env {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stores-test-'));
   const file = path.join(dir, 'memory.db');
   const db = openDb(file);
   migrate(db);
   const clock = new TestClock();
-  const stores = new Stores({ db, dataDir: dir, clock, config });
+  const stores = new Stores({ db, dataDir: dir, clock, config, logger });
   const extra: Database.Database[] = [];
   return {
     dir,
@@ -57,7 +73,7 @@ export function makeEnv(config: Partial<StoresConfig> = {}): Env {
     second() {
       const db2 = openDb(file);
       extra.push(db2);
-      return { db: db2, stores: new Stores({ db: db2, dataDir: dir, clock, config }) };
+      return { db: db2, stores: new Stores({ db: db2, dataDir: dir, clock, config, logger }) };
     },
     close() {
       for (const d of extra) d.close();

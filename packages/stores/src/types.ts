@@ -1,4 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
+import type { Logger } from '@memory-service/kernel';
 
 /** An open better-sqlite3 connection; the stores never open or close it themselves. */
 export type Database = BetterSqlite3.Database;
@@ -52,5 +53,10 @@ export interface StoresOptions {
   config?: Partial<StoresConfig>;
   /** Called after each outermost write transaction commits (the kernel schedules a WAL checkpoint). */
   afterCommit?: () => void;
+  /**
+   * Where failures of background work and of files written after a commit are reported (the
+   * database is canonical, so they never fail a call); stderr when not given.
+   */
+  logger?: Logger;
 }
 
