@@ -55,7 +55,15 @@ export class StoreContext {
     } finally {
       this.owning = false;
     }
-    for (const hook of this.commitHooks.splice(0)) hook();
+    // The transaction has committed: whatever a hook does, the call succeeded, and a hook that
+    // fails (a file that cannot be written) neither skips the hooks after it nor fails the call.
+    for (const hook of this.commitHooks.splice(0)) {
+      try {
+        hook();
+      } catch (err) {
+        this.logger.error(`work after a commit failed: ${(err as Error).message}`);
+      }
+    }
     this.afterCommit();
     return result;
   }

@@ -276,12 +276,16 @@ export class Stores {
     }
   }
 
-  /** Write what is still pending (deferred bookkeeping, the L1 files), waiting for the lock if need be; call before closing the database. */
+  /**
+   * Write what is still pending (deferred bookkeeping, the L1 files, the wiki page files that
+   * could not be written), waiting for the lock if need be; call before closing the database.
+   */
   flush(): void {
     try {
       this.flushDeferred(true);
     } finally {
       this.l1.flush();
+      this.wiki.filesBehind.retry();
       // After the writes above, which ask for it too: nothing is lost, the next search applies the log.
       this.catchUp.cancel();
       this.idleRebuild.cancel();

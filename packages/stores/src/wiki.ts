@@ -7,6 +7,7 @@ import { freeName } from './name-family.js';
 import { idSegment, isInside, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, makeId, normalizeTags, parseId, parseJson } from './util.js';
+import { WikiFilesBehind } from './wiki-files.js';
 import { WIKI_LINK_RELATIONS, checkWikiType, type WikiLinkRelation, type WikiType } from './wiki-types.js';
 
 export interface WikiPageInfo {
@@ -88,11 +89,15 @@ export class WikiStore {
    * Entries of another transaction (rolled back) are never read and are dropped at the next write.
    */
   private readonly unwritten = new Map<string, { tx: number; content: string | null }>();
+  /** The files that could not be written or removed after their commit, written again later. */
+  readonly filesBehind: WikiFilesBehind;
 
   constructor(
     private readonly ctx: StoreContext,
     private readonly audit: AuditLog,
-  ) {}
+  ) {
+    this.filesBehind = new WikiFilesBehind(ctx);
+  }
 
   /** The directory holding one scope's pages. */
   scopeDir(scope: Scope): string {
@@ -127,14 +132,16 @@ export class WikiStore {
           .run(scope.layer, scope.user_id, title, wikiType, JSON.stringify(tags), rel, content, now, now, size);
       }
       // The file is written once the row is committed: a save rolled back (or never committed) must
-      // not leave its text in the file, which reads take over the row.
+      // not leave its text in the file, which reads take over the row. A file that cannot be
+      // written then fails nothing: the row is stored, and the file is written again later.
       const moved = before && before.path !== rel ? before.path : null;
       this.holdUntilCommit(rel, content);
       if (moved) this.holdUntilCommit(moved, null);
-      this.ctx.whenCommitted(() => {
-        writeFileAtomic(abs, content);
-        if (moved) fs.rmSync(safeJoin(this.ctx.dataDir, moved), { force: true });
-      });
+      this.ctx.whenCommitted(() => this.filesBehind.apply(rel, 'writing the page file', () => writeFileAtomic(abs, content)));
+      if (moved) {
+        const old = safeJoin(this.ctx.dataDir, moved);
+        this.ctx.whenCommitted(() => this.filesBehind.apply(moved, 'removing the moved page file', () => fs.rmSync(old, { force: true })));
+      }
       // The file will hold exactly `content`: the row is read back for its id and dates, not the file.
       const page: WikiPage = { ...toInfo(this.row(scope, title) as Row), content };
       this.audit.log(scope, before ? 'update' : 'create', 'wiki_page', page.id, { title, wiki_type: wikiType, path: rel });
@@ -218,7 +225,7 @@ export class WikiStore {
         .run(scope.layer, scope.user_id, r.title, r.title);
       const file = safeJoin(this.ctx.dataDir, r.path);
       this.holdUntilCommit(r.path, null);
-      this.ctx.whenCommitted(() => fs.rmSync(file, { force: true }));
+      this.ctx.whenCommitted(() => this.filesBehind.apply(r.path, 'removing the page file', () => fs.rmSync(file, { force: true })));
       this.audit.log(scope, 'delete', 'wiki_page', page.id, { title: r.title, path: r.path });
       return page;
     });
@@ -301,13 +308,19 @@ export class WikiStore {
       dirs.add(path.dirname(abs));
       let stale: boolean;
       try {
-        stale = fs.statSync(abs).mtimeMs < Date.parse(r.updated) && fs.readFileSync(abs, 'utf8') !== r.content;
+        const st = fs.statSync(abs);
+        stale = !st.isFile() || (st.mtimeMs < Date.parse(r.updated) && fs.readFileSync(abs, 'utf8') !== r.content);
       } catch {
         stale = true;
       }
       if (!stale) continue;
-      writeFileAtomic(abs, r.content);
-      written++;
+      // One file that cannot be written does not stop the others: it is tried again later.
+      let ok = false;
+      this.filesBehind.apply(r.path, 'repairing the page file', () => {
+        writeFileAtomic(abs, r.content);
+        ok = true;
+      });
+      if (ok) written++;
     }
     for (const dir of dirs) removeStaleTemps(dir);
     return written;
@@ -326,6 +339,8 @@ export class WikiStore {
   private withFileContent(r: Row): WikiPage {
     const pending = this.unwritten.get(r.path);
     if (pending !== undefined && pending.content !== null && pending.tx === this.ctx.openTransaction()) return { ...toInfo(r), content: pending.content };
+    // The file could not be written after the commit: it holds an older text, or none.
+    if (this.filesBehind.has(r.path)) return { ...toInfo(r), content: r.content };
     let content = r.content;
     try {
       content = fs.readFileSync(safeJoin(this.ctx.dataDir, r.path), 'utf8');
