@@ -36,15 +36,25 @@ export function slugify(input: string): string {
   return WINDOWS_DEVICE.test(s) ? `${s}-x` : s;
 }
 
+/** The length, in hex digits, of the hash idSegment appends. */
+const ID_HASH_DIGITS = 10;
+
+/** A segment ending so is one idSegment hashed: '-' and ID_HASH_DIGITS lower-case hex digits. */
+const HASHED_TAIL = new RegExp(`-[0-9a-f]{${ID_HASH_DIGITS}}$`);
+
 /**
  * A one-to-one path segment for an identifier such as a user_id: the identifier itself when it
- * is already a lower-case slug, otherwise its slug plus a short hash of the original, so two ids
- * that slug alike ('Alice' and 'alice') never share a file, even on a case-insensitive disk.
+ * is already a lower-case slug that does not end as a hashed segment does, otherwise its slug
+ * plus '-' and the first 10 hex digits of the original's SHA-256. So two ids that slug alike
+ * ('Alice' and 'alice') never share a file, even on a case-insensitive disk, and neither does an
+ * id spelled like another's hashed segment ('alice-3bc5106297', the segment of 'Alice'): a bare
+ * segment never ends with a hash and a hashed one always does, and two hashed segments are equal
+ * only when the ids' hashes are (a 40-bit SHA-256 prefix).
  */
 export function idSegment(id: string): string {
   const slug = slugify(id);
-  if (slug === id) return slug;
-  const hash = crypto().createHash('sha256').update(id, 'utf8').digest('hex').slice(0, 10);
+  if (slug === id && !HASHED_TAIL.test(id)) return slug;
+  const hash = crypto().createHash('sha256').update(id, 'utf8').digest('hex').slice(0, ID_HASH_DIGITS);
   return `${slug}-${hash}`;
 }
 

@@ -116,6 +116,19 @@ describe('L1Ring', () => {
     expect(env.stores.l1.fileFor({ layer: 'user', user_id: 'Bob' })).not.toBe(env.stores.l1.fileFor(U2));
   });
 
+  it('gives an id spelled like another id\'s hashed segment its own file', () => {
+    const alice = { layer: 'user' as const, user_id: 'Alice' };
+    const lookalike = { layer: 'user' as const, user_id: 'alice-3bc5106297' };
+    expect(env.stores.l1.fileFor(alice)).not.toBe(env.stores.l1.fileFor(lookalike));
+    env.stores.l1.push(alice, { text: 'from Alice' });
+    env.stores.l1.push(lookalike, { text: 'from the lookalike' });
+    env.stores.l1.sync(alice);
+    env.stores.l1.sync(lookalike);
+    const fileTexts = (scope: typeof U) => JSON.parse(fs.readFileSync(env.stores.l1.fileFor(scope), 'utf8')).items.map((i: { text: string }) => i.text);
+    expect(fileTexts(alice)).toEqual(['from Alice']);
+    expect(fileTexts(lookalike)).toEqual(['from the lookalike']);
+  });
+
   it('trims the table every L1_TRIM_EVERY pushes; reads, counts, evictions, clears and the file only see the ring', () => {
     const rows = () => (env.db.prepare('SELECT COUNT(*) AS n FROM l1_items').get() as { n: number }).n;
     const texts = () => env.stores.l1.list(U).map((i) => i.text);

@@ -176,6 +176,22 @@ describe('WikiStore', () => {
     expect(env.stores.wiki.read(U, p.path)).toBeNull();
   });
 
+  it('keeps the folders of an id and of one spelled like its hashed segment apart; an old page still reads', () => {
+    const alice = { layer: 'user' as const, user_id: 'Alice' };
+    const lookalike = { layer: 'user' as const, user_id: 'alice-3bc5106297' };
+    const a = env.stores.wiki.save(alice, { title: 'Notes', content: 'a', wiki_type: 'diary' });
+    const b = env.stores.wiki.save(lookalike, { title: 'Notes', content: 'b', wiki_type: 'diary' });
+    expect(a.path).toBe('wiki/user/alice-3bc5106297/diary/notes.md');
+    expect(b.path).toMatch(/^wiki\/user\/alice-3bc5106297-[0-9a-f]{10}\/diary\/notes\.md$/);
+    // A page the lookalike saved before its folder got the hash keeps the path its row holds.
+    const old = 'wiki/user/alice-3bc5106297/diary/notes-2.md';
+    fs.renameSync(path.join(env.dir, b.path), path.join(env.dir, old));
+    env.db.prepare('UPDATE wiki_pages SET path = ? WHERE id = ?').run(old, Number(b.id.split('_')[1]));
+    expect(env.stores.wiki.read(lookalike, old)?.content).toBe('b');
+    expect(env.stores.wiki.read(alice, old)).toBeNull();
+    expect(env.stores.wiki.read(lookalike, a.path)).toBeNull();
+  });
+
   it('gives distinct files to titles with the same slug', () => {
     const a = env.stores.wiki.save(U, { title: 'Hello World', content: 'a', wiki_type: 'diary' });
     const b = env.stores.wiki.save(U, { title: 'hello-world', content: 'b', wiki_type: 'diary' });

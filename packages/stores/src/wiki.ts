@@ -99,7 +99,10 @@ export class WikiStore {
     this.filesBehind = new WikiFilesBehind(ctx);
   }
 
-  /** The directory holding one scope's pages. */
+  /**
+   * The directory new pages of one scope are saved in. A page keeps the path its row holds: one
+   * saved before idSegment gave an id its hash (docs/decisions.md) lies in the id's old folder.
+   */
   scopeDir(scope: Scope): string {
     checkScope(scope);
     return safeJoin(this.ctx.dataDir, 'wiki', scope.layer, idSegment(scope.user_id));
@@ -172,7 +175,9 @@ export class WikiStore {
     checkScope(scope);
     if (typeof pagePath !== 'string' || pagePath.length === 0) throw validationError('path', 'path must be a non-empty string');
     const abs = safeJoin(this.ctx.dataDir, pagePath);
-    if (!isInside(this.scopeDir(scope), abs)) return null;
+    // The row must belong to the scope (the query below); the folder is checked only down to the
+    // layer, since a page keeps its path when its user's folder moved (scopeDir).
+    if (!isInside(safeJoin(this.ctx.dataDir, 'wiki', scope.layer), abs)) return null;
     const rel = path.relative(path.resolve(this.ctx.dataDir), abs).split(path.sep).join('/');
     const r = this.ctx
       .stmt('SELECT * FROM wiki_pages WHERE path = ? AND layer = ? AND user_id = ?')
