@@ -193,6 +193,9 @@ describe('tools', () => {
     // A key that misspells an argument the call left out is an error, not a silent default; other extra keys are dropped.
     await expect(k.callTool('echo', { text: 'hi', layr: 'agent' })).rejects.toMatchObject({ field: 'layr', message: expect.stringContaining('did you mean "layer"') });
     await expect(k.callTool('echo', { text: 'hi', Layer: 'agent' })).rejects.toMatchObject({ field: 'Layer' });
+    // So is a usual other name for layer; echo has no user_id, so a user_id alias is an extra key.
+    await expect(k.callTool('echo', { text: 'hi', lyr: 'agent' })).rejects.toMatchObject({ field: 'lyr', message: expect.stringContaining('did you mean "layer"') });
+    await expect(k.callTool('echo', { text: 'hi', user: 'bob' })).resolves.toEqual({ text: 'hi', layer: 'user' });
     await expect(k.callTool('echo', { txt: 'hi' })).rejects.toMatchObject({ field: 'txt', message: expect.stringContaining('did you mean "text"') });
     await expect(k.callTool('echo', { text: 'hi', reason: 'testing', layer: 'agent' })).resolves.toEqual({ text: 'hi', layer: 'agent' });
     await expect(k.callTool('echo', { text: 'hi', layer: 'agent', layr: 'user' })).resolves.toEqual({ text: 'hi', layer: 'agent' });

@@ -5,13 +5,28 @@ import { invalid } from './errors.js';
  * few extra ones still gets its call through. A key that looks like a misspelling of an argument
  * the call left out (`layr` for `layer`, `userid` for `user_id`) is different: dropping it would
  * quietly use that argument's default (the wrong layer, another user's memory). Such a key is an
- * error naming it and the argument it most likely meant.
+ * error naming it and the argument it most likely meant. So is a key that is a usual other name
+ * for `user_id` or `layer` (`user`, `username`, `uid`, `namespace`, `lyr`: ALIASES) while the call
+ * left that argument out: those are too far from the name to look misspelled, and dropping them
+ * wrote to (or deleted from) the default user's memory.
  */
 
-/** Lower-cased, without `_` and `-`: `userId`, `user-id` and `user_id` compare alike. */
+/** Lower-cased, without `_`, `-`, `.` and white space: `userId`, `user-id`, `user.id` and `user_id` compare alike. */
 function folded(key: string): string {
-  return key.toLowerCase().replace(/[_-]/g, '');
+  return key.toLowerCase().replace(/[\s._-]/g, '');
 }
+
+/**
+ * Usual other names of the scope arguments, folded: a closed list (docs/decisions.md), since a
+ * wrong guess refuses a call that meant no harm. Spellings one or two edits away (`usrid`,
+ * `layr`, `layers`) are caught by the distance rule and need no entry.
+ */
+const ALIASES: ReadonlyMap<string, string> = new Map([
+  ...['user', 'users', 'usr', 'uid', 'username', 'usrname', 'userkey', 'owner', 'ownerid', 'namespace', 'ns', 'tenant', 'tenantid', 'account', 'accountid'].map(
+    (a) => [a, 'user_id'] as const,
+  ),
+  ...['lyr', 'lay', 'layername', 'memorylayer', 'memlayer'].map((a) => [a, 'layer'] as const),
+]);
 
 /** Levenshtein distance of a and b, or `limit + 1` as soon as it is known to exceed `limit`. */
 function distanceWithin(a: string, b: string, limit: number): number {
@@ -31,9 +46,11 @@ function distanceWithin(a: string, b: string, limit: number): number {
   return prev[b.length]!;
 }
 
-/** The argument `key` most likely misspells among `missing` (arguments the call did not give), or null. */
+/** The argument `key` most likely misspells, or names by a usual other name, among `missing` (arguments the call did not give), or null. */
 export function misspelledArgument(key: string, missing: readonly string[]): string | null {
   const k = folded(key);
+  const alias = ALIASES.get(k);
+  if (alias !== undefined && missing.includes(alias)) return alias;
   // Short keys differ from many words by a letter or two: only one edit for them.
   const limit = k.length <= 4 ? 1 : 2;
   let found: string | null = null;

@@ -204,6 +204,26 @@ describe('layers are isolated', () => {
     expect(shadowRows().every((row) => row.layer === 'agent')).toBe(true);
   });
 
+  it('a usual other name for user_id or layer is a tool error naming both, nothing forgotten', async () => {
+    s = await start();
+    const key = await keyOf(FACT);
+    expect(await keyOf(FACT, { user_id: 'bob' })).toBe(key);
+    const before = snapshot(s);
+    for (const [alias, meant] of [
+      ['user', 'user_id'], ['userName', 'user_id'], ['username', 'user_id'], ['user_name', 'user_id'], ['uid', 'user_id'],
+      ['USER', 'user_id'], ['namespace', 'user_id'], ['lyr', 'layer'],
+    ] as const) {
+      const err = await toolError(s.call('forget', { key, [alias]: meant === 'layer' ? 'agent' : 'bob', ...(meant === 'layer' ? { user_id: 'bob' } : { layer: 'user' }) }));
+      expect(err.field, alias).toBe(alias);
+      expect(err.message, alias).toContain(`did you mean "${meant}"`);
+    }
+    expect(snapshot(s)).toEqual(before);
+    // Given user_id, the alias is an extra key like any other, and dropped.
+    expect((await s.call('forget', { key, user_id: 'bob', user: 'bob', layer: 'user' })).deleted_l4).toBe(1);
+    expect(count(s, 'facts', { layer: 'user', user_id: 'default' })).toBe(1);
+    expect(count(s, 'facts', { layer: 'user', user_id: 'bob' })).toBe(0);
+  });
+
   it('fuzzy and recent stay inside the layer and user_id', async () => {
     s = await start();
     await s.call('think', { text: OTHER, layer: 'user' });
