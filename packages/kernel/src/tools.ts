@@ -117,7 +117,7 @@ export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
  * plainly satisfy a schema of plain fields are taken by its shortcut (fast-args.ts); others are
  * parsed once on zod's fast path; only input that fails is parsed again with reportInput, which
  * the error needs to tell a missing field from one of the wrong type and which takes zod off that
- * path (about three times slower). Parsed arguments holding an unpaired surrogate are refused
+ * path (about three times slower). Parsed arguments holding an unpaired surrogate or a NUL are refused
  * (well-formed.ts).
  */
 export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknown>, args: unknown): z.infer<I> {

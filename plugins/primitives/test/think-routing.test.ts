@@ -212,6 +212,20 @@ describe('wiki_type and wiki_title force a wiki page', () => {
     expect(snapshot(s)).toEqual(before);
   });
 
+  it('text holding a NUL (U+0000) is a tool error naming text, nothing written; so in evolve and project', async () => {
+    const before = snapshot(s);
+    for (const text of ['We met \u0000Carol at the station', '\u0000', 'Carol\u0000']) {
+      const err = await toolError(think({ text, layer: 'user' }));
+      expect(err.field, JSON.stringify(text)).toBe('text');
+      expect(err.message).toContain('NUL (U+0000)');
+      expect(err.message).toContain('not accepted');
+    }
+    expect((await toolError(s.call('evolve', { instruction: 'Be brief\u0000always' }))).field).toBe('instruction');
+    expect((await toolError(s.call('project', { action: 'init', name: 'Apollo\u0000' }))).field).toBe('name');
+    expect(snapshot(s)).toEqual(before);
+    expect(await dreamIds(s, { query: 'Carol' })).toEqual([]);
+  });
+
   it('a blank wiki_title is a tool error naming wiki_title, nothing written', async () => {
     const before = snapshot(s);
     for (const wiki_title of ['', '   ', '\t\n']) {
