@@ -85,6 +85,8 @@ describe('wordsMatcher', () => {
       ['éco', 'école', false],
       ['猫', '我的猫很可爱', true],
       ['Python', '用Python写', true],
+      // The prolonged sound mark is Japanese text too (scripts.ts), so no boundary is asked after it.
+      ['コーヒー', 'コーヒーcup', true],
       ['x', '', false],
     ];
     for (const [pattern, text, want] of cases) expect(wordsMatcher(pattern)(text), `${pattern} in ${text}`).toBe(want);

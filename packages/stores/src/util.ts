@@ -2,6 +2,7 @@ import type { Clock, Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
 import { isBlank } from '@memory-service/kernel';
 import { validationError } from './errors.js';
+import { UNSPACED } from './scripts.js';
 
 const DAY_MS = 86_400_000;
 /** First instant of year 10000: from there on, toISOString writes a six-digit year. */
@@ -135,8 +136,7 @@ export function rowsMatching<R>(rows: Iterable<R>, pattern: string, texts: (row:
   return out;
 }
 
-/** Scripts written without spaces between words: no word boundary can be told there, so none is asked for. */
-const UNSPACED = String.raw`[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Thai}\p{sc=Lao}\p{sc=Khmer}\p{sc=Myanmar}]`;
+// In scripts written without spaces between words (scripts.ts) no word boundary can be told, so none is asked for.
 /** A letter, digit or mark of a script that puts spaces between words. */
 const SPACED_WORD_CHAR = `(?!${UNSPACED})[\\p{L}\\p{N}\\p{M}]`;
 const STARTS_WITH_WORD = new RegExp(`^${SPACED_WORD_CHAR}`, 'u');

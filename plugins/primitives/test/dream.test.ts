@@ -185,6 +185,52 @@ describe('hostile queries', () => {
   });
 });
 
+describe('scripts written without spaces', () => {
+  it('finds a Chinese, Japanese or Thai thought by a word of two or more characters from inside it', async () => {
+    s = await start();
+    for (let i = 1; i <= 3; i++) await s.call('think', { text: harbour(i), layer: 'user' });
+    await s.call('think', { text: 'The island bakery sells ferry tickets too.', layer: 'user' });
+    const stored = async (text: string) => actionsIn(await s.call('think', { text, layer: 'user' }), 'l3')[0]!.id;
+    const fruit = await stored('我喜欢吃苹果和香蕉');
+    const tokyo = await stored('東京は日本の首都です');
+    const name = await stored('我的名字是王小明。我住在北京。');
+    const thai = await stored('ฉันชอบเรียนภาษาไทยทุกวัน');
+    // An episode's neighbours match through its context, below it: the thought itself comes first.
+    const first = async (query: string) => (await dreamIds(s, { query }))[0];
+    expect(await first('苹果')).toBe(fruit);
+    expect(await first('香蕉')).toBe(fruit);
+    expect(await first('東京')).toBe(tokyo);
+    expect(await first('首都')).toBe(tokyo);
+    expect(await first('北京')).toBe(name);
+    expect(await first('王小明')).toBe(name);
+    expect(await first('ภาษาไทย')).toBe(thai);
+  });
+
+  it('ranks text of spaced scripts exactly as before: hits and scores', async () => {
+    s = await start();
+    const texts = [
+      harbour(1),
+      harbour(2),
+      'The island bakery sells ferry tickets too; its café-crème is famous.',
+      'Caroline went to the LGBTQ support group; she de-stressed by painting afterwards.',
+      'Ünïcode notes: naïve Crème brûlée at the Café by the pier.',
+      'Привет из Москвы: паром уходит утром.',
+      '서울에서 부산까지 기차를 탔다.',
+    ];
+    for (const text of texts) await s.call('think', { text, layer: 'user' });
+    const ranked = async (query: string) => {
+      const r = await s.call('dream', { query, explain: true });
+      return (r.hits as { id: string; score: number }[]).map((h) => `${h.id} ${h.score.toFixed(6)}`);
+    };
+    // The figures of the tokeniser before scripts without spaces were cut into bigrams.
+    expect(await ranked('ferry island pier')).toEqual(['ep_2 0.947500', 'ep_1 0.909831', 'ep_3 0.882236', 'ep_4 0.432310', 'ep_5 0.226782', 'ep_6 0.183478']);
+    expect(await ranked('cafe creme brulee')).toEqual(['ep_5 0.947500', 'ep_6 0.773132', 'node_1 0.456197', 'ep_3 0.424825', 'ep_4 0.309457']);
+    expect(await ranked('how does Caroline destress?')).toEqual(['ep_4 0.945000', 'ep_5 0.644609']);
+    expect(await ranked('паром')).toEqual(['ep_6 0.942500', 'ep_7 0.769959']);
+    expect(await ranked('서울에서')).toEqual(['ep_7 0.940000']);
+  });
+});
+
 describe('malformed input', () => {
   it('a blank query is a tool error naming query, and records no recall', async () => {
     s = await start();

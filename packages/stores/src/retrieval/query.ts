@@ -1,11 +1,15 @@
 /**
  * Query and document text to terms. Text is lower-cased, folded to ASCII where possible and split
- * into word tokens the way SQLite's unicode61 tokenizer splits it; English stop words and
- * one-character tokens are dropped from queries (and from the retrieval index's postings). For
+ * into word tokens the way SQLite's unicode61 tokenizer splits it, except that runs of scripts
+ * written without spaces (Chinese, Japanese, Thai...) become overlapping character bigrams;
+ * English stop words and one-character tokens (but digits and single characters of those scripts)
+ * are dropped from queries (and from the retrieval index's postings). For
  * plugins that keep FTS5 tables of their own, buildMatch turns a query into a MATCH expression in
  * which every term is quoted, so user punctuation (quotes, `*`, `AND(`, `NEAR`, `:`) can never
  * break the FTS syntax.
  */
+
+import { hasUnspaced, UNSPACED } from '../scripts.js';
 
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   `a about above after again against all also am an and any are aren as at be because been before being below
@@ -22,25 +26,54 @@ get got ever really quite yes yeah ok okay oh`
 
 /** Largest number of distinct terms kept from one query. */
 export const MAX_QUERY_TERMS = 32;
-/** Lower-cased word tokens with diacritics removed, in order (stop words kept), split like unicode61. */
+/** A letter, digit or mark of a script written without spaces. */
+const UNSPACED_CHAR = `(?:(?=[\\p{L}\\p{N}\\p{M}])${UNSPACED})`;
+/**
+ * In text holding a script written without spaces: a run of that script (marks that follow its
+ * letters included, as Japanese voiced sound marks after NFKD or Thai vowel and tone marks), or a
+ * run of other letters and digits, which is a word token as unicode61 would cut it.
+ */
+const MIXED_TOKEN = new RegExp(`(${UNSPACED_CHAR}(?:${UNSPACED_CHAR}|\\p{M})*)|(?:(?!${UNSPACED})[\\p{L}\\p{N}])+`, 'gu');
+/** A letter, or a letter or digit, of a script written with spaces. */
+const SPACED_LETTER = `(?:(?!${UNSPACED})\\p{L})`;
+const SPACED_ALNUM = `(?:(?!${UNSPACED})[\\p{L}\\p{N}])`;
+/** hyphenJoins' runs in text that holds a script written without spaces. */
+const MIXED_HYPHENATED = new RegExp(`(?<!${SPACED_ALNUM}|-)${SPACED_LETTER}+(?:-${SPACED_LETTER}+)+(?!${SPACED_ALNUM})`, 'gu');
+/** The characters of a run, each with the marks that follow it. */
+const CHARACTER = /\P{M}\p{M}*|\p{M}+/gu;
+
+/**
+ * Lower-cased word tokens with diacritics removed, in order (stop words kept), split like
+ * unicode61. A run of a script written without spaces (scripts.ts: Chinese, Japanese, Thai...)
+ * has no word boundaries to split at, so it becomes its overlapping character bigrams (a run of
+ * one character stays one token), as Lucene's CJK analyzer does: a query word of two or more
+ * characters then matches inside longer text. Text without such a character pays one test.
+ */
 export function wordTokens(text: string): string[] {
   const s = String(text);
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  return (
-    s
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  );
+  const folded = s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  if (!hasUnspaced(folded)) return folded.match(/[\p{L}\p{N}]+/gu) ?? [];
+  const out: string[] = [];
+  for (const m of folded.matchAll(MIXED_TOKEN)) {
+    if (m[1] === undefined) {
+      out.push(m[0]);
+      continue;
+    }
+    const chars = m[1].match(CHARACTER)!;
+    if (chars.length === 1) out.push(chars[0]!);
+    for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
+  }
+  return out;
 }
 
 /**
  * The joined forms of a text's hyphenated words (`de-stress` -> `destress`, `e-mail` -> `email`,
  * `check-in` -> `checkin`), lower-cased and folded as wordTokens folds: one text writes the
  * compound with a hyphen, another without, and each side also gets the other's spelling. Only
- * runs of letters joined by single hyphens count (not numbers: `2023-05-01` is a date).
+ * runs of letters joined by single hyphens count (not numbers: `2023-05-01` is a date), and only
+ * letters of scripts written with spaces (a script without them is cut into bigrams instead).
  */
 export function hyphenJoins(text: string): string[] {
   const s = String(text);
@@ -48,7 +81,9 @@ export function hyphenJoins(text: string): string[] {
   // eslint-disable-next-line no-control-regex
   const ascii = /^[\x00-\x7f]*$/.test(s);
   const folded = ascii ? s.toLowerCase() : s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
-  const runs = ascii ? folded.match(/(?<![a-z0-9-])[a-z]+(?:-[a-z]+)+(?![a-z0-9])/g) : folded.match(/(?<![\p{L}\p{N}-])\p{L}+(?:-\p{L}+)+(?![\p{L}\p{N}])/gu);
+  const runs = ascii
+    ? folded.match(/(?<![a-z0-9-])[a-z]+(?:-[a-z]+)+(?![a-z0-9])/g)
+    : folded.match(hasUnspaced(folded) ? MIXED_HYPHENATED : /(?<![\p{L}\p{N}-])\p{L}+(?:-\p{L}+)+(?![\p{L}\p{N}])/gu);
   if (!runs) return [];
   const out: string[] = [];
   for (const r of runs) {
@@ -58,9 +93,12 @@ export function hyphenJoins(text: string): string[] {
   return out;
 }
 
-/** Whether a lower-cased word can be a query term: no stop word, two to 64 characters (one if a digit). */
+/**
+ * Whether a lower-cased word can be a query term: no stop word, two to 64 characters (one if a
+ * digit, or a character of a script written without spaces: a Chinese word can be one character).
+ */
 export function isQueryWord(w: string): boolean {
-  return !STOP_WORDS.has(w) && w.length <= 64 && (w.length >= 2 || /\d/.test(w));
+  return !STOP_WORDS.has(w) && w.length <= 64 && (w.length >= 2 || /\d/.test(w) || (w.charCodeAt(0) > 0x7f && hasUnspaced(w)));
 }
 
 /**

@@ -192,3 +192,25 @@ describe('ProximityScorer', () => {
     expect(scorer.bonus(['', 'the lake we paint'])).toBeCloseTo(0.3, 12);
   });
 });
+
+describe('columnTerms in scripts written without spaces', () => {
+  it('indexes the bigrams of a run, so a two-character word from inside it is a term', () => {
+    const { length, stems } = columnTerms('我的名字是王小明。我住在北京。');
+    expect(length).toBe(stems.length);
+    expect(stems).toEqual(expect.arrayContaining(['王小', '小明', '北京']));
+    const ix = new SourceIndex([1]);
+    ix.add({ id: 1, scope: 'u', facet: null, columns: ['我喜欢吃苹果和香蕉'] });
+    ix.add({ id: 2, scope: 'u', facet: null, columns: ['東京は日本の首都です'] });
+    ix.add({ id: 3, scope: 'u', facet: null, columns: ['汉'.repeat(2001)] });
+    expect(ix.top('u', [{ stem: '苹果', idf: 1 }], 10, 5).map((t) => t.id)).toEqual([1]);
+    expect(ix.top('u', [{ stem: '東京', idf: 1 }], 10, 5).map((t) => t.id)).toEqual([2]);
+    expect(ix.top('u', [{ stem: '汉汉', idf: 1 }], 10, 5).map((t) => t.id)).toEqual([3]);
+  });
+
+  it('gives the proximity bonus over bigrams as over words', () => {
+    const terms = [{ stem: '王小', idf: 1 }, { stem: '小明', idf: 2 }];
+    const text = '我的名字是王小明。';
+    expect(new ProximityScorer(terms).bonus([text])).toBe(proximityBonus(terms, [stemTokens(text)]));
+    expect(new ProximityScorer(terms).bonus([text])).toBeCloseTo(0.3, 12);
+  });
+});

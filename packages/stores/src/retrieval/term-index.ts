@@ -64,7 +64,7 @@ export interface PartStats {
  * words, frequency quantisation or the posting layout change, so a saved index (index-snapshot.ts)
  * made by another version is rebuilt instead of read.
  */
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 
 /** One term of a snapshot: its document frequency and its posting list's contents. */
 export interface TermState {
