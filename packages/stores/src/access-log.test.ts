@@ -120,3 +120,27 @@ describe('Stores.noteAccess', () => {
     expect(env.stores.pendingAccessRows).toBe(0);
   });
 });
+
+describe('pending accesses in the ranking', () => {
+  it('pending(): the count not written yet of one row, 0 for others and for sources that keep none', () => {
+    const log = new AccessLog();
+    log.add([{ source: 'l3', id: 'ep_7' }, { source: 'l3', id: 'ep_7' }, { source: 'l4', id: 'fact_2' }], '2026-01-01T00:00:01.000Z');
+    expect([log.pending('l3', 7), log.pending('l4', 2), log.pending('l3', 2), log.pending('wiki', 7)]).toEqual([2, 1, 0, 0]);
+  });
+
+  it('a search ranks the same before and after the batch of accesses is written', () => {
+    // Two episodes alike for the query: only their access counts can order them.
+    const a = env.stores.episodes.add(U, { summary: 'the ferry to the island leaves at noon' });
+    const b = env.stores.episodes.add(U, { summary: 'the ferry to the island leaves at nine' });
+    const order = () => env.stores.retrieval.search(U, 'ferry island', { limit: 2 }).map((h) => [h.id, h.explain.signals.access]);
+    const before = order();
+    // The later of the two ranks second: recall it three times, without writing the batch.
+    const second = before[1]![0] as string;
+    for (let i = 0; i < 3; i++) env.stores.noteAccess([{ source: 'l3', id: second }]);
+    const pending = order();
+    expect(pending[0]![0]).toBe(second);
+    env.stores.flush();
+    expect(counts(env, [a.id, b.id]).some((n) => n === 3)).toBe(true);
+    expect(order()).toEqual(pending);
+  });
+});

@@ -46,6 +46,12 @@ export class AccessLog {
     }
   }
 
+  /** Accesses of a hit's row (by source and row id) not written yet: 0 for a source that keeps no count. */
+  pending(source: string, id: number): number {
+    const target = ACCESS_SOURCES[source];
+    return target ? (this.tables.get(target[0])?.get(id)?.n ?? 0) : 0;
+  }
+
   /**
    * Take every pending access out, or null when none is pending: `write` writes them (run it inside
    * the caller's transaction; rows deleted since are skipped by their UPDATE), `putBack` returns

@@ -142,7 +142,7 @@ export class Stores {
       wiki: this.wiki,
     });
     this.projects = new ProjectStore(this.ctx, this.audit);
-    this.retrieval = new Retrieval(this.ctx);
+    this.retrieval = new Retrieval(this.ctx, (source, id) => this.accesses.pending(source, id));
   }
 
   private readonly deferred: (() => void)[] = [];

@@ -250,7 +250,15 @@ function round6(v: number): number {
 export class Retrieval {
   private readonly index: RetrievalIndex;
 
-  constructor(private readonly ctx: StoreContext) {
+  /**
+   * `pendingAccess` gives a row's retrieval accesses counted but not written yet (Stores.noteAccess
+   * batches them): they are added to the stored count, so a ranking never depends on when the
+   * batch was written.
+   */
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly pendingAccess: (source: RetrievalSource, id: number) => number = () => 0,
+  ) {
     this.index = new RetrievalIndex(
       ctx,
       new Map(INDEXED_TABLES.map((t) => [t.source, t])),
@@ -326,6 +334,7 @@ export class Retrieval {
       for (const r of this.rows(spec, ids, scope)) {
         const c = spec.map(r);
         const { hit, bound } = byId.get(Number(r[0])) as Found;
+        c.access += this.pendingAccess(v.source, hit.id);
         // The index gives BM25; only the proximity bonus needs the text, and only where it can be
         // above 0 (two adjacent terms present: idf is always positive).
         c.bm25Raw = hit.score + (bound > 0 ? proximity.bonus(c.columns) : 0);
