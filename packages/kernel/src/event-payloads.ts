@@ -1,4 +1,5 @@
 import { invalid } from './errors.js';
+import { charLength, overChars } from './chars.js';
 import type { LifecycleEvent } from './hooks.js';
 
 /** What a payload key of a lifecycle event holds: text, or a token budget (a positive integer). */
@@ -48,8 +49,8 @@ export function checkEventPayload(event: LifecycleEvent, payload: Record<string,
     }
     const ok = spec.kind === 'text' ? typeof value === 'string' : typeof value === 'number' && Number.isInteger(value) && value >= 1;
     if (!ok) throw invalid(field, `must be a ${ACCEPTED[spec.kind]}, got ${JSON.stringify(value)?.slice(0, 40) ?? typeof value}`, ACCEPTED[spec.kind]);
-    if (spec.kind === 'text' && (value as string).length > maxText) {
-      throw invalid(field, `is ${(value as string).length} characters; the limit is ${maxText} (${TEXT_LIMIT_KEY})`, { max: maxText });
+    if (spec.kind === 'text' && overChars(value as string, maxText)) {
+      throw invalid(field, `is ${charLength(value as string)} characters; the limit is ${maxText} (${TEXT_LIMIT_KEY})`, { max: maxText });
     }
   }
 }

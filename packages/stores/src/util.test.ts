@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkScope, isoOf, likePattern, parseId, wordsMatcher } from './util.js';
+import { checkScope, checkText, isoOf, likePattern, normalizeTags, parseId, wordsMatcher } from './util.js';
 import { seededRandom } from '@memory-service/kernel';
 
 describe('isoOf', () => {
@@ -96,5 +96,17 @@ describe('wordsMatcher', () => {
     expect(likePattern('new  york')).toBe('%new%york%');
     expect(likePattern('Émile Ørsted 猫')).toBe('%_mile%_rsted%猫%');
     expect(likePattern('100%_off\\')).toBe('%100\\%\\_off\\\\%');
+  });
+});
+
+describe('checkText counts characters, not UTF-16 units', () => {
+  it('takes max emoji and refuses one more', () => {
+    expect(checkText('😀'.repeat(300), 'title', 300)).toBe('😀'.repeat(300));
+    expect(() => checkText('😀'.repeat(301), 'title', 300)).toThrow(/title is longer than 300 characters/);
+  });
+
+  it('a tag of 200 emoji is within its 200-character limit', () => {
+    expect(normalizeTags(['😀'.repeat(200)])).toEqual(['😀'.repeat(200)]);
+    expect(() => normalizeTags(['😀'.repeat(201)])).toThrow(/longer than 200/);
   });
 });

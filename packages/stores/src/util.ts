@@ -1,6 +1,6 @@
 import type { Clock, Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
-import { isBlank } from '@memory-service/kernel';
+import { isBlank, overChars } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 import { UNSPACED } from './scripts.js';
 
@@ -60,7 +60,8 @@ export function checkScope(scope: Scope): Scope {
 export function checkText(value: unknown, field: string, max: number, allowEmpty = false): string {
   if (typeof value !== 'string') throw validationError(field, `${field} must be a string`);
   if (!allowEmpty && isBlank(value)) throw validationError(field, `${field} must not be empty`);
-  if (value.length > max) throw validationError(field, `${field} is longer than ${max} characters`);
+  // Characters are code points, as a user counts them: an emoji is one (docs/decisions.md).
+  if (overChars(value, max)) throw validationError(field, `${field} is longer than ${max} characters`);
   return value;
 }
 
@@ -169,7 +170,7 @@ export function normalizeTags(tags: unknown, field = 'tags'): string[] {
     if (typeof t !== 'string') throw validationError(field, `${field} must be a list of strings`);
     const v = t.trim();
     if (v.length === 0) continue;
-    if (v.length > 200) throw validationError(field, `a tag is longer than 200 characters`);
+    if (overChars(v, 200)) throw validationError(field, `a tag is longer than 200 characters`);
     if (!out.includes(v)) out.push(v);
   }
   return out;

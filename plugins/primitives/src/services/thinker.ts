@@ -1,4 +1,4 @@
-import { invalid, isBlank, slugify, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
+import { charLength, invalid, isBlank, overChars, slugify, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
 import {
   checkWikiType,
   EMOTIONAL_L3,
@@ -88,8 +88,8 @@ export class Thinker {
     if (isBlank(text)) throw invalid('text', 'must not be empty or only white space and invisible characters', 'text with a visible character');
     const explicitTitle = input.wiki_title === undefined || input.wiki_title === null ? null : input.wiki_title.trim();
     if (explicitTitle !== null && isBlank(explicitTitle)) throw invalid('wiki_title', 'must not be empty or only white space and invisible characters (omit it, or pass null, for an automatic Thought_<timestamp> title)', 'non-empty string or null');
-    if (input.text.length > this.maxChars) {
-      throw invalid('text', `is ${input.text.length} characters; the limit is ${this.maxChars} (think.max_text_chars)`, {
+    if (overChars(input.text, this.maxChars)) {
+      throw invalid('text', `is ${charLength(input.text)} characters; the limit is ${this.maxChars} (think.max_text_chars)`, {
         max: this.maxChars,
       });
     }
@@ -99,7 +99,8 @@ export class Thinker {
     const emotional = scoreEmotionalWeight(text);
     const resolved: Layer = input.layer === 'auto' ? scoreAgentVoice(text).layer : input.layer;
     const scope: Scope = { layer: resolved, user_id: input.user_id };
-    const length = text.length;
+    // Characters are code points, as a user counts them (docs/decisions.md): an emoji is one.
+    const length = charLength(text);
     const training = trainingValue(text, importance);
     const now = this.clock.now();
     const actions: Action[] = [];
@@ -221,7 +222,7 @@ export class Thinker {
    */
   private freeExplicitTitle(scope: Scope, title: string): string {
     const free = this.stores.wiki.freeTitle(scope, title);
-    if (free.length > WIKI_TITLE_MAX) {
+    if (overChars(free, WIKI_TITLE_MAX)) {
       throw invalid(
         'wiki_title',
         `names a page that exists, and the numbered title for a new page ("${free.slice(0, 40)}...") would be over ${WIKI_TITLE_MAX} characters: choose a shorter or another title`,

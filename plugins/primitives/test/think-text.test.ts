@@ -1,0 +1,45 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { actionsIn, count, snapshot, start, toolError, type TestServer } from './helpers.js';
+
+/** think counts, cuts and stores user text as the user sees it: characters are code points. */
+let s: TestServer;
+beforeEach(async () => {
+  s = await start({ config: { think: { max_text_chars: 3000 } } });
+});
+afterEach(async () => {
+  await s.close();
+});
+
+const think = (args: Record<string, unknown>) => s.call('think', args);
+const emoji = (n: number) => '😀'.repeat(n);
+
+describe('routing length counts characters (code points), not UTF-16 units', () => {
+  it('1,001 emoji are 1,001 characters: an L3 episode, not a wiki page', async () => {
+    const r = await think({ text: emoji(1001), layer: 'user' });
+    expect(r.routing.length).toBe(1001);
+    expect(r.routing.rule).not.toBe('long_to_wiki');
+    expect(actionsIn(r, 'wiki')).toEqual([]);
+  });
+
+  it('2,001 emoji are above 2000 characters: a wiki page', async () => {
+    const r = await think({ text: emoji(2001), layer: 'user' });
+    expect(r.routing).toMatchObject({ length: 2001, rule: 'long_to_wiki' });
+  });
+
+  it('a 47-character important text with emoji is short: an L4 fact', async () => {
+    const r = await think({ text: `Remember: my name is Alice ${emoji(20)}`, layer: 'user' });
+    expect(r.routing.importance).toBeGreaterThan(0.7);
+    expect(r.routing).toMatchObject({ length: 47, rule: 'short_important_to_l4' });
+    expect(actionsIn(r, 'l4')).toHaveLength(1);
+  });
+
+  it('think.max_text_chars counts characters: 3,000 emoji pass, 3,001 are refused as 3001 characters', async () => {
+    expect((await think({ text: emoji(3000), layer: 'user' })).routing.length).toBe(3000);
+    const before = snapshot(s);
+    const err = await toolError(think({ text: emoji(3001), layer: 'user' }));
+    expect(err.field).toBe('text');
+    expect(err.message).toMatch(/is 3001 characters; the limit is 3000/);
+    expect(snapshot(s)).toEqual(before);
+    expect(count(s, 'wiki_pages')).toBe(1);
+  });
+});
