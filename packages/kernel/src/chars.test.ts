@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { charLength, overChars } from './chars.js';
+import { charLength, cutChars, cutUnits, overChars } from './chars.js';
 
 describe('charLength', () => {
   it('counts code points: an emoji or a supplementary ideograph is one character', () => {
@@ -25,5 +25,25 @@ describe('overChars', () => {
     expect(overChars('a'.repeat(201), 200)).toBe(true);
     expect(overChars('😀'.repeat(200), 200)).toBe(false);
     expect(overChars('😀'.repeat(201), 200)).toBe(true);
+  });
+});
+
+describe('cutChars', () => {
+  it('keeps the first max code points, never half of a surrogate pair', () => {
+    expect(cutChars('hello', 10)).toBe('hello');
+    expect(cutChars('hello', 3)).toBe('hel');
+    expect(cutChars('hello', 0)).toBe('');
+    expect(cutChars(`${'a'.repeat(278)}😀rest`, 279)).toBe(`${'a'.repeat(278)}😀`);
+    expect(cutChars('😀😀😀', 2)).toBe('😀😀');
+    expect(cutChars('a😀b😀c', 4)).toBe('a😀b😀');
+  });
+});
+
+describe('cutUnits', () => {
+  it('keeps at most max units, dropping a pair the cut would split', () => {
+    expect(cutUnits('hello', 3)).toBe('hel');
+    expect(cutUnits('ab😀', 3)).toBe('ab');
+    expect(cutUnits('ab😀', 4)).toBe('ab😀');
+    expect(cutUnits('😀😀', 3)).toBe('😀');
   });
 });

@@ -18,4 +18,4 @@ export * from './random.js';
 export * from './event-payloads.js';
 export { isWellFormed } from './well-formed.js';
 export { isBlank } from './blank.js';
-export { charLength, overChars } from './chars.js';
+export { charLength, cutChars, cutUnits, overChars } from './chars.js';

@@ -9,6 +9,14 @@ beforeEach(() => {
 afterEach(() => env.close());
 
 describe('EpisodeStore', () => {
+  it('cuts the neighbouring context at 1000 characters without splitting an emoji', () => {
+    const context = `${'a'.repeat(999)}😀${'b'.repeat(50)}`;
+    const e = env.stores.episodes.add(U, { summary: 'next thought', context });
+    expect(e.context).toBe(`${'a'.repeat(999)}😀`);
+    const row = env.db.prepare('SELECT context FROM episodes WHERE id = ?').get(Number(e.id.slice(3))) as { context: string };
+    expect(row.context).toBe(`${'a'.repeat(999)}😀`);
+  });
+
   it('adds, gets and isolates episodes by scope', () => {
     const e = env.stores.episodes.add(U, { summary: 'hiked the ridge', emotional_weight: 0.7, tags: ['outdoor'], importance: 0.6 });
     expect(e.id).toMatch(/^ep_\d+$/);

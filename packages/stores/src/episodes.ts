@@ -1,3 +1,4 @@
+import { cutChars } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
@@ -240,6 +241,7 @@ export class EpisodeStore {
     created: string,
     action = 'create',
   ): Episode {
+    const context = typeof input.context === 'string' ? cutChars(input.context, EPISODE_CONTEXT_MAX_CHARS) : '';
     const info = this.ctx
       .stmt(
         `INSERT INTO episodes (id, layer, user_id, summary, emotional_weight, importance, tags, meta, context, created)
@@ -254,7 +256,7 @@ export class EpisodeStore {
         clamp(input.importance ?? 0.5, 0, 1),
         JSON.stringify(tags),
         JSON.stringify(meta),
-        typeof input.context === 'string' ? input.context.slice(0, EPISODE_CONTEXT_MAX_CHARS) : '',
+        context,
         created,
       );
     const n = Number(info.lastInsertRowid);
@@ -270,7 +272,7 @@ export class EpisodeStore {
       importance: clamp(input.importance ?? 0.5, 0, 1),
       tags,
       meta,
-      context: typeof input.context === 'string' ? input.context.slice(0, EPISODE_CONTEXT_MAX_CHARS) : '',
+      context,
       created,
       access_count: 0,
       last_access: null,

@@ -1,3 +1,4 @@
+import { cutChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import type { Scope } from './types.js';
 import { checkScope } from './util.js';
@@ -31,7 +32,7 @@ export class RecallEventStore {
         .run(
           scope.layer,
           scope.user_id,
-          String(input.query).slice(0, 2000),
+          cutChars(String(input.query), 2000),
           String(input.intent),
           Math.max(0, Math.floor(input.result_count)),
           Number.isFinite(input.ms) ? input.ms : 0,

@@ -1,4 +1,4 @@
-import { layerSchema, userIdSchema, z } from '@memory-service/kernel';
+import { charLength, cutChars, layerSchema, userIdSchema, z } from '@memory-service/kernel';
 import type { Scope } from '@memory-service/stores';
 
 /** The `layer` input of every primitive that takes one (think adds `auto`). */
@@ -32,10 +32,10 @@ export const hitSchema = z.object({
     .describe('With explain: true, the weighted parts of the score: bm25 + importance + recency + access = score'),
 });
 
-/** A compact single-line excerpt. */
+/** A compact single-line excerpt of at most `max` characters (code points: an emoji is never cut in half). */
 export function excerpt(text: string, max = 240): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+  return flat.length <= max || charLength(flat) <= max ? flat : `${cutChars(flat, max - 1)}…`;
 }
 
 /** Compact ISO-like timestamp for automatic page titles: 20260101T120000Z. */

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { actionsIn, count, snapshot, start, toolError, type TestServer } from './helpers.js';
+import { actionsIn, count, hook, snapshot, start, toolError, type TestServer } from './helpers.js';
 
 /** think counts, cuts and stores user text as the user sees it: characters are code points. */
 let s: TestServer;
@@ -41,5 +41,37 @@ describe('routing length counts characters (code points), not UTF-16 units', () 
     expect(err.message).toMatch(/is 3001 characters; the limit is 3000/);
     expect(snapshot(s)).toEqual(before);
     expect(count(s, 'wiki_pages')).toBe(1);
+  });
+});
+
+/** Half of a surrogate pair, which SQLite stores as U+FFFD. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\uFFFD/;
+
+describe('excerpts never cut an emoji in half', () => {
+  it('the L3 wiki link of a long thought keeps the emoji at its cut whole', async () => {
+    const text = `${'a'.repeat(278)}😀${' rest '.repeat(400)}`;
+    const r = await think({ text, layer: 'user' });
+    expect(r.routing.rule).toBe('long_to_wiki');
+    const [ep] = actionsIn(r, 'l3');
+    const { summary } = s.kernel.storage.db.prepare('SELECT summary FROM episodes WHERE id = ?').get(Number(ep!.id.slice(3))) as { summary: string };
+    expect(summary).toMatch(/^a{278}😀… \[wiki: Thought_/);
+    expect(summary).not.toMatch(LONE_SURROGATE);
+  });
+
+  it('the timeline summary of a significant thought keeps the emoji at its cut whole', async () => {
+    const head = 'Remember, this is important: we decided to keep the ledger in Postgres. ';
+    const text = `${head}${'a'.repeat(198 - head.length)}😀${' more'.repeat(40)}`;
+    const r = await think({ text, layer: 'user' });
+    const [ev] = actionsIn(r, 'timeline');
+    const { summary } = s.kernel.storage.db.prepare('SELECT summary FROM timeline_events WHERE id = ?').get(Number(ev!.id.split('_')[1])) as { summary: string };
+    expect(summary.endsWith('😀…')).toBe(true);
+    expect(summary).not.toMatch(LONE_SURROGATE);
+  });
+
+  it('session_started injects recent items with whole emoji', async () => {
+    await think({ text: `Remember, this is important: ${'a'.repeat(169)}😀${' b'.repeat(30)}`, layer: 'user' });
+    const r = await hook(s, 'session_started', { text: 'important', budget: 5000 });
+    expect(r.inject).toContain('😀…');
+    expect(r.inject).not.toMatch(LONE_SURROGATE);
   });
 });

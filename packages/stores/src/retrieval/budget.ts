@@ -1,3 +1,4 @@
+import { cutUnits } from '@memory-service/kernel';
 import { estimateTokens } from '../scorers/index.js';
 
 /**
@@ -45,11 +46,11 @@ export function fitToBudget(sections: readonly BudgetSection[], budget: number):
     const left = cap - used - sectionTokens({ title: s.title, text: '' });
     if (left >= 8) {
       const chars = Math.max(0, left * 4 - ELLIPSIS.length);
-      const cut: BudgetSection = { ...s, text: `${s.text.slice(0, chars).trimEnd()}${ELLIPSIS}` };
+      const cut: BudgetSection = { ...s, text: `${cutUnits(s.text, chars).trimEnd()}${ELLIPSIS}` };
       let c = sectionTokens(cut);
       let text = cut.text;
       while (used + c > cap && text.length > ELLIPSIS.length) {
-        text = `${text.slice(0, Math.max(0, text.length - ELLIPSIS.length - 4))}${ELLIPSIS}`;
+        text = `${cutUnits(text, Math.max(0, text.length - ELLIPSIS.length - 4))}${ELLIPSIS}`;
         c = sectionTokens({ ...s, text });
       }
       if (used + c <= cap) {

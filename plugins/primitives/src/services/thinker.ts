@@ -1,4 +1,4 @@
-import { charLength, invalid, isBlank, overChars, slugify, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
+import { charLength, cutChars, invalid, isBlank, overChars, slugify, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
 import {
   checkWikiType,
   EMOTIONAL_L3,
@@ -225,7 +225,7 @@ export class Thinker {
     if (overChars(free, WIKI_TITLE_MAX)) {
       throw invalid(
         'wiki_title',
-        `names a page that exists, and the numbered title for a new page ("${free.slice(0, 40)}...") would be over ${WIKI_TITLE_MAX} characters: choose a shorter or another title`,
+        `names a page that exists, and the numbered title for a new page ("${cutChars(free, 40)}...") would be over ${WIKI_TITLE_MAX} characters: choose a shorter or another title`,
         { max: WIKI_TITLE_MAX },
       );
     }
