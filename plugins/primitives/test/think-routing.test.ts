@@ -166,6 +166,24 @@ describe('rule 5: a relation phrase also makes a graph node', () => {
     expect(row.content).toMatch(/Postgres related to the event store/);
   });
 
+  it('X related to Y and X connected to Y, without "is"', async () => {
+    for (const text of ['Alice related to Bob', 'Alice connected to Bob']) {
+      const [node] = actionsIn(await think({ text, layer: 'user' }), 'graph');
+      expect(node, text).toBeDefined();
+    }
+    const rows = s.kernel.storage.db.prepare('SELECT content FROM graph_nodes ORDER BY id').all() as { content: string }[];
+    expect(rows.map((r) => r.content)).toEqual(['Alice related to Bob', 'Alice connected to Bob']);
+  });
+
+  it('a thought of 200 characters or more is scanned sentence by sentence', async () => {
+    const text = `Paris is the capital of France. ${'We walked along the river and talked about the weather and the food for hours. '.repeat(3).trim()}`;
+    expect(text.length).toBeGreaterThanOrEqual(200);
+    const [node] = actionsIn(await think({ text, layer: 'user' }), 'graph');
+    expect(node).toBeDefined();
+    const row = s.kernel.storage.db.prepare('SELECT content FROM graph_nodes').get() as { content: string };
+    expect(row.content).toBe('Paris is the capital of France');
+  });
+
   it('no relation phrase, no node', async () => {
     await think({ text: 'The build uses make', layer: 'user' });
     expect(count(s, 'graph_nodes')).toBe(0);

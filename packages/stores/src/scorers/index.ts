@@ -33,5 +33,7 @@ export {
   extractRelation,
   RELATION_MAX_CHARS,
   RELATION_MAX_WORDS,
+  RELATION_SCAN_CHARS,
+  RELATION_SCAN_SENTENCES,
   type ExtractedRelation,
 } from './relation.js';

@@ -1,4 +1,5 @@
-import { normalize, splitSentences } from './text.js';
+import { charLength } from '@memory-service/kernel';
+import { splitSentences } from './text.js';
 
 /** A relation phrase found by {@link extractRelation} (think rule 5). */
 export interface ExtractedRelation {
@@ -7,20 +8,26 @@ export interface ExtractedRelation {
   object: string;
 }
 
-/** Texts this long or longer (characters, trimmed) are never scanned for a relation. */
+/** A sentence this long or longer (characters, trimmed) is never read as a relation phrase. */
 export const RELATION_MAX_CHARS = 200;
 /** Subject and object are each 1..6 words. */
 export const RELATION_MAX_WORDS = 6;
+/** Only the first sentences of a thought are scanned: at most this many... */
+export const RELATION_SCAN_SENTENCES = 10;
+/** ...within its first this many UTF-16 units (a sentence the bound cuts is not read), so a long thought costs no more than a short one. */
+export const RELATION_SCAN_CHARS = 2000;
 
 /**
  * Finds a short relation phrase for think rule 5: `X is related to Y`,
- * `X is connected to Y`, or `X is Y`, tried in that order on each sentence; the
- * first sentence that matches wins.
+ * `X is connected to Y` (also with "are", "was", "were" or no verb: "X related to Y"),
+ * or `X is Y`, tried in that order on each sentence; the first sentence that matches wins.
+ * The first {@link RELATION_SCAN_SENTENCES} sentences within the first
+ * {@link RELATION_SCAN_CHARS} units are scanned, whatever the length of the text.
  *
- * Returns null when:
- *   - the trimmed text is empty or 200 characters or longer;
- *   - no sentence matches (questions are skipped: a sentence ending in "?" or
- *     starting with a question word such as "what", "who", "is", "does");
+ * A sentence gives nothing when:
+ *   - it is 200 characters or longer;
+ *   - it is a question (ending in "?" or starting with a question word such as
+ *     "what", "who", "is", "does");
  *   - X or Y is not 1..6 words, or X does not start with a letter;
  *   - X is a bare pronoun or determiner ("it", "this", "he", "there", ...),
  *     which names no entity, or X names a secret ("my password", "the API key");
@@ -30,9 +37,14 @@ export const RELATION_MAX_WORDS = 6;
  * surrounding quotes are stripped from X and Y.
  */
 export function extractRelation(text: string): ExtractedRelation | null {
-  const trimmed = normalize(text).trim();
-  if (trimmed.length === 0 || trimmed.length >= RELATION_MAX_CHARS) return null;
-  for (const sentence of splitSentences(trimmed)) {
+  const cut = text.length > RELATION_SCAN_CHARS;
+  const sentences = splitSentences(cut ? text.slice(0, RELATION_SCAN_CHARS) : text);
+  // The last sentence of a cut text may be cut short: "Paris is the capital of Fr".
+  if (cut && sentences.length > 1) sentences.pop();
+  const n = Math.min(sentences.length, RELATION_SCAN_SENTENCES);
+  for (let i = 0; i < n; i++) {
+    const sentence = sentences[i];
+    if (charLength(sentence) >= RELATION_MAX_CHARS) continue;
     const found = matchSentence(sentence);
     if (found) return found;
   }
@@ -43,8 +55,8 @@ const QUESTION_START =
   /^(?:what|who|whom|whose|which|where|when|why|how|is|are|was|were|do|does|did|can|could|would|should|will|shall)\b/i;
 
 const PATTERNS: ReadonlyArray<readonly [RegExp, ExtractedRelation['relation']]> = [
-  [/^(.+?)\s+is\s+related\s+to\s+(.+)$/i, 'related_to'],
-  [/^(.+?)\s+is\s+connected\s+to\s+(.+)$/i, 'connected_to'],
+  [/^(.+?)\s+(?:(?:is|are|was|were)\s+)?related\s+to\s+(.+)$/i, 'related_to'],
+  [/^(.+?)\s+(?:(?:is|are|was|were)\s+)?connected\s+to\s+(.+)$/i, 'connected_to'],
   [/^(.+?)\s+is\s+(.+)$/i, 'is'],
 ];
 

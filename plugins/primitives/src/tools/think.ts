@@ -10,7 +10,7 @@ export function thinkTool(thinker: Thinker) {
       'Store anything worth remembering: a fact about the user, a decision, an observation, a long note. ' +
       'The service routes it by itself: a text over 2000 characters becomes a wiki page (diary on the user layer, ' +
       'decision_log on the agent layer) with a short link in L4 or L3; a short (<60 chars) important text becomes an L4 core fact; ' +
-      'anything else becomes an L3 episode; a phrase like "X is Y" or "X is related to Y" also makes a graph node. ' +
+      'anything else becomes an L3 episode; a phrase like "X is Y", "X (is) related to Y" or "X (is) connected to Y" in the first sentences also makes a graph node. ' +
       'Pass wiki_type or wiki_title to force a wiki page. layer auto (default) decides between the agent\'s own voice ' +
       'and facts about the user. Returns the routing scores and every store and id written.',
     input: z.object({
