@@ -75,3 +75,27 @@ describe('excerpts never cut an emoji in half', () => {
     expect(r.inject).not.toMatch(LONE_SURROGATE);
   });
 });
+
+describe('think stores the text as sent', () => {
+  it('a long thought keeps its leading indentation and trailing white space in the page, the row and L1', async () => {
+    const text = `    def f():\n        return 1\n${'x'.repeat(2000)}\n\n  `;
+    const r = await think({ text, layer: 'user' });
+    expect(r.routing).toMatchObject({ rule: 'long_to_wiki', length: text.trim().length });
+    const [page] = actionsIn(r, 'wiki');
+    const row = s.kernel.storage.db.prepare('SELECT content FROM wiki_pages WHERE path = ?').get(page!.path) as { content: string };
+    expect(row.content).toBe(text);
+    const [l1] = actionsIn(r, 'l1');
+    const item = s.kernel.storage.db.prepare('SELECT text FROM l1_items WHERE id = ?').get(Number(l1!.id.split('_')[1])) as { text: string };
+    expect(item.text).toBe(text);
+  });
+
+  it('routing length leaves outer white space out; a padded short note is still an L4 fact with the usual key', async () => {
+    const text = '  Remember: my name is Alice\n';
+    const r = await think({ text, layer: 'user' });
+    expect(r.routing).toMatchObject({ rule: 'short_important_to_l4', length: 26 });
+    const [fact] = actionsIn(r, 'l4');
+    expect(fact!.key).toBe('note:remember-my-name-is-alice');
+    const row = s.kernel.storage.db.prepare('SELECT value FROM facts WHERE key = ?').get(fact!.key) as { value: string };
+    expect(row.value).toBe(text);
+  });
+});

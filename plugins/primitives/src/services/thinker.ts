@@ -84,7 +84,8 @@ export class Thinker {
    * once the hook handlers have run.
    */
   think(input: ThinkInput): ThinkResult | Promise<ThinkResult> {
-    const text = input.text.trim();
+    // Stored as sent (a code block keeps its indentation); blank and routing length read it without outer white space.
+    const text = input.text;
     if (isBlank(text)) throw invalid('text', 'must not be empty or only white space and invisible characters', 'text with a visible character');
     const explicitTitle = input.wiki_title === undefined || input.wiki_title === null ? null : input.wiki_title.trim();
     if (explicitTitle !== null && isBlank(explicitTitle)) throw invalid('wiki_title', 'must not be empty or only white space and invisible characters (omit it, or pass null, for an automatic Thought_<timestamp> title)', 'non-empty string or null');
@@ -100,7 +101,7 @@ export class Thinker {
     const resolved: Layer = input.layer === 'auto' ? scoreAgentVoice(text).layer : input.layer;
     const scope: Scope = { layer: resolved, user_id: input.user_id };
     // Characters are code points, as a user counts them (docs/decisions.md): an emoji is one.
-    const length = charLength(text);
+    const length = charLength(text.trim());
     const training = trainingValue(text, importance);
     const now = this.clock.now();
     const actions: Action[] = [];
