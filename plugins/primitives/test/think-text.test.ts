@@ -89,13 +89,17 @@ describe('think stores the text as sent', () => {
     expect(item.text).toBe(text);
   });
 
-  it('routing length leaves outer white space out; a padded short note is still an L4 fact with the usual key', async () => {
+  it('routing length leaves outer white space out; a padded short note is the L4 fact of the note without it', async () => {
     const text = '  Remember: my name is Alice\n';
     const r = await think({ text, layer: 'user' });
     expect(r.routing).toMatchObject({ rule: 'short_important_to_l4', length: 26 });
     const [fact] = actionsIn(r, 'l4');
     expect(fact!.key).toBe('note:remember-my-name-is-alice');
     const row = s.kernel.storage.db.prepare('SELECT value FROM facts WHERE key = ?').get(fact!.key) as { value: string };
-    expect(row.value).toBe(text);
+    // A core fact is a short value: the padding is no part of it, so the same note unpadded keeps its key.
+    expect(row.value).toBe('Remember: my name is Alice');
+    const again = await think({ text: 'Remember: my name is Alice', layer: 'user' });
+    expect(actionsIn(again, 'l4')[0]!.key).toBe(fact!.key);
+    expect(s.kernel.storage.db.prepare('SELECT COUNT(*) AS n FROM facts').get()).toEqual({ n: 1 });
   });
 });

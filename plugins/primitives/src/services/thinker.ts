@@ -162,8 +162,10 @@ export class Thinker {
       } else if (length < SHORT_THOUGHT_CHARS && importance > L4_IMPORTANCE) {
         chosen = 'short_important_to_l4';
         const fact = this.stores.facts.upsert(scope, {
-          key: freeFactKey(this.stores, scope, 'note', text),
-          value: text,
+          // A core fact is a short value: white space around it is no part of it, and "Alice " must
+          // find the fact "Alice" holds (the same value keeps its key).
+          key: freeFactKey(this.stores, scope, 'note', text.trim()),
+          value: text.trim(),
           importance,
           source: 'user_explicit',
           metadata: { origin: 'think', ...derived },
