@@ -86,6 +86,12 @@ describe('FactStore', () => {
     env.stores.facts.upsert(U, { key: 'new', value: 'n' });
     expect(env.stores.facts.deleteSince(U, since)).toBe(1);
     expect(env.stores.facts.list(U).map((f) => f.key)).toEqual(['b']);
+    // A fact older than the window that was only updated inside it stays.
+    const since2 = new Date(env.clock.now() + 1).toISOString();
+    env.clock.advance(60_000);
+    env.stores.facts.upsert(U, { key: 'b', value: 'b again' });
+    expect(env.stores.facts.deleteSince(U, since2)).toBe(0);
+    expect(env.stores.facts.get(U, 'b')?.value).toBe('b again');
     const b = env.stores.facts.delete(U, 'b');
     expect(b?.key).toBe('b');
     expect(env.stores.facts.getByEntryId(b!.entry_id)).toBeNull();

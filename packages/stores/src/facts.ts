@@ -279,14 +279,18 @@ export class FactStore {
     );
   }
 
-  /** Delete every fact created or updated at or after the ISO time; returns the count. */
+  /**
+   * Delete every fact created at or after the ISO time; returns the count. A fact created before
+   * and only updated since (the same text thought again keeps its key) is older than the window
+   * and stays: deleting it destroyed a memory the window never wrote, with no copy.
+   */
   deleteSince(scope: Scope, sinceIso: string): number {
     sinceIso = toIso(sinceIso);
     checkScope(scope);
     return this.ctx.tx(() => {
       const n = this.ctx
-        .stmt('DELETE FROM facts WHERE layer = ? AND user_id = ? AND (created >= ? OR updated >= ?)')
-        .run(scope.layer, scope.user_id, sinceIso, sinceIso).changes;
+        .stmt('DELETE FROM facts WHERE layer = ? AND user_id = ? AND created >= ?')
+        .run(scope.layer, scope.user_id, sinceIso).changes;
       if (n > 0) this.audit.log(scope, 'delete_since', 'fact', `since:${sinceIso}`, { count: n });
       return n;
     });

@@ -180,6 +180,30 @@ describe('scope recent', () => {
     expect(await dreamIds(s, { query: 'ferry' })).toHaveLength(1);
   });
 
+  it('keeps a fact older than the window that was only re-stated inside it (think, evolve, new_message)', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const restate = async () => {
+      const key = await keyOf('Remember: my name is Alice');
+      await s.call('evolve', { instruction: 'Always answer in short sentences' });
+      expect(actionsIn(await hook(s, 'new_message', { text: FACT }), 'l4')).toHaveLength(1);
+      return key;
+    };
+    const key = await restate();
+    const facts = () => s.kernel.storage.db.prepare('SELECT layer, key, created FROM facts ORDER BY id').all();
+    const before = facts();
+    expect(before).toHaveLength(3);
+    clock.advance(7 * 24 * HOUR);
+    expect(await restate()).toBe(key);
+    const user = await s.call('forget', { key: '', scope: 'recent', minutes: 60, layer: 'user' });
+    const agent = await s.call('forget', { key: '', scope: 'recent', minutes: 60, layer: 'agent' });
+    expect([user.deleted_l4, agent.deleted_l4]).toEqual([0, 0]);
+    // What the window wrote itself goes: the new episodes and L1 items of the re-statements.
+    expect(user.deleted_l3).toBeGreaterThan(0);
+    expect(facts()).toEqual(before);
+    expect(await dreamIds(s, { query: 'Alice' })).not.toEqual([]);
+  });
+
   it('minutes defaults to 60', async () => {
     const clock = new ManualClock();
     s = await start({ clock });
