@@ -105,6 +105,24 @@ describe('L1Ring', () => {
     }
   });
 
+  it('deleteSince() removes the items created since, from the table, the newest copy and the file', () => {
+    env.stores.l1.push(U, { text: 'old' });
+    env.clock.advance(60_000);
+    const since = new Date(env.clock.now()).toISOString();
+    env.stores.l1.push(U, { text: 'new 1' });
+    env.stores.l1.push(U, { text: 'new 2' });
+    env.stores.l1.push(A, { text: 'agent' });
+    expect(env.stores.l1.latest(U)?.text).toBe('new 2');
+    expect(env.stores.l1.deleteSince(U, since)).toBe(2);
+    expect(env.stores.l1.list(U).map((i) => i.text)).toEqual(['old']);
+    expect(env.stores.l1.latest(U)?.text).toBe('old');
+    expect(env.stores.l1.count(A)).toBe(1);
+    env.stores.flush();
+    const file = JSON.parse(fs.readFileSync(env.stores.l1.fileFor(U), 'utf8')) as { items: { text: string }[] };
+    expect(file.items.map((i) => i.text)).toEqual(['old']);
+    expect(env.stores.l1.deleteSince(U, since)).toBe(0);
+  });
+
   it('isolates layers and users, with one file per scope', () => {
     env.stores.l1.push(U, { text: 'user default' });
     env.stores.l1.push(A, { text: 'agent default' });

@@ -19,6 +19,30 @@ describe('WikiStore', () => {
     expect(WIKI_TYPES).toContain('skill');
   });
 
+  it('deleteSince() removes the pages created since (files once committed, links), sparing older pages and those kept', () => {
+    const w = env.stores.wiki;
+    const old = w.save(U, { title: 'Old', content: 'old page', wiki_type: 'diary' });
+    env.clock.advance(3600_000);
+    const since = new Date(env.clock.now()).toISOString();
+    w.save(U, { title: 'Old', content: 'old page, edited', wiki_type: 'diary' });
+    const fresh = w.save(U, { title: 'Fresh', content: 'new page', wiki_type: 'diary' });
+    w.save(U, { title: 'Spec', content: 'spec', wiki_type: 'project_spec', tags: ['project'] });
+    w.save(A, { title: 'Agent', content: 'agent page', wiki_type: 'decision_log' });
+    w.link(U, 'Fresh', 'Old', 'follows');
+    const gone = env.stores.transaction(() => {
+      const out = w.deleteSince(U, since, (p) => p.wiki_type === 'project_spec');
+      expect(fs.existsSync(path.join(env.dir, fresh.path))).toBe(true);
+      return out;
+    });
+    expect(gone.map((p) => p.title)).toEqual(['Fresh']);
+    expect(fs.existsSync(path.join(env.dir, fresh.path))).toBe(false);
+    expect(w.list(U).map((p) => p.title).sort()).toEqual(['Old', 'Spec']);
+    expect(w.getByTitle(U, 'Old')?.content).toBe('old page, edited');
+    expect(w.links(U, 'Old').in).toEqual([]);
+    expect(w.count(A)).toBe(1);
+    expect(fs.existsSync(path.join(env.dir, old.path))).toBe(true);
+  });
+
   it('saves a Markdown file under the scope and type, indexes it and updates by title', () => {
     const p = env.stores.wiki.save(U, { title: 'My Trip: Day 1', content: '# Day 1\nWe walked.', wiki_type: 'diary', tags: ['trip'] });
     expect(p.created_new).toBe(true);

@@ -6,7 +6,7 @@ import { notFound, validationError } from './errors.js';
 import { freeName } from './name-family.js';
 import { idSegment, isInside, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, makeId, normalizeTags, parseId, parseJson } from './util.js';
+import { checkScope, checkText, makeId, normalizeTags, parseId, parseJson, toIso } from './util.js';
 import { WikiFilesBehind } from './wiki-files.js';
 import { WIKI_LINK_RELATIONS, checkWikiType, type WikiLinkRelation, type WikiType } from './wiki-types.js';
 
@@ -224,15 +224,32 @@ export class WikiStore {
       const r = this.row(scope, title);
       if (!r) return null;
       const page = this.withFileContent(r);
-      this.ctx.stmt('DELETE FROM wiki_pages WHERE id = ?').run(r.id);
-      this.ctx
-        .stmt('DELETE FROM wiki_links WHERE layer = ? AND user_id = ? AND (from_title = ? OR to_title = ?)')
-        .run(scope.layer, scope.user_id, r.title, r.title);
-      const file = safeJoin(this.ctx.dataDir, r.path);
-      this.holdUntilCommit(r.path, null);
-      this.ctx.whenCommitted(() => this.filesBehind.apply(r.path, 'removing the page file', () => fs.rmSync(file, { force: true })));
-      this.audit.log(scope, 'delete', 'wiki_page', page.id, { title: r.title, path: r.path });
+      this.remove(scope, r);
       return page;
+    });
+  }
+
+  /**
+   * Delete every page of the scope created at or after the ISO time (file, index row and links),
+   * except those `keep` spares; returns the deleted pages (no content). A page created before and
+   * only updated since stays, as FactStore.deleteSince keeps such a fact.
+   */
+  deleteSince(scope: Scope, sinceIso: string, keep: (page: WikiPageInfo) => boolean = () => false): WikiPageInfo[] {
+    sinceIso = toIso(sinceIso);
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      // created <= updated, so the updated index narrows the read to the pages touched since.
+      const rows = this.ctx
+        .stmt(`SELECT ${INFO_COLS} FROM wiki_pages WHERE layer = ? AND user_id = ? AND updated >= ? AND created >= ? ORDER BY id`)
+        .all(scope.layer, scope.user_id, sinceIso, sinceIso) as Omit<Row, 'content'>[];
+      const out: WikiPageInfo[] = [];
+      for (const r of rows) {
+        const page = toInfo(r);
+        if (keep(page)) continue;
+        this.remove(scope, r);
+        out.push(page);
+      }
+      return out;
     });
   }
 
@@ -329,6 +346,18 @@ export class WikiStore {
     }
     for (const dir of dirs) removeStaleTemps(dir);
     return written;
+  }
+
+  /** Delete a page's row and links, and its file once the transaction commits (inside one). */
+  private remove(scope: Scope, r: Omit<Row, 'content'>): void {
+    this.ctx.stmt('DELETE FROM wiki_pages WHERE id = ?').run(r.id);
+    this.ctx
+      .stmt('DELETE FROM wiki_links WHERE layer = ? AND user_id = ? AND (from_title = ? OR to_title = ?)')
+      .run(scope.layer, scope.user_id, r.title, r.title);
+    const file = safeJoin(this.ctx.dataDir, r.path);
+    this.holdUntilCommit(r.path, null);
+    this.ctx.whenCommitted(() => this.filesBehind.apply(r.path, 'removing the page file', () => fs.rmSync(file, { force: true })));
+    this.audit.log(scope, 'delete', 'wiki_page', makeId('wiki', r.id), { title: r.title, path: r.path });
   }
 
   /** Note what the file at `rel` will hold once the open transaction commits (nothing outside one). */

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
 import { actionsIn, count, dreamIds, hook, l1File, ManualClock, snapshot, start, toolError, type TestServer } from './helpers.js';
 
 /** forget: exact (one key and what carries its value), fuzzy (a pattern), recent (a window); layers isolated. */
@@ -40,7 +42,7 @@ describe('scope exact', () => {
     // FACT and CARRIER each make a relation node, and both carry the value.
     expect(count(s, 'graph_nodes')).toBe(2);
     const r = await s.call('forget', { key, layer: 'user' });
-    expect(r).toMatchObject({ scope: 'exact', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 4, purged_shadow: 0, scrubbed_context: 0, deleted_l1: 2 });
+    expect(r).toEqual({ scope: 'exact', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 4, purged_shadow: 0, scrubbed_context: 0, deleted_wiki: 0, deleted_l1: 2, deleted_timeline: 0, scrubbed_sessions: 0 });
     expect(count(s, 'facts')).toBe(0);
     expect(count(s, 'graph_nodes')).toBe(0);
     expect(await dreamIds(s, { query: 'birthday March' })).toEqual([]);
@@ -202,6 +204,36 @@ describe('scope recent', () => {
     expect(user.deleted_l3).toBeGreaterThan(0);
     expect(facts()).toEqual(before);
     expect(await dreamIds(s, { query: 'Alice' })).not.toEqual([]);
+  });
+
+  it('deletes the wiki pages, L1 items and timeline events created in the window, but not a project spec page', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const long = (topic: string) => `Diary. ${`Today we walked to the ${topic} and talked about the plans. `.repeat(40)}`;
+    const old = actionsIn(await s.call('think', { text: long('harbour'), layer: 'user' }), 'wiki')[0]!;
+    await s.call('think', { text: 'I am very happy, remember that my birthday party was wonderful!', layer: 'user' });
+    const before = { l1: count(s, 'l1_items'), timeline: count(s, 'timeline_events') };
+    expect(before.timeline).toBeGreaterThan(0);
+    clock.advance(2 * HOUR);
+    const fresh = actionsIn(await s.call('think', { text: long('lighthouse garden'), layer: 'user' }), 'wiki')[0]!;
+    await s.call('think', { text: 'I am so happy, remember that the lighthouse trip was wonderful!', layer: 'user' });
+    await s.call('project', { action: 'init', name: 'Beacon', details: 'A tide table app for sailors', layer: 'user' });
+    expect(fs.existsSync(path.join(s.dataDir, fresh.path!))).toBe(true);
+    expect(await dreamIds(s, { query: 'lighthouse garden' })).not.toEqual([]);
+    const r = await s.call('forget', { key: '', scope: 'recent', minutes: 60, layer: 'user' });
+    expect(r.deleted_wiki).toBe(1);
+    expect(fs.existsSync(path.join(s.dataDir, fresh.path!))).toBe(false);
+    expect(fs.existsSync(path.join(s.dataDir, old.path!))).toBe(true);
+    expect(await dreamIds(s, { query: 'lighthouse garden' })).toEqual([]);
+    const titles = s.kernel.storage.db.prepare('SELECT title, wiki_type FROM wiki_pages ORDER BY id').all() as { title: string; wiki_type: string }[];
+    expect(titles.map((t) => t.wiki_type)).toEqual(['diary', 'project_spec']);
+    expect(await s.call('project', { action: 'recall', name: 'Beacon', layer: 'user' })).toMatchObject({ project: 'Beacon' });
+    expect({ l1: count(s, 'l1_items'), timeline: count(s, 'timeline_events') }).toEqual(before);
+    expect(l1File(s, 'user').items.some((i) => i.text.includes('lighthouse'))).toBe(false);
+    const brief = (await s.call('wake_up', { layer: 'user' })) as { brief: string };
+    expect(brief.brief).not.toContain('lighthouse');
+    // The other tools' results carry the field too.
+    expect((await s.call('forget', { key: 'nothing', layer: 'user' })).deleted_wiki).toBe(0);
   });
 
   it('minutes defaults to 60', async () => {

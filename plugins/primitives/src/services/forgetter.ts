@@ -1,5 +1,5 @@
 import { invalid, isBlank, type Clock } from '@memory-service/kernel';
-import type { Episode, Fact, GraphNode, Scope, Stores } from '@memory-service/stores';
+import type { Episode, Fact, GraphNode, Scope, Stores, WikiPageInfo } from '@memory-service/stores';
 
 export type ForgetScope = 'exact' | 'fuzzy' | 'recent';
 
@@ -19,19 +19,26 @@ export interface ForgetResult {
   purged_shadow: number;
   /** Episodes whose neighbouring context held the forgotten text and was cleared. */
   scrubbed_context: number;
+  /** Wiki pages deleted (scope recent; 0 for the others). */
+  deleted_wiki: number;
 }
 
-/** A ForgetResult plus what exact and fuzzy clear outside the memory stores (recent reports 0 for these). */
+/** A project's spec page (ProjectService.saveSpec): it belongs to the project, which is global, so recent spares it. */
+function isProjectSpec(page: WikiPageInfo): boolean {
+  return page.wiki_type === 'project_spec' && page.tags.includes('project');
+}
+
+/** A ForgetResult plus what a forget clears outside the memory stores. */
 export interface ForgetReport extends ForgetResult {
-  /** Items of the L1 ring that held the forgotten text. */
+  /** Items of the L1 ring that held the forgotten text (recent: that were pushed in the window). */
   deleted_l1: number;
-  /** Timeline events whose summary or metadata held it, or that referred to a deleted record. */
+  /** Timeline events whose summary or metadata held it, or that referred to a deleted record (recent: made in the window). */
   deleted_timeline: number;
   /** Sessions whose summary, topics or state deltas held it and were cleared. */
   scrubbed_sessions: number;
 }
 
-const NOTHING_ELSE = { deleted_l1: 0, deleted_timeline: 0, scrubbed_sessions: 0 } as const;
+const NOTHING_ELSE = { deleted_wiki: 0, deleted_l1: 0, deleted_timeline: 0, scrubbed_sessions: 0 } as const;
 
 const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
@@ -87,10 +94,14 @@ export class Forgetter {
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
     let changes = null as [number, number] | null;
     const result = this.stores.transaction((): ForgetReport => {
-      if (input.scope === 'recent') return { ...NOTHING_ELSE, ...this.recent(scope, input.minutes) };
       // The writer's lock is held: the change log rows past `before` are this forget's.
       const before = this.stores.retrieval.changeSeq();
-      const out = input.scope === 'fuzzy' ? this.fuzzy(scope, key, input.shadow_bin) : this.exact(scope, key, input.shadow_bin);
+      const out =
+        input.scope === 'recent'
+          ? this.recent(scope, input.minutes)
+          : input.scope === 'fuzzy'
+            ? this.fuzzy(scope, key, input.shadow_bin)
+            : this.exact(scope, key, input.shadow_bin);
       changes = [before, this.stores.retrieval.changeSeq()];
       return out;
     });
@@ -188,8 +199,12 @@ export class Forgetter {
     return out;
   }
 
-  /** Mass purge of the last `minutes`; never archives (the spec skips the Shadow Bin here). */
-  private recent(scope: Scope, minutes: number): ForgetResult {
+  /**
+   * Mass purge of what was created in the last `minutes`: facts, episodes, graph nodes, wiki pages
+   * (not a project's spec page), L1 items and timeline events. Never archives (the spec skips the
+   * Shadow Bin here); a record created before the window and only updated inside it stays.
+   */
+  private recent(scope: Scope, minutes: number): ForgetReport {
     const since = new Date(this.clock.now() - minutes * 60_000).toISOString();
     return {
       scope: 'recent',
@@ -199,6 +214,10 @@ export class Forgetter {
       archived: 0,
       purged_shadow: 0,
       scrubbed_context: 0,
+      deleted_wiki: this.stores.wiki.deleteSince(scope, since, isProjectSpec).length,
+      deleted_l1: this.stores.l1.deleteSince(scope, since),
+      deleted_timeline: this.stores.timeline.deleteSince(scope, since),
+      scrubbed_sessions: 0,
     };
   }
 }

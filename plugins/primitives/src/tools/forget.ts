@@ -9,7 +9,8 @@ export function forgetTool(forgetter: Forgetter) {
     description:
       'Delete memories. scope exact (default): the L4 core fact with this key, plus the L3 episodes and graph nodes that ' +
       'carry its value and older Shadow Bin copies of it. scope fuzzy: every L4 fact, L3 episode and graph node whose text ' +
-      'holds the pattern as whole words, ignoring case ("cat" matches "my cat" and "cat-food", not "vacation"). scope recent: everything written in the last `minutes` (default 60), never archived. ' +
+      'holds the pattern as whole words, ignoring case ("cat" matches "my cat" and "cat-food", not "vacation"). scope recent: everything created in the last `minutes` (default 60), never archived: facts, episodes, graph nodes, ' +
+      "wiki pages (except a project's spec page), L1 items and timeline events; a memory created earlier and only updated in the window stays. " +
       'exact and fuzzy also delete the L1 items and timeline events holding the forgotten text and clear it from session summaries and from other episodes\' neighbouring context. ' +
       'With shadow_bin true (default) deleted records are archived in the Shadow Bin first and can be restored. ' +
       'Returns counts per store.',
@@ -32,6 +33,7 @@ export function forgetTool(forgetter: Forgetter) {
       deleted_l1: z.number(),
       deleted_timeline: z.number(),
       scrubbed_sessions: z.number(),
+      deleted_wiki: z.number().describe('Wiki pages deleted (scope recent)'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: (args) => forgetter.forget(args),
