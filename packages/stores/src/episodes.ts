@@ -4,7 +4,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { facetSql, tagDimension } from './tags.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, likePattern, makeId, rowsMatching, normalizeTags, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, likePattern, makeId, rowsMatching, normalizeTags, parseId, parseJson, toIso } from './util.js';
 
 export interface Episode {
   id: string;
@@ -202,8 +202,9 @@ export class EpisodeStore {
     return rowsMatching(rows, pattern, (r) => [r.summary], limit).map(toEpisode);
   }
 
-  /** Delete the episodes whose summary holds the pattern as whole words; returns the deleted episodes. */
+  /** Delete the episodes whose summary holds the pattern (which needs a letter or digit) as whole words; returns them. */
   deleteMatching(scope: Scope, pattern: string): Episode[] {
+    checkWordPattern(pattern);
     return this.ctx.tx(() =>
       this.audit.deleteLogged(scope, 'episodes', 'episode', this.findMatching(scope, pattern), (ep) => ({
         rowid: parseId(EPISODE_PREFIX, ep.id),

@@ -73,7 +73,8 @@ describe('FactStore', () => {
     expect(env.stores.facts.list(U).map((f) => f.key)).toEqual(['b', 'a']);
     expect(env.stores.facts.deleteMatching(U, 'APPLE').map((f) => f.key)).toEqual(['a']);
     expect(env.stores.facts.get(A, 'c')).not.toBeNull();
-    expect(env.stores.facts.deleteMatching(U, '%')).toEqual([]);
+    expect(env.stores.facts.deleteMatching(U, '50%')).toEqual([]);
+    expect(() => env.stores.facts.deleteMatching(U, '%')).toThrow(/letter or digit/);
     // Case is ignored beyond ASCII too, and a part of a word matches nothing.
     env.stores.facts.upsert(U, { key: 'd', value: 'Émile lives in Århus' });
     env.stores.facts.upsert(U, { key: 'e', value: 'Émilie likes tea' });
@@ -96,6 +97,19 @@ describe('FactStore', () => {
     expect(b?.key).toBe('b');
     expect(env.stores.facts.getByEntryId(b!.entry_id)).toBeNull();
     expect(env.stores.facts.delete(U, 'b')).toBeNull();
+  });
+
+  it('findMatching() matches values and chosen keys, never the generated part of a key', () => {
+    const f = env.stores.facts;
+    f.upsert(U, { key: 'note:remember-my-name-is-alice', value: 'Remember: my name is Alice' });
+    f.upsert(U, { key: 'personality:be-brief-2', value: 'Be brief' });
+    f.upsert(U, { key: 'auto:x', value: 'x' });
+    f.upsert(U, { key: 'favourite note', value: 'Lisbon' });
+    for (const p of ['note', 'auto', 'personality', 'remember-my', '2']) expect(f.findMatching(U, p).map((x) => x.key), p).toEqual(p === 'note' ? ['favourite note'] : []);
+    expect(f.findMatching(U, 'alice').map((x) => x.key)).toEqual(['note:remember-my-name-is-alice']);
+    expect(f.findMatching(U, 'favourite').map((x) => x.key)).toEqual(['favourite note']);
+    expect(() => f.deleteMatching(U, ' : - ')).toThrow(expect.objectContaining({ field: 'pattern' }));
+    expect(f.count(U)).toBe(4);
   });
 
   it('two Stores on two connections interleaving fact writes and L1 pushes lose nothing', () => {

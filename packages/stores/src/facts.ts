@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { familyName, familyNumber, freeName } from './name-family.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, likePattern, makeId, rowsMatching, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, likePattern, makeId, rowsMatching, parseId, parseJson, toIso } from './util.js';
 
 export const FACT_SOURCES = ['user_explicit', 'staging_promotion', 'episode_promotion', 'legacy', 'manual'] as const;
 export type FactSource = (typeof FACT_SOURCES)[number];
@@ -57,6 +57,23 @@ interface Row {
 }
 
 export const FACT_PREFIX = 'fact';
+
+/**
+ * Prefixes of the keys the primitives generate (`note:`, `thought:`, `auto:`, `personality:` plus
+ * a slug of the value's first words and a family number): the user never chose them.
+ */
+export const GENERATED_KEY_PREFIXES = ['note', 'thought', 'auto', 'personality'] as const;
+export type GeneratedKeyPrefix = (typeof GENERATED_KEY_PREFIXES)[number];
+const GENERATED_KEY = new RegExp(`^(?:${GENERATED_KEY_PREFIXES.join('|')}):`);
+
+/**
+ * The texts of a fact a pattern is matched against: the value, and the key when someone chose it.
+ * A generated key is a slug of the value (so adds nothing) plus a prefix and a number that every
+ * such fact shares: matched, "note", ":" or "2" swept up every fact think made.
+ */
+function matchedTexts(r: Row): string[] {
+  return GENERATED_KEY.test(r.key) ? [r.value] : [r.key, r.value];
+}
 
 function toFact(r: Row): Fact {
   return {
@@ -254,7 +271,10 @@ export class FactStore {
     });
   }
 
-  /** Facts whose key or value holds the pattern as whole words (case-insensitive, util.wordsMatcher), without deleting. */
+  /**
+   * Facts whose value, or key unless generated (GENERATED_KEY_PREFIXES), holds the pattern as
+   * whole words (case-insensitive, util.wordsMatcher), without deleting.
+   */
   findMatching(scope: Scope, pattern: string, limit = 10_000): Fact[] {
     checkScope(scope);
     checkText(pattern, 'pattern', 10_000);
@@ -265,11 +285,12 @@ export class FactStore {
          ORDER BY id`,
       )
       .iterate(scope.layer, scope.user_id, like, like) as IterableIterator<Row>;
-    return rowsMatching(rows, pattern, (r) => [r.key, r.value], limit).map(toFact);
+    return rowsMatching(rows, pattern, matchedTexts, limit).map(toFact);
   }
 
-  /** Delete the facts whose key or value holds the pattern as whole words; returns the deleted facts. */
+  /** Delete the facts findMatching finds; returns them. The pattern must hold a letter or digit (checkWordPattern). */
   deleteMatching(scope: Scope, pattern: string): Fact[] {
+    checkWordPattern(pattern);
     return this.ctx.tx(() =>
       this.audit.deleteLogged(scope, 'facts', 'fact', this.findMatching(scope, pattern), (f) => ({
         rowid: parseId(FACT_PREFIX, f.entry_id),

@@ -2,7 +2,7 @@ import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, likePattern, makeId, rowsMatching, normalizeTags, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, likePattern, makeId, rowsMatching, normalizeTags, parseId, parseJson, toIso } from './util.js';
 
 export const SOCIAL_NODE_TYPES = ['person', 'organization'] as const;
 export const GRAPH_RELATIONS = ['relates_to', 'knows', 'works_with', 'family_of', 'friend_of', 'met', 'mentions'] as const;
@@ -283,8 +283,9 @@ export class GraphStore {
     return rowsMatching(rows, pattern, (r) => [r.content], limit).map(toNode);
   }
 
-  /** Delete the nodes whose content holds the pattern as whole words (and their edges); returns the deleted nodes. */
+  /** Delete the nodes whose content holds the pattern (which needs a letter or digit) as whole words, and their edges; returns them. */
   deleteMatching(scope: Scope, pattern: string): GraphNode[] {
+    checkWordPattern(pattern);
     return this.ctx.tx(() =>
       this.audit.deleteLogged(scope, 'graph_nodes', 'graph_node', this.findMatching(scope, pattern), (n) => ({
         rowid: parseId(NODE_PREFIX, n.node_id),

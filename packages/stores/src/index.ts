@@ -17,6 +17,8 @@ export {
   IMPORTANCE_MIN,
   IMPORTANCE_MAX,
   clampImportance,
+  GENERATED_KEY_PREFIXES,
+  type GeneratedKeyPrefix,
   type Fact,
   type FactInput,
   type FactListOptions,

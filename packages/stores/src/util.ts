@@ -137,6 +137,19 @@ export function rowsMatching<R>(rows: Iterable<R>, pattern: string, texts: (row:
   return out;
 }
 
+/**
+ * A pattern for a bulk delete by words (the stores' deleteMatching): it must hold a letter or
+ * digit. One of punctuation alone ("-", ":") has no word to match and, taken as a bare substring,
+ * matched nearly every record.
+ */
+export function checkWordPattern(pattern: unknown, field = 'pattern'): string {
+  const p = checkText(pattern, field, 10_000);
+  if (!/[\p{L}\p{N}]/u.test(p)) {
+    throw validationError(field, `${field} must hold at least one letter or digit: punctuation alone would match almost every memory`, 'a word or phrase');
+  }
+  return p;
+}
+
 // In scripts written without spaces between words (scripts.ts) no word boundary can be told, so none is asked for.
 /** A letter, digit or mark of a script that puts spaces between words. */
 const SPACED_WORD_CHAR = `(?!${UNSPACED})[\\p{L}\\p{N}\\p{M}]`;

@@ -138,9 +138,47 @@ describe('scope fuzzy', () => {
   it('treats the pattern literally (% and _ are not wildcards)', async () => {
     s = await start();
     await s.call('think', { text: OTHER, layer: 'user' });
-    const r = await s.call('forget', { key: '%', scope: 'fuzzy', layer: 'user' });
-    expect(r.deleted_l3).toBe(0);
-    expect(count(s, 'episodes')).toBe(1);
+    await s.call('think', { text: 'We sold 500 tickets for the axe throwing contest.', layer: 'user' });
+    for (const key of ['50%', 'a_e', '%ferry%']) expect((await s.call('forget', { key, scope: 'fuzzy', layer: 'user' })).deleted_l3, key).toBe(0);
+    expect(count(s, 'episodes')).toBe(2);
+  });
+
+  it('refuses a pattern with no letter or digit, naming key, and deletes nothing', async () => {
+    s = await start();
+    for (const text of ['Remember: my name is Alice', 'Note that the meeting moved to Tuesday - at 10:30', OTHER]) await s.call('think', { text, layer: 'user' });
+    const before = snapshot(s);
+    for (const key of [':', '-', '%', '_', '...', '\u2014 ?']) {
+      const err = await toolError(s.call('forget', { key, scope: 'fuzzy', layer: 'user' }));
+      expect(err.field, key).toBe('key');
+      expect(err.message).toMatch(/letter or digit/);
+    }
+    expect(snapshot(s)).toEqual(before);
+    // Exact takes any key.
+    expect((await s.call('forget', { key: ':', layer: 'user' })).deleted_l4).toBe(0);
+  });
+
+  it('matches what the user wrote, not the generated keys (note:, thought:, auto:, personality:)', async () => {
+    s = await start();
+    const keys = [await keyOf('Remember: my name is Alice'), await keyOf('Important: my birthday is 12 May'), await keyOf('Remember: my favourite drink is green tea')];
+    expect(keys.every((k) => k.startsWith('note:'))).toBe(true);
+    await hook(s, 'new_message', { text: FACT });
+    await s.call('evolve', { instruction: 'Always answer in short sentences' });
+    await s.call('evolve', { instruction: 'Never use emoji' });
+    const episodes = count(s, 'episodes');
+    for (const key of ['note', 'remember-my', 'auto', 'thought', 'my-name']) {
+      const r = await s.call('forget', { key, scope: 'fuzzy', layer: 'user' });
+      expect(r.deleted_l4, key).toBe(0);
+    }
+    expect(count(s, 'facts', { layer: 'user' })).toBe(4);
+    expect(count(s, 'episodes')).toBe(episodes);
+    expect((await s.call('forget', { key: 'personality', scope: 'fuzzy', layer: 'agent' })).deleted_l4).toBe(0);
+    expect(count(s, 'facts', { layer: 'agent' })).toBe(2);
+    // The words of the value still match, and a key someone chose is still matched.
+    expect((await s.call('forget', { key: 'green tea', scope: 'fuzzy', layer: 'user' })).deleted_l4).toBe(1);
+    expect((await s.call('forget', { key: 'emoji', scope: 'fuzzy', layer: 'agent' })).deleted_l4).toBe(1);
+    const stores = s.kernel.container.resolve<{ facts: { upsert(scope: object, f: object): unknown } }>('stores');
+    stores.facts.upsert({ layer: 'user', user_id: 'default' }, { key: 'favourite_city', value: 'Lisbon' });
+    expect((await s.call('forget', { key: 'favourite_city', scope: 'fuzzy', layer: 'user' })).deleted_l4).toBe(1);
   });
 });
 

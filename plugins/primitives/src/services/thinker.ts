@@ -12,6 +12,7 @@ import {
   SHORT_THOUGHT_CHARS,
   trainingValue,
   WIKI_TITLE_MAX,
+  type GeneratedKeyPrefix,
   type Layer,
   type Scope,
   type Stores,
@@ -54,14 +55,14 @@ export const NEIGHBOURS = 2;
 /** Default wiki type of an automatic page per layer (routing rule 1). */
 export const LONG_THOUGHT_TYPE: Record<Layer, string> = { agent: 'decision_log', user: 'diary' };
 
-/** A key for an L4 fact made by think or evolve: a slug of the first words. */
-export function baseKey(prefix: string, text: string): string {
+/** A key for an L4 fact made by think or evolve: a slug of the first words (fuzzy forget never matches it: GENERATED_KEY_PREFIXES). */
+export function baseKey(prefix: GeneratedKeyPrefix, text: string): string {
   const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   return `${prefix}:${words.length ? slugify(words.slice(0, 6).join(' ')) : 'note'}`;
 }
 
 /** The key for this value in its family (FactStore.keyFor): the same value keeps its key, another value never overwrites. */
-export function freeFactKey(stores: Stores, scope: Scope, prefix: string, text: string): string {
+export function freeFactKey(stores: Stores, scope: Scope, prefix: GeneratedKeyPrefix, text: string): string {
   return stores.facts.keyFor(scope, baseKey(prefix, text), text);
 }
 

@@ -9,7 +9,9 @@ export function forgetTool(forgetter: Forgetter) {
     description:
       'Delete memories. scope exact (default): the L4 core fact with this key, plus the L3 episodes and graph nodes that ' +
       'carry its value and older Shadow Bin copies of it. scope fuzzy: every L4 fact, L3 episode and graph node whose text ' +
-      'holds the pattern as whole words, ignoring case ("cat" matches "my cat" and "cat-food", not "vacation"). scope recent: everything created in the last `minutes` (default 60), never archived: facts, episodes, graph nodes, ' +
+      'holds the pattern as whole words, ignoring case ("cat" matches "my cat" and "cat-food", not "vacation"); a fact\'s value ' +
+      'is matched, and its key only when not generated (note:, thought:, auto:, personality:); the pattern needs a letter or digit. ' +
+      'scope recent: everything created in the last `minutes` (default 60), never archived: facts, episodes, graph nodes, ' +
       "wiki pages (except a project's spec page), L1 items and timeline events; a memory created earlier and only updated in the window stays. " +
       'exact and fuzzy also delete the L1 items and timeline events holding the forgotten text and clear it from session summaries and from other episodes\' neighbouring context. ' +
       'With shadow_bin true (default) deleted records are archived in the Shadow Bin first and can be restored. ' +
