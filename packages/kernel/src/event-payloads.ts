@@ -2,8 +2,8 @@ import { invalid } from './errors.js';
 import { charLength, overChars } from './chars.js';
 import type { LifecycleEvent } from './hooks.js';
 
-/** What a payload key of a lifecycle event holds: text, or a token budget (a positive integer). */
-type KeyKind = 'text' | 'budget';
+/** What a payload key of a lifecycle event holds: text, a list of texts, or a token budget (a positive integer). */
+type KeyKind = 'text' | 'texts' | 'budget';
 
 interface KeySpec {
   kind: KeyKind;
@@ -18,7 +18,7 @@ interface KeySpec {
  */
 export const EVENT_PAYLOAD_KEYS: Readonly<Record<LifecycleEvent, Readonly<Record<string, KeySpec>>>> = Object.freeze({
   session_started: { text: { kind: 'text' }, budget: { kind: 'budget' } },
-  session_ended: { summary: { kind: 'text', required: true } },
+  session_ended: { summary: { kind: 'text', required: true }, topics: { kind: 'texts' } },
   new_message: { text: { kind: 'text', required: true } },
   auto_save_candidate: { text: { kind: 'text', required: true } },
   post_context_compression: { query: { kind: 'text', required: true } },
@@ -26,7 +26,13 @@ export const EVENT_PAYLOAD_KEYS: Readonly<Record<LifecycleEvent, Readonly<Record
   memory_pressure: {},
 });
 
-const ACCEPTED: Record<KeyKind, string> = { text: 'string', budget: 'positive integer (tokens)' };
+const ACCEPTED: Record<KeyKind, string> = { text: 'string', texts: 'list of strings', budget: 'positive integer (tokens)' };
+
+function hasKind(kind: KeyKind, value: unknown): boolean {
+  if (kind === 'text') return typeof value === 'string';
+  if (kind === 'texts') return Array.isArray(value) && value.every((v) => typeof v === 'string');
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1;
+}
 
 /**
  * The config key whose value bounds the length of stored text (the stores read the same key):
@@ -47,10 +53,9 @@ export function checkEventPayload(event: LifecycleEvent, payload: Record<string,
       if (spec.required) throw invalid(field, `is required for ${event} (${ACCEPTED[spec.kind]})`, ACCEPTED[spec.kind]);
       continue;
     }
-    const ok = spec.kind === 'text' ? typeof value === 'string' : typeof value === 'number' && Number.isInteger(value) && value >= 1;
-    if (!ok) throw invalid(field, `must be a ${ACCEPTED[spec.kind]}, got ${JSON.stringify(value)?.slice(0, 40) ?? typeof value}`, ACCEPTED[spec.kind]);
-    if (spec.kind === 'text' && overChars(value as string, maxText)) {
-      throw invalid(field, `is ${charLength(value as string)} characters; the limit is ${maxText} (${TEXT_LIMIT_KEY})`, { max: maxText });
+    if (!hasKind(spec.kind, value)) throw invalid(field, `must be a ${ACCEPTED[spec.kind]}, got ${JSON.stringify(value)?.slice(0, 40) ?? typeof value}`, ACCEPTED[spec.kind]);
+    for (const text of spec.kind === 'text' ? [value as string] : spec.kind === 'texts' ? (value as string[]) : []) {
+      if (overChars(text, maxText)) throw invalid(field, `is ${charLength(text)} characters; the limit is ${maxText} (${TEXT_LIMIT_KEY})`, { max: maxText });
     }
   }
 }

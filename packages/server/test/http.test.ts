@@ -84,6 +84,9 @@ describe('HTTP routes', () => {
     const noSummary = await a.inject({ method: 'POST', url: '/api/hooks/session_ended', payload: { payload: { summary: 7 } } });
     expect(noSummary.statusCode).toBe(400);
     expect(noSummary.json().error).toMatchObject({ type: 'ValidationError', field: 'payload.summary' });
+    const badTopics = await a.inject({ method: 'POST', url: '/api/hooks/session_ended', payload: { payload: { summary: 'x', topics: 'a' } } });
+    expect(badTopics.statusCode).toBe(400);
+    expect(badTopics.json().error).toMatchObject({ type: 'ValidationError', field: 'payload.topics', accepted: 'list of strings' });
     await a.close();
   });
 

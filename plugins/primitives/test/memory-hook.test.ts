@@ -68,6 +68,9 @@ describe('session_started and session_ended', () => {
       ['auto_save_candidate', {}, 'payload.text'],
       ['post_context_compression', { query: 99 }, 'payload.query'],
       ['post_context_compression', {}, 'payload.query'],
+      ['session_ended', { summary: 'x', topics: 'a' }, 'payload.topics'],
+      ['session_ended', { summary: 'x', topics: ['a', 2] }, 'payload.topics'],
+      ['session_ended', { summary: 'x', topics: { a: 'b' } }, 'payload.topics'],
     ];
     for (const [event, payload, field] of cases) {
       const err = await toolError(s.call('memory_hook', { event, payload }));
@@ -83,8 +86,17 @@ describe('session_started and session_ended', () => {
     await expect(s.kernel.dispatchEvent('session_ended', { summary: 'ok' }, 'user', 'u\uD800')).rejects.toMatchObject({ field: 'user_id' });
     await expect(s.kernel.dispatchEvent('session_ended', { summary: 'ok', notes: { k: ['\uD800'] } })).rejects.toMatchObject({ field: 'payload.notes.k.0' });
     expect(snapshot(s)).toEqual(before);
+    const topics = await toolError(s.call('memory_hook', { event: 'session_ended', payload: { summary: 'x', topics: 'a' } }));
+    expect(topics).toMatchObject({ field: 'payload.topics', accepted: 'list of strings' });
+    expect(topics.message).toMatch(/list of strings/);
+    const longTopic = await toolError(s.call('memory_hook', { event: 'session_ended', payload: { summary: 'x', topics: ['ok', 'x'.repeat(100_001)] } }));
+    expect(longTopic).toMatchObject({ field: 'payload.topics', accepted: { max: 100_000 } });
     // Keys the spec does not name are another plugin's to read: they pass.
     expect((await hook(s, 'session_ended', { summary: 'Done.', mood: 7 })).saved).toBe(true);
+    await hook(s, 'session_started', {});
+    expect((await hook(s, 'session_ended', { summary: 'Done again.', topics: ['ferry', 'pier'] })).saved).toBe(true);
+    const row = s.kernel.storage.db.prepare('SELECT topics FROM sessions ORDER BY id DESC LIMIT 1').get() as { topics: string };
+    expect(JSON.parse(row.topics)).toEqual(['ferry', 'pier']);
   });
 
   it('session_started takes a budget below the smallest inject budget up to it', async () => {

@@ -63,7 +63,8 @@ export class LifecycleHandlers {
     const scope = this.scope(e);
     const summary = str(e.payload.summary).trim();
     if (isBlank(summary)) return { saved: false, reason: 'payload.summary is empty; nothing to save' };
-    const topics = Array.isArray(e.payload.topics) ? e.payload.topics.filter((t): t is string => typeof t === 'string') : undefined;
+    // A list of strings when present: the kernel refuses any other topics (EVENT_PAYLOAD_KEYS) before this runs.
+    const topics = (e.payload.topics ?? undefined) as string[] | undefined;
     const { episode, session } = this.stores.transaction(() => ({
       episode: this.stores.episodes.add(scope, {
         summary,
