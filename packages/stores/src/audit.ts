@@ -49,6 +49,19 @@ export class AuditLog {
       .run(action, target_type, target_id, scope?.layer ?? null, scope?.user_id ?? null, this.ctx.iso(), JSON.stringify(detail));
   }
 
+  /**
+   * Blank the details of the scope's audit rows about these targets (keys, old values, titles: the
+   * words of a record), keeping each row's action, target and time: forget without the Shadow Bin
+   * keeps nothing of what it deleted. Returns the rows changed.
+   */
+  redact(scope: Scope, targetIds: readonly string[], reason: string): number {
+    const detail = JSON.stringify({ redacted: reason });
+    const update = this.ctx.stmt('UPDATE audit_log SET detail = ? WHERE target_id = ? AND layer = ? AND user_id = ? AND detail <> ?');
+    let n = 0;
+    for (const id of new Set(targetIds)) n += update.run(detail, id, scope.layer, scope.user_id, detail).changes;
+    return n;
+  }
+
   /** Every audit row about one target, oldest first. */
   forTarget(target_id: string, limit = 200): AuditEntry[] {
     const rows = this.ctx

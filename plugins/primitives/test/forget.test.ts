@@ -42,7 +42,7 @@ describe('scope exact', () => {
     // FACT and CARRIER each make a relation node, and both carry the value.
     expect(count(s, 'graph_nodes')).toBe(2);
     const r = await s.call('forget', { key, layer: 'user' });
-    expect(r).toEqual({ scope: 'exact', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 4, purged_shadow: 0, scrubbed_context: 0, deleted_wiki: 0, deleted_l1: 2, deleted_timeline: 0, scrubbed_sessions: 0 });
+    expect(r).toEqual({ scope: 'exact', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 4, purged_shadow: 0, scrubbed_context: 0, deleted_wiki: 0, deleted_l1: 2, deleted_timeline: 2, scrubbed_sessions: 0 });
     expect(count(s, 'facts')).toBe(0);
     expect(count(s, 'graph_nodes')).toBe(0);
     expect(await dreamIds(s, { query: 'birthday March' })).toEqual([]);
@@ -362,6 +362,20 @@ describe('what forget clears beyond the memory stores', () => {
     }
     expect(JSON.stringify(l1File(s, 'user'))).not.toContain('Alice');
     expect(l1File(s, 'user').items.map((i) => i.text)).toEqual([OTHER]);
+    // The audit trail keeps what happened to the fact, not its key (a slug of its words) or value.
+    expect(stored('SELECT detail FROM audit_log')).not.toMatch(/alice/i);
+    expect(stored("SELECT action FROM audit_log WHERE target_type = 'fact'")).toContain('delete');
+    expect(await dreamIds(s, { query: 'ferry pier' })).toHaveLength(1);
+  });
+
+  it('fuzzy with shadow_bin false leaves no key, value or title of what it deleted in the audit trail', async () => {
+    s = await start();
+    await keyOf('Remember: my name is Zanzibar Smith');
+    await s.call('think', { text: 'Zanzibar is an island off the coast of Tanzania with spice farms', layer: 'user' });
+    await s.call('think', { text: OTHER, layer: 'user' });
+    expect(stored('SELECT detail FROM audit_log')).toMatch(/zanzibar/i);
+    await s.call('forget', { key: 'Zanzibar', scope: 'fuzzy', layer: 'user', shadow_bin: false });
+    expect(stored('SELECT detail FROM audit_log')).not.toMatch(/zanzibar/i);
     expect(await dreamIds(s, { query: 'ferry pier' })).toHaveLength(1);
   });
 

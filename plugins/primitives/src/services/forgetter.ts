@@ -114,6 +114,11 @@ export class Forgetter {
     return result;
   }
 
+  /** Blank the audit details of deleted records (AuditLog.redact). */
+  private redact(scope: Scope, targets: readonly string[]): void {
+    if (targets.length > 0) this.stores.audit.redact(scope, targets, 'forget without the Shadow Bin');
+  }
+
   private archive(scope: Scope, store: 'l4' | 'l3' | 'graph', id: string, content: Fact | Episode | GraphNode, reason: string): void {
     this.stores.shadowBin.archive(scope, { origin_store: store, origin_id: id, content, reason });
   }
@@ -177,24 +182,31 @@ export class Forgetter {
     out.deleted_timeline = this.stores.timeline
       .deleteWhere(scope, terms.includes('') ? [] : terms, (e) => holds(e.summary) || holds(JSON.stringify(e.metadata)) || referred(e.metadata)).length;
     out.scrubbed_sessions = this.stores.sessions.scrubWhere(scope, holds);
+    // Without the Shadow Bin nothing of it stays: the audit rows keep what happened, not the words.
+    if (!shadow) this.redact(scope, [fact.entry_id, `l4:${key}`, ...episodes.map((e) => e.id), ...nodes.map((n) => n.node_id)]);
     return out;
   }
 
   private fuzzy(scope: Scope, pattern: string, shadow: boolean): ForgetReport {
     const out: ForgetReport = { scope: 'fuzzy', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0, scrubbed_context: 0, ...NOTHING_ELSE };
     const reason = `forget fuzzy "${pattern}"`;
+    const deleted: string[] = [];
     for (const f of this.stores.facts.deleteMatching(scope, pattern)) {
       if (shadow) this.archive(scope, 'l4', f.key, f, reason);
+      deleted.push(f.entry_id, `l4:${f.key}`);
       out.deleted_l4++;
     }
     for (const e of this.stores.episodes.deleteMatching(scope, pattern)) {
       if (shadow) this.archive(scope, 'l3', e.id, e, reason);
+      deleted.push(e.id);
       out.deleted_l3++;
     }
     for (const n of this.stores.graph.deleteMatching(scope, pattern)) {
       if (shadow) this.archive(scope, 'graph', n.node_id, n, reason);
+      deleted.push(n.node_id);
       out.deleted_graph++;
     }
+    if (!shadow) this.redact(scope, deleted);
     if (shadow) out.archived = out.deleted_l4 + out.deleted_l3 + out.deleted_graph;
     out.scrubbed_context = this.stores.episodes.scrubContext(scope, pattern);
     out.deleted_l1 = this.stores.l1.deleteMatching(scope, pattern).length;
