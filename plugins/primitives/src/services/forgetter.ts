@@ -62,6 +62,7 @@ export function carriesValue(recordText: string, value: string): boolean {
  */
 export function leadingChars(text: string): string {
   const first = norm(text).split(' ')[0] ?? '';
+  // eslint-disable-next-line no-control-regex -- the control characters are what JSON escapes
   return /^[^"\\\u0000-\u001f]*/.exec(first.slice(0, 16))![0];
 }
 
