@@ -2,7 +2,7 @@ import type { Clock, Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
 import { isBlank, overChars } from '@memory-service/kernel';
 import { validationError } from './errors.js';
-import { UNSPACED } from './scripts.js';
+import { lazyRegExp, UNSPACED } from './scripts.js';
 
 const DAY_MS = 86_400_000;
 /** First instant of year 10000: from there on, toISOString writes a six-digit year. */
@@ -153,8 +153,8 @@ export function checkWordPattern(pattern: unknown, field = 'pattern'): string {
 // In scripts written without spaces between words (scripts.ts) no word boundary can be told, so none is asked for.
 /** A letter, digit or mark of a script that puts spaces between words. */
 const SPACED_WORD_CHAR = `(?!${UNSPACED})[\\p{L}\\p{N}\\p{M}]`;
-const STARTS_WITH_WORD = new RegExp(`^${SPACED_WORD_CHAR}`, 'u');
-const ENDS_WITH_WORD = new RegExp(`${SPACED_WORD_CHAR}$`, 'u');
+const STARTS_WITH_WORD = lazyRegExp(() => `^${SPACED_WORD_CHAR}`, 'u');
+const ENDS_WITH_WORD = lazyRegExp(() => `${SPACED_WORD_CHAR}$`, 'u');
 
 /**
  * A test of whether a text holds `pattern` as whole words, case-insensitively: where the pattern
@@ -169,8 +169,8 @@ export function wordsMatcher(pattern: string): (text: string) => boolean {
     .split(/\s+/)
     .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
     .join('\\s+');
-  const head = STARTS_WITH_WORD.test(p) ? `(?<!${SPACED_WORD_CHAR})` : '';
-  const tail = ENDS_WITH_WORD.test(p) ? `(?!${SPACED_WORD_CHAR})` : '';
+  const head = STARTS_WITH_WORD().test(p) ? `(?<!${SPACED_WORD_CHAR})` : '';
+  const tail = ENDS_WITH_WORD().test(p) ? `(?!${SPACED_WORD_CHAR})` : '';
   const re = new RegExp(head + body + tail, 'iu');
   return (text) => re.test(text);
 }

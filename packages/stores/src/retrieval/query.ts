@@ -9,7 +9,7 @@
  * break the FTS syntax.
  */
 
-import { hasUnspaced, UNSPACED } from '../scripts.js';
+import { hasUnspaced, lazyRegExp, UNSPACED } from '../scripts.js';
 
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   `a about above after again against all also am an and any are aren as at be because been before being below
@@ -33,12 +33,12 @@ const UNSPACED_CHAR = `(?:(?=[\\p{L}\\p{N}\\p{M}])${UNSPACED})`;
  * letters included, as Japanese voiced sound marks after NFKD or Thai vowel and tone marks), or a
  * run of other letters and digits, which is a word token as unicode61 would cut it.
  */
-const MIXED_TOKEN = new RegExp(`(${UNSPACED_CHAR}(?:${UNSPACED_CHAR}|\\p{M})*)|(?:(?!${UNSPACED})[\\p{L}\\p{N}])+`, 'gu');
+const MIXED_TOKEN = lazyRegExp(() => `(${UNSPACED_CHAR}(?:${UNSPACED_CHAR}|\\p{M})*)|(?:(?!${UNSPACED})[\\p{L}\\p{N}])+`, 'gu');
 /** A letter, or a letter or digit, of a script written with spaces. */
 const SPACED_LETTER = `(?:(?!${UNSPACED})\\p{L})`;
 const SPACED_ALNUM = `(?:(?!${UNSPACED})[\\p{L}\\p{N}])`;
 /** hyphenJoins' runs in text that holds a script written without spaces. */
-const MIXED_HYPHENATED = new RegExp(`(?<!${SPACED_ALNUM}|-)${SPACED_LETTER}+(?:-${SPACED_LETTER}+)+(?!${SPACED_ALNUM})`, 'gu');
+const MIXED_HYPHENATED = lazyRegExp(() => `(?<!${SPACED_ALNUM}|-)${SPACED_LETTER}+(?:-${SPACED_LETTER}+)+(?!${SPACED_ALNUM})`, 'gu');
 /** The characters of a run, each with the marks that follow it. */
 const CHARACTER = /\P{M}\p{M}*|\p{M}+/gu;
 
@@ -56,7 +56,7 @@ export function wordTokens(text: string): string[] {
   const folded = s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
   if (!hasUnspaced(folded)) return folded.match(/[\p{L}\p{N}]+/gu) ?? [];
   const out: string[] = [];
-  for (const m of folded.matchAll(MIXED_TOKEN)) {
+  for (const m of folded.matchAll(MIXED_TOKEN())) {
     if (m[1] === undefined) {
       out.push(m[0]);
       continue;
@@ -83,7 +83,7 @@ export function hyphenJoins(text: string): string[] {
   const folded = ascii ? s.toLowerCase() : s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
   const runs = ascii
     ? folded.match(/(?<![a-z0-9-])[a-z]+(?:-[a-z]+)+(?![a-z0-9])/g)
-    : folded.match(hasUnspaced(folded) ? MIXED_HYPHENATED : /(?<![\p{L}\p{N}-])\p{L}+(?:-\p{L}+)+(?![\p{L}\p{N}])/gu);
+    : folded.match(hasUnspaced(folded) ? MIXED_HYPHENATED() : /(?<![\p{L}\p{N}-])\p{L}+(?:-\p{L}+)+(?![\p{L}\p{N}])/gu);
   if (!runs) return [];
   const out: string[] = [];
   for (const r of runs) {
