@@ -1,6 +1,7 @@
 export * from './types.js';
 export * from './errors.js';
 export { slugify, safeJoin, idSegment, isInside, writeFileAtomic } from './paths.js';
+export { holdsWord } from './util.js';
 export { storesMigrations } from './migrations/index.js';
 export { FTS_TABLES } from './migrations/fts.js';
 export { StoreContext } from './context.js';

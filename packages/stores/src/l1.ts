@@ -5,7 +5,7 @@ import { writeIfFree } from '@memory-service/kernel';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
-import { checkScope, checkText, makeId, scopeKey, toIso, wordsMatcher } from './util.js';
+import { checkScope, checkText, checkWordPattern, makeId, scopeKey, toIso, wordsMatcher } from './util.js';
 
 export interface L1Item {
   id: string;
@@ -283,19 +283,19 @@ export class L1Ring {
     checkScope(scope);
     return this.ctx.tx(() => {
       const rows = this.ctx.stmt('SELECT * FROM l1_items WHERE layer = ? AND user_id = ? ORDER BY id').all(scope.layer, scope.user_id) as Row[];
-      const gone = rows.map(toItem).filter(test);
-      if (gone.length === 0) return gone;
+      const gone = rows.filter((r) => test(toItem(r)));
+      if (gone.length === 0) return [];
       const del = this.ctx.stmt('DELETE FROM l1_items WHERE id = ?');
-      for (const r of rows) if (gone.some((g) => g.id === makeId('l1', r.id))) del.run(r.id);
+      for (const r of gone) del.run(r.id);
       this.forgetNewest(scope);
       this.markDirty(scope);
-      return gone;
+      return gone.map(toItem);
     });
   }
 
   /** Delete the scope's items whose text holds the pattern as whole words (util.wordsMatcher); returns them. */
   deleteMatching(scope: Scope, pattern: string): L1Item[] {
-    checkText(pattern, 'pattern', 10_000);
+    checkWordPattern(pattern);
     const matches = wordsMatcher(pattern);
     return this.deleteWhere(scope, (item) => matches(item.text));
   }

@@ -2,7 +2,7 @@ import type { StoreContext } from './context.js';
 import type { AuditLog } from './audit.js';
 import { sessionQuality } from './scorers/index.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, makeId, parseId, parseJson, wordsMatcher } from './util.js';
+import { checkScope, checkText, checkWordPattern, makeId, parseId, parseJson, wordsMatcher } from './util.js';
 import { validationError } from './errors.js';
 
 export interface SessionQualityDetail {
@@ -200,7 +200,7 @@ export class SessionStore {
 
   /** scrubWhere for a pattern held as whole words (util.wordsMatcher). */
   scrubMatching(scope: Scope, pattern: string): number {
-    checkText(pattern, 'pattern', 10_000);
+    checkWordPattern(pattern);
     return this.scrubWhere(scope, wordsMatcher(pattern));
   }
 

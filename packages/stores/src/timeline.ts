@@ -1,6 +1,6 @@
 import type { StoreContext } from './context.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, likePattern, makeId, parseId, parseJson, rowsMatching, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, likePattern, makeId, parseId, parseJson, rowsMatching, toIso } from './util.js';
 
 export interface TimelineEvent {
   id: string;
@@ -124,7 +124,7 @@ export class TimelineStore {
   /** Delete the scope's events whose summary or metadata holds the pattern as whole words (util.wordsMatcher); returns them. */
   deleteMatching(scope: Scope, pattern: string): TimelineEvent[] {
     checkScope(scope);
-    checkText(pattern, 'pattern', 10_000);
+    checkWordPattern(pattern);
     return this.ctx.tx(() => {
       const like = likePattern(pattern);
       const rows = this.ctx

@@ -137,6 +137,11 @@ export function rowsMatching<R>(rows: Iterable<R>, pattern: string, texts: (row:
   return out;
 }
 
+/** Whether a text holds a letter or digit: a pattern without one has no word to match. */
+export function holdsWord(text: string): boolean {
+  return /[\p{L}\p{N}]/u.test(text);
+}
+
 /**
  * A pattern for a bulk delete by words (the stores' deleteMatching): it must hold a letter or
  * digit. One of punctuation alone ("-", ":") has no word to match and, taken as a bare substring,
@@ -144,7 +149,7 @@ export function rowsMatching<R>(rows: Iterable<R>, pattern: string, texts: (row:
  */
 export function checkWordPattern(pattern: unknown, field = 'pattern'): string {
   const p = checkText(pattern, field, 10_000);
-  if (!/[\p{L}\p{N}]/u.test(p)) {
+  if (!holdsWord(p)) {
     throw validationError(field, `${field} must hold at least one letter or digit: punctuation alone would match almost every memory`, 'a word or phrase');
   }
   return p;

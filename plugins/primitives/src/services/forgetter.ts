@@ -1,5 +1,5 @@
 import { invalid, isBlank, type Clock } from '@memory-service/kernel';
-import type { Episode, Fact, GraphNode, Scope, Stores, WikiPageInfo } from '@memory-service/stores';
+import { holdsWord, type Episode, type Fact, type GraphNode, type Scope, type Stores, type WikiPageInfo } from '@memory-service/stores';
 
 export type ForgetScope = 'exact' | 'fuzzy' | 'recent';
 
@@ -93,7 +93,7 @@ export class Forgetter {
     const key = input.key.trim();
     if (isBlank(key) && input.scope !== 'recent') throw invalid('key', 'must not be empty', 'a fact key or a search pattern');
     // Punctuation alone has no word to match: as a bare substring it matched nearly every memory.
-    if (input.scope === 'fuzzy' && !/[\p{L}\p{N}]/u.test(key)) {
+    if (input.scope === 'fuzzy' && !holdsWord(key)) {
       throw invalid('key', `must hold at least one letter or digit for scope fuzzy (got ${JSON.stringify(key).slice(0, 40)})`, 'a word or phrase with a letter or digit');
     }
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
