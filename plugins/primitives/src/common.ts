@@ -1,4 +1,4 @@
-import { charLength, cutChars, layerSchema, userIdSchema, z } from '@memory-service/kernel';
+import { cutChars, layerSchema, overChars, userIdSchema, z } from '@memory-service/kernel';
 import type { Scope } from '@memory-service/stores';
 
 /** The `layer` input of every primitive that takes one (think adds `auto`). */
@@ -35,7 +35,7 @@ export const hitSchema = z.object({
 /** A compact single-line excerpt of at most `max` characters (code points: an emoji is never cut in half). */
 export function excerpt(text: string, max = 240): string {
   const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length <= max || charLength(flat) <= max ? flat : `${cutChars(flat, max - 1)}…`;
+  return overChars(flat, max) ? `${cutChars(flat, max - 1)}…` : flat;
 }
 
 /** Compact ISO-like timestamp for automatic page titles: 20260101T120000Z. */
