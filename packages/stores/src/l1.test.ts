@@ -45,6 +45,27 @@ describe('L1Ring', () => {
     expect(fresh.l1.reconcileFiles()).toBe(1);
   });
 
+  it('reconcileFiles() rewrites the files that still hold items a stopped process deleted from their rings', () => {
+    env.stores.l1.push(U, { text: 'kept before' });
+    env.stores.l1.push(U, { text: 'the secret to forget' });
+    env.stores.l1.push(U, { text: 'kept after' });
+    env.stores.l1.push(U2, { text: 'the only item, cleared' });
+    env.stores.l1.push(A, { text: 'untouched' });
+    env.stores.flush();
+    // Killed within L1_FLUSH_MS of its deletes: the rows are gone, the files still hold them.
+    const killed = env.second().stores;
+    expect(killed.l1.deleteMatching(U, 'secret')).toHaveLength(1);
+    expect(killed.l1.clear(U2)).toBe(1);
+    const fresh = env.second().stores;
+    expect(fresh.l1.reconcileFiles()).toBe(2);
+    fresh.flush();
+    const texts = (scope: typeof U) => JSON.parse(fs.readFileSync(fresh.l1.fileFor(scope), 'utf8')).items.map((i: { text: string }) => i.text);
+    expect(texts(U)).toEqual(['kept before', 'kept after']);
+    expect(texts(U2)).toEqual([]);
+    expect(texts(A)).toEqual(['untouched']);
+    expect(fresh.l1.reconcileFiles()).toBe(0);
+  });
+
   it('writes the file within L1_FLUSH_MS of a burst of pushes, not on every push', async () => {
     const file = env.stores.l1.fileFor(U);
     env.stores.l1.push(U, { text: 'first' });

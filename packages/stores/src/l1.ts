@@ -380,30 +380,54 @@ export class L1Ring {
   }
 
   /**
-   * Mark for rewriting the file of every scope whose file does not end with its ring's newest item:
-   * a process stopped between a push and its flush (killed) leaves the file behind the table, and
-   * only the scope's next change would have rewritten it. One grouped read of the table's index
-   * and one file read per scope. Returns how many scopes were marked.
+   * Mark for rewriting the file of every scope whose file does not hold exactly its ring's items: a
+   * process stopped between a change and its flush (killed) leaves the file behind the table, with
+   * pushes missing or with items it deleted (forgotten text), and only the scope's next change would
+   * have rewritten it. A file of a scope whose ring is empty now is rewritten empty. One read of the
+   * table's index and one read of each file. Returns how many scopes were marked.
    */
   reconcileFiles(): number {
     if (!this.ctx.db.open) return 0;
-    const newest = this.ctx.stmt('SELECT layer, user_id, max(id) AS id FROM l1_items GROUP BY layer, user_id').all() as (Scope & { id: number })[];
+    const files = new Map<string, L1File | undefined>();
+    for (const file of this.allFiles()) files.set(file, readRingFile(file));
+    const rows = this.ctx.stmt('SELECT layer, user_id, id FROM l1_items ORDER BY layer, user_id, id').all() as (Scope & { id: number })[];
+    const rings = new Map<string, { scope: Scope; ids: string[] }>();
+    for (const r of rows) {
+      const key = scopeKey(r.layer, r.user_id);
+      let ring = rings.get(key);
+      if (!ring) rings.set(key, (ring = { scope: { layer: r.layer, user_id: r.user_id }, ids: [] }));
+      ring.ids.push(makeId('l1', r.id));
+    }
     let marked = 0;
-    for (const r of newest) {
-      const scope: Scope = { layer: r.layer, user_id: r.user_id };
-      let last: unknown;
-      try {
-        const items = (JSON.parse(fs.readFileSync(this.fileFor(scope), 'utf8')) as Partial<L1File>).items;
-        last = Array.isArray(items) ? items[items.length - 1]?.id : undefined;
-      } catch {
-        last = undefined;
-      }
-      if (last !== makeId('l1', r.id)) {
-        this.markDirty(scope);
-        marked++;
-      }
+    const mark = (scope: Scope) => {
+      this.markDirty(scope);
+      marked++;
+    };
+    for (const { scope, ids } of rings.values()) {
+      const file = this.fileFor(scope);
+      // The ring is the scope's newest `size` rows (see L1_TRIM_EVERY).
+      const want = ids.slice(Math.max(0, ids.length - this.size));
+      const held = files.get(file)?.items.map((it) => it.id);
+      files.delete(file);
+      if (held === undefined || held.length !== want.length || held.some((id, i) => id !== want[i])) mark(scope);
+    }
+    // The files left belong to no ring: those that still hold items are emptied. An unreadable file
+    // names no scope for certain, and is left to memory_heal (purgeInvalid).
+    for (const [file, body] of files) {
+      if (body === undefined || body.items.length === 0) continue;
+      const scope: Scope = { layer: body.layer, user_id: body.user_id };
+      if (this.ownFile(scope) === path.resolve(file)) mark(scope);
     }
     return marked;
+  }
+
+  /** The resolved path of the scope's file, or null when `scope` (read from a file) is no valid scope. */
+  private ownFile(scope: Scope): string | null {
+    try {
+      return path.resolve(this.fileFor(scope));
+    } catch {
+      return null;
+    }
   }
 
   /** Drop the scope's newest items from the copy, now and again at commit (a read in between may not keep them, see recent). */
@@ -438,6 +462,17 @@ export class L1Ring {
       }
     }
     return out;
+  }
+}
+
+/** A ring file's body when it is JSON with an items array, else undefined (missing or unreadable). */
+function readRingFile(file: string): L1File | undefined {
+  try {
+    const body = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<L1File> | null;
+    if (typeof body !== 'object' || body === null || !Array.isArray(body.items)) return undefined;
+    return body as L1File;
+  } catch {
+    return undefined;
   }
 }
 
