@@ -294,13 +294,14 @@ export class Stores {
 
   /**
    * Mend what a process stopped mid-write (killed) can leave on disk, cheaply enough for every
-   * start: L1 files behind their rings, the files of the last wiki pages saved, and the temp files
-   * of killed atomic writes in the L1, index and those pages' folders. Returns what was rewritten.
+   * start: L1 files behind their rings, the files of the last wiki pages saved, the files of deleted
+   * or moved pages it had not removed, and the temp files of killed atomic writes in the L1, index
+   * and those pages' folders. Returns how many files were rewritten (or, for wiki, also removed).
    */
   repairAfterStop(): { l1_files: number; wiki_files: number } {
     if (!this.ctx.db.open) return { l1_files: 0, wiki_files: 0 };
     const l1Files = this.l1.reconcileFiles();
-    const wikiFiles = this.wiki.repairRecent(this.auditMarkAtStart);
+    const wikiFiles = this.wiki.repairRecent(this.auditMarkAtStart) + this.wiki.filesBehind.finishRemovals();
     for (const dir of [['l1', 'user'], ['l1', 'agent'], [SNAPSHOT_DIR]]) removeStaleTemps(safeJoin(this.ctx.dataDir, ...dir));
     return { l1_files: l1Files, wiki_files: wikiFiles };
   }

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { writeIfFree } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { safeJoin, writeFileAtomic } from './paths.js';
 
@@ -44,7 +45,60 @@ export class WikiFilesBehind {
     } catch (err) {
       this.paths.add(rel);
       const delay = this.schedule();
-      this.ctx.logger.error(`${what} ${rel} failed (the page's row is stored; tried again in ${delay} ms): ${(err as Error).message}`);
+      this.ctx.logger.error(`${what} ${rel} failed (the page's change is stored; its file is tried again in ${delay} ms): ${(err as Error).message}`);
+    }
+  }
+
+  /**
+   * Inside the transaction that deletes or moves a page: note that the file at `rel` is to be
+   * removed, and remove it once the transaction commits. The note is cleared when the file is gone;
+   * one a stopped process left is finished by the next start (finishRemovals).
+   */
+  removeAfterCommit(rel: string, what: string): void {
+    this.ctx.stmt('INSERT OR IGNORE INTO wiki_file_removals (path) VALUES (?)').run(rel);
+    const abs = safeJoin(this.ctx.dataDir, rel);
+    this.ctx.whenCommitted(() => {
+      this.apply(rel, what, () => fs.rmSync(abs, { force: true }));
+      if (!this.paths.has(rel)) this.removalDone(rel);
+    });
+  }
+
+  /**
+   * Remove the files of the removals noted and never finished (a process stopped first) whose path
+   * no page has taken since; a page that took one keeps its file. Returns how many files were
+   * removed. A file that cannot be removed stays noted and behind (tried again on the timer).
+   */
+  finishRemovals(): number {
+    if (!this.ctx.db.open) return 0;
+    let removed = 0;
+    // Under the write lock: no other process commits a page at one of these paths in between.
+    this.ctx.tx(() => {
+      const rels = this.ctx.stmt('SELECT path FROM wiki_file_removals').pluck(true).all() as string[];
+      const taken = this.ctx.stmt('SELECT 1 FROM wiki_pages WHERE path = ?').pluck(true);
+      const done = this.ctx.stmt('DELETE FROM wiki_file_removals WHERE path = ?');
+      for (const rel of rels) {
+        if (taken.get(rel) === undefined) {
+          const abs = safeJoin(this.ctx.dataDir, rel);
+          if (!fs.existsSync(abs)) {
+            done.run(rel);
+            continue;
+          }
+          this.apply(rel, 'removing the page file', () => fs.rmSync(abs, { force: true }));
+          if (this.paths.has(rel)) continue;
+          removed++;
+        }
+        done.run(rel);
+      }
+    });
+    return removed;
+  }
+
+  /** Clear the note of a removal that is done; never waits for the lock (the next start clears it then). */
+  private removalDone(rel: string): void {
+    try {
+      writeIfFree(this.ctx.db, () => this.ctx.stmt('DELETE FROM wiki_file_removals WHERE path = ?').run(rel));
+    } catch {
+      // Left noted: the next start finds the file gone and clears it.
     }
   }
 
@@ -69,6 +123,7 @@ export class WikiFilesBehind {
         if (row) writeFileAtomic(abs, row.content);
         else fs.rmSync(abs, { force: true });
         this.paths.delete(rel);
+        if (!row) this.removalDone(rel);
       } catch (err) {
         lastError = err;
       }

@@ -177,6 +177,41 @@ describe('WikiStore', () => {
     expect(env.second().stores.repairAfterStop()).toEqual({ l1_files: 0, wiki_files: 1 });
   });
 
+  it('repairAfterStop() removes the files of deleted or moved pages that a stopped process could not remove', () => {
+    const w = env.stores.wiki;
+    const file = (rel: string) => path.join(env.dir, rel);
+    const gone = w.save(U, { title: 'Gone', content: 'forgotten words', wiki_type: 'diary' });
+    const moved = w.save(U, { title: 'Moved', content: 'old place', wiki_type: 'diary' });
+    const kept = w.save(U, { title: 'Kept', content: 'still here', wiki_type: 'diary' });
+    // A folder in the files' places: their removal fails after the commits, as on a read-only disk.
+    const block = (rel: string) => {
+      fs.rmSync(file(rel));
+      fs.mkdirSync(file(rel));
+      fs.writeFileSync(path.join(file(rel), 'x'), 'x');
+    };
+    block(gone.path);
+    block(moved.path);
+    expect(w.delete(U, 'Gone')).not.toBeNull();
+    const now = w.save(U, { title: 'Moved', content: 'new place', wiki_type: 'work_notes' });
+    expect(now.path).not.toBe(moved.path);
+    // The process stops with the files still there, and the disk takes writes again.
+    for (const rel of [gone.path, moved.path]) {
+      fs.rmSync(file(rel), { recursive: true });
+      fs.writeFileSync(file(rel), 'left behind');
+    }
+    const next = env.second().stores;
+    expect(next.repairAfterStop()).toEqual({ l1_files: 0, wiki_files: 2 });
+    expect(fs.existsSync(file(gone.path))).toBe(false);
+    expect(fs.existsSync(file(moved.path))).toBe(false);
+    expect(fs.readFileSync(file(now.path), 'utf8')).toBe('new place');
+    expect(fs.readFileSync(file(kept.path), 'utf8')).toBe('still here');
+    // A later page that takes a removed page's path keeps its file.
+    const again = next.wiki.save(U, { title: 'Gone', content: 'a new page', wiki_type: 'diary' });
+    expect(again.path).toBe(gone.path);
+    expect(env.second().stores.repairAfterStop()).toEqual({ l1_files: 0, wiki_files: 0 });
+    expect(fs.readFileSync(file(again.path), 'utf8')).toBe('a new page');
+  });
+
   it('rejects unknown wiki types naming the field and the accepted values', () => {
     try {
       env.stores.wiki.save(U, { title: 't', content: 'c', wiki_type: 'poetry' });

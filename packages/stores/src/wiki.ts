@@ -141,10 +141,7 @@ export class WikiStore {
       this.holdUntilCommit(rel, content);
       if (moved) this.holdUntilCommit(moved, null);
       this.ctx.whenCommitted(() => this.filesBehind.apply(rel, 'writing the page file', () => writeFileAtomic(abs, content)));
-      if (moved) {
-        const old = safeJoin(this.ctx.dataDir, moved);
-        this.ctx.whenCommitted(() => this.filesBehind.apply(moved, 'removing the moved page file', () => fs.rmSync(old, { force: true })));
-      }
+      if (moved) this.filesBehind.removeAfterCommit(moved, 'removing the moved page file');
       // The file will hold exactly `content`: the row is read back for its id and dates, not the file.
       const page: WikiPage = { ...toInfo(this.row(scope, title) as Row), content };
       this.audit.log(scope, before ? 'update' : 'create', 'wiki_page', page.id, { title, wiki_type: wikiType, path: rel });
@@ -354,9 +351,8 @@ export class WikiStore {
     this.ctx
       .stmt('DELETE FROM wiki_links WHERE layer = ? AND user_id = ? AND (from_title = ? OR to_title = ?)')
       .run(scope.layer, scope.user_id, r.title, r.title);
-    const file = safeJoin(this.ctx.dataDir, r.path);
     this.holdUntilCommit(r.path, null);
-    this.ctx.whenCommitted(() => this.filesBehind.apply(r.path, 'removing the page file', () => fs.rmSync(file, { force: true })));
+    this.filesBehind.removeAfterCommit(r.path, 'removing the page file');
     this.audit.log(scope, 'delete', 'wiki_page', makeId('wiki', r.id), { title: r.title, path: r.path });
   }
 
