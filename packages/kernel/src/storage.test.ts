@@ -189,3 +189,41 @@ describe('the SQLite driver follows the Node-API version of the running Node', (
     }
   });
 });
+
+describe('Storage on a database file it cannot use', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-test-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const openError = (): MemoryError => {
+    try {
+      new Storage(dir).close();
+    } catch (err) {
+      return err as MemoryError;
+    }
+    throw new Error('the database opened');
+  };
+
+  it('refuses a file that is not a SQLite database with KERNEL_ERR_STORAGE naming the file and what to do', () => {
+    fs.writeFileSync(path.join(dir, 'memory.db'), 'these are notes, not a database\n'.repeat(200));
+    const err = openError();
+    expect(err).toBeInstanceOf(MemoryError);
+    expect(err.code).toBe('KERNEL_ERR_STORAGE');
+    expect(err.message).toContain(path.join(dir, 'memory.db'));
+    expect(err.message).toMatch(/not a SQLite database/);
+    expect(err.message).toMatch(/move it away|restore/);
+  });
+
+  it('refuses a truncated database file the same way', () => {
+    const storage = new Storage(dir);
+    storage.db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    for (let i = 0; i < 50; i++) storage.prepare('INSERT INTO t (body) VALUES (?)').run('x'.repeat(3000));
+    storage.close();
+    fs.truncateSync(path.join(dir, 'memory.db'), 1000);
+    const err = openError();
+    expect(err.code).toBe('KERNEL_ERR_STORAGE');
+    expect(err.message).toContain(path.join(dir, 'memory.db'));
+  });
+});

@@ -126,6 +126,27 @@ export function betterSqliteAddon(): string | undefined {
   return sqliteDriver().addon;
 }
 
+/** What to do about a database file SQLite refused, by its error code. */
+const OPEN_ADVICE: Record<string, string> = {
+  SQLITE_NOTADB: 'it is not a SQLite database; move it away to start with an empty memory, or restore it from a backup',
+  SQLITE_CORRUPT: 'the file is damaged (truncated or overwritten); move it away with its -wal and -shm files to start with an empty memory, or restore it from a backup',
+  SQLITE_READONLY: 'the data dir and memory.db must be writable by this user (or point MCP_MEMORY_DATA_DIR at a writable directory)',
+  SQLITE_CANTOPEN: 'the data dir (MCP_MEMORY_DATA_DIR) must be a directory this user can read and write, and memory.db in it a file',
+  SQLITE_PERM: 'the data dir and memory.db must be readable and writable by this user',
+};
+
+/**
+ * A KERNEL_ERR_STORAGE for a database that could not be opened, naming the file, SQLite's reason and
+ * what to do: SQLite's own message ("file is not a database", "attempt to write a readonly
+ * database") names neither the file nor a way out.
+ */
+function openError(file: string, err: unknown): MemoryError {
+  const code = String((err as { code?: unknown }).code ?? '');
+  const base = Object.keys(OPEN_ADVICE).find((c) => code === c || code.startsWith(`${c}_`));
+  const advice = base ? `: ${OPEN_ADVICE[base]}` : '';
+  return new MemoryError('KERNEL_ERR_STORAGE', `cannot open the database ${file} (${(err as Error).message})${advice}`, { cause: err });
+}
+
 /**
  * The storage context: one SQLite file under the data dir in WAL mode, a statement cache and
  * per-package migrations recorded in `kernel_migrations`.
@@ -149,17 +170,24 @@ export class Storage {
     makeDirs(dataDir);
     this.file = opts.file ?? path.join(dataDir, 'memory.db');
     const sqlite = sqliteDriver();
-    this.db = new sqlite.Database(this.file, sqlite.addon ? { nativeBinding: sqlite.addon } : {});
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('foreign_keys = ON');
-    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
-    this.db.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
-    this.db.exec(`CREATE TABLE IF NOT EXISTS kernel_migrations (
-      owner TEXT NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL,
-      PRIMARY KEY (owner, id))`);
-    // One row, rewritten to start the WAL over while idle (see checkpointNow).
-    this.db.exec('CREATE TABLE IF NOT EXISTS kernel_wal_restarts (id INTEGER PRIMARY KEY CHECK (id = 1), restarts INTEGER NOT NULL)');
+    let db: Db | undefined;
+    try {
+      db = new sqlite.Database(this.file, sqlite.addon ? { nativeBinding: sqlite.addon } : {});
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
+      db.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
+      db.exec(`CREATE TABLE IF NOT EXISTS kernel_migrations (
+        owner TEXT NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL,
+        PRIMARY KEY (owner, id))`);
+      // One row, rewritten to start the WAL over while idle (see checkpointNow).
+      db.exec('CREATE TABLE IF NOT EXISTS kernel_wal_restarts (id INTEGER PRIMARY KEY CHECK (id = 1), restarts INTEGER NOT NULL)');
+    } catch (err) {
+      if (db?.open) db.close();
+      throw openError(this.file, err);
+    }
+    this.db = db;
   }
 
   /** A cached prepared statement. */
