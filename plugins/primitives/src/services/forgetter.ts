@@ -1,5 +1,5 @@
 import { invalid, isBlank, type Clock } from '@memory-service/kernel';
-import { holdsWord, type Episode, type Fact, type GraphNode, type Scope, type Stores, type WikiPageInfo } from '@memory-service/stores';
+import { holdsWord, type Episode, type Fact, type GraphNode, type Scope, type Stores, type WikiPage, type WikiPageInfo } from '@memory-service/stores';
 
 export type ForgetScope = 'exact' | 'fuzzy' | 'recent';
 
@@ -19,7 +19,7 @@ export interface ForgetResult {
   purged_shadow: number;
   /** Episodes whose neighbouring context held the forgotten text and was cleared. */
   scrubbed_context: number;
-  /** Wiki pages deleted (scope recent; 0 for the others). */
+  /** Wiki pages deleted: recent, those created in the window; exact and fuzzy, the page of a long thought whose link they deleted. */
   deleted_wiki: number;
 }
 
@@ -120,8 +120,27 @@ export class Forgetter {
     if (targets.length > 0) this.stores.audit.redact(scope, targets, 'forget without the Shadow Bin');
   }
 
-  private archive(scope: Scope, store: 'l4' | 'l3' | 'graph', id: string, content: Fact | Episode | GraphNode, reason: string): void {
+  private archive(scope: Scope, store: 'l4' | 'l3' | 'graph' | 'wiki', id: string, content: Fact | Episode | GraphNode | WikiPage, reason: string): void {
     this.stores.shadowBin.archive(scope, { origin_store: store, origin_id: id, content, reason });
+  }
+
+  /**
+   * Delete the pages of long thoughts whose link (think routing rule 1: an L4 fact or L3 episode
+   * whose metadata names the page's path) was just deleted, archiving each first when `shadow`: the
+   * link is an excerpt of the page, and forgetting it left the thought's whole text recallable.
+   * Only a page of the same scope that think made for a long thought (tag long_thought) goes.
+   */
+  private deleteLinkedPages(scope: Scope, metas: readonly Record<string, unknown>[], shadow: boolean, reason: string): WikiPage[] {
+    const paths = new Set(metas.filter((m) => m.origin === 'think' && typeof m.wiki_path === 'string').map((m) => m.wiki_path as string));
+    const out: WikiPage[] = [];
+    for (const p of paths) {
+      const page = this.stores.wiki.read(scope, p);
+      if (!page || !page.tags.includes('long_thought')) continue;
+      if (shadow) this.archive(scope, 'wiki', page.title, page, reason);
+      this.stores.wiki.delete(scope, page.title);
+      out.push(page);
+    }
+    return out;
   }
 
   private exact(scope: Scope, key: string, shadow: boolean): ForgetReport {
@@ -164,9 +183,12 @@ export class Forgetter {
       this.stores.graph.deleteNode(scope, node.node_id);
       out.deleted_graph++;
     }
+    const pages = this.deleteLinkedPages(scope, [fact.metadata, ...episodes.map((e) => e.meta)], shadow, `forget exact ${key}`);
+    out.deleted_wiki = pages.length;
+    if (shadow) out.archived += pages.length;
     out.scrubbed_context = this.stores.episodes.scrubContext(scope, fact.value);
-    // The L1 ring, the timeline and the sessions hold the fact's text, or that of an episode deleted with it.
-    const texts = [fact.value, ...episodes.map((e) => e.summary)];
+    // The L1 ring, the timeline and the sessions hold the fact's text, or that of an episode or long thought's page deleted with it.
+    const texts = [fact.value, ...episodes.map((e) => e.summary), ...pages.map((p) => p.content)];
     const holds = (text: string) => texts.some((t) => carriesValue(text, t) || isExcerptOf(text, t));
     const epIds = new Set(episodes.map((e) => e.id));
     const l1 = this.stores.l1.deleteWhere(scope, (item) => holds(item.text) || (item.ref !== null && epIds.has(item.ref)));
@@ -184,7 +206,7 @@ export class Forgetter {
       .deleteWhere(scope, terms.includes('') ? [] : terms, (e) => holds(e.summary) || holds(JSON.stringify(e.metadata)) || referred(e.metadata)).length;
     out.scrubbed_sessions = this.stores.sessions.scrubWhere(scope, holds);
     // Without the Shadow Bin nothing of it stays: the audit rows keep what happened, not the words.
-    if (!shadow) this.redact(scope, [fact.entry_id, `l4:${key}`, ...episodes.map((e) => e.id), ...nodes.map((n) => n.node_id)]);
+    if (!shadow) this.redact(scope, [fact.entry_id, `l4:${key}`, ...episodes.map((e) => e.id), ...nodes.map((n) => n.node_id), ...pages.map((p) => p.id)]);
     return out;
   }
 
@@ -192,14 +214,17 @@ export class Forgetter {
     const out: ForgetReport = { scope: 'fuzzy', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0, scrubbed_context: 0, ...NOTHING_ELSE };
     const reason = `forget fuzzy "${pattern}"`;
     const deleted: string[] = [];
+    const metas: Record<string, unknown>[] = [];
     for (const f of this.stores.facts.deleteMatching(scope, pattern)) {
       if (shadow) this.archive(scope, 'l4', f.key, f, reason);
       deleted.push(f.entry_id, `l4:${f.key}`);
+      metas.push(f.metadata);
       out.deleted_l4++;
     }
     for (const e of this.stores.episodes.deleteMatching(scope, pattern)) {
       if (shadow) this.archive(scope, 'l3', e.id, e, reason);
       deleted.push(e.id);
+      metas.push(e.meta);
       out.deleted_l3++;
     }
     for (const n of this.stores.graph.deleteMatching(scope, pattern)) {
@@ -207,8 +232,11 @@ export class Forgetter {
       deleted.push(n.node_id);
       out.deleted_graph++;
     }
+    const pages = this.deleteLinkedPages(scope, metas, shadow, reason);
+    deleted.push(...pages.map((p) => p.id));
+    out.deleted_wiki = pages.length;
     if (!shadow) this.redact(scope, deleted);
-    if (shadow) out.archived = out.deleted_l4 + out.deleted_l3 + out.deleted_graph;
+    if (shadow) out.archived = out.deleted_l4 + out.deleted_l3 + out.deleted_graph + out.deleted_wiki;
     out.scrubbed_context = this.stores.episodes.scrubContext(scope, pattern);
     out.deleted_l1 = this.stores.l1.deleteMatching(scope, pattern).length;
     out.deleted_timeline = this.stores.timeline.deleteMatching(scope, pattern).length;

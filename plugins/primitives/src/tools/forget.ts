@@ -14,6 +14,7 @@ export function forgetTool(forgetter: Forgetter) {
       'scope recent: everything created in the last `minutes` (default 60), never archived: facts, episodes, graph nodes, ' +
       "wiki pages (except a project's spec page), L1 items and timeline events; a memory created earlier and only updated in the window stays. " +
       'exact and fuzzy also delete the L1 items and timeline events holding the forgotten text and clear it from session summaries and from other episodes\' neighbouring context. ' +
+      'When exact or fuzzy deletes the short link a long thought (over 2000 characters) left in L4 or L3, the thought\'s wiki page goes too. ' +
       'With shadow_bin true (default) deleted records are archived in the Shadow Bin first and can be restored. ' +
       'Returns counts per store.',
     input: z.object({
@@ -35,7 +36,7 @@ export function forgetTool(forgetter: Forgetter) {
       deleted_l1: z.number(),
       deleted_timeline: z.number(),
       scrubbed_sessions: z.number(),
-      deleted_wiki: z.number().describe('Wiki pages deleted (scope recent)'),
+      deleted_wiki: z.number().describe('Wiki pages deleted (recent: created in the window; exact and fuzzy: the page of a long thought whose link was deleted)'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: (args) => forgetter.forget(args),

@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import path from 'node:path';
+import { actionsIn, count, dreamIds, start, type TestServer } from './helpers.js';
+
+/**
+ * A thought over 2000 characters is a wiki page plus a short link to it in L4 or L3 (routing rule 1).
+ * Forgetting the link (exact by its key, fuzzy by a word of it) forgets the thought: its page, and
+ * the L1 item and timeline event holding its text, go with it.
+ */
+let s: TestServer;
+afterEach(async () => {
+  await s?.close();
+});
+
+const IMPORTANT = `IMPORTANT critical decision: never deploy on Fridays. ${'We learned this the hard way after the outage. '.repeat(45)}`;
+const PLAIN = `A quiet note about the garden and the tomatoes. ${'The tomatoes grew slowly this season in the garden. '.repeat(45)}`;
+
+function shadowStores(): string[] {
+  return (s.kernel.storage.db.prepare('SELECT origin_store FROM shadow_bin ORDER BY id').all() as { origin_store: string }[]).map((r) => r.origin_store);
+}
+
+describe('forget of a long thought', () => {
+  it('exact by its L4 link key deletes the page and the L1 item, archiving the page', async () => {
+    s = await start();
+    const r = await s.call('think', { text: IMPORTANT, layer: 'user' });
+    expect(r.routing.rule).toBe('long_to_wiki');
+    const [link] = actionsIn(r, 'l4');
+    const [page] = actionsIn(r, 'wiki');
+    expect(link && page).toBeTruthy();
+    const out = await s.call('forget', { key: link!.key, layer: 'user' });
+    expect(out).toMatchObject({ deleted_l4: 1, deleted_wiki: 1, deleted_l1: 1, deleted_timeline: 1, archived: 2 });
+    expect(count(s, 'wiki_pages')).toBe(0);
+    expect(fs.existsSync(path.join(s.dataDir, page!.path!))).toBe(false);
+    expect(await dreamIds(s, { query: 'deploy Fridays outage' })).toEqual([]);
+    const wake = await s.call('wake_up', { layer: 'user' });
+    expect(wake.brief).not.toMatch(/Fridays/);
+    expect(shadowStores().sort()).toEqual(['l4', 'wiki']);
+  });
+
+  it('exact without the Shadow Bin keeps no copy of the page', async () => {
+    s = await start();
+    const r = await s.call('think', { text: IMPORTANT, layer: 'user' });
+    const out = await s.call('forget', { key: actionsIn(r, 'l4')[0]!.key, layer: 'user', shadow_bin: false });
+    expect(out).toMatchObject({ deleted_l4: 1, deleted_wiki: 1, archived: 0 });
+    expect(count(s, 'wiki_pages')).toBe(0);
+    expect(count(s, 'shadow_bin')).toBe(0);
+  });
+
+  it('fuzzy matching its L3 link deletes the page too', async () => {
+    s = await start();
+    const r = await s.call('think', { text: PLAIN, layer: 'user' });
+    expect(actionsIn(r, 'l3')[0]!.kind).toBe('wiki_link');
+    const out = await s.call('forget', { key: 'tomatoes', scope: 'fuzzy', layer: 'user' });
+    expect(out).toMatchObject({ deleted_l3: 1, deleted_wiki: 1, archived: 2 });
+    expect(count(s, 'wiki_pages')).toBe(0);
+    expect(await dreamIds(s, { query: 'tomatoes garden' })).toEqual([]);
+  });
+
+  it('leaves the pages of other thoughts, layers and users alone', async () => {
+    s = await start();
+    const mine = await s.call('think', { text: IMPORTANT, layer: 'user' });
+    await s.call('think', { text: IMPORTANT, layer: 'agent' });
+    await s.call('think', { text: IMPORTANT, layer: 'user', user_id: 'bob' });
+    await s.call('think', { text: PLAIN, layer: 'user' });
+    const out = await s.call('forget', { key: actionsIn(mine, 'l4')[0]!.key, layer: 'user' });
+    expect(out.deleted_wiki).toBe(1);
+    expect(count(s, 'wiki_pages', { layer: 'user' })).toBe(1);
+    expect(count(s, 'wiki_pages', { layer: 'agent' })).toBe(1);
+    expect(count(s, 'wiki_pages', { layer: 'user', user_id: 'bob' })).toBe(1);
+  });
+});
