@@ -274,6 +274,31 @@ describe('scope recent', () => {
     expect((await s.call('forget', { key: 'nothing', layer: 'user' })).deleted_wiki).toBe(0);
   });
 
+  // Regression guard, fixed: recent left the summary and topics of a session ended in the window, so
+  // wake_up still showed what the session was about.
+  it('clears the summary of a session ended in the window, not of one ended before it, nor of another user', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const session = async (summary: string, user_id = 'default') => {
+      await hook(s, 'session_started', {}, { layer: 'user', user_id });
+      await hook(s, 'session_ended', { summary, topics: [summary.split(' ')[1]!] }, { layer: 'user', user_id });
+    };
+    await session('Discussed harbour tides with the captain');
+    clock.advance(2 * HOUR);
+    await session('Discussed the secret Zanzibar migration plan');
+    await session('Discussed the Zanzibar plan with Bob', 'bob');
+    const r = await s.call('forget', { key: '', scope: 'recent', minutes: 60, layer: 'user' });
+    expect(r.scrubbed_sessions).toBe(1);
+    const brief = (await s.call('wake_up', { layer: 'user' })) as { brief: string };
+    expect(brief.brief).not.toContain('Zanzibar');
+    const rows = s.kernel.storage.db.prepare('SELECT user_id, summary, topics FROM sessions ORDER BY id').all();
+    expect(rows).toEqual([
+      { user_id: 'default', summary: 'Discussed harbour tides with the captain', topics: '["harbour"]' },
+      { user_id: 'default', summary: '', topics: '[]' },
+      { user_id: 'bob', summary: 'Discussed the Zanzibar plan with Bob', topics: '["the"]' },
+    ]);
+  });
+
   it('minutes defaults to 60', async () => {
     const clock = new ManualClock();
     s = await start({ clock });

@@ -246,7 +246,8 @@ export class Forgetter {
 
   /**
    * Mass purge of what was created in the last `minutes`: facts, episodes, graph nodes, wiki pages
-   * (not a project's spec page), L1 items and timeline events. Never archives (the spec skips the
+   * (not a project's spec page), L1 items and timeline events, and the summaries of the sessions
+   * that ended in the window (the session rows stay). Never archives (the spec skips the
    * Shadow Bin here); a record created before the window and only updated inside it stays.
    */
   private recent(scope: Scope, minutes: number): ForgetReport {
@@ -262,7 +263,7 @@ export class Forgetter {
       deleted_wiki: this.stores.wiki.deleteSince(scope, since, isProjectSpec).length,
       deleted_l1: this.stores.l1.deleteSince(scope, since),
       deleted_timeline: this.stores.timeline.deleteSince(scope, since),
-      scrubbed_sessions: 0,
+      scrubbed_sessions: this.stores.sessions.scrubEndedSince(scope, since),
     };
   }
 }

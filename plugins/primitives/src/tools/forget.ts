@@ -12,7 +12,7 @@ export function forgetTool(forgetter: Forgetter) {
       'holds the pattern as whole words, ignoring case ("cat" matches "my cat" and "cat-food", not "vacation"); a fact\'s value ' +
       'is matched, and its key only when not generated (note:, thought:, auto:, personality:); the pattern needs a letter or digit. ' +
       'scope recent: everything created in the last `minutes` (default 60), never archived: facts, episodes, graph nodes, ' +
-      "wiki pages (except a project's spec page), L1 items and timeline events; a memory created earlier and only updated in the window stays. " +
+      "wiki pages (except a project's spec page), L1 items and timeline events, and it clears the summary and topics of sessions that ended in the window; a memory created earlier and only updated in the window stays. " +
       'exact and fuzzy also delete the L1 items and timeline events holding the forgotten text and clear it from session summaries and from other episodes\' neighbouring context. ' +
       'When exact or fuzzy deletes the short link a long thought (over 2000 characters) left in L4 or L3, the thought\'s wiki page goes too. ' +
       'With shadow_bin true (default) deleted records are archived in the Shadow Bin first and can be restored. ' +
