@@ -82,6 +82,11 @@ export function isExcerptOf(recordText: string, value: string): boolean {
   return head.length >= 16 && norm(value).startsWith(head);
 }
 
+/** The graph nodes a record names as made from the same text (think, memory_hook new_message: metadata derived_nodes). */
+export function derivedNodeIds(meta: Record<string, unknown>): string[] {
+  return Array.isArray(meta.derived_nodes) ? meta.derived_nodes.filter((id): id is string => typeof id === 'string') : [];
+}
+
 /** The forget primitive: exact (one L4 key and what carries it), fuzzy (a pattern) and recent (a time window). */
 export class Forgetter {
   constructor(
@@ -166,7 +171,8 @@ export class Forgetter {
       this.stores.episodes.delete(scope, ep.id);
       out.deleted_l3++;
     }
-    const derived = Array.isArray(fact.metadata.derived_nodes) ? fact.metadata.derived_nodes.filter((id): id is string => typeof id === 'string') : [];
+    // The nodes made from the fact's thought and from those of the episodes deleted with it.
+    const derived = [fact.metadata, ...episodes.map((e) => e.meta)].flatMap(derivedNodeIds);
     const found = [
       ...derived.map((id) => this.stores.graph.getNode(scope, id)).filter((n): n is GraphNode => n !== null),
       ...this.stores.graph.findMatching(scope, fact.value).filter((n) => carriesValue(n.content, fact.value) && !derived.includes(n.node_id)),
@@ -227,7 +233,14 @@ export class Forgetter {
       metas.push(e.meta);
       out.deleted_l3++;
     }
-    for (const n of this.stores.graph.deleteMatching(scope, pattern)) {
+    const nodes = this.stores.graph.deleteMatching(scope, pattern);
+    // A relation node words its thought differently ("my name is Alice"): it goes with the fact or episode made with it.
+    const matched = new Set(nodes.map((n) => n.node_id));
+    for (const id of new Set(metas.flatMap(derivedNodeIds))) {
+      const node = matched.has(id) ? null : this.stores.graph.deleteNode(scope, id);
+      if (node) nodes.push(node);
+    }
+    for (const n of nodes) {
       if (shadow) this.archive(scope, 'graph', n.node_id, n, reason);
       deleted.push(n.node_id);
       out.deleted_graph++;

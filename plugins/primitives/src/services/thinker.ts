@@ -109,7 +109,7 @@ export class Thinker {
 
     const rule: ThinkRule = this.stores.transaction(() => {
       const context = this.neighbours(scope, now);
-      // Rule 5 runs first so a fact made by this thought can name its node (forget exact removes both).
+      // Rule 5 runs first so the fact or episode made by this thought can name its node (forget removes both).
       const relation = extractRelation(text);
       const node = relation
         ? this.stores.graph.addNode(scope, {
@@ -156,7 +156,7 @@ export class Thinker {
             emotional_weight: emotional,
             importance,
             tags: ['thought', 'wiki_link'],
-            meta: { wiki_path: page.path, origin: 'think' },
+            meta: { wiki_path: page.path, origin: 'think', ...derived },
           });
           actions.push({ store: 'l3', id: ep.id, kind: 'wiki_link' });
         }
@@ -179,7 +179,7 @@ export class Thinker {
           emotional_weight: emotional,
           importance,
           tags: ['thought'],
-          meta: { origin: 'think' },
+          meta: { origin: 'think', ...derived },
           context,
         });
         episodeId = ep.id;

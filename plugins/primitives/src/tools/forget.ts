@@ -14,7 +14,7 @@ export function forgetTool(forgetter: Forgetter) {
       'scope recent: everything created in the last `minutes` (default 60), never archived: facts, episodes, graph nodes, ' +
       "wiki pages (except a project's spec page), L1 items and timeline events, and it clears the summary and topics of sessions that ended in the window; a memory created earlier and only updated in the window stays. " +
       'exact and fuzzy also delete the L1 items and timeline events holding the forgotten text and clear it from session summaries and from other episodes\' neighbouring context. ' +
-      'When exact or fuzzy deletes the short link a long thought (over 2000 characters) left in L4 or L3, the thought\'s wiki page goes too. ' +
+      'When exact or fuzzy deletes a fact or episode, the graph node think made from the same thought goes too, and when it deletes the short link a long thought (over 2000 characters) left in L4 or L3, the thought\'s wiki page. ' +
       'With shadow_bin true (default) deleted records are archived in the Shadow Bin first and can be restored. ' +
       'Returns counts per store.',
     input: z.object({
