@@ -62,6 +62,18 @@ export class Config {
     return v;
   }
 
+  /** A whole-number setting (a count or a limit), checked to be an integer inside [min, max]. */
+  integer(dotted: string, fallback: number, min = -Infinity, max = Infinity): number {
+    const v = this.get<unknown>(dotted, fallback);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+      throw new MemoryError('KERNEL_ERR_CONFIG', `config ${dotted} must be an integer in [${min}, ${max}]`, {
+        field: dotted,
+        accepted: `integer in [${min}, ${max}]`,
+      });
+    }
+    return v;
+  }
+
   /** Load `<dataDir>/config.yaml` when present; overrides (from code) win over the file. */
   static load(dataDir: string, overrides: ConfigData = {}): Config {
     const file = path.join(dataDir, 'config.yaml');

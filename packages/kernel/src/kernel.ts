@@ -303,7 +303,7 @@ export class Kernel {
     const { layer: eventLayer, user_id } = scope.data;
     // As for a tool's arguments: no unpaired surrogate anywhere (well-formed.ts), named by its path.
     checkWellFormed({ user_id, payload });
-    checkEventPayload(event, payload as Record<string, unknown>, this.config.number(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000));
+    checkEventPayload(event, payload as Record<string, unknown>, this.config.integer(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000));
     const ctx: EventContext = { event, payload: payload as Record<string, unknown>, layer: eventLayer, user_id };
     const results = await this.track(this.hooks[event].promise({}, ctx));
     return { event, layer: eventLayer, user_id, results };

@@ -21,10 +21,10 @@ export function useStores(ctx: PluginContext): Stores {
     logger: ctx.logger,
     afterCommit: () => ctx.storage.checkpointSoon(),
     config: {
-      l1Size: ctx.config.number('l1.size', 50, 1, 10_000),
-      scratchpadMax: ctx.config.number('scratchpad.max_entries', 20, 1, 10_000),
+      l1Size: ctx.config.integer('l1.size', 50, 1, 10_000),
+      scratchpadMax: ctx.config.integer('scratchpad.max_entries', 20, 1, 10_000),
       tokenBudget: ctx.config.number('retrieval.token_budget', 2000, 50, 1_000_000),
-      maxTextChars: ctx.config.number(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000),
+      maxTextChars: ctx.config.integer(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000),
     },
   });
   ctx.container.register({ stores: asValue(stores) });

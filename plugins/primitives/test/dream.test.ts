@@ -88,6 +88,16 @@ describe('limit', () => {
     expect((await s.call('dream', { query: 'ferry island pier', limit: null })).hits).toHaveLength(2);
     expect((await s.call('dream', { query: 'ferry island pier', limit: 4 })).hits).toHaveLength(4);
   });
+
+  // Regression guard, fixed: a fractional retrieval.default_limit (2.5) was taken, and dream answered 3 hits.
+  it('a retrieval.default_limit that is no whole number is a config error naming it', async () => {
+    s = await start({ config: { retrieval: { default_limit: 2.5 } } });
+    await s.call('think', { text: harbour(1), layer: 'user' });
+    const err = await toolError(s.call('dream', { query: 'ferry island pier' }));
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_CONFIG', field: 'retrieval.default_limit' });
+    expect(err.message).toMatch(/integer/);
+    expect((await s.call('dream', { query: 'ferry island pier', limit: 1 })).hits).toHaveLength(1);
+  });
 });
 
 describe('intent recent', () => {

@@ -32,7 +32,7 @@ export function dreamTool(dreamer: Dreamer, config: Config) {
     handler: (args) =>
       dreamer.dream({
         query: args.query,
-        limit: args.limit ?? config.number('retrieval.default_limit', 10, 1, 200),
+        limit: args.limit ?? config.integer('retrieval.default_limit', 10, 1, 200),
         layer: args.layer,
         user_id: args.user_id,
         intent: args.intent,
