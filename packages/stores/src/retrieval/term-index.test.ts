@@ -21,6 +21,21 @@ describe('SourceIndex', () => {
     expect(ix.dead).toBe(1);
   });
 
+  it('drops a term once no live document holds it, and starts it again for a new one', () => {
+    const ix = new SourceIndex([1]);
+    ix.add({ id: 1, scope: 'u', facet: null, columns: ['zorblatt savings account'] });
+    ix.add({ id: 2, scope: 'u', facet: null, columns: ['savings plan'] });
+    const stems = () => ix.state().parts.flatMap((p) => p.terms.map((t) => t.stem));
+    expect(stems()).toContain('zorblatt');
+    expect(ix.remove(1, ['zorblatt savings account'])).toBe(true);
+    expect(stems()).not.toContain('zorblatt');
+    expect(ix.df('u', 'save')).toBe(1);
+    expect(ix.top('u', [{ stem: 'save', idf: 1 }], 10, 2).map((t) => t.id)).toEqual([2]);
+    ix.add({ id: 3, scope: 'u', facet: null, columns: ['zorblatt again'] });
+    expect(ix.df('u', 'zorblatt')).toBe(1);
+    expect(ix.top('u', [{ stem: 'zorblatt', idf: 1 }], 10, 2).map((t) => t.id)).toEqual([3]);
+  });
+
   it('returns the best pool by score, newer first on ties, whatever the number of matches', () => {
     const ix = new SourceIndex([1]);
     for (let i = 1; i <= 500; i++) ix.add({ id: i, scope: 'u', facet: null, columns: [i % 7 === 0 ? 'tide tide pool' : 'tide pool'] });

@@ -15,7 +15,8 @@ import { PostingCursor, PostingList, postingSize } from './postings.js';
  *  - a term's postings (postings.ts) are (slot, weighted tf * 10) pairs in slot order, which is
  *    the order documents were (re)indexed, newest last, delta- and varint-coded;
  *  - removing a document frees its slot (the part is set to 0) and takes its terms off the
- *    document frequencies; its postings stay until the whole index is rebuilt (see `dead`).
+ *    document frequencies (a term none holds goes, with its postings); its other postings stay
+ *    until the whole index is rebuilt (see `dead`).
  */
 
 /** Weighted term frequencies are kept times this, rounded (column weights are tenths). */
@@ -271,7 +272,8 @@ export class SourceIndex {
 
   /**
    * Take a document out, given the column texts of the version that was indexed: its terms leave
-   * the document frequencies. Returns false when the id is not indexed.
+   * the document frequencies, and a term no live document holds leaves the index. Returns false
+   * when the id is not indexed.
    */
   remove(id: number, columns: readonly string[]): boolean {
     if (!this.has(id)) return false;
@@ -281,7 +283,10 @@ export class SourceIndex {
     for (let c = 0; c < lengths.length; c++) part.colTotals[c] -= lengths[c];
     for (const stem of tf.keys()) {
       const t = part.terms.get(stem);
-      if (t) t.df--;
+      if (!t) continue;
+      // No live document holds the term any more: every posting of it is dead, so the term goes
+      // (a forgotten word must not stay in the saved index); a later document starts it again.
+      if (--t.df === 0) part.terms.delete(stem);
     }
     part.docs--;
     this.slotPart[slot] = 0;
