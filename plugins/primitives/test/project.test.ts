@@ -135,6 +135,38 @@ describe('update', () => {
   });
 });
 
+describe('optional texts', () => {
+  // Regression guard, fixed: a blank details, status, outcome or role was stored as it came (update appended "   " to
+  // the description, init and update set a status of spaces that recall then answered as the project's status), and an
+  // empty path was read as no path, while a blank name or a blank decision was refused.
+  it('a blank details, status, path, role or outcome is an error naming it, and nothing is written', async () => {
+    await project({ action: 'init', name: 'Apollo', details: 'A rocket telemetry dashboard.' });
+    const row = () => s.kernel.storage.db.prepare('SELECT status, path, description FROM projects').all();
+    const others = () => s.kernel.storage.db.prepare('SELECT (SELECT COUNT(*) FROM project_decisions) AS d, (SELECT COUNT(*) FROM project_artifacts) AS a').get();
+    const before = [row(), others(), snapshot(s)];
+    const cases: [Record<string, unknown>, string][] = [
+      [{ action: 'init', name: 'Hermes', details: '   ' }, 'details'],
+      [{ action: 'init', name: 'Hermes', status: '' }, 'status'],
+      [{ action: 'init', name: 'Hermes', path: '' }, 'path'],
+      [{ action: 'update', name: 'Apollo', details: ' \n ' }, 'details'],
+      [{ action: 'update', name: 'Apollo', details: '' }, 'details'],
+      [{ action: 'update', name: 'Apollo', status: '  ' }, 'status'],
+      [{ action: 'update', name: 'Apollo', path: '' }, 'path'],
+      [{ action: 'mapping', name: 'Apollo', details: 'src/a.ts', role: ' ' }, 'role'],
+      [{ action: 'mapping', name: 'Apollo', details: 'src/a.ts', status: '' }, 'status'],
+      [{ action: 'mapping', name: 'Apollo', details: '\u200b' }, 'details'],
+      [{ action: 'decision', name: 'Apollo', details: 'Use Postgres.', outcome: '   ' }, 'outcome'],
+    ];
+    for (const [args, field] of cases) {
+      const err = await toolError(project(args));
+      expect(err.field, JSON.stringify(args)).toBe(field);
+      expect(err.type).toBe('ValidationError');
+    }
+    expect([row(), others(), snapshot(s)]).toEqual(before);
+    expect(s.kernel.storage.db.prepare('SELECT name FROM projects').all()).toEqual([{ name: 'Apollo' }]);
+  });
+});
+
 describe('audit', () => {
   it('returns the three dimensions with verdicts and a conflicts list', async () => {
     await project({ action: 'init', name: 'Apollo' });

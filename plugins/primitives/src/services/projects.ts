@@ -39,6 +39,18 @@ function isDirectory(dir: string): boolean {
   }
 }
 
+/** The optional texts of a project call: when given, each must show something (omit it to leave it out). */
+const OPTIONAL_TEXTS = ['details', 'status', 'path', 'role', 'outcome'] as const;
+
+function checkOptionalTexts(input: ProjectInput): void {
+  for (const field of OPTIONAL_TEXTS) {
+    const value = input[field];
+    if (value !== undefined && isBlank(value)) {
+      throw invalid(field, 'must not be empty or only white space and invisible characters; omit it to leave it out', 'text with a visible character');
+    }
+  }
+}
+
 /** Bounds of the code-map scan of `update`. */
 export const CODE_MAP_LIMITS = { maxFiles: 500, maxBytes: 2_000_000, maxDirs: 2_000 } as const;
 
@@ -58,6 +70,7 @@ export class ProjectService {
   async run(input: ProjectInput): Promise<Record<string, unknown>> {
     const name = input.name.trim();
     if (isBlank(name)) throw invalid('name', 'must not be empty', 'a project name');
+    checkOptionalTexts(input);
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
     if (input.action !== 'init' && !this.stores.projects.get(name)) {
       throw new MemoryError('KERNEL_ERR_NOT_FOUND', `No project named "${name}"; create it with action init`, { field: 'name' });
