@@ -167,6 +167,15 @@ export class WikiStore {
     return r ? this.withFileContent(r) : null;
   }
 
+  /**
+   * The pages with this title in every scope (no content), oldest first: for records that are
+   * global (a project), whose pages each user keeps in their own wiki space.
+   */
+  listByTitle(title: string): WikiPageInfo[] {
+    const t = checkText(title, 'title', WIKI_TITLE_MAX).trim();
+    return (this.ctx.stmt(`SELECT ${INFO_COLS} FROM wiki_pages WHERE title = ? ORDER BY id`).all(t) as Row[]).map(toInfo);
+  }
+
   /** Read a page by its path (relative to the data dir, as listed); null when absent or outside the scope. */
   read(scope: Scope, pagePath: string): WikiPage | null {
     checkScope(scope);

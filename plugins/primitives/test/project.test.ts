@@ -214,6 +214,33 @@ describe('archive', () => {
   });
 });
 
+describe('spec pages of several users', () => {
+  // Regression guard, fixed: the project is global but each user who inits or updates it gets a spec page in their own
+  // wiki space, and archive removed the caller's page only: another user's page stayed, still saying "Status: active",
+  // and dream and recall kept finding it for that user.
+  it("archive moves every user's spec page of the project to that user's Shadow Bin and removes the files", async () => {
+    const init = await project({ action: 'init', name: 'Shared', details: 'A global project.' });
+    const bob = await project({ action: 'update', name: 'Shared', details: 'Bob adds a note.', user_id: 'bob', layer: 'agent' });
+    expect(bob.wiki_ref.path).not.toBe(init.wiki_ref.path);
+    // A page of that title that the project did not write stays.
+    await s.call('think', { text: 'Carol keeps her own notes.', wiki_type: 'project_spec', wiki_title: 'Project: Shared', user_id: 'carol' });
+    const files = [init.wiki_ref.path, bob.wiki_ref.path].map((p: string) => path.join(s.dataDir, p));
+    for (const f of files) expect(fs.existsSync(f)).toBe(true);
+    const r = await project({ action: 'archive', name: 'Shared' });
+    expect(r.status).toBe('archived');
+    expect(r.removed_pages).toBe(2);
+    for (const f of files) expect(fs.existsSync(f)).toBe(false);
+    expect(s.kernel.storage.db.prepare('SELECT user_id, content FROM wiki_pages').all()).toEqual([{ user_id: 'carol', content: 'Carol keeps her own notes.' }]);
+    const bin = s.kernel.storage.db.prepare('SELECT layer, user_id, origin_store FROM shadow_bin ORDER BY id').all();
+    expect(bin).toEqual([
+      { layer: 'user', user_id: 'default', origin_store: 'wiki' },
+      { layer: 'agent', user_id: 'bob', origin_store: 'wiki' },
+    ]);
+    expect((await project({ action: 'recall', name: 'Shared', user_id: 'bob', layer: 'agent' })).wiki_ref).toBeNull();
+    expect((await s.call('dream', { query: 'Bob adds a note', user_id: 'bob', layer: 'agent' })).hits).toEqual([]);
+  });
+});
+
 describe('the spec page and other wiki pages', () => {
   // Regression guard, fixed: init saves the spec page under the project name in the caller's wiki space, so an existing
   // page with that title (a diary note here) is overwritten and retyped: its content is lost.

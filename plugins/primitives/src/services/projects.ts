@@ -29,7 +29,7 @@ export const specTitle = (name: string) => `Project: ${name}`;
 
 /** The tag marking the spec page a project wrote (the only page of its title the project may replace). */
 const SPEC_TAG = 'project';
-const isProjectSpec = (page: WikiPage) => page.wiki_type === 'project_spec' && page.tags.includes(SPEC_TAG);
+const isProjectSpec = (page: Pick<WikiPage, 'wiki_type' | 'tags'>) => page.wiki_type === 'project_spec' && page.tags.includes(SPEC_TAG);
 
 function isDirectory(dir: string): boolean {
   try {
@@ -251,17 +251,33 @@ export class ProjectService {
       .map(([stem, list]) => ({ key: stem, values: list.map((f) => ({ key: f.key, value: f.value, entry_id: f.entry_id })) }));
   }
 
+  /**
+   * Archive marks the project archived and moves its spec pages to the Shadow Bin: the caller's
+   * (found on either layer of its user) and those other users keep in their wiki spaces, each
+   * archived in its own scope, since the project is global.
+   */
   private archive(scope: Scope, name: string) {
     return this.stores.transaction(() => {
       const found = this.findSpec(scope, name);
-      const page = found?.page;
-      let shadow: string | null = null;
-      if (found) {
-        shadow = this.stores.shadowBin.archive(found.scope, { origin_store: 'wiki', origin_id: found.page.title, content: found.page, reason: `project archive ${name}` }).id;
-        this.stores.wiki.delete(found.scope, found.page.title);
-      }
+      const others = this.stores.wiki
+        .listByTitle(specTitle(name))
+        .filter((p) => isProjectSpec(p) && p.id !== found?.page.id)
+        .map((p) => ({ scope: { layer: p.layer, user_id: p.user_id }, page: this.stores.wiki.getByTitle({ layer: p.layer, user_id: p.user_id }, p.title)! }));
+      const ids = [...(found ? [found] : []), ...others].map(({ scope: at, page }) => {
+        const id = this.stores.shadowBin.archive(at, { origin_store: 'wiki', origin_id: page.title, content: page, reason: `project archive ${name}` }).id;
+        this.stores.wiki.delete(at, page.title);
+        return id;
+      });
       const project = this.stores.projects.archive(name);
-      return { status: 'archived', project: name, identity: project, shadow_bin_id: shadow, wiki_ref: page ? { title: page.title, path: page.path, removed: true } : null };
+      const page = found?.page;
+      return {
+        status: 'archived',
+        project: name,
+        identity: project,
+        shadow_bin_id: found ? ids[0]! : null,
+        wiki_ref: page ? { title: page.title, path: page.path, removed: true } : null,
+        removed_pages: ids.length,
+      };
     });
   }
 }

@@ -14,7 +14,7 @@ export function projectTool(projects: ProjectService) {
       'file path, with role and status). decision: record a decision with its rationale (details) and outcome; logs a ' +
       'project_decision event. recall: status, decision history, artifacts, code-symbol count. audit: gap analysis over ' +
       'Architecture, Security and Testing with a core-memory conflict scan and completeness verdicts. archive: move the spec ' +
-      'page to the Shadow Bin and mark the project archived.',
+      "pages (the caller's and every other user's) to the Shadow Bin and mark the project archived.",
     input: z.object({
       action: z.enum(PROJECT_ACTIONS),
       name: z.string().min(1).max(200).describe('Project name (global key)'),
