@@ -239,6 +239,23 @@ describe('spec pages of several users', () => {
     expect((await project({ action: 'recall', name: 'Shared', user_id: 'bob', layer: 'agent' })).wiki_ref).toBeNull();
     expect((await s.call('dream', { query: 'Bob adds a note', user_id: 'bob', layer: 'agent' })).hits).toEqual([]);
   });
+
+  // Regression guard, fixed: update rewrote the caller's spec page only, so another user's page of the same global
+  // project kept the old status and description.
+  it("update rewrites every user's spec page of the project, leaving pages the project did not write alone", async () => {
+    await project({ action: 'init', name: 'Shared', details: 'A global project.' });
+    const bob = await project({ action: 'update', name: 'Shared', details: 'Bob adds a note.', user_id: 'bob' });
+    await s.call('think', { text: 'Carol keeps her own notes.', wiki_type: 'project_spec', wiki_title: 'Project: Shared', user_id: 'carol' });
+    await project({ action: 'update', name: 'Shared', status: 'paused', details: 'Default user pauses it.' });
+    const bobPage = fs.readFileSync(path.join(s.dataDir, bob.wiki_ref.path), 'utf8');
+    expect(bobPage).toContain('Status: paused');
+    expect(bobPage).toContain('Default user pauses it.');
+    const rows = s.kernel.storage.db.prepare('SELECT user_id, content FROM wiki_pages ORDER BY user_id').all() as { user_id: string; content: string }[];
+    expect(rows.map((r) => r.user_id)).toEqual(['bob', 'carol', 'default']);
+    expect(rows[0]!.content).toBe(rows[2]!.content);
+    expect(rows[1]!.content).toBe('Carol keeps her own notes.');
+    expect((await project({ action: 'recall', name: 'Shared', user_id: 'bob' })).wiki_ref.path).toBe(bob.wiki_ref.path);
+  });
 });
 
 describe('the spec page and other wiki pages', () => {

@@ -111,7 +111,10 @@ export class ProjectService {
     return null;
   }
 
-  /** Save the spec page where it already is, never over a page the project did not write. */
+  /**
+   * Save the spec page where it already is, never over a page the project did not write, and
+   * bring the copies other users keep up to date.
+   */
   private saveSpec(scope: Scope, name: string, content: string): WikiPage {
     const found = this.findSpec(scope, name);
     const at = found?.scope ?? scope;
@@ -125,7 +128,15 @@ export class ProjectService {
         { field: 'name' },
       );
     }
-    return this.stores.wiki.save(at, { title: specTitle(name), content, wiki_type: 'project_spec', tags: [SPEC_TAG] });
+    const page = this.stores.wiki.save(at, { title: specTitle(name), content, wiki_type: 'project_spec', tags: [SPEC_TAG] });
+    // The project is global: the spec pages other users keep of it say the same.
+    for (const other of this.stores.wiki.listByTitle(page.title)) {
+      if (other.id === page.id || !isProjectSpec(other)) continue;
+      const otherScope = { layer: other.layer, user_id: other.user_id };
+      if (this.stores.wiki.getByTitle(otherScope, other.title)?.content === content) continue;
+      this.stores.wiki.save(otherScope, { title: other.title, content, wiki_type: 'project_spec', tags: other.tags });
+    }
+    return page;
   }
 
   private specContent(name: string, description: string, status: string, dir: string | null): string {
