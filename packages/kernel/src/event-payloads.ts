@@ -2,8 +2,11 @@ import { invalid } from './errors.js';
 import { charLength, overChars } from './chars.js';
 import type { LifecycleEvent } from './hooks.js';
 
-/** What a payload key of a lifecycle event holds: text, a list of texts, or a token budget (a positive integer). */
-type KeyKind = 'text' | 'texts' | 'budget';
+/**
+ * What a payload key of a lifecycle event holds: text, a list of texts, a token budget (a positive
+ * integer), or structured data (an object or a list, held to the text limit as JSON).
+ */
+type KeyKind = 'text' | 'texts' | 'budget' | 'data';
 
 interface KeySpec {
   kind: KeyKind;
@@ -18,7 +21,7 @@ interface KeySpec {
  */
 export const EVENT_PAYLOAD_KEYS: Readonly<Record<LifecycleEvent, Readonly<Record<string, KeySpec>>>> = Object.freeze({
   session_started: { text: { kind: 'text' }, budget: { kind: 'budget' } },
-  session_ended: { summary: { kind: 'text', required: true }, topics: { kind: 'texts' } },
+  session_ended: { summary: { kind: 'text', required: true }, topics: { kind: 'texts' }, state_deltas: { kind: 'data' } },
   new_message: { text: { kind: 'text', required: true } },
   auto_save_candidate: { text: { kind: 'text', required: true } },
   post_context_compression: { query: { kind: 'text', required: true } },
@@ -26,11 +29,12 @@ export const EVENT_PAYLOAD_KEYS: Readonly<Record<LifecycleEvent, Readonly<Record
   memory_pressure: {},
 });
 
-const ACCEPTED: Record<KeyKind, string> = { text: 'string', texts: 'list of strings', budget: 'positive integer (tokens)' };
+const ACCEPTED: Record<KeyKind, string> = { text: 'string', texts: 'list of strings', budget: 'positive integer (tokens)', data: 'object or list' };
 
 function hasKind(kind: KeyKind, value: unknown): boolean {
   if (kind === 'text') return typeof value === 'string';
   if (kind === 'texts') return Array.isArray(value) && value.every((v) => typeof v === 'string');
+  if (kind === 'data') return typeof value === 'object' && value !== null;
   return typeof value === 'number' && Number.isInteger(value) && value >= 1;
 }
 
@@ -53,7 +57,11 @@ export function checkEventPayload(event: LifecycleEvent, payload: Record<string,
       if (spec.required) throw invalid(field, `is required for ${event} (${ACCEPTED[spec.kind]})`, ACCEPTED[spec.kind]);
       continue;
     }
-    if (!hasKind(spec.kind, value)) throw invalid(field, `must be a ${ACCEPTED[spec.kind]}, got ${JSON.stringify(value)?.slice(0, 40) ?? typeof value}`, ACCEPTED[spec.kind]);
+    if (!hasKind(spec.kind, value)) throw invalid(field, `must be ${spec.kind === 'data' ? 'an' : 'a'} ${ACCEPTED[spec.kind]}, got ${JSON.stringify(value)?.slice(0, 40) ?? typeof value}`, ACCEPTED[spec.kind]);
+    if (spec.kind === 'data') {
+      const json = JSON.stringify(value);
+      if (overChars(json, maxText)) throw invalid(field, `is ${charLength(json)} characters as JSON; the limit is ${maxText} (${TEXT_LIMIT_KEY})`, { max: maxText });
+    }
     for (const text of spec.kind === 'text' ? [value as string] : spec.kind === 'texts' ? (value as string[]) : []) {
       if (overChars(text, maxText)) throw invalid(field, `is ${charLength(text)} characters; the limit is ${maxText} (${TEXT_LIMIT_KEY})`, { max: maxText });
     }

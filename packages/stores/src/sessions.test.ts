@@ -33,6 +33,17 @@ describe('SessionStore', () => {
     expect(env.stores.audit.forTarget(s.id).map((e) => e.action)).toEqual(['session_start', 'session_end']);
   });
 
+  it('end refuses state_deltas that are not an object or a list, or longer than the text limit as JSON, and leaves the session open', () => {
+    const s = env.stores.sessions.start(U);
+    for (const state_deltas of ['oops', 7, { blob: 'y'.repeat(env.stores.config.maxTextChars) }]) {
+      expect(() => env.stores.sessions.end(U, { summary: 'done', state_deltas }), JSON.stringify(state_deltas).slice(0, 20)).toThrow(
+        expect.objectContaining({ field: 'state_deltas' }),
+      );
+    }
+    expect(env.stores.sessions.current(U)?.id).toBe(s.id);
+    expect(env.stores.sessions.end(U, { summary: 'done', state_deltas: ['one change'] }).state_deltas).toEqual(['one change']);
+  });
+
   it("counts the user's turns of a session in the L1 ring only, not in rows past its size", () => {
     const small = makeEnv({ l1Size: 5 });
     try {

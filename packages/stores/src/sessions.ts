@@ -1,3 +1,4 @@
+import { overChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import type { AuditLog } from './audit.js';
 import { sessionQuality } from './scorers/index.js';
@@ -99,6 +100,11 @@ export class SessionStore {
       throw validationError('topics', 'topics must be a list of strings');
     }
     const deltas = input.state_deltas ?? {};
+    if (typeof deltas !== 'object') throw validationError('state_deltas', 'state_deltas must be an object or a list');
+    const deltasJson = JSON.stringify(deltas);
+    if (overChars(deltasJson, this.ctx.config.maxTextChars)) {
+      throw validationError('state_deltas', `state_deltas is longer than ${this.ctx.config.maxTextChars} characters as JSON`);
+    }
     return this.ctx.tx(() => {
       const row = this.openRow(scope) ?? (this.rowOf(this.start(scope).id) as Row);
       const ended = this.ctx.iso();
@@ -118,7 +124,7 @@ export class SessionStore {
           `UPDATE sessions SET status = 'closed', ended = ?, summary = ?, topics = ?, state_deltas = ?,
              quality = ?, quality_detail = ? WHERE id = ?`,
         )
-        .run(ended, summary, JSON.stringify(topics), JSON.stringify(deltas), score, JSON.stringify(detail), row.id);
+        .run(ended, summary, JSON.stringify(topics), deltasJson, score, JSON.stringify(detail), row.id);
       const id = makeId('sess', row.id);
       this.audit.log(scope, 'session_end', 'session', id, { quality: score });
       return this.get(id) as Session;

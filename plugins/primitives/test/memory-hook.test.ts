@@ -99,6 +99,28 @@ describe('session_started and session_ended', () => {
     expect(JSON.parse(row.topics)).toEqual(['ferry', 'pier']);
   });
 
+  // Regression guard, fixed: session_ended stored any state_deltas it was given, of any type and any size (a 3 MB
+  // object went into the session row while every text key is held to think.max_text_chars), and one that was not an
+  // object or a list counted for nothing in the quality score while the call answered saved: true.
+  it('session_ended takes state_deltas as an object or a list within the text limit; anything else is an error naming payload.state_deltas', async () => {
+    s = await start();
+    const before = snapshot(s);
+    const sessions = () => s.kernel.storage.db.prepare('SELECT COUNT(*) AS n FROM sessions').get();
+    const none = sessions();
+    for (const deltas of ['oops', 7, true]) {
+      const err = await toolError(s.call('memory_hook', { event: 'session_ended', payload: { summary: 'x', state_deltas: deltas } }));
+      expect(err, JSON.stringify(deltas)).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'payload.state_deltas', accepted: 'object or list' });
+    }
+    const big = await toolError(s.call('memory_hook', { event: 'session_ended', payload: { summary: 'x', state_deltas: { blob: 'y'.repeat(100_000) } } }));
+    expect(big).toMatchObject({ field: 'payload.state_deltas', accepted: { max: 100_000 } });
+    expect(snapshot(s)).toEqual(before);
+    expect(sessions()).toEqual(none);
+    expect((await hook(s, 'session_ended', { summary: 'Closed the ferry ticket.', state_deltas: { ticket: 'closed' } })).saved).toBe(true);
+    expect((await hook(s, 'session_ended', { summary: 'Closed the pier ticket.', state_deltas: ['pier closed'] })).saved).toBe(true);
+    const rows = s.kernel.storage.db.prepare('SELECT state_deltas FROM sessions ORDER BY id').all() as { state_deltas: string }[];
+    expect(rows.map((r) => JSON.parse(r.state_deltas))).toEqual([{ ticket: 'closed' }, ['pier closed']]);
+  });
+
   it('session_started takes a budget below the smallest inject budget up to it', async () => {
     s = await start();
     for (let i = 0; i < 8; i++) await s.call('think', { text: `Remember: pier ${i} is important for the ferry crossing`, layer: 'user' });
