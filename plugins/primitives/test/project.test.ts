@@ -58,6 +58,23 @@ describe('decision, mapping and recall', () => {
     expect(r.decisions).toEqual([expect.objectContaining({ decision: 'Use Postgres.', rationale: 'It handles the telemetry volume.', outcome: 'adopted' })]);
   });
 
+  // Regression guard, fixed: recall and audit listed the first 200 decisions, oldest first, and said nothing of the
+  // rest: from the 201st on, a newly recorded decision never showed, nor counted as audit evidence.
+  it('recall and audit show the latest 200 decisions, oldest of them first, and count them all', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    for (let i = 1; i <= 204; i++) await project({ action: 'decision', name: 'Apollo', details: `Decision number ${i}.` });
+    await project({ action: 'decision', name: 'Apollo', details: 'Add a security review of the token handling.' });
+    const r = await project({ action: 'recall', name: 'Apollo' });
+    expect(r.decision_count).toBe(205);
+    expect(r.decisions).toHaveLength(200);
+    expect(r.decisions[0].decision).toBe('Decision number 6.');
+    expect(r.decisions.at(-1).decision).toBe('Add a security review of the token handling.');
+    const a = await project({ action: 'audit', name: 'Apollo' });
+    expect(a.decision_count).toBe(205);
+    expect(a.decisions.at(-1).decision).toBe('Add a security review of the token handling.');
+    expect(a.dimensions.find((d: { dimension: string }) => d.dimension === 'Security').decisions).toEqual(['Add a security review of the token handling.']);
+  });
+
   it('mapping adds an artifact', async () => {
     await project({ action: 'init', name: 'Apollo' });
     const m = await project({ action: 'mapping', name: 'Apollo', details: 'src/server.ts', role: 'entry point', status: 'done' });

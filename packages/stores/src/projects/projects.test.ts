@@ -28,6 +28,14 @@ describe('ProjectStore', () => {
     expect(() => env.stores.projects.addDecision('missing', { decision: 'x' })).toThrow(/not found/);
     expect(env.stores.audit.forTarget('apollo').length).toBeGreaterThan(3);
   });
+
+  it('decisions(limit) are the latest ones, oldest of them first; decisionCount counts them all', () => {
+    env.stores.projects.init('apollo');
+    for (const d of ['one', 'two', 'three', 'four']) env.stores.projects.addDecision('apollo', { decision: d });
+    expect(env.stores.projects.decisions('apollo', 2).map((d) => d.decision)).toEqual(['three', 'four']);
+    expect(env.stores.projects.decisions('apollo').map((d) => d.decision)).toEqual(['one', 'two', 'three', 'four']);
+    expect(env.stores.projects.decisionCount('apollo')).toBe(4);
+  });
 });
 
 describe('scanCodeSymbols', () => {

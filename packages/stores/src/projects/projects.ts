@@ -135,10 +135,18 @@ export class ProjectStore {
     });
   }
 
+  /** The latest `limit` decisions of the project, oldest of them first. */
   decisions(name: string, limit = 200): ProjectDecision[] {
     return this.ctx
-      .stmt('SELECT id, decision, rationale, outcome, ts FROM project_decisions WHERE project = ? ORDER BY id LIMIT ?')
+      .stmt(
+        `SELECT * FROM (SELECT id, decision, rationale, outcome, ts FROM project_decisions WHERE project = ? ORDER BY id DESC LIMIT ?)
+         ORDER BY id`,
+      )
       .all(checkName(name), Math.max(0, Math.floor(limit))) as ProjectDecision[];
+  }
+
+  decisionCount(name: string): number {
+    return (this.ctx.stmt('SELECT COUNT(*) AS n FROM project_decisions WHERE project = ?').get(checkName(name)) as { n: number }).n;
   }
 
   artifacts(name: string): ProjectArtifact[] {

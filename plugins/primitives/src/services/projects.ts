@@ -51,6 +51,9 @@ function checkOptionalTexts(input: ProjectInput): void {
   }
 }
 
+/** recall and audit show the project's latest decisions, this many (decision_count counts them all). */
+export const DECISIONS_SHOWN = 200;
+
 /** Bounds of the code-map scan of `update`. */
 export const CODE_MAP_LIMITS = { maxFiles: 500, maxBytes: 2_000_000, maxDirs: 2_000 } as const;
 
@@ -218,14 +221,15 @@ export class ProjectService {
       project: name,
       identity: project,
       wiki_ref: page ? { title: page.title, path: page.path } : null,
-      decisions: this.stores.projects.decisions(name),
+      decisions: this.stores.projects.decisions(name, DECISIONS_SHOWN),
+      decision_count: this.stores.projects.decisionCount(name),
       artifacts: this.stores.projects.artifacts(name),
       code_symbol_count: this.stores.projects.symbolCount(name),
     };
   }
 
   private audit(scope: Scope, name: string) {
-    const decisions = this.stores.projects.decisions(name);
+    const decisions = this.stores.projects.decisions(name, DECISIONS_SHOWN);
     const artifacts = this.stores.projects.artifacts(name);
     const dimensions = Object.entries(AUDIT_DIMENSIONS).map(([dimension, words]) => {
       const hits = this.stores.retrieval.search(scope, `${name} ${words.join(' ')}`, { limit: 5 });
@@ -247,7 +251,15 @@ export class ProjectService {
     });
     const conflicts = this.conflicts(this.stores.facts.findMatching(scope, name, 500));
     const complete = dimensions.every((d) => d.verdict === 'covered') && conflicts.length === 0;
-    return { status: complete ? 'complete' : 'incomplete', project: name, dimensions, conflicts, decisions, artifacts };
+    return {
+      status: complete ? 'complete' : 'incomplete',
+      project: name,
+      dimensions,
+      conflicts,
+      decisions,
+      decision_count: this.stores.projects.decisionCount(name),
+      artifacts,
+    };
   }
 
   /** Facts about the project whose keys share a stem (key minus a -N suffix) but disagree. */
