@@ -179,6 +179,23 @@ describe('new_message and auto_save_candidate', () => {
     expect(await dreamIds(s, { query: 'zebra crossing wifi' })).toEqual([]);
   });
 
+  // Regression guard, fixed: the thresholds were read at each new_message, so a server with a bad one started, and every
+  // message then answered an {error} under the plugin's name in a call that succeeded: the text was not even kept in L1.
+  it('a hooks threshold outside [0, 1] or not a number stops the start with an error naming it', async () => {
+    for (const [hooks, field] of [
+      [{ auto_save_threshold: 1.5 }, 'hooks.auto_save_threshold'],
+      [{ auto_save_threshold: 'high' }, 'hooks.auto_save_threshold'],
+      [{ l4_threshold: -0.1 }, 'hooks.l4_threshold'],
+    ] as const) {
+      const err = await start({ config: { hooks } }).then(
+        async (server) => (await server.close(), null),
+        (e: Error) => e,
+      );
+      expect(err, JSON.stringify(hooks)).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP' });
+      expect(err!.message).toContain(`config ${field} must be a number in [0, 1]`);
+    }
+  });
+
   it('hooks.auto_save_threshold moves the threshold', async () => {
     s = await start({ config: { hooks: { auto_save_threshold: 0.9 } } });
     const r = await hook(s, 'new_message', { text: 'My birthday is March 3' });

@@ -17,12 +17,20 @@ function budgetOf(payload: Record<string, unknown>, fallback: number): number {
 
 /** The primitives' answers to the seven lifecycle events of the spec. */
 export class LifecycleHandlers {
+  /** hooks.auto_save_threshold and hooks.l4_threshold, read (and checked) once, when the plugin starts. */
+  private readonly threshold: number;
+  private readonly l4Threshold: number;
+
   constructor(
     private readonly stores: Stores,
     private readonly hooks: Readonly<Hooks>,
-    private readonly config: Config,
+    config: Config,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    // A bad value stops the start with an error naming it, rather than failing every message later.
+    this.threshold = config.number('hooks.auto_save_threshold', 0.5, 0, 1);
+    this.l4Threshold = config.number('hooks.l4_threshold', 0.8, 0, 1);
+  }
 
   private scope(e: EventContext): Scope {
     return { layer: e.layer, user_id: e.user_id };
@@ -87,8 +95,7 @@ export class LifecycleHandlers {
   autoSave(e: EventContext) {
     const scope = this.scope(e);
     const text = str(e.payload.text).trim();
-    const threshold = this.config.number('hooks.auto_save_threshold', 0.5, 0, 1);
-    const l4Threshold = this.config.number('hooks.l4_threshold', 0.8, 0, 1);
+    const { threshold, l4Threshold } = this;
     if (isBlank(text)) return { saved: false, importance: 0, threshold, reason: 'payload.text is empty', actions: [] };
     const importance = scoreImportance(text);
     const actions: Action[] = [];
