@@ -47,7 +47,7 @@ export const TEXT_LIMIT_DEFAULT = 100_000;
 
 /**
  * Throw a validation error naming the first key of the event's payload that is missing, of the
- * wrong type, or (text) longer than `maxText` characters.
+ * wrong type, or longer than `maxText` characters (a text, a list of texts or structured data).
  */
 export function checkEventPayload(event: LifecycleEvent, payload: Record<string, unknown>, maxText = TEXT_LIMIT_DEFAULT): void {
   for (const [key, spec] of Object.entries(EVENT_PAYLOAD_KEYS[event])) {
@@ -58,7 +58,8 @@ export function checkEventPayload(event: LifecycleEvent, payload: Record<string,
       continue;
     }
     if (!hasKind(spec.kind, value)) throw invalid(field, `must be ${spec.kind === 'data' ? 'an' : 'a'} ${ACCEPTED[spec.kind]}, got ${JSON.stringify(value)?.slice(0, 40) ?? typeof value}`, ACCEPTED[spec.kind]);
-    if (spec.kind === 'data') {
+    // Structured data and a list of texts are each held to the limit as a whole (JSON), as stored.
+    if (spec.kind === 'data' || spec.kind === 'texts') {
       const json = JSON.stringify(value);
       if (overChars(json, maxText)) throw invalid(field, `is ${charLength(json)} characters as JSON; the limit is ${maxText} (${TEXT_LIMIT_KEY})`, { max: maxText });
     }

@@ -33,13 +33,15 @@ describe('SessionStore', () => {
     expect(env.stores.audit.forTarget(s.id).map((e) => e.action)).toEqual(['session_start', 'session_end']);
   });
 
-  it('end refuses state_deltas that are not an object or a list, or longer than the text limit as JSON, and leaves the session open', () => {
+  it('end refuses state_deltas that are not an object or a list, state_deltas or topics longer than the text limit as JSON, and leaves the session open', () => {
     const s = env.stores.sessions.start(U);
     for (const state_deltas of ['oops', 7, { blob: 'y'.repeat(env.stores.config.maxTextChars) }]) {
       expect(() => env.stores.sessions.end(U, { summary: 'done', state_deltas }), JSON.stringify(state_deltas).slice(0, 20)).toThrow(
         expect.objectContaining({ field: 'state_deltas' }),
       );
     }
+    const half = 'x'.repeat(env.stores.config.maxTextChars / 2);
+    expect(() => env.stores.sessions.end(U, { summary: 'done', topics: [half, half] })).toThrow(expect.objectContaining({ field: 'topics' }));
     expect(env.stores.sessions.current(U)?.id).toBe(s.id);
     expect(env.stores.sessions.end(U, { summary: 'done', state_deltas: ['one change'] }).state_deltas).toEqual(['one change']);
   });

@@ -99,6 +99,10 @@ export class SessionStore {
     if (!Array.isArray(topics) || topics.some((t) => typeof t !== 'string')) {
       throw validationError('topics', 'topics must be a list of strings');
     }
+    const topicsJson = JSON.stringify(topics);
+    if (overChars(topicsJson, this.ctx.config.maxTextChars)) {
+      throw validationError('topics', `topics are longer than ${this.ctx.config.maxTextChars} characters all together as JSON`);
+    }
     const deltas = input.state_deltas ?? {};
     if (typeof deltas !== 'object') throw validationError('state_deltas', 'state_deltas must be an object or a list');
     const deltasJson = JSON.stringify(deltas);
@@ -124,7 +128,7 @@ export class SessionStore {
           `UPDATE sessions SET status = 'closed', ended = ?, summary = ?, topics = ?, state_deltas = ?,
              quality = ?, quality_detail = ? WHERE id = ?`,
         )
-        .run(ended, summary, JSON.stringify(topics), deltasJson, score, JSON.stringify(detail), row.id);
+        .run(ended, summary, topicsJson, deltasJson, score, JSON.stringify(detail), row.id);
       const id = makeId('sess', row.id);
       this.audit.log(scope, 'session_end', 'session', id, { quality: score });
       return this.get(id) as Session;

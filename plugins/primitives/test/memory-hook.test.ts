@@ -121,6 +121,18 @@ describe('session_started and session_ended', () => {
     expect(rows.map((r) => JSON.parse(r.state_deltas))).toEqual([{ ticket: 'closed' }, ['pier closed']]);
   });
 
+  // Regression guard, fixed: each topic was held to the text limit but the list was not, so 30 topics of 100,000
+  // characters (3 MB) went into the session row.
+  it('session_ended refuses topics longer than the text limit all together, naming payload.topics', async () => {
+    s = await start();
+    const before = snapshot(s);
+    const err = await toolError(s.call('memory_hook', { event: 'session_ended', payload: { summary: 'x', topics: ['a'.repeat(60_000), 'b'.repeat(60_000)] } }));
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'payload.topics', accepted: { max: 100_000 } });
+    expect(snapshot(s)).toEqual(before);
+    expect(s.kernel.storage.db.prepare('SELECT COUNT(*) AS n FROM sessions').get()).toEqual({ n: 0 });
+    expect((await hook(s, 'session_ended', { summary: 'x', topics: ['a'.repeat(40_000), 'b'.repeat(40_000)] })).saved).toBe(true);
+  });
+
   it('session_started takes a budget below the smallest inject budget up to it', async () => {
     s = await start();
     for (let i = 0; i < 8; i++) await s.call('think', { text: `Remember: pier ${i} is important for the ferry crossing`, layer: 'user' });
