@@ -53,7 +53,7 @@ export {
 export { TimelineStore, type TimelineEvent } from './timeline.js';
 export { RecallEventStore, type RecallEvent, type RecallEventInput } from './recall-events.js';
 export { ShadowBin, SHADOW_ORIGINS, type ShadowEntry, type ShadowArchiveInput, type ShadowOrigin } from './shadow-bin.js';
-export { ProjectStore, type Project, type ProjectDecision, type ProjectArtifact } from './projects/projects.js';
+export { ARTIFACT_PATH_MAX, ProjectStore, type Project, type ProjectDecision, type ProjectArtifact } from './projects/projects.js';
 export {
   scanCodeSymbols,
   extractSymbols,

@@ -184,6 +184,36 @@ describe('optional texts', () => {
   });
 });
 
+describe('length limits', () => {
+  // Regression guard, fixed: a mapping's file path over the artifact limit was refused naming "path" (the project
+  // directory's field, which the call did not pass), not details; and once update had appended enough details, the
+  // spec page went over the text limit and the call was refused naming "content", a field project does not have.
+  it("a mapping's details over 1000 characters is an error naming details", async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    const before = snapshot(s);
+    const err = await toolError(project({ action: 'mapping', name: 'Apollo', details: `src/${'a'.repeat(1000)}.ts` }));
+    expect(err).toMatchObject({ type: 'ValidationError', field: 'details', accepted: { max: 1000 } });
+    expect(err.message).toContain('1000');
+    expect(snapshot(s)).toEqual(before);
+  });
+
+  it('details that would take the description and its spec page over think.max_text_chars are an error naming details', async () => {
+    await s.close();
+    s = await start({ config: { think: { max_text_chars: 500 } } });
+    await project({ action: 'init', name: 'Apollo', details: 'd'.repeat(300) });
+    const description = () => (s.kernel.storage.db.prepare('SELECT description FROM projects').get() as { description: string }).description;
+    const err = await toolError(project({ action: 'update', name: 'Apollo', details: 'e'.repeat(300) }));
+    expect(err).toMatchObject({ type: 'ValidationError', field: 'details', accepted: { max: 500 } });
+    expect(err.message).toMatch(/think\.max_text_chars/);
+    expect(description()).toBe('d'.repeat(300));
+    const init = await toolError(project({ action: 'init', name: 'Hermes', details: 'h'.repeat(499) }));
+    expect(init).toMatchObject({ type: 'ValidationError', field: 'details' });
+    expect(s.kernel.storage.db.prepare('SELECT name FROM projects').all()).toEqual([{ name: 'Apollo' }]);
+    // Details that fit are still appended.
+    expect((await project({ action: 'update', name: 'Apollo', details: 'fits' })).identity.description).toBe(`${'d'.repeat(300)}\n\nfits`);
+  });
+});
+
 describe('audit', () => {
   it('returns the three dimensions with verdicts and a conflicts list', async () => {
     await project({ action: 'init', name: 'Apollo' });

@@ -29,6 +29,9 @@ export interface ProjectArtifact {
   ts: string;
 }
 
+/** The longest artifact file path, in characters. */
+export const ARTIFACT_PATH_MAX = 1000;
+
 function checkName(name: unknown): string {
   return checkText(name, 'name', 200).trim();
 }
@@ -103,7 +106,7 @@ export class ProjectStore {
   /** Register (or update by path) an artifact of the project. */
   addArtifact(name: string, input: { path: string; role?: string; status?: string }): ProjectArtifact {
     const n = checkName(name);
-    const p = checkText(input.path, 'path', 1000);
+    const p = checkText(input.path, 'path', ARTIFACT_PATH_MAX);
     return this.ctx.tx(() => {
       if (!this.get(n)) throw notFound('project', n);
       const ts = this.ctx.iso();

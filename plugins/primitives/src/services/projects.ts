@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { invalid, isBlank, MemoryError, type Hooks, type Logger } from '@memory-service/kernel';
-import { scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
+import { charLength, invalid, isBlank, MemoryError, overChars, type Hooks, type Logger } from '@memory-service/kernel';
+import { ARTIFACT_PATH_MAX, scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 
 export const PROJECT_ACTIONS = ['init', 'update', 'mapping', 'decision', 'recall', 'audit', 'archive'] as const;
@@ -85,6 +85,9 @@ export class ProjectService {
         return this.update(scope, name, input);
       case 'mapping': {
         if (input.details === undefined || isBlank(input.details)) throw invalid('details', 'is required for mapping: the artifact file path', 'file path');
+        if (overChars(input.details.trim(), ARTIFACT_PATH_MAX)) {
+          throw invalid('details', `is ${charLength(input.details.trim())} characters; an artifact's file path is at most ${ARTIFACT_PATH_MAX}`, { max: ARTIFACT_PATH_MAX });
+        }
         const artifact = this.stores.projects.addArtifact(name, { path: input.details.trim(), role: input.role, status: input.status });
         return { status: 'mapped', project: name, artifacts: [artifact] };
       }
@@ -142,9 +145,24 @@ export class ProjectService {
     return page;
   }
 
-  private specContent(name: string, description: string, status: string, dir: string | null): string {
+  /**
+   * The spec page's text. It is held to the text limit (think.max_text_chars) here, naming the
+   * field of the call that made it too long (update appends details to the description).
+   */
+  private specContent(input: ProjectInput, name: string, description: string, status: string, dir: string | null): string {
     const header = [`# ${name}`, '', `Status: ${status}`, ...(dir ? [`Path: ${dir}`] : [])];
-    return [...header, '', description || '(no description yet)'].join('\n');
+    const content = [...header, '', description || '(no description yet)'].join('\n');
+    const max = this.stores.config.maxTextChars;
+    if (overChars(content, max)) {
+      const field = input.details !== undefined ? 'details' : input.path !== undefined ? 'path' : 'status';
+      throw invalid(
+        field,
+        `would make the project's spec page ${charLength(content)} characters (its description is ${charLength(description)}); ` +
+          `the limit is ${max} (think.max_text_chars)`,
+        { max },
+      );
+    }
+    return content;
   }
 
   private checkDir(dir: string | undefined): string | null {
@@ -158,7 +176,7 @@ export class ProjectService {
     const dir = this.checkDir(input.path);
     return this.stores.transaction(() => {
       const project = this.stores.projects.init(name, { path: dir, description: input.details ?? '', status: input.status ?? 'active' });
-      const page = this.saveSpec(scope, name, this.specContent(name, project.description, project.status, project.path));
+      const page = this.saveSpec(scope, name, this.specContent(input, name, project.description, project.status, project.path));
       return { status: project.existed ? 'exists' : 'created', project: name, identity: project, wiki_ref: { title: page.title, path: page.path } };
     });
   }
@@ -174,7 +192,7 @@ export class ProjectService {
       const description = input.details ? [before.description, input.details].filter(Boolean).join('\n\n') : before.description;
       const project = this.stores.projects.update(name, { status: input.status, path: dir ?? undefined, description });
       if (scan) this.stores.projects.replaceSymbols(name, scan.symbols);
-      const page = this.saveSpec(scope, name, this.specContent(name, project.description, project.status, project.path));
+      const page = this.saveSpec(scope, name, this.specContent(input, name, project.description, project.status, project.path));
       const kept = gone ? this.stores.projects.symbolCount(name) : 0;
       return {
         status: 'updated',
