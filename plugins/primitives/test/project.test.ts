@@ -41,6 +41,21 @@ describe('init', () => {
     expect(s.kernel.storage.db.prepare('SELECT name FROM projects').all()).toEqual([{ name: 'Apollo' }]);
   });
 
+  // Regression guard, fixed: init of a project that exists answered status "exists" and dropped the details, status and
+  // path it was given without a word, so a description written at that call was lost.
+  it('init of an existing project changes nothing and warns naming the fields it did not use', async () => {
+    await project({ action: 'init', name: 'Apollo', details: 'First description.' });
+    const r = await project({ action: 'init', name: 'Apollo', details: 'Second description.', status: 'paused', path: codeDir });
+    expect(r.status).toBe('exists');
+    expect(r.identity).toMatchObject({ description: 'First description.', status: 'active', path: null });
+    expect(r.ignored).toEqual(['details', 'status', 'path']);
+    expect(r.warning).toMatch(/details, status, path/);
+    expect(r.warning).toMatch(/action update/);
+    const plain = await project({ action: 'init', name: 'Apollo' });
+    expect(plain.warning).toBeUndefined();
+    expect(plain.ignored).toBeUndefined();
+  });
+
   it('a second init reports the project exists', async () => {
     await project({ action: 'init', name: 'Apollo' });
     expect((await project({ action: 'init', name: 'Apollo' })).status).toBe('exists');

@@ -54,6 +54,9 @@ function checkOptionalTexts(input: ProjectInput): void {
 /** recall and audit show the project's latest decisions, this many (decision_count counts them all). */
 export const DECISIONS_SHOWN = 200;
 
+/** The fields init sets on a new project. */
+const INIT_FIELDS = ['details', 'status', 'path'] as const;
+
 /** Bounds of the code-map scan of `update`. */
 export const CODE_MAP_LIMITS = { maxFiles: 500, maxBytes: 2_000_000, maxDirs: 2_000 } as const;
 
@@ -177,7 +180,15 @@ export class ProjectService {
     return this.stores.transaction(() => {
       const project = this.stores.projects.init(name, { path: dir, description: input.details ?? '', status: input.status ?? 'active' });
       const page = this.saveSpec(scope, name, this.specContent(input, name, project.description, project.status, project.path));
-      return { status: project.existed ? 'exists' : 'created', project: name, identity: project, wiki_ref: { title: page.title, path: page.path } };
+      const result = { status: project.existed ? 'exists' : 'created', project: name, identity: project, wiki_ref: { title: page.title, path: page.path } };
+      // init never changes a project that exists: say which of the given fields were not used.
+      const ignored = project.existed ? INIT_FIELDS.filter((f) => input[f] !== undefined) : [];
+      if (!ignored.length) return result;
+      return {
+        ...result,
+        ignored,
+        warning: `Project "${name}" already exists, so init changed nothing and did not use ${ignored.join(', ')}; use action update to change them`,
+      };
     });
   }
 

@@ -8,7 +8,7 @@ export function projectTool(projects: ProjectService) {
     title: 'Project context',
     description:
       'Keep context about a project (projects are global, keyed by name). action init: create it (a project_spec wiki page ' +
-      'and an identity row; details = description, path = its directory). update: add details, change status or path, and ' +
+      'and an identity row; details = description, path = its directory; on a project that exists it changes nothing and warns). update: add details, change status or path, and ' +
       'refresh the code map (top-level symbols of the files under path, bounded; when the stored path no longer exists the ' +
       'map is kept and the answer has a warning). mapping: register an artifact (details = ' +
       'file path, with role and status). decision: record a decision with its rationale (details) and outcome; logs a ' +
