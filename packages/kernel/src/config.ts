@@ -1,12 +1,14 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { checkSettings } from './config-check.js';
 import { MemoryError } from './errors.js';
 import { isPlainObject } from './util.js';
 
 /**
- * Configuration: `<data_dir>/config.yaml` merged over these defaults. Plugins read their own
- * sections through `Config.get(path, fallback)`; unknown sections are kept for third parties.
+ * Configuration: `<data_dir>/config.yaml` merged over these defaults. The service's own settings
+ * are checked when a Config is made (config-check.ts); plugins read their own sections (named by
+ * their tier or package name) through `Config.get(path, fallback)` or `Config.number`.
  */
 export const DEFAULT_CONFIG = Object.freeze({
   l1: { size: 50 },
@@ -37,7 +39,9 @@ export function deepMerge(base: ConfigData, over: ConfigData): ConfigData {
 export class Config {
   readonly data: Readonly<ConfigData>;
   constructor(data: ConfigData = {}) {
-    this.data = Object.freeze(deepMerge(structuredClone(DEFAULT_CONFIG) as ConfigData, data));
+    const merged = deepMerge(structuredClone(DEFAULT_CONFIG) as ConfigData, data);
+    checkSettings(merged);
+    this.data = Object.freeze(merged);
   }
 
   /** Read a dotted path (`retrieval.default_limit`), falling back when absent. */

@@ -1,6 +1,7 @@
 export * from './errors.js';
 export * from './clock.js';
 export * from './config.js';
+export { CONFIG_SETTINGS, CONFIG_SECTIONS } from './config-check.js';
 export * from './paths.js';
 export * from './storage.js';
 export * from './hooks.js';

@@ -2,6 +2,7 @@ import { asValue, createContainer, InjectionMode, type AwilixContainer } from 'a
 import { rangeAccepts } from './kernel-range.js';
 import { systemClock, type Clock } from './clock.js';
 import { Config, type ConfigData } from './config.js';
+import { checkSections } from './config-check.js';
 import { MemoryError, toMemoryError } from './errors.js';
 import {
   createHooks,
@@ -242,6 +243,8 @@ export class Kernel {
     if (this.stateValue !== 'registering') {
       throw new MemoryError('KERNEL_ERR_AFTER_READY', `ready() called when the kernel is ${this.stateValue}`);
     }
+    // The plugin set is known now: a config section no plugin reads is a mistake to name at start.
+    checkSections(this.config.data, [...this.plugins.values()].flatMap((p) => [p.tier, p.name]));
     await this.hooks.ready.promise();
     this.stateValue = 'ready';
   }
