@@ -1,5 +1,6 @@
 import { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncWaterfallHook } from './vendor.js';
-import { MemoryError } from './errors.js';
+import { MemoryError, toMemoryError } from './errors.js';
+import type { Logger } from './logger.js';
 
 export type Layer = 'user' | 'agent';
 
@@ -109,11 +110,76 @@ function named(options: TapOptions, plugin: string): { name: string; stage?: num
   return typeof options === 'string' ? { name: plugin } : { ...options, name: plugin };
 }
 
+/** Hooks whose taps hand a value on to the next tap (and to the caller): a failing tap hands on what it got. */
+const WATERFALLS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'session_inject', 'importance_gate']);
+
+/** What a plugin's view of the hooks needs from the kernel. */
+export interface PluginHookOptions {
+  /** Where a failing tap is reported, with the plugin's name. */
+  logger: Logger;
+  /** False once the kernel is sealed (ready or later): taps are refused then. */
+  canTap: () => boolean;
+}
+
 /**
- * The view of the hooks a plugin gets: tapping an unknown hook is a coded error, and every tap
- * carries the plugin's name whatever name the caller passed.
+ * A tap's function, made to fail alone: what it throws becomes a coded error carrying the
+ * plugin's name. A `ready` tap's error is thrown on (the start fails naming the plugin). Any other
+ * is logged and the hook goes on as if the tap had answered nothing: a waterfall gets the value the
+ * tap was given (a lifecycle event also the error under the plugin's name), so one plugin's
+ * failure neither breaks the operation that fired the hook nor hides the other taps' answers, and
+ * a parallel hook still waits for every other tap, so close() waits for their work too.
  */
-export function pluginHooks(hooks: Readonly<Hooks>, plugin: string): Readonly<Hooks> {
+function guarded(hook: string, kind: 'tap' | 'tapAsync' | 'tapPromise', fn: (...args: any[]) => any, plugin: string, logger: Logger) {
+  const recover = (err: unknown, args: unknown[]): unknown => {
+    const e = toMemoryError(err, plugin);
+    if (hook === 'ready') throw new MemoryError('KERNEL_ERR_PLUGIN_SETUP', `Plugin ${plugin} failed on ready: ${e.message}`, { plugin, cause: err });
+    logger.error(`${plugin} failed on hook ${hook}: ${e.message}`);
+    if (!WATERFALLS.has(hook)) return undefined;
+    if ((LIFECYCLE_EVENTS as readonly string[]).includes(hook)) return { ...(args[0] as EventResults), [plugin]: { error: e.toJSON() } };
+    return args[0];
+  };
+  if (kind === 'tapPromise') {
+    return async (...args: unknown[]) => {
+      try {
+        return await fn(...args);
+      } catch (err) {
+        return recover(err, args);
+      }
+    };
+  }
+  if (kind === 'tapAsync') {
+    return (...args: unknown[]) => {
+      const callback = args.pop() as (err: unknown, result?: unknown) => void;
+      const answer = (err: unknown, result?: unknown) => {
+        if (!err) return callback(null, result);
+        try {
+          callback(null, recover(err, args));
+        } catch (e) {
+          callback(e);
+        }
+      };
+      try {
+        fn(...args, answer);
+      } catch (err) {
+        answer(err ?? new Error('tap threw'));
+      }
+    };
+  }
+  return (...args: unknown[]) => {
+    try {
+      return fn(...args);
+    } catch (err) {
+      return recover(err, args);
+    }
+  };
+}
+
+/**
+ * The view of the hooks a plugin gets: tapping an unknown hook, or any hook once the kernel is
+ * sealed, is a coded error; every tap carries the plugin's name whatever name the caller passed,
+ * and fails alone (guarded).
+ */
+export function pluginHooks(hooks: Readonly<Hooks>, plugin: string, opts: PluginHookOptions): Readonly<Hooks> {
   const wrapped = new Map<string, unknown>();
   const target = hooks;
   // The proxy's own target is a plain object: a frozen target would forbid answering wrapped hooks.
@@ -138,7 +204,15 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string): Readonly<Ho
           new Proxy(hook, {
             get(h, key) {
               if (key === 'tap' || key === 'tapAsync' || key === 'tapPromise') {
-                return (options: TapOptions, fn: unknown) => h[key](named(options, plugin), fn);
+                return (options: TapOptions, fn: (...args: any[]) => any) => {
+                  if (!opts.canTap()) {
+                    throw new MemoryError('KERNEL_ERR_AFTER_READY', `Plugin ${plugin} cannot tap hook ${prop} after ready: tap hooks in setup`, { plugin });
+                  }
+                  if (typeof fn !== 'function') {
+                    throw new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${plugin}: the tap on hook ${prop} must be a function`, { plugin });
+                  }
+                  return h[key](named(options, plugin), guarded(prop, key, fn, plugin, opts.logger));
+                };
               }
               const v = h[key];
               if (typeof v !== 'function') return v;

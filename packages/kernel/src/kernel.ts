@@ -66,6 +66,8 @@ export class Kernel {
   readonly hooks: Readonly<Hooks>;
   readonly container: AwilixContainer;
   private stateValue: KernelState = 'registering';
+  /** Set as ready() starts: from then on no plugin, tool or tap registers (ready taps included). */
+  private sealed = false;
   private readonly plugins = new Map<string, PluginDefinition>();
   private readonly toolMap = new Map<string, RegisteredTool>();
   /** Per plugin with a toolSchemas file: its schemas, read on first use (undefined when unusable). */
@@ -108,8 +110,8 @@ export class Kernel {
 
   /** Register one plugin: check its kernel range, apply its migrations, run its setup. */
   async register(plugin: PluginDefinition): Promise<void> {
-    if (this.stateValue !== 'registering') {
-      throw new MemoryError('KERNEL_ERR_AFTER_READY', `Cannot register ${plugin?.name}: the kernel is ${this.stateValue}`, {
+    if (this.sealed) {
+      throw new MemoryError('KERNEL_ERR_AFTER_READY', `Cannot register ${plugin?.name}: the kernel is ${this.stateValue === 'registering' ? 'getting ready' : this.stateValue}`, {
         plugin: plugin?.name,
       });
     }
@@ -141,7 +143,7 @@ export class Kernel {
   }
 
   private contextFor(plugin: PluginDefinition, added: string[]): PluginContext {
-    const hooks = pluginHooks(this.hooks, plugin.name);
+    const hooks = pluginHooks(this.hooks, plugin.name, { logger: this.logger, canTap: () => !this.sealed });
     return Object.freeze({
       name: plugin.name,
       tier: plugin.tier,
@@ -187,7 +189,7 @@ export class Kernel {
   }
 
   private addTool(plugin: PluginDefinition, tool: ToolDefinition): void {
-    if (this.stateValue !== 'registering') {
+    if (this.sealed) {
       throw new MemoryError('KERNEL_ERR_AFTER_READY', `Cannot register tool ${tool.name} after ready`, { plugin: plugin.name });
     }
     if (this.toolMap.has(tool.name)) {
@@ -240,11 +242,12 @@ export class Kernel {
   }
 
   async ready(): Promise<void> {
-    if (this.stateValue !== 'registering') {
-      throw new MemoryError('KERNEL_ERR_AFTER_READY', `ready() called when the kernel is ${this.stateValue}`);
+    if (this.sealed) {
+      throw new MemoryError('KERNEL_ERR_AFTER_READY', `ready() called when the kernel is ${this.stateValue === 'registering' ? 'getting ready' : this.stateValue}`);
     }
     // The plugin set is known now: a config section no plugin reads is a mistake to name at start.
     checkSections(this.config.data, [...this.plugins.values()].flatMap((p) => [p.tier, p.name]));
+    this.sealed = true;
     await this.hooks.ready.promise();
     this.stateValue = 'ready';
   }
@@ -324,6 +327,7 @@ export class Kernel {
   async close(): Promise<void> {
     if (this.stateValue === 'closed' || this.stateValue === 'closing') return;
     this.stateValue = 'closing';
+    this.sealed = true;
     while (this.inflight.size) await Promise.allSettled([...this.inflight]);
     try {
       await this.hooks.close.promise();

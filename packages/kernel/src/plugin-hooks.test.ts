@@ -1,0 +1,138 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { ManualClock } from './clock.js';
+import { Kernel } from './kernel.js';
+import type { Logger } from './logger.js';
+import { definePlugin, type PluginContext, type PluginDefinition } from './plugin.js';
+import { scratch } from './scratch.fixture.js';
+import { defineTool } from './tools.js';
+
+const scratchpad = scratch('ms-plugin-hooks-');
+afterEach(scratchpad.cleanup);
+
+function kernel(): { k: Kernel; errors: string[] } {
+  const errors: string[] = [];
+  const logger: Logger = { info: () => {}, warn: () => {}, error: (m) => void errors.push(m) };
+  return { k: scratchpad.kernel(new Kernel({ dataDir: scratchpad.dir(), logger, clock: new ManualClock() })), errors };
+}
+
+const plugin = (name: string, setup: PluginDefinition['setup']) => definePlugin({ name, version: '1.0.0', tier: name.replace(/-/g, '_'), kernel: '^1.0.0', setup });
+const SCOPE = { layer: 'user' as const, user_id: 'u' };
+const message = { ...SCOPE, text: 'hi', importance: 0, emotional_weight: 0, ids: [] };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("a plugin's failing tap fails alone and carries the plugin's name", () => {
+  it('a session_inject tap that throws hands on the blocks it got, and the log names the plugin', async () => {
+    const { k, errors } = kernel();
+    await k.register(plugin('first', (ctx) => ctx.hooks.session_inject.tapPromise('x', async (blocks) => [...blocks, { source: 'first', title: 'A', text: 'a' }])));
+    await k.register(plugin('broken-inject', (ctx) => ctx.hooks.session_inject.tapPromise('x', async () => {
+      throw new Error('inject broke');
+    })));
+    await k.ready();
+    const blocks = await k.hooks.session_inject.promise([], { ...SCOPE, text: '', budget: 100 });
+    expect(blocks).toEqual([{ source: 'first', title: 'A', text: 'a' }]);
+    expect(errors).toEqual(['broken-inject failed on hook session_inject: inject broke']);
+  });
+
+  it('a parallel hook waits for every other tap when one fails at once', async () => {
+    const { k, errors } = kernel();
+    const done: string[] = [];
+    await k.register(plugin('fails-fast', (ctx) => ctx.hooks.message_received.tapPromise('x', async () => {
+      throw new Error('no');
+    })));
+    await k.register(plugin('slow-writer', (ctx) => ctx.hooks.message_received.tapPromise('x', async (m) => {
+      await sleep(30);
+      done.push(m.text);
+    })));
+    await k.ready();
+    await k.hooks.message_received.promise(message);
+    expect(done).toEqual(['hi']);
+    expect(errors).toEqual(['fails-fast failed on hook message_received: no']);
+  });
+
+  it('a sync waterfall tap that throws hands on the value it got', async () => {
+    const { k } = kernel();
+    await k.register(plugin('gate', (ctx) => ctx.hooks.importance_gate.tap('x', () => {
+      throw new Error('gate broke');
+    })));
+    await k.ready();
+    expect(k.hooks.importance_gate.call(0.4, { ...SCOPE, key: 'k', value: 'v' })).toBe(0.4);
+  });
+
+  it('a direct tap on a lifecycle event that throws answers its error under its name; the others still answer', async () => {
+    const { k } = kernel();
+    await k.register(plugin('raw-tapper', (ctx) => ctx.hooks.memory_pressure.tapPromise('x', async () => {
+      throw new Error('raw broke');
+    })));
+    await k.register(plugin('answerer', (ctx) => ctx.onEvent('memory_pressure', () => 'fine')));
+    await k.ready();
+    const out = await k.dispatchEvent('memory_pressure', {});
+    expect(out.results).toEqual({
+      'raw-tapper': { error: expect.objectContaining({ code: 'KERNEL_ERR_TOOL_FAILED', message: 'raw broke', plugin: 'raw-tapper' }) },
+      answerer: 'fine',
+    });
+  });
+
+  it('a ready tap that throws fails ready with an error naming the plugin', async () => {
+    const { k } = kernel();
+    await k.register(plugin('bad-ready', (ctx) => ctx.hooks.ready.tapPromise('x', async () => {
+      throw new Error('cannot warm');
+    })));
+    await expect(k.ready()).rejects.toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'bad-ready', message: 'Plugin bad-ready failed on ready: cannot warm' });
+  });
+
+  it("a close tap that throws does not keep the other plugins' close taps from running", async () => {
+    const { k, errors } = kernel();
+    let closed = false;
+    await k.register(plugin('bad-close', (ctx) => ctx.hooks.close.tapPromise('x', async () => {
+      throw new Error('close broke');
+    })));
+    await k.register(plugin('good-close', (ctx) => ctx.hooks.close.tapPromise('x', async () => void (closed = true))));
+    await k.ready();
+    await k.close();
+    expect(closed).toBe(true);
+    expect(k.state).toBe('closed');
+    expect(errors).toEqual(['bad-close failed on hook close: close broke']);
+  });
+});
+
+describe('nothing registers once ready starts', () => {
+  it('taps, lifecycle handlers and tools from a ready tap or a tool call after ready are refused', async () => {
+    const { k } = kernel();
+    let ctxKept: PluginContext | undefined;
+    const outcomes: Record<string, unknown> = {};
+    const attempt = (label: string, fn: () => void) => {
+      try {
+        fn();
+        outcomes[label] = 'registered';
+      } catch (err) {
+        outcomes[label] = (err as { code?: string }).code;
+      }
+    };
+    const lateTool = (name: string) =>
+      defineTool({ name, title: 'late', description: 'late', input: z.object({}), annotations: { readOnlyHint: true }, handler: () => ({}) });
+    await k.register(
+      plugin('late', (ctx) => {
+        ctxKept = ctx;
+        ctx.hooks.ready.tapPromise('x', async () => {
+          attempt('tool in ready', () => ctx.tools.register(lateTool('late_ready')));
+          attempt('tap in ready', () => ctx.hooks.message_received.tapPromise('x', async () => {}));
+        });
+      }),
+    );
+    await k.ready();
+    attempt('tap after ready', () => ctxKept!.hooks.message_received.tapPromise('x', async () => {}));
+    attempt('onEvent after ready', () => ctxKept!.onEvent('memory_pressure', () => 'late'));
+    attempt('tool after ready', () => ctxKept!.tools.register(lateTool('late_after')));
+    expect(outcomes).toEqual({
+      'tool in ready': 'KERNEL_ERR_AFTER_READY',
+      'tap in ready': 'KERNEL_ERR_AFTER_READY',
+      'tap after ready': 'KERNEL_ERR_AFTER_READY',
+      'onEvent after ready': 'KERNEL_ERR_AFTER_READY',
+      'tool after ready': 'KERNEL_ERR_AFTER_READY',
+    });
+    expect(k.getTool('late_ready')).toBeUndefined();
+    expect(k.hooks.message_received.taps).toEqual([]);
+    expect((await k.dispatchEvent('memory_pressure', {})).results).toEqual({});
+  });
+});
