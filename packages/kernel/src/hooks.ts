@@ -117,8 +117,10 @@ const WATERFALLS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 's
 export interface PluginHookOptions {
   /** Where a failing tap is reported, with the plugin's name. */
   logger: Logger;
-  /** False once the kernel is sealed (ready or later): taps are refused then. */
+  /** False once the kernel is sealed (ready or later), or the plugin's setup failed: taps are refused then. */
   canTap: () => boolean;
+  /** Told of each hook the plugin taps (so a failed setup's taps can be removed). */
+  tapped?: (hook: object) => void;
 }
 
 /**
@@ -206,11 +208,12 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string, opts: Plugin
               if (key === 'tap' || key === 'tapAsync' || key === 'tapPromise') {
                 return (options: TapOptions, fn: (...args: any[]) => any) => {
                   if (!opts.canTap()) {
-                    throw new MemoryError('KERNEL_ERR_AFTER_READY', `Plugin ${plugin} cannot tap hook ${prop} after ready: tap hooks in setup`, { plugin });
+                    throw new MemoryError('KERNEL_ERR_AFTER_READY', `Plugin ${plugin} cannot tap hook ${prop} outside its setup: tap hooks in setup`, { plugin });
                   }
                   if (typeof fn !== 'function') {
                     throw new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${plugin}: the tap on hook ${prop} must be a function`, { plugin });
                   }
+                  opts.tapped?.(h);
                   return h[key](named(options, plugin), guarded(prop, key, fn, plugin, opts.logger));
                 };
               }

@@ -37,7 +37,12 @@ export interface KernelOptions {
   /** Overrides merged over `<data_dir>/config.yaml`. */
   config?: ConfigData;
   logger?: Logger;
+  /** How long a plugin's setup may take before registration fails naming it (default 30 s). */
+  setupTimeoutMs?: number;
 }
+
+/** How long a plugin's setup may take by default: a setup that never settles fails the start instead of hanging it. */
+export const SETUP_TIMEOUT_MS = 30_000;
 
 export type KernelState = 'registering' | 'ready' | 'closing' | 'closed';
 
@@ -74,9 +79,11 @@ export class Kernel {
   private readonly schemaFiles = new Map<string, () => Map<string, ToolJsonSchemas> | undefined>();
   private readonly tierOrder: string[] = [];
   private readonly inflight = new Set<Promise<unknown>>();
+  private readonly setupTimeoutMs: number;
 
   constructor(opts: KernelOptions) {
     this.dataDir = opts.dataDir;
+    this.setupTimeoutMs = opts.setupTimeoutMs ?? SETUP_TIMEOUT_MS;
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? stderrLogger();
     this.config = Config.load(opts.dataDir, opts.config);
@@ -126,24 +133,44 @@ export class Kernel {
       );
     }
     this.plugins.set(plugin.name, plugin);
+    const tiersBefore = this.tierOrder.length;
     if (!this.tierOrder.includes(plugin.tier)) this.tierOrder.push(plugin.tier);
-    const added: string[] = [];
+    const reg: Registration = { tools: [], hooks: new Set(), failed: false };
+    let timer: NodeJS.Timeout | undefined;
     try {
       if (plugin.migrations?.length) this.storage.migrate(plugin.name, plugin.migrations);
-      await plugin.setup(this.contextFor(plugin, added));
+      // A referenced timer: a setup waiting on nothing would otherwise let the process end in silence.
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`did not finish within ${this.setupTimeoutMs / 1000} s (a setup must not wait on work that never ends)`)),
+          this.setupTimeoutMs,
+        );
+      });
+      await Promise.race([plugin.setup(this.contextFor(plugin, reg)), timeout]);
     } catch (err) {
-      for (const name of added) this.toolMap.delete(name);
+      // Nothing of a failed plugin stays: its tools, taps and tiers go, and a setup still running
+      // (timed out) cannot add more.
+      reg.failed = true;
+      for (const name of reg.tools) this.toolMap.delete(name);
+      for (const hook of reg.hooks) untap(hook, plugin.name);
+      this.tierOrder.splice(tiersBefore);
       this.plugins.delete(plugin.name);
       const cause = toMemoryError(err, plugin.name);
       throw new MemoryError('KERNEL_ERR_PLUGIN_SETUP', `Plugin ${plugin.name} failed in setup: ${cause.message}`, {
         plugin: plugin.name,
         cause: err,
       });
+    } finally {
+      clearTimeout(timer);
     }
   }
 
-  private contextFor(plugin: PluginDefinition, added: string[]): PluginContext {
-    const hooks = pluginHooks(this.hooks, plugin.name, { logger: this.logger, canTap: () => !this.sealed });
+  private contextFor(plugin: PluginDefinition, reg: Registration): PluginContext {
+    const hooks = pluginHooks(this.hooks, plugin.name, {
+      logger: this.logger,
+      canTap: () => !this.sealed && !reg.failed,
+      tapped: (hook) => reg.hooks.add(hook),
+    });
     return Object.freeze({
       name: plugin.name,
       tier: plugin.tier,
@@ -158,8 +185,11 @@ export class Kernel {
       logger: this.logger,
       tools: {
         register: (tool: ToolDefinition<any, any>) => {
+          if (reg.failed) {
+            throw new MemoryError('KERNEL_ERR_PLUGIN_SETUP', `Plugin ${plugin.name} failed in setup; its tool ${tool?.name} is not registered`, { plugin: plugin.name });
+          }
           this.addTool(plugin, tool);
-          added.push(tool.name);
+          reg.tools.push(tool.name);
         },
       },
       onEvent: (event: LifecycleEvent, handler: (e: EventContext) => unknown) => {
@@ -336,6 +366,20 @@ export class Kernel {
       this.stateValue = 'closed';
     }
   }
+}
+
+/** What one plugin's setup has registered so far, removed again when the setup fails. */
+interface Registration {
+  tools: string[];
+  hooks: Set<object>;
+  failed: boolean;
+}
+
+/** Remove a plugin's taps from a hook (tapable recompiles the hook's call on its next use). */
+function untap(hook: object, plugin: string): void {
+  const h = hook as { taps: { name: string }[]; _resetCompilation?: () => void };
+  h.taps = h.taps.filter((t) => t.name !== plugin);
+  h._resetCompilation?.();
 }
 
 /** Create a kernel and register the given plugins in order. */

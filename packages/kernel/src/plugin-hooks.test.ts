@@ -136,3 +136,44 @@ describe('nothing registers once ready starts', () => {
     expect((await k.dispatchEvent('memory_pressure', {})).results).toEqual({});
   });
 });
+
+describe('a plugin whose setup fails or never finishes', () => {
+  it('a setup that never settles fails registration naming the plugin, and what it registered is gone', async () => {
+    const errors: string[] = [];
+    const logger: Logger = { info: () => {}, warn: () => {}, error: (m) => void errors.push(m) };
+    const k = scratchpad.kernel(new Kernel({ dataDir: scratchpad.dir(), logger, setupTimeoutMs: 50 }));
+    let ctxKept: PluginContext | undefined;
+    const tool = defineTool({ name: 'hang_tool', title: 'h', description: 'h', input: z.object({}), annotations: { readOnlyHint: true }, handler: () => ({}) });
+    const hanging = plugin('hanging-plugin', (ctx) => {
+      ctxKept = ctx;
+      ctx.tools.register(tool);
+      ctx.hooks.message_received.tapPromise('x', async () => {});
+      return new Promise<void>(() => {});
+    });
+    const started = Date.now();
+    const err = await k.register(hanging).catch((e) => e);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'hanging-plugin' });
+    expect(err.message).toMatch(/Plugin hanging-plugin failed in setup: did not finish within 0\.05 s/);
+    expect(k.getTool('hang_tool')).toBeUndefined();
+    expect(k.hooks.message_received.taps).toEqual([]);
+    expect(k.tiers).not.toContain('hanging_plugin');
+    expect(k.pluginNames).toEqual([]);
+    // The setup still running cannot add anything once it has failed.
+    expect(() => ctxKept!.tools.register(defineTool({ ...tool, name: 'hang_tool_2' }))).toThrow(/failed in setup/);
+    expect(() => ctxKept!.hooks.session_ended.tapPromise('x', async (r) => r)).toThrow(/outside its setup/);
+  });
+
+  it("a setup that throws after tapping leaves no tap behind", async () => {
+    const { k } = kernel();
+    const failing = plugin('tap-then-throw', (ctx) => {
+      ctx.hooks.message_received.tapPromise('x', async () => {});
+      ctx.onEvent('memory_pressure', () => 'stale');
+      throw new Error('boom');
+    });
+    await expect(k.register(failing)).rejects.toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'tap-then-throw' });
+    expect(k.hooks.message_received.taps).toEqual([]);
+    await k.ready();
+    expect((await k.dispatchEvent('memory_pressure', {})).results).toEqual({});
+  });
+});
