@@ -24,7 +24,7 @@ import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-p
 import { checkWellFormed } from './well-formed.js';
 import { Storage } from './storage.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
-import { isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
+import { checkOutput, isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
 
 /** The kernel's own version; plugins declare the range they work with. */
 export const KERNEL_VERSION = '1.0.0';
@@ -307,10 +307,13 @@ export class Kernel {
     } catch (err) {
       throw toMemoryError(err, tool.plugin);
     }
-    if (!isPromiseLike(out)) return out;
-    return this.track(Promise.resolve(out)).catch((err: unknown) => {
-      throw toMemoryError(err, tool.plugin);
-    });
+    if (!isPromiseLike(out)) return checkOutput(tool, out);
+    return this.track(Promise.resolve(out)).then(
+      (value) => checkOutput(tool, value),
+      (err: unknown) => {
+        throw toMemoryError(err, tool.plugin);
+      },
+    );
   }
 
   /** callToolNow, always answering with a promise. */

@@ -107,6 +107,25 @@ export function validationError(error: z.ZodError): MemoryError {
   return err;
 }
 
+/**
+ * A tool's answer as its output schema (the one tools/list publishes) reads it: keys the schema
+ * does not name are dropped, as the published schema allows none. An answer the schema refuses is
+ * the tool's failure, named with its plugin, instead of a result the client must reject as a
+ * protocol error for not matching the schema.
+ */
+export function checkOutput(tool: RegisteredTool, value: unknown): unknown {
+  if (!tool.output) return value;
+  const res = tool.output.safeParse(value);
+  if (res.success) return res.data;
+  const issue = res.error.issues[0]!;
+  const where = issue.path.length ? `field "${issue.path.join('.')}"` : 'the answer';
+  throw new MemoryError(
+    'KERNEL_ERR_TOOL_FAILED',
+    `Tool ${tool.name} (plugin ${tool.plugin}) answered with output its output schema refuses: ${where}: ${issue.message}`,
+    { plugin: tool.plugin, details: res.error.issues.map((i) => ({ output_field: i.path.join('.') || '(answer)', problem: i.message })) },
+  );
+}
+
 /** Whether a tool's answer is a promise (any thenable) rather than a value. */
 export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
   return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';

@@ -1,0 +1,44 @@
+import { afterEach, expect, it } from 'vitest';
+import { definePlugin, defineTool, z } from '@memory-service/kernel';
+import { start, type TestServer } from './helpers.js';
+
+let s: TestServer | undefined;
+afterEach(async () => {
+  await s?.close();
+  s = undefined;
+});
+
+const tool = (name: string, handler: () => unknown) =>
+  defineTool({ name, title: name, description: `${name} tool`, input: z.object({}), output: z.object({ id: z.number() }), annotations: { readOnlyHint: true }, handler });
+
+const sloppy = definePlugin({
+  name: 'sloppy-plugin',
+  version: '1.0.0',
+  tier: 'sloppy',
+  kernel: '^1.0.0',
+  setup(ctx) {
+    ctx.tools.register(tool('sloppy_wrong_type', () => ({ id: 'seven' })));
+    ctx.tools.register(tool('sloppy_async_missing', async () => ({ other: 1 })));
+    ctx.tools.register(tool('sloppy_extra_key', () => ({ id: 7, debug: 'internal' })));
+  },
+});
+
+it("a plugin tool's answer that its output schema refuses is a tool error naming the plugin, not a protocol error", async () => {
+  s = await start({ plugins: [sloppy], expose: 'primitives,sloppy' });
+  await s.listTools(); // the client now checks structuredContent against each tool's output schema
+  for (const name of ['sloppy_wrong_type', 'sloppy_async_missing']) {
+    const out = await s.callRaw(name);
+    expect(out.isError, name).toBe(true);
+    expect(out.structured.error).toMatchObject({ code: 'KERNEL_ERR_TOOL_FAILED', plugin: 'sloppy-plugin' });
+    expect(out.structured.error.message).toMatch(new RegExp(`Tool ${name} \\(plugin sloppy-plugin\\) answered with output its output schema refuses: field "id"`));
+  }
+});
+
+it('keys the output schema does not name are left out, as the published schema allows none', async () => {
+  s = await start({ plugins: [sloppy], expose: 'primitives,sloppy' });
+  await s.listTools();
+  const out = await s.callRaw('sloppy_extra_key');
+  expect(out.isError).toBe(false);
+  expect(out.structured).toEqual({ id: 7 });
+  expect(JSON.parse(out.text)).toEqual({ id: 7 });
+});
