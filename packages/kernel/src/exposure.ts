@@ -9,6 +9,9 @@ export const PRESETS: Readonly<Record<string, readonly string[]>> = Object.freez
   operator: ['primitives', 'context', 'insight', 'write', 'wiki', 'review', 'admin'],
 });
 
+/** MEMORY_EXPOSE tokens that are not tier names: a tier of one of these names could never be selected. */
+export const RESERVED_EXPOSE_TOKENS: readonly string[] = Object.freeze([...Object.keys(PRESETS), 'all', 'full', 'brief']);
+
 export interface Exposure {
   /** Every tool is exposed (all / full). */
   all: boolean;

@@ -24,6 +24,8 @@ import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-p
 import { checkWellFormed } from './well-formed.js';
 import { Storage } from './storage.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
+import { CATALOG_TOOL, DISPATCHER_PREFIX, dispatcherName } from './surface.js';
+import { RESERVED_EXPOSE_TOKENS } from './exposure.js';
 import { checkOutput, isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
 
 /** The kernel's own version; plugins declare the range they work with. */
@@ -134,6 +136,11 @@ export class Kernel {
     }
     this.plugins.set(plugin.name, plugin);
     const tiersBefore = this.tierOrder.length;
+    const tierProblem = this.tierProblem(plugin.tier);
+    if (tierProblem) {
+      this.plugins.delete(plugin.name);
+      throw new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${plugin.name}: tier "${plugin.tier}" ${tierProblem}`, { plugin: plugin.name, field: 'tier' });
+    }
     if (!this.tierOrder.includes(plugin.tier)) this.tierOrder.push(plugin.tier);
     const reg: Registration = { tools: [], hooks: new Set(), failed: false };
     let timer: NodeJS.Timeout | undefined;
@@ -228,8 +235,19 @@ export class Kernel {
         plugin: plugin.name,
       });
     }
+    if (tool.name === CATALOG_TOOL || tool.name.startsWith(DISPATCHER_PREFIX)) {
+      throw new MemoryError(
+        'KERNEL_ERR_TOOL_INVALID',
+        `Tool name ${tool.name} is reserved for MEMORY_META's catalogue and tier dispatchers (${CATALOG_TOOL}, ${DISPATCHER_PREFIX}<tier>); choose another name`,
+        { plugin: plugin.name, field: 'name' },
+      );
+    }
     const tiers = new Set(tool.tiers?.length ? tool.tiers : [plugin.tier]);
     if (tool.name.startsWith('wiki_')) tiers.add('wiki');
+    for (const t of tiers) {
+      const problem = this.tierProblem(t);
+      if (problem) throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${tool.name}: tier "${t}" ${problem}`, { plugin: plugin.name, field: 'tiers' });
+    }
     for (const t of tiers) if (!this.tierOrder.includes(t)) this.tierOrder.push(t);
     const schemas = this.schemaFile(plugin);
     this.toolMap.set(tool.name, {
@@ -244,6 +262,18 @@ export class Kernel {
         openWorldHint: tool.annotations.openWorldHint ?? false,
       },
     });
+  }
+
+  /**
+   * Why a tier name cannot be added, or null: a MEMORY_EXPOSE preset token would never select it,
+   * and two tiers with one dispatcher name (`a-b` and `a_b`) would list two tools of one name.
+   */
+  private tierProblem(tier: string): string | null {
+    if (this.tierOrder.includes(tier)) return null;
+    if (typeof tier !== 'string' || !tier) return 'must be a non-empty string';
+    if (RESERVED_EXPOSE_TOKENS.includes(tier)) return `is a MEMORY_EXPOSE preset token (${RESERVED_EXPOSE_TOKENS.join(', ')}); choose another tier name`;
+    const clash = this.tierOrder.find((t) => dispatcherName(t) === dispatcherName(tier));
+    return clash ? `has the same MEMORY_META dispatcher name (${dispatcherName(tier)}) as tier "${clash}"; choose another tier name` : null;
   }
 
   /** The reader of a plugin's toolSchemas file, shared by its tools; undefined when it names none. */

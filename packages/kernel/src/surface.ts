@@ -54,7 +54,8 @@ export interface Surface {
 }
 
 export const CATALOG_TOOL = 'memory_catalog';
-export const dispatcherName = (tier: string) => `memory_tier_${tier.replace(/-/g, '_')}`;
+export const DISPATCHER_PREFIX = 'memory_tier_';
+export const dispatcherName = (tier: string) => `${DISPATCHER_PREFIX}${tier.replace(/-/g, '_')}`;
 
 /** A dispatcher's or the catalogue's bad input: its first issue, naming the field (`root` for the whole input). */
 function inputError(error: z.ZodError, root: string, accepted: (field: string) => unknown): MemoryError {
