@@ -34,8 +34,8 @@ export function readSimpleRange(version: string, range: string): boolean | undef
 
 let semver: { satisfies: Satisfies; validRange: ValidRange } | undefined;
 
-/** semver's answer, for the ranges readSimpleRange does not read. */
-function semverAccepts(version: string, range: string): boolean {
+/** semver's two functions used here, loaded on first need. */
+function loadSemver(): { satisfies: Satisfies; validRange: ValidRange } {
   if (!semver) {
     const require = createRequire(import.meta.url);
     semver = {
@@ -43,11 +43,23 @@ function semverAccepts(version: string, range: string): boolean {
       validRange: require('semver/ranges/valid.js') as ValidRange,
     };
   }
-  return semver.validRange(range) !== null && semver.satisfies(version, range, { includePrerelease: true });
+  return semver;
+}
+
+/** semver's answer, for the ranges readSimpleRange does not read. */
+function semverAccepts(version: string, range: string): boolean {
+  const s = loadSemver();
+  return s.validRange(range) !== null && s.satisfies(version, range, { includePrerelease: true });
 }
 
 /** True when `range` is a valid semver range that `version` satisfies, prereleases included. */
 export function rangeAccepts(version: string, range: string): boolean {
   if (typeof range !== 'string') return false;
   return readSimpleRange(version, range) ?? semverAccepts(version, range);
+}
+
+/** True when `range` is a semver range (`^1.0.0`, `>=1.2 <2`, `1.x`), whatever version it accepts. */
+export function isValidRange(range: string): boolean {
+  if (typeof range !== 'string') return false;
+  return CARET_OR_EXACT.test(range.trim()) || loadSemver().validRange(range) !== null;
 }

@@ -19,7 +19,7 @@ import { stderrLogger, type Logger } from './logger.js';
 import { once } from './util.js';
 import { safeJoin } from './paths.js';
 import { z } from './zod.js';
-import type { PluginContext, PluginDefinition } from './plugin.js';
+import { checkPluginDefinition, type PluginContext, type PluginDefinition } from './plugin.js';
 import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-payloads.js';
 import { checkWellFormed } from './well-formed.js';
 import { Storage } from './storage.js';
@@ -124,6 +124,7 @@ export class Kernel {
         plugin: plugin?.name,
       });
     }
+    checkPluginDefinition(plugin);
     if (this.plugins.has(plugin.name)) {
       throw new MemoryError('KERNEL_ERR_PLUGIN_DUPLICATE', `Plugin ${plugin.name} is already registered`, { plugin: plugin.name });
     }

@@ -2,6 +2,7 @@ import type { AwilixContainer } from 'awilix/browser';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import { MemoryError } from './errors.js';
+import { isValidRange } from './kernel-range.js';
 import type { EventContext, Hooks, LifecycleEvent } from './hooks.js';
 import type { Logger } from './logger.js';
 import type { Db, Migration, Storage } from './storage.js';
@@ -52,18 +53,29 @@ export interface PluginDefinition {
 const PLUGIN_NAME = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
 const TIER = /^[a-z][a-z0-9_-]{0,31}$/;
 
+/**
+ * Check a plugin definition: definePlugin does, and so does the kernel for a plugin exported as a
+ * plain object. Throws KERNEL_ERR_PLUGIN_INVALID naming the plugin and the field.
+ */
+export function checkPluginDefinition(def: PluginDefinition): void {
+  const fail = (field: string, why: string) =>
+    new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${def?.name ?? '(unnamed)'}: ${field} ${why}`, { plugin: def?.name, field });
+  if (!def || typeof def !== 'object') throw fail('definition', 'must be an object');
+  if (typeof def.name !== 'string' || !PLUGIN_NAME.test(def.name)) throw fail('name', 'must be a package-style name');
+  if (typeof def.version !== 'string' || !/^\d+\.\d+\.\d+/.test(def.version)) throw fail('version', 'must be semver');
+  if (typeof def.tier !== 'string' || !TIER.test(def.tier)) throw fail('tier', `must match ${TIER}`);
+  if (typeof def.kernel !== 'string' || !def.kernel.trim() || !isValidRange(def.kernel)) {
+    throw fail('kernel', `must be a semver range of kernel versions, such as "^1.0.0"; got ${JSON.stringify(def.kernel)}`);
+  }
+  if (typeof def.setup !== 'function') throw fail('setup', 'must be a function');
+  if (def.toolSchemas !== undefined && !(def.toolSchemas instanceof URL && def.toolSchemas.protocol === 'file:')) {
+    throw fail('toolSchemas', 'must be a file: URL');
+  }
+}
+
 /** A plugin is a plain, frozen value. */
 export function definePlugin(def: PluginDefinition): Readonly<PluginDefinition> {
-  const fail = (why: string) => new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${def?.name ?? '(unnamed)'}: ${why}`, { plugin: def?.name });
-  if (!def || typeof def !== 'object') throw fail('definition must be an object');
-  if (typeof def.name !== 'string' || !PLUGIN_NAME.test(def.name)) throw fail('name must be a package-style name');
-  if (typeof def.version !== 'string' || !/^\d+\.\d+\.\d+/.test(def.version)) throw fail('version must be semver');
-  if (typeof def.tier !== 'string' || !TIER.test(def.tier)) throw fail(`tier must match ${TIER}`);
-  if (typeof def.kernel !== 'string' || !def.kernel.trim()) throw fail('kernel must be a semver range');
-  if (typeof def.setup !== 'function') throw fail('setup must be a function');
-  if (def.toolSchemas !== undefined && !(def.toolSchemas instanceof URL && def.toolSchemas.protocol === 'file:')) {
-    throw fail('toolSchemas must be a file: URL');
-  }
+  checkPluginDefinition(def);
   return Object.freeze({ ...def, migrations: def.migrations ? Object.freeze([...def.migrations]) as Migration[] : undefined });
 }
 
