@@ -114,7 +114,7 @@ export function validationError(error: z.ZodError): MemoryError {
  * protocol error for not matching the schema.
  */
 export function checkOutput(tool: RegisteredTool, value: unknown): unknown {
-  if (!tool.output) return value;
+  if (!tool.output) return checkJson(tool, value);
   const res = tool.output.safeParse(value);
   if (res.success) return res.data;
   const issue = res.error.issues[0]!;
@@ -124,6 +124,21 @@ export function checkOutput(tool: RegisteredTool, value: unknown): unknown {
     `Tool ${tool.name} (plugin ${tool.plugin}) answered with output its output schema refuses: ${where}: ${issue.message}`,
     { plugin: tool.plugin, details: res.error.issues.map((i) => ({ output_field: i.path.join('.') || '(answer)', problem: i.message })) },
   );
+}
+
+/**
+ * The answer of a tool without an output schema, checked to be sendable as JSON (a BigInt or a
+ * cycle in it failed later, in the transport, as an error naming neither the tool nor its plugin).
+ */
+function checkJson(tool: RegisteredTool, value: unknown): unknown {
+  try {
+    JSON.stringify(value);
+  } catch (err) {
+    throw new MemoryError('KERNEL_ERR_TOOL_FAILED', `Tool ${tool.name} (plugin ${tool.plugin}) answered a value that cannot be sent as JSON: ${(err as Error).message}`, {
+      plugin: tool.plugin,
+    });
+  }
+  return value;
 }
 
 /** Whether a tool's answer is a promise (any thenable) rather than a value. */

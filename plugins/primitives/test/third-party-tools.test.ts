@@ -42,3 +42,32 @@ it('keys the output schema does not name are left out, as the published schema a
   expect(out.structured).toEqual({ id: 7 });
   expect(JSON.parse(out.text)).toEqual({ id: 7 });
 });
+
+const unsendable = definePlugin({
+  name: 'unsendable-plugin',
+  version: '1.0.0',
+  tier: 'unsendable',
+  kernel: '^1.0.0',
+  setup(ctx) {
+    const plain = (name: string, handler: () => unknown) =>
+      defineTool({ name, title: name, description: `${name} tool`, input: z.object({}), annotations: { readOnlyHint: true }, handler });
+    ctx.tools.register(plain('unsendable_bigint', () => ({ n: 10n })));
+    ctx.tools.register(
+      plain('unsendable_cycle', async () => {
+        const o: Record<string, unknown> = {};
+        o.self = o;
+        return o;
+      }),
+    );
+  },
+});
+
+it('an answer that cannot be sent as JSON is a tool error naming the tool and its plugin', async () => {
+  s = await start({ plugins: [unsendable], expose: 'primitives,unsendable' });
+  for (const name of ['unsendable_bigint', 'unsendable_cycle']) {
+    const out = await s.callRaw(name);
+    expect(out.isError, name).toBe(true);
+    expect(out.structured.error).toMatchObject({ code: 'KERNEL_ERR_TOOL_FAILED', plugin: 'unsendable-plugin' });
+    expect(out.structured.error.message).toContain(`Tool ${name} (plugin unsendable-plugin) answered a value that cannot be sent as JSON`);
+  }
+});
