@@ -23,7 +23,7 @@ export function useStores(ctx: PluginContext): Stores {
     config: {
       l1Size: ctx.config.integer('l1.size', 50, 1, 10_000),
       scratchpadMax: ctx.config.integer('scratchpad.max_entries', 20, 1, 10_000),
-      tokenBudget: ctx.config.number('retrieval.token_budget', 2000, 50, 1_000_000),
+      tokenBudget: ctx.config.integer('retrieval.token_budget', 2000, 50, 1_000_000),
       maxTextChars: ctx.config.integer(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000),
     },
   });

@@ -203,8 +203,8 @@ describe('new_message and auto_save_candidate', () => {
         async (server) => (await server.close(), null),
         (e: Error) => e,
       );
-      expect(err, JSON.stringify(hooks)).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP' });
-      expect(err!.message).toContain(`config ${field} must be a number in [0, 1]`);
+      expect(err, JSON.stringify(hooks)).toMatchObject({ code: 'KERNEL_ERR_CONFIG', field });
+      expect(err!.message).toContain(`${field} must be a number from 0 to 1`);
     }
   });
 
