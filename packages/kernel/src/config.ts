@@ -56,24 +56,19 @@ export class Config {
 
   /** A number setting, checked to be finite and inside [min, max]. */
   number(dotted: string, fallback: number, min = -Infinity, max = Infinity): number {
-    const v = this.get<unknown>(dotted, fallback);
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max) {
-      throw new MemoryError('KERNEL_ERR_CONFIG', `config ${dotted} must be a number in [${min}, ${max}]`, {
-        field: dotted,
-        accepted: `number in [${min}, ${max}]`,
-      });
-    }
-    return v;
+    return this.checkedNumber(dotted, fallback, min, max, false);
   }
 
   /** A whole-number setting (a count or a limit), checked to be an integer inside [min, max]. */
   integer(dotted: string, fallback: number, min = -Infinity, max = Infinity): number {
+    return this.checkedNumber(dotted, fallback, min, max, true);
+  }
+
+  private checkedNumber(dotted: string, fallback: number, min: number, max: number, whole: boolean): number {
     const v = this.get<unknown>(dotted, fallback);
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-      throw new MemoryError('KERNEL_ERR_CONFIG', `config ${dotted} must be an integer in [${min}, ${max}]`, {
-        field: dotted,
-        accepted: `integer in [${min}, ${max}]`,
-      });
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (whole && !Number.isInteger(v))) {
+      const accepted = `${whole ? 'integer' : 'number'} in [${min}, ${max}]`;
+      throw new MemoryError('KERNEL_ERR_CONFIG', `config ${dotted} must be ${whole ? 'an' : 'a'} ${accepted}`, { field: dotted, accepted });
     }
     return v;
   }
