@@ -5,8 +5,10 @@ import { createTestServer, ManualClock, tempDataDir } from '@memory-service/test
 import { dreamIds, primitives, type TestServer } from './helpers.js';
 
 /**
- * The retrieval indexes are saved to `<data_dir>/retrieval/<source>.idx` with their terms. A word
- * only forgotten records held must not stay in those files once the forget is saved.
+ * What forget without the Shadow Bin leaves on disk. The retrieval indexes are saved to
+ * `<data_dir>/retrieval/<source>.idx` with their terms, and SQLite keeps a deleted row's bytes in
+ * its page unless secure_delete is on: a word only forgotten records held must stay in neither once
+ * the forget is saved.
  */
 let s: TestServer | undefined;
 let dir: string | undefined;
@@ -17,6 +19,8 @@ afterEach(async () => {
   dir = undefined;
 });
 
+const open = () => createTestServer({ plugins: [primitives], expose: 'primitives', clock: new ManualClock(), dataDir: dir });
+
 function indexFiles(dataDir: string): Buffer {
   const folder = path.join(dataDir, 'retrieval');
   return Buffer.concat(fs.readdirSync(folder).map((f) => fs.readFileSync(path.join(folder, f))));
@@ -26,7 +30,6 @@ function indexFiles(dataDir: string): Buffer {
 // dropped to 0), so a word forgotten without the Shadow Bin stayed in the saved .idx file.
 it('forget without the Shadow Bin leaves no term of the forgotten text in the saved index files', async () => {
   dir = tempDataDir();
-  const open = () => createTestServer({ plugins: [primitives], expose: 'primitives', clock: new ManualClock(), dataDir: dir });
   s = await open();
   await s.call('think', { text: 'The ferry leaves at eight every morning from the north pier', layer: 'user' });
   await s.call('think', { text: 'My savings account nickname is zorblatt, at Quuxbank', layer: 'user' });
@@ -46,4 +49,32 @@ it('forget without the Shadow Bin leaves no term of the forgotten text in the sa
   expect(await dreamIds(s, { query: 'ferry pier', layer: 'user' })).toHaveLength(1);
   await s.call('think', { text: 'Another note: zorblatt was the old nickname', layer: 'user' });
   expect(await dreamIds(s, { query: 'zorblatt', layer: 'user' })).toHaveLength(1);
+});
+
+/** Every byte of the database files (the main file, and the WAL and its index when present). */
+function databaseBytes(dataDir: string): Buffer {
+  return Buffer.concat(
+    fs
+      .readdirSync(dataDir)
+      .filter((f) => f.startsWith('memory.db'))
+      .map((f) => fs.readFileSync(path.join(dataDir, f))),
+  );
+}
+
+// Regression guard, fixed: the deleted rows' text stayed in memory.db's pages (secure_delete off), so
+// `strings memory.db` still showed what the user had forgotten.
+it('forget without the Shadow Bin leaves no copy of the forgotten text in the database files once closed', async () => {
+  dir = tempDataDir();
+  s = await open();
+  for (let i = 0; i < 20; i++) await s.call('think', { text: `The ferry number ${i} leaves at eight every morning from the north pier`, layer: 'user' });
+  await s.call('think', { text: 'My savings account nickname is zorblatt, at Quuxbank', layer: 'user' });
+  for (let i = 0; i < 20; i++) await s.call('think', { text: `The bus number ${i} leaves at nine every evening from the south gate`, layer: 'user' });
+  const r = await s.call('forget', { key: 'zorblatt', scope: 'fuzzy', layer: 'user', shadow_bin: false });
+  expect(r.deleted_l3).toBe(1);
+  await s.close();
+  s = undefined;
+  const bytes = databaseBytes(dir);
+  expect(bytes.includes('north pier')).toBe(true);
+  expect(bytes.includes('zorblatt')).toBe(false);
+  expect(bytes.includes('Quuxbank')).toBe(false);
 });
