@@ -4,7 +4,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { facetSql, tagDimension } from './tags.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, clamp, likePattern, makeId, rowsMatching, normalizeTags, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso } from './util.js';
 
 export interface Episode {
   id: string;
@@ -102,8 +102,8 @@ export class EpisodeStore {
     checkText(pattern, 'pattern', 10_000);
     return this.ctx.tx(() => {
       const candidates = this.ctx
-        .stmt(`SELECT id, context FROM episodes WHERE layer = ? AND user_id = ? AND context LIKE ? ESCAPE '\\'`)
-        .all(scope.layer, scope.user_id, likePattern(pattern)) as { id: number; context: string }[];
+        .stmt(`SELECT id, context FROM episodes WHERE layer = ? AND user_id = ? AND ${wordFilterSql('context')}`)
+        .all(scope.layer, scope.user_id, ...wordFilterArgs(pattern)) as { id: number; context: string }[];
       const clear = this.ctx.stmt(`UPDATE episodes SET context = '' WHERE id = ?`);
       const hit = rowsMatching(candidates, pattern, (r) => [r.context], Infinity);
       for (const r of hit) clear.run(r.id);
@@ -192,13 +192,13 @@ export class EpisodeStore {
     });
   }
 
-  /** Episodes whose summary holds the pattern as whole words (case-insensitive, util.wordsMatcher), without deleting. */
+  /** Episodes whose summary holds the pattern as whole words (folded: case, accents, full-width forms; util.wordsMatcher), without deleting. */
   findMatching(scope: Scope, pattern: string, limit = 10_000): Episode[] {
     checkScope(scope);
     checkText(pattern, 'pattern', 10_000);
     const rows = this.ctx
-      .stmt("SELECT * FROM episodes WHERE layer = ? AND user_id = ? AND summary LIKE ? ESCAPE '\\' ORDER BY id")
-      .iterate(scope.layer, scope.user_id, likePattern(pattern)) as IterableIterator<Row>;
+      .stmt(`SELECT * FROM episodes WHERE layer = ? AND user_id = ? AND ${wordFilterSql('summary')} ORDER BY id`)
+      .iterate(scope.layer, scope.user_id, ...wordFilterArgs(pattern)) as IterableIterator<Row>;
     return rowsMatching(rows, pattern, (r) => [r.summary], limit).map(toEpisode);
   }
 

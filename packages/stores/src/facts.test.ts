@@ -99,6 +99,18 @@ describe('FactStore', () => {
     expect(env.stores.facts.delete(U, 'b')).toBeNull();
   });
 
+  it('findMatching() folds accents, full-width letters and case as retrieval does, in values and keys', () => {
+    const f = env.stores.facts;
+    f.upsert(U, { key: 'drink', value: 'Café au lait at the corner' });
+    f.upsert(U, { key: 'ＣＡＦＥ hours', value: 'from seven' });
+    f.upsert(U, { key: 'place', value: 'The cafeteria upstairs' });
+    f.upsert(U, { key: 'plain', value: 'a cafe on the quay' });
+    for (const p of ['cafe', 'CAFÉ', 'ＣＡＦＥ', 'ｃａｆｅ']) expect(f.findMatching(U, p).map((x) => x.key), p).toEqual(['drink', 'ＣＡＦＥ hours', 'plain']);
+    expect(f.findMatching(U, 'caf')).toEqual([]);
+    expect(f.deleteMatching(U, 'ＣＡＦＥ').map((x) => x.key)).toEqual(['drink', 'ＣＡＦＥ hours', 'plain']);
+    expect(f.list(U).map((x) => x.key)).toEqual(['place']);
+  });
+
   it('findMatching() matches values and chosen keys, never the generated part of a key', () => {
     const f = env.stores.facts;
     f.upsert(U, { key: 'note:remember-my-name-is-alice', value: 'Remember: my name is Alice' });

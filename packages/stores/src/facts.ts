@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { familyName, familyNumber, freeName } from './name-family.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, clamp, likePattern, makeId, rowsMatching, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, parseId, parseJson, toIso } from './util.js';
 
 export const FACT_SOURCES = ['user_explicit', 'staging_promotion', 'episode_promotion', 'legacy', 'manual'] as const;
 export type FactSource = (typeof FACT_SOURCES)[number];
@@ -273,18 +273,15 @@ export class FactStore {
 
   /**
    * Facts whose value, or key unless generated (GENERATED_KEY_PREFIXES), holds the pattern as
-   * whole words (case-insensitive, util.wordsMatcher), without deleting.
+   * whole words (folded as retrieval folds: case, accents, full-width forms; util.wordsMatcher), without deleting.
    */
   findMatching(scope: Scope, pattern: string, limit = 10_000): Fact[] {
     checkScope(scope);
     checkText(pattern, 'pattern', 10_000);
-    const like = likePattern(pattern);
+    const args = wordFilterArgs(pattern);
     const rows = this.ctx
-      .stmt(
-        `SELECT * FROM facts WHERE layer = ? AND user_id = ? AND (key LIKE ? ESCAPE '\\' OR value LIKE ? ESCAPE '\\')
-         ORDER BY id`,
-      )
-      .iterate(scope.layer, scope.user_id, like, like) as IterableIterator<Row>;
+      .stmt(`SELECT * FROM facts WHERE layer = ? AND user_id = ? AND (${wordFilterSql('key')} OR ${wordFilterSql('value')}) ORDER BY id`)
+      .iterate(scope.layer, scope.user_id, ...args, ...args) as IterableIterator<Row>;
     return rowsMatching(rows, pattern, matchedTexts, limit).map(toFact);
   }
 

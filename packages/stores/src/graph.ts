@@ -2,7 +2,7 @@ import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, clamp, likePattern, makeId, rowsMatching, normalizeTags, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso } from './util.js';
 
 export const SOCIAL_NODE_TYPES = ['person', 'organization'] as const;
 export const GRAPH_RELATIONS = ['relates_to', 'knows', 'works_with', 'family_of', 'friend_of', 'met', 'mentions'] as const;
@@ -278,8 +278,8 @@ export class GraphStore {
     checkScope(scope);
     checkText(pattern, 'pattern', 10_000);
     const rows = this.ctx
-      .stmt("SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? AND content LIKE ? ESCAPE '\\' ORDER BY id")
-      .iterate(scope.layer, scope.user_id, likePattern(pattern)) as IterableIterator<NodeRow>;
+      .stmt(`SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? AND ${wordFilterSql('content')} ORDER BY id`)
+      .iterate(scope.layer, scope.user_id, ...wordFilterArgs(pattern)) as IterableIterator<NodeRow>;
     return rowsMatching(rows, pattern, (r) => [r.content], limit).map(toNode);
   }
 

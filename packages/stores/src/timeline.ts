@@ -1,6 +1,6 @@
 import type { StoreContext } from './context.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, likePattern, makeId, parseId, parseJson, rowsMatching, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, likePattern, makeId, parseId, parseJson, rowsMatching, toIso, wordFilterArgs, wordFilterSql } from './util.js';
 
 export interface TimelineEvent {
   id: string;
@@ -126,10 +126,10 @@ export class TimelineStore {
     checkScope(scope);
     checkWordPattern(pattern);
     return this.ctx.tx(() => {
-      const like = likePattern(pattern);
+      const args = wordFilterArgs(pattern);
       const rows = this.ctx
-        .stmt(`SELECT * FROM timeline_events WHERE layer = ? AND user_id = ? AND (summary LIKE ? ESCAPE '\\' OR metadata LIKE ? ESCAPE '\\') ORDER BY id`)
-        .iterate(scope.layer, scope.user_id, like, like) as IterableIterator<Row>;
+        .stmt(`SELECT * FROM timeline_events WHERE layer = ? AND user_id = ? AND (${wordFilterSql('summary')} OR ${wordFilterSql('metadata')}) ORDER BY id`)
+        .iterate(scope.layer, scope.user_id, ...args, ...args) as IterableIterator<Row>;
       const gone = rowsMatching(rows, pattern, (r) => [r.summary, metadataText(r.metadata)], Infinity).map(toEvent);
       this.deleteIds(gone);
       return gone;

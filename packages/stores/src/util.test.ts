@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkScope, checkText, isoOf, likePattern, normalizeTags, parseId, wordsMatcher } from './util.js';
+import { checkScope, checkText, isoOf, likePattern, normalizeTags, parseId, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
+import { openDb } from './test-helpers.js';
 import { seededRandom } from '@memory-service/kernel';
 
 describe('isoOf', () => {
@@ -81,7 +82,17 @@ describe('wordsMatcher', () => {
       ['a.b', 'axb', false],
       ['Python', 'Pythonic', false],
       ['café', 'un café noir', true],
-      ['cafe', 'un cafe\u0301 noir', false],
+      // Folded as retrieval folds (foldText): accents, full-width and compatibility forms, case beyond ASCII.
+      ['cafe', 'un cafe\u0301 noir', true],
+      ['cafe', 'Café au lait at the corner', true],
+      ['\uff23\uff21\uff26\uff25', 'Café au lait at the corner', true],
+      ['café', '\uff43\uff41\uff46\uff45 noir', true],
+      ['fish', 'a \ufb01sh tale', true],
+      ['cafe', 'cafés', false],
+      ['caf', 'Café', false],
+      // A character with marks is kept whole, as retrieval keeps it: カ is not in ガ (カ and a voicing mark).
+      ['カ', 'ガム', false],
+      ['ガム', 'ガム', true],
       ['éco', 'école', false],
       ['猫', '我的猫很可爱', true],
       ['Python', '用Python写', true],
@@ -96,6 +107,23 @@ describe('wordsMatcher', () => {
     expect(likePattern('new  york')).toBe('%new%york%');
     expect(likePattern('Émile Ørsted 猫')).toBe('%_mile%_rsted%猫%');
     expect(likePattern('100%_off\\')).toBe('%100\\%\\_off\\\\%');
+  });
+
+  it('has a SQL prefilter that takes every row the folded match takes: ASCII rows by LIKE, the others whole', () => {
+    const db = openDb(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+    const texts = ['Café au lait', '\uff23\uff21\uff26\uff25 time', 'CAFE open', 'cafeteria', 'the vacation', 'tea only', 'thé vert'];
+    const ins = db.prepare('INSERT INTO t (body) VALUES (?)');
+    for (const t of texts) ins.run(t);
+    const pre = (p: string) => (db.prepare(`SELECT body FROM t WHERE ${wordFilterSql('body')} ORDER BY id`).pluck().all(...wordFilterArgs(p)) as string[]);
+    for (const p of ['cafe', 'Café', '\uff43\uff41\uff46\uff45', 'tea', 'vacation', 'the']) {
+      const rows = pre(p);
+      for (const t of texts.filter(wordsMatcher(p))) expect(rows, `${p}: ${t}`).toContain(t);
+    }
+    // Rows of ASCII alone that do not hold the folded pattern are not read.
+    expect(pre('cafe')).toEqual(['Café au lait', '\uff23\uff21\uff26\uff25 time', 'CAFE open', 'cafeteria', 'thé vert']);
+    expect(pre('cafe').filter(wordsMatcher('cafe'))).toEqual(['Café au lait', '\uff23\uff21\uff26\uff25 time', 'CAFE open']);
+    db.close();
   });
 });
 

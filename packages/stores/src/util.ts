@@ -2,6 +2,7 @@ import type { Clock, Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
 import { isBlank, overChars } from '@memory-service/kernel';
 import { validationError } from './errors.js';
+import { foldText } from './retrieval/query.js';
 import { lazyRegExp, UNSPACED } from './scripts.js';
 
 const DAY_MS = 86_400_000;
@@ -123,8 +124,27 @@ export function likePattern(pattern: string): string {
   return `%${words.join('%')}%`;
 }
 
+/** GLOB of a text holding a character beyond ASCII: its folded form (foldText) is more than its lower case. */
+const BEYOND_ASCII_GLOB = '*[^\u0001-\u007f]*';
+
 /**
- * The rows of a LIKE prefilter (likePattern) that hold the pattern as whole words (wordsMatcher),
+ * The SQL prefilter of a word match (wordsMatcher) on `column`, for `wordFilterArgs(pattern)`: a
+ * text of ASCII alone folds to its lower case, so SQLite's LIKE (which ignores ASCII case) with the
+ * folded pattern takes every such row that can match; a text with any other character ("Café",
+ * full-width "ＣＡＦＥ") may fold to the pattern without holding any of its characters, so it is
+ * taken too and the exact folded check runs in JavaScript (rowsMatching). Matches are a superset.
+ */
+export function wordFilterSql(column: string): string {
+  return `(${column} LIKE ? ESCAPE '\\' OR ${column} GLOB ?)`;
+}
+
+/** The two parameters of wordFilterSql for a pattern. */
+export function wordFilterArgs(pattern: string): [string, string] {
+  return [likePattern(foldText(pattern)), BEYOND_ASCII_GLOB];
+}
+
+/**
+ * The rows of a prefilter (wordFilterSql) that hold the pattern as whole words (wordsMatcher),
  * at most `limit` of them, read one at a time so the limit counts only rows kept.
  */
 export function rowsMatching<R>(rows: Iterable<R>, pattern: string, texts: (row: R) => string[], limit: number): R[] {
@@ -162,22 +182,28 @@ const STARTS_WITH_WORD = lazyRegExp(() => `^${SPACED_WORD_CHAR}`, 'u');
 const ENDS_WITH_WORD = lazyRegExp(() => `${SPACED_WORD_CHAR}$`, 'u');
 
 /**
- * A test of whether a text holds `pattern` as whole words, case-insensitively: where the pattern
- * starts or ends with a letter or digit, the text must not go on with another there ("cat" is in
- * "My cat's bowl" and "cat-food", not in "vacation" or "education"), and a run of white space in
- * the pattern matches any run. In scripts written without spaces (Chinese, Japanese, Thai...) no
- * boundary is asked for. Used after a LIKE prefilter (likePattern), whose matches are a superset.
+ * A test of whether a text holds `pattern` as whole words, folded as retrieval folds both
+ * (foldText: case, accents, full-width and other compatibility forms, so "cafe" and "ＣＡＦＥ" are
+ * in "Café au lait"): where the pattern starts or ends with a letter or digit, the text must not
+ * go on with another there ("cat" is in "My cat's bowl" and "cat-food", not in "vacation" or
+ * "education"), and a run of white space in the pattern matches any run. In scripts written
+ * without spaces (Chinese, Japanese, Thai...) no boundary is asked for, but the pattern must not
+ * end inside a character with marks ("カ" is not in "ガ", which folds to カ and a voicing mark),
+ * as retrieval keeps such a character whole. Used after a prefilter (wordFilterSql), whose
+ * matches are a superset.
  */
 export function wordsMatcher(pattern: string): (text: string) => boolean {
-  const p = pattern.trim();
+  const folded = foldText(pattern).trim();
+  // A pattern that folding would empty keeps its own characters: an empty one matches everything.
+  const p = holdsWord(folded) ? folded : pattern.trim();
   const body = p
     .split(/\s+/)
     .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
     .join('\\s+');
   const head = STARTS_WITH_WORD().test(p) ? `(?<!${SPACED_WORD_CHAR})` : '';
-  const tail = ENDS_WITH_WORD().test(p) ? `(?!${SPACED_WORD_CHAR})` : '';
+  const tail = ENDS_WITH_WORD().test(p) ? `(?!${SPACED_WORD_CHAR})` : /[\p{L}\p{N}\p{M}]$/u.test(p) ? '(?!\\p{M})' : '';
   const re = new RegExp(head + body + tail, 'iu');
-  return (text) => re.test(text);
+  return (text) => re.test(foldText(text));
 }
 
 export function normalizeTags(tags: unknown, field = 'tags'): string[] {

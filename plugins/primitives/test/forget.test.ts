@@ -135,6 +135,26 @@ describe('scope fuzzy', () => {
     expect((await s.call('forget', { key: 'vacat', scope: 'fuzzy', layer: 'user' })).deleted_l3).toBe(0);
   });
 
+  it.each(['cafe', '\uff23\uff21\uff26\uff25', 'CAFÉ'])('folds accents, full-width letters and case as dream does: what dream finds for "%s", forgetting it deletes', async (key) => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    await s.call('think', { text: 'Café au lait at the corner', layer: 'user' });
+    clock.advance(HOUR);
+    await s.call('think', { text: 'Remember: the \uff23\uff21\uff26\uff25 on the quay opens at seven', layer: 'user' });
+    clock.advance(HOUR);
+    await s.call('think', { text: 'The cafeteria upstairs closes early on Fridays.', layer: 'user' });
+    clock.advance(HOUR);
+    await s.call('think', { text: OTHER, layer: 'user' });
+    expect((await dreamIds(s, { query: key })).length).toBeGreaterThanOrEqual(2);
+    const r = await s.call('forget', { key, scope: 'fuzzy', layer: 'user' });
+    expect(r.deleted_l4 + r.deleted_l3).toBe(2);
+    expect(await dreamIds(s, { query: key })).toEqual([]);
+    expect(count(s, 'facts') + count(s, 'episodes')).toBe(2);
+    // A part of a word still forgets nothing: the cafeteria and the ferry stay.
+    expect(await dreamIds(s, { query: 'cafeteria upstairs' })).toHaveLength(1);
+    expect(await dreamIds(s, { query: 'ferry pier' })).toHaveLength(1);
+  });
+
   it('treats the pattern literally (% and _ are not wildcards)', async () => {
     s = await start();
     await s.call('think', { text: OTHER, layer: 'user' });

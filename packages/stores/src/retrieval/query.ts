@@ -43,6 +43,18 @@ const MIXED_HYPHENATED = lazyRegExp(() => `(?<!${SPACED_ALNUM}|-)${SPACED_LETTER
 const CHARACTER = /\P{M}\p{M}*|\p{M}+/gu;
 
 /**
+ * Text as retrieval compares it: compatibility forms decomposed (NFKD: full-width "ＣＡＦＥ" is
+ * "CAFE", the ligature "ﬁ" is "fi"), the combining diacritics U+0300-U+036F removed ("Café" is
+ * "Cafe") and lower-cased. forget's word match (util.ts wordsMatcher) folds with it too, so what
+ * dream finds for a word, fuzzy forget with that word deletes.
+ */
+export function foldText(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  if (/^[\x00-\x7f]*$/.test(text)) return text.toLowerCase();
+  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+}
+
+/**
  * Lower-cased word tokens with diacritics removed, in order (stop words kept), split like
  * unicode61. A run of a script written without spaces (scripts.ts: Chinese, Japanese, Thai...)
  * has no word boundaries to split at, so it becomes its overlapping character bigrams (a run of
@@ -53,7 +65,7 @@ export function wordTokens(text: string): string[] {
   const s = String(text);
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
-  const folded = s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const folded = foldText(s);
   if (!hasUnspaced(folded)) return folded.match(/[\p{L}\p{N}]+/gu) ?? [];
   const out: string[] = [];
   for (const m of folded.matchAll(MIXED_TOKEN())) {
@@ -80,7 +92,7 @@ export function hyphenJoins(text: string): string[] {
   if (s.indexOf('-') < 0) return [];
   // eslint-disable-next-line no-control-regex
   const ascii = /^[\x00-\x7f]*$/.test(s);
-  const folded = ascii ? s.toLowerCase() : s.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  const folded = foldText(s);
   const runs = ascii
     ? folded.match(/(?<![a-z0-9-])[a-z]+(?:-[a-z]+)+(?![a-z0-9])/g)
     : folded.match(hasUnspaced(folded) ? MIXED_HYPHENATED() : /(?<![\p{L}\p{N}-])\p{L}+(?:-\p{L}+)+(?![\p{L}\p{N}])/gu);
