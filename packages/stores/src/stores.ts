@@ -277,6 +277,15 @@ export class Stores {
   }
 
   /**
+   * Write the queued bookkeeping now (access counts, recall telemetry), waiting for the lock if
+   * need be: forget calls it first, so the recall_events rows of the dream calls just made are in
+   * the table it deletes from, not written after it.
+   */
+  writeDeferred(): void {
+    this.flushDeferred(true);
+  }
+
+  /**
    * Write what is still pending (deferred bookkeeping, the L1 files, the wiki page files that
    * could not be written), waiting for the lock if need be; call before closing the database.
    */

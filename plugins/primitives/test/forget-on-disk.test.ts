@@ -69,8 +69,10 @@ it('forget without the Shadow Bin leaves no copy of the forgotten text in the da
   for (let i = 0; i < 20; i++) await s.call('think', { text: `The ferry number ${i} leaves at eight every morning from the north pier`, layer: 'user' });
   await s.call('think', { text: 'My savings account nickname is zorblatt, at Quuxbank', layer: 'user' });
   for (let i = 0; i < 20; i++) await s.call('think', { text: `The bus number ${i} leaves at nine every evening from the south gate`, layer: 'user' });
+  // dream records its query (recall_events): the words the user asked with go with what they named.
+  await s.call('dream', { query: 'which bank holds zorblatt', layer: 'user' });
   const r = await s.call('forget', { key: 'zorblatt', scope: 'fuzzy', layer: 'user', shadow_bin: false });
-  expect(r.deleted_l3).toBe(1);
+  expect(r).toMatchObject({ deleted_l3: 1, deleted_recall_events: 1 });
   await s.close();
   s = undefined;
   const bytes = databaseBytes(dir);

@@ -42,7 +42,7 @@ describe('scope exact', () => {
     // FACT and CARRIER each make a relation node, and both carry the value.
     expect(count(s, 'graph_nodes')).toBe(2);
     const r = await s.call('forget', { key, layer: 'user' });
-    expect(r).toEqual({ scope: 'exact', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 4, purged_shadow: 0, scrubbed_context: 0, deleted_wiki: 0, deleted_l1: 2, deleted_timeline: 2, scrubbed_sessions: 0 });
+    expect(r).toEqual({ scope: 'exact', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 4, purged_shadow: 0, scrubbed_context: 0, deleted_wiki: 0, deleted_l1: 2, deleted_timeline: 2, scrubbed_sessions: 0, deleted_recall_events: 0 });
     expect(count(s, 'facts')).toBe(0);
     expect(count(s, 'graph_nodes')).toBe(0);
     expect(await dreamIds(s, { query: 'birthday March' })).toEqual([]);
@@ -482,4 +482,51 @@ it('exact keeps the archived copy of an earlier fact that held the same key', as
     .all()
     .map((row) => (row as { v: string }).v);
   expect(values).toEqual(['Remember: my name is Alice Smith', 'Remember: my name is Alice Smith-Jones']);
+});
+
+describe('the recorded dream queries (recall_events)', () => {
+  const queries = (layer = 'user') =>
+    s.kernel.storage.db.prepare('SELECT query FROM recall_events WHERE layer = ? ORDER BY id').pluck().all(layer) as string[];
+
+  it('fuzzy deletes the queries naming the pattern, folded, even those dream made just before and had not written yet', async () => {
+    s = await start();
+    await s.call('think', { text: 'Café au lait at the corner', layer: 'user' });
+    await s.call('dream', { query: 'ferry pier', layer: 'user' });
+    await s.call('dream', { query: 'what about the café?', layer: 'user' });
+    await s.call('dream', { query: 'cafeteria menu', layer: 'user' });
+    await s.call('dream', { query: '\uff23\uff21\uff26\uff25 hours', layer: 'user' });
+    await s.call('dream', { query: 'cafe', layer: 'agent' });
+    // No flush in between: the rows are still queued when forget runs.
+    const r = await s.call('forget', { key: 'cafe', scope: 'fuzzy', layer: 'user', shadow_bin: false });
+    expect(r.deleted_recall_events).toBe(2);
+    expect(queries()).toEqual(['ferry pier', 'cafeteria menu']);
+    expect(queries('agent')).toEqual(['cafe']);
+  });
+
+  it('exact deletes the queries holding the key as whole words or the fact\'s value', async () => {
+    s = await start();
+    const key = await keyOf(FACT);
+    await s.call('dream', { query: 'when is my birthday is March 3?', layer: 'user' });
+    await s.call('dream', { query: key, layer: 'user' });
+    await s.call('dream', { query: 'ferry pier', layer: 'user' });
+    await s.call('dream', { query: 'birthday', layer: 'agent' });
+    const r = await s.call('forget', { key, layer: 'user' });
+    expect(r).toMatchObject({ deleted_l4: 1, deleted_recall_events: 2 });
+    expect(queries()).toEqual(['ferry pier']);
+    expect(queries('agent')).toEqual(['birthday']);
+  });
+
+  it('recent deletes the queries recorded in the window only', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    await s.call('dream', { query: 'an old question', layer: 'user' });
+    count(s, 'recall_events');
+    clock.advance(2 * HOUR);
+    await s.call('dream', { query: 'a new question', layer: 'user' });
+    await s.call('dream', { query: 'an agent question', layer: 'agent' });
+    const r = await s.call('forget', { key: '', scope: 'recent', minutes: 60, layer: 'user' });
+    expect(r.deleted_recall_events).toBe(1);
+    expect(queries()).toEqual(['an old question']);
+    expect(queries('agent')).toEqual(['an agent question']);
+  });
 });

@@ -36,9 +36,15 @@ export interface ForgetReport extends ForgetResult {
   deleted_timeline: number;
   /** Sessions whose summary, topics or state deltas held it and were cleared. */
   scrubbed_sessions: number;
+  /**
+   * Rows of recall_events (dream's telemetry, which keeps each query's text) whose query named it:
+   * exact, the key as whole words or the fact's value; fuzzy, the pattern as whole words, both
+   * folded as dream folds; recent, those recorded in the window.
+   */
+  deleted_recall_events: number;
 }
 
-const NOTHING_ELSE = { deleted_wiki: 0, deleted_l1: 0, deleted_timeline: 0, scrubbed_sessions: 0 } as const;
+const NOTHING_ELSE = { deleted_wiki: 0, deleted_l1: 0, deleted_timeline: 0, scrubbed_sessions: 0, deleted_recall_events: 0 } as const;
 
 const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
 
@@ -103,6 +109,8 @@ export class Forgetter {
     }
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
     let changes = null as [number, number] | null;
+    // The recall_events rows of the dream calls made just before are queued: written now, they are there to delete.
+    this.stores.writeDeferred();
     const result = this.stores.transaction((): ForgetReport => {
       // The writer's lock is held: the change log rows past `before` are this forget's.
       const before = this.stores.retrieval.changeSeq();
@@ -151,7 +159,11 @@ export class Forgetter {
   private exact(scope: Scope, key: string, shadow: boolean): ForgetReport {
     const out: ForgetReport = { scope: 'exact', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0, scrubbed_context: 0, ...NOTHING_ELSE };
     const fact = this.stores.facts.get(scope, key);
+    // The queries that named the key go even when the fact is gone already (forgotten before they were).
+    const byKey = holdsWord(key) ? this.stores.recallEvents.deleteMatching(scope, key) : 0;
+    out.deleted_recall_events = byKey;
     if (!fact) return out;
+    out.deleted_recall_events += this.stores.recallEvents.deleteWhere(scope, [leadingChars(fact.value)], (q) => carriesValue(q, fact.value));
     // Older archived copies of this fact go (not those of another fact that held the key before);
     // the copy taken now stays restorable when shadow_bin is on.
     out.purged_shadow += this.stores.shadowBin.purgeFactCopies(scope, fact);
@@ -254,12 +266,13 @@ export class Forgetter {
     out.deleted_l1 = this.stores.l1.deleteMatching(scope, pattern).length;
     out.deleted_timeline = this.stores.timeline.deleteMatching(scope, pattern).length;
     out.scrubbed_sessions = this.stores.sessions.scrubMatching(scope, pattern);
+    out.deleted_recall_events = this.stores.recallEvents.deleteMatching(scope, pattern);
     return out;
   }
 
   /**
    * Mass purge of what was created in the last `minutes`: facts, episodes, graph nodes, wiki pages
-   * (not a project's spec page), L1 items and timeline events, and the summaries of the sessions
+   * (not a project's spec page), L1 items, timeline events and recall_events rows, and the summaries of the sessions
    * that ended in the window (the session rows stay). Never archives (the spec skips the
    * Shadow Bin here); a record created before the window and only updated inside it stays.
    */
@@ -277,6 +290,7 @@ export class Forgetter {
       deleted_l1: this.stores.l1.deleteSince(scope, since),
       deleted_timeline: this.stores.timeline.deleteSince(scope, since),
       scrubbed_sessions: this.stores.sessions.scrubEndedSince(scope, since),
+      deleted_recall_events: this.stores.recallEvents.deleteSince(scope, since),
     };
   }
 }

@@ -14,6 +14,7 @@ export function forgetTool(forgetter: Forgetter) {
       'scope recent: everything created in the last `minutes` (default 60), never archived: facts, episodes, graph nodes, ' +
       "wiki pages (except a project's spec page), L1 items and timeline events, and it clears the summary and topics of sessions that ended in the window; a memory created earlier and only updated in the window stays. " +
       'exact and fuzzy also delete the L1 items and timeline events holding the forgotten text and clear it from session summaries and from other episodes\' neighbouring context. ' +
+      'They also delete the recorded dream queries (recall_events) that named it: exact, those holding the key as whole words or the fact\'s value; fuzzy, those holding the pattern; recent deletes those recorded in the window. ' +
       'When exact or fuzzy deletes a fact or episode, the graph node think made from the same thought goes too, and when it deletes the short link a long thought (over 2000 characters) left in L4 or L3, the thought\'s wiki page. ' +
       'With shadow_bin true (default) deleted records are archived in the Shadow Bin first and can be restored. ' +
       'Returns counts per store.',
@@ -36,6 +37,7 @@ export function forgetTool(forgetter: Forgetter) {
       deleted_l1: z.number(),
       deleted_timeline: z.number(),
       scrubbed_sessions: z.number(),
+      deleted_recall_events: z.number().describe('Recorded dream queries (recall_events) deleted: exact and fuzzy, those naming the forgotten key, value or pattern; recent, those made in the window'),
       deleted_wiki: z.number().describe('Wiki pages deleted (recent: created in the window; exact and fuzzy: the page of a long thought whose link was deleted)'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
