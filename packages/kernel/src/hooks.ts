@@ -121,17 +121,32 @@ export interface PluginHookOptions {
   canTap: () => boolean;
   /** Told of each hook the plugin taps (so a failed setup's taps can be removed). */
   tapped?: (hook: object) => void;
+  /**
+   * Runs the synchronous part of each tap call: inside an open transaction (a tool call's), the
+   * kernel runs it in a savepoint, so a tap that throws has its own writes undone and no other's.
+   */
+  atomic?: <T>(fn: () => T) => T;
 }
 
 /**
  * A tap's function, made to fail alone: what it throws becomes a coded error carrying the
- * plugin's name. A `ready` tap's error is thrown on (the start fails naming the plugin). Any other
+ * plugin's name, and the database writes of its synchronous part are undone (`atomic`). A `ready` tap's error is thrown on (the start fails naming the plugin). Any other
  * is logged and the hook goes on as if the tap had answered nothing: a waterfall gets the value the
  * tap was given (a lifecycle event also the error under the plugin's name), so one plugin's
  * failure neither breaks the operation that fired the hook nor hides the other taps' answers, and
  * a parallel hook still waits for every other tap, so close() waits for their work too.
  */
-function guarded(hook: string, kind: 'tap' | 'tapAsync' | 'tapPromise', fn: (...args: any[]) => any, plugin: string, logger: Logger) {
+function guarded(
+  hook: string,
+  kind: 'tap' | 'tapAsync' | 'tapPromise',
+  tapFn: (...args: any[]) => any,
+  plugin: string,
+  logger: Logger,
+  atomic?: <T>(fn: () => T) => T,
+) {
+  // A tap that throws has the writes of its synchronous part undone (in a savepoint inside a tool
+  // call's transaction), not those of the call that fired the hook.
+  const fn = atomic ? (...args: unknown[]) => atomic(() => tapFn(...args)) : tapFn;
   const recover = (err: unknown, args: unknown[]): unknown => {
     const e = toMemoryError(err, plugin);
     if (hook === 'ready') throw new MemoryError('KERNEL_ERR_PLUGIN_SETUP', `Plugin ${plugin} failed on ready: ${e.message}`, { plugin, cause: err });
@@ -214,7 +229,7 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string, opts: Plugin
                     throw new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${plugin}: the tap on hook ${prop} must be a function`, { plugin });
                   }
                   opts.tapped?.(h);
-                  return h[key](named(options, plugin), guarded(prop, key, fn, plugin, opts.logger));
+                  return h[key](named(options, plugin), guarded(prop, key, fn, plugin, opts.logger, opts.atomic));
                 };
               }
               const v = h[key];

@@ -89,7 +89,7 @@ export class Kernel {
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? stderrLogger();
     this.config = Config.load(opts.dataDir, opts.config);
-    this.storage = new Storage(opts.dataDir);
+    this.storage = new Storage(opts.dataDir, { logger: this.logger });
     this.hooks = createHooks();
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
     this.container.register({
@@ -174,8 +174,12 @@ export class Kernel {
   }
 
   private contextFor(plugin: PluginDefinition, reg: Registration): PluginContext {
+    // Inside a tool call's transaction, a tap or event handler that throws has its own writes undone (a savepoint).
+    // (Boxed: better-sqlite3 refuses a transaction function that answers a promise, as an async tap does.)
+    const atomic = <T>(fn: () => T): T => (this.storage.db.inTransaction ? this.storage.transaction(() => ({ value: fn() })).value : fn());
     const hooks = pluginHooks(this.hooks, plugin.name, {
       logger: this.logger,
+      atomic,
       canTap: () => !this.sealed && !reg.failed,
       tapped: (hook) => reg.hooks.add(hook),
     });
@@ -212,7 +216,7 @@ export class Kernel {
         hooks[event].tapPromise(plugin.name, async (results: EventResults, ctx: EventContext) => {
           let answer: unknown;
           try {
-            answer = await handler(ctx);
+            answer = await atomic(() => handler(ctx));
           } catch (err) {
             const e = toMemoryError(err, plugin.name);
             if (e.code === 'KERNEL_ERR_TOOL_FAILED') this.logger.error(`${plugin.name} failed on ${event}: ${e.message}`);
@@ -324,6 +328,13 @@ export class Kernel {
    * has it returned at once, so a transport can answer within the same turn; one that answers with
    * a promise gets a promise back, tracked until it settles (close() waits for it). Any failure is a
    * coded error carrying the plugin's name, thrown or rejected as the handler failed.
+   *
+   * A tool that is not read-only (annotations.readOnlyHint false) and does not opt out
+   * (`transaction: false`) runs in one transaction (Storage.transaction; a savepoint when one is
+   * open): when its handler throws, or answers a value its output schema refuses, every database
+   * write the call made is rolled back. A handler that answers a promise has what it wrote before
+   * answering committed then; what it writes after an await is its own to group
+   * (ctx.storage.transaction). Read-only tools run without one.
    */
   callToolNow(name: string, args: unknown, call: ToolCallContext = FULL_ACCESS): unknown {
     this.assertOpen();
@@ -333,12 +344,27 @@ export class Kernel {
     }
     const parsed = parseArgs(tool, args);
     let out: unknown;
-    try {
-      out = tool.handler(parsed, call);
-    } catch (err) {
-      throw toMemoryError(err, tool.plugin);
+    if (tool.annotations.readOnlyHint || tool.transaction === false) {
+      try {
+        out = tool.handler(parsed, call);
+      } catch (err) {
+        throw toMemoryError(err, tool.plugin);
+      }
+      if (!isPromiseLike(out)) return checkOutput(tool, out);
+    } else {
+      let answer: { value: unknown } | { promise: PromiseLike<unknown> };
+      try {
+        // better-sqlite3 refuses a transaction function that answers a promise: it is boxed.
+        answer = this.storage.transaction(() => {
+          const value = tool.handler(parsed, call);
+          return isPromiseLike(value) ? { promise: value } : { value: checkOutput(tool, value) };
+        });
+      } catch (err) {
+        throw toMemoryError(err, tool.plugin);
+      }
+      if ('value' in answer) return answer.value;
+      out = answer.promise;
     }
-    if (!isPromiseLike(out)) return checkOutput(tool, out);
     return this.track(Promise.resolve(out)).then(
       (value) => checkOutput(tool, value),
       (err: unknown) => {

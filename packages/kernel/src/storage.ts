@@ -4,6 +4,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { MemoryError } from './errors.js';
 import { makeDirs } from './paths.js';
+import { stderrLogger, type Logger } from './logger.js';
 
 export type Db = Database.Database;
 
@@ -48,6 +49,31 @@ export function writeIfFree(db: Db, fn: () => void): boolean {
   } finally {
     db.pragma(`busy_timeout = ${timeout}`);
   }
+}
+
+/**
+ * Code outside the kernel that keeps work for the end of a transaction Storage.transaction opened
+ * (a tool call's): the stores keep their after-commit work (in-memory copies, wiki page files,
+ * index catch-up) this way when a tool call's transaction, not their own, is the outermost one.
+ */
+export interface TransactionFollower {
+  /** The transaction committed. */
+  committed(): void;
+  /** The transaction rolled back. */
+  rolledBack(): void;
+  /** A savepoint opens inside it: what to hand to savepointRolledBack if it rolls back. */
+  mark(): number;
+  /** The savepoint opened at `mark` rolled back (the transaction goes on): drop the work kept since. */
+  savepointRolledBack(mark: number): void;
+}
+
+export interface TransactionHost {
+  /**
+   * While the outermost transaction open on the connection is one Storage.transaction opened:
+   * have the follower told how it ends (and of its savepoints that roll back), and answer true.
+   * Otherwise (no transaction, or one opened elsewhere) do nothing and answer false.
+   */
+  afterTransaction(follower: TransactionFollower): boolean;
 }
 
 /**
@@ -159,14 +185,18 @@ function openError(file: string, err: unknown): MemoryError {
  * bounds the WAL as before. A checkpoint that copied every frame is followed by a one-row write
  * that starts the WAL over (restartWal), so the header sync of a restart is also off the path.
  */
-export class Storage {
+export class Storage implements TransactionHost {
   readonly db: Db;
   readonly file: string;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly known = new Map<string, Migration[]>();
   private checkpointTimer: NodeJS.Timeout | null = null;
+  /** Set while the outermost transaction is one transaction() opened: who follows it (see afterTransaction). */
+  private followers: TransactionFollower[] | null = null;
+  private readonly logger: Logger;
 
-  constructor(dataDir: string, opts: { busyTimeoutMs?: number; file?: string } = {}) {
+  constructor(dataDir: string, opts: { busyTimeoutMs?: number; file?: string; logger?: Logger } = {}) {
+    this.logger = opts.logger ?? stderrLogger();
     makeDirs(dataDir);
     this.file = opts.file ?? path.join(dataDir, 'memory.db');
     const sqlite = sqliteDriver();
@@ -203,12 +233,60 @@ export class Storage {
     return st;
   }
 
-  /** Run fn in a BEGIN IMMEDIATE transaction, so writers in other processes wait their turn. */
+  /**
+   * Run fn in a BEGIN IMMEDIATE transaction, so writers in other processes wait their turn; inside
+   * an open transaction, in a savepoint. Either way a throw undoes every write fn made and is thrown
+   * on. fn must be synchronous (a transaction cannot be held across an await). The kernel runs each
+   * call of a tool that is not read-only in one (Kernel.callToolNow); a plugin's async handler
+   * groups its writes with it.
+   */
   transaction<T>(fn: () => T): T {
-    const outermost = !this.db.inTransaction;
-    const result = this.db.transaction(fn).immediate();
-    if (outermost) this.checkpointSoon();
+    if (this.db.inTransaction) return this.savepoint(fn);
+    const followers: TransactionFollower[] = [];
+    this.followers = followers;
+    let result: T;
+    try {
+      result = this.db.transaction(fn).immediate();
+    } catch (err) {
+      this.followers = null;
+      this.tell(followers, (f) => f.rolledBack());
+      throw err;
+    }
+    this.followers = null;
+    this.checkpointSoon();
+    this.tell(followers, (f) => f.committed());
     return result;
+  }
+
+  /** fn in a savepoint of the open transaction; its followers drop what they kept inside it when it rolls back. */
+  private savepoint<T>(fn: () => T): T {
+    const followers = this.followers;
+    if (!followers) return this.db.transaction(fn).immediate();
+    const marks = followers.map((f) => f.mark());
+    try {
+      return this.db.transaction(fn).immediate();
+    } catch (err) {
+      // A follower that joined inside the savepoint kept nothing from before it.
+      if (this.db.inTransaction) this.tell(followers, (f, i) => f.savepointRolledBack(marks[i] ?? 0));
+      throw err;
+    }
+  }
+
+  afterTransaction(follower: TransactionFollower): boolean {
+    if (!this.followers || !this.db.inTransaction) return false;
+    this.followers.push(follower);
+    return true;
+  }
+
+  /** Tell each follower how the transaction ended: one that throws is logged, not thrown (the outcome is settled). */
+  private tell(followers: readonly TransactionFollower[], what: (f: TransactionFollower, i: number) => void): void {
+    followers.forEach((f, i) => {
+      try {
+        what(f, i);
+      } catch (err) {
+        this.logger.error(`work after a transaction failed: ${(err as Error).message}`);
+      }
+    });
   }
 
   /**

@@ -35,6 +35,14 @@ export interface ToolDefinition<I extends AnyZodObject = AnyZodObject, O = unkno
   input: I;
   output?: z.ZodType<O>;
   annotations: Partial<ToolAnnotations> & Pick<ToolAnnotations, 'readOnlyHint'>;
+  /**
+   * Whether a call of a tool that is not read-only runs in one database transaction, rolled back
+   * when the handler throws (default true; read-only tools never do). Set false only for a handler
+   * that must run outside a transaction: one that runs VACUUM, ATTACH or a journal_mode pragma, or
+   * that must not hold the write lock while it works (its writes are then its own to group with
+   * ctx.storage.transaction).
+   */
+  transaction?: boolean;
   handler(args: z.infer<I>, call: ToolCallContext): O | Promise<O>;
 }
 
@@ -58,6 +66,9 @@ export function defineTool<I extends AnyZodObject, O>(def: ToolDefinition<I, O>)
   }
   if (!(def.input instanceof z.ZodObject)) {
     throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${def.name} needs a zod object input schema`);
+  }
+  if (def.transaction !== undefined && typeof def.transaction !== 'boolean') {
+    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${def.name}: transaction must be true or false`);
   }
   return Object.freeze({ ...def });
 }

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Logger } from '@memory-service/kernel';
+import type { Logger, TransactionFollower, TransactionHost } from '@memory-service/kernel';
 import type { Clock, Database, StoresConfig } from './types.js';
 
 /** The tables whose rows count retrieval accesses (access_count, last_access). */
@@ -11,7 +11,7 @@ export class StoreContext {
   private readonly cache = new Map<string, BetterSqlite3.Statement>();
   /** Work waiting for the commit of the transaction open now (see onCommit). */
   private readonly commitHooks: (() => void)[] = [];
-  /** True while the transaction open now is one tx() opened (its commit runs commitHooks). */
+  /** True while the transaction open now is one tx() opened or follows (its commit runs commitHooks). */
   private owning = false;
   /** Counts the transactions tx() opened: names the one open now (see openTransaction). */
   private generation = 0;
@@ -23,6 +23,8 @@ export class StoreContext {
     readonly config: StoresConfig,
     readonly logger: Logger,
     private readonly afterCommit: () => void = () => undefined,
+    /** The kernel's storage: a transaction it opened (a tool call's) is followed like one of tx()'s (see follow). */
+    private readonly host?: TransactionHost,
   ) {}
 
   /** A prepared statement, cached by its SQL text. */
@@ -37,11 +39,23 @@ export class StoreContext {
 
   /**
    * Run fn in a BEGIN IMMEDIATE transaction so writers in other processes wait their turn.
-   * Inside an open transaction fn simply joins it: an error still rolls the whole transaction back.
-   * After a commit, afterCommit runs (not after a rollback, nor for a joined call).
+   * Inside an open transaction fn runs in a savepoint: a throw undoes fn's writes only (a caller
+   * that catches it keeps its own), and the outer transaction's rollback undoes them all.
+   * After the outermost commit, the commit hooks and afterCommit run (not after a rollback): for a
+   * transaction this context opened, or one the kernel opened for a tool call (host), which it follows.
    */
   tx<T>(fn: () => T): T {
-    if (this.db.inTransaction) return fn();
+    if (this.db.inTransaction) {
+      this.follow();
+      const mark = this.commitHooks.length;
+      try {
+        return this.db.transaction(fn)();
+      } catch (err) {
+        // The savepoint rolled back: so does the work its writes kept for the commit.
+        this.commitHooks.length = Math.min(mark, this.commitHooks.length);
+        throw err;
+      }
+    }
     // Left by a transaction this context did not open: its outcome is unknown, so they never run.
     this.commitHooks.length = 0;
     let result: T;
@@ -55,8 +69,17 @@ export class StoreContext {
     } finally {
       this.owning = false;
     }
-    // The transaction has committed: whatever a hook does, the call succeeded, and a hook that
-    // fails (a file that cannot be written) neither skips the hooks after it nor fails the call.
+    this.committed();
+    return result;
+  }
+
+  /**
+   * After the commit of a transaction this context owned: whatever a hook does, the call succeeded,
+   * and a hook that fails (a file that cannot be written) neither skips the hooks after it nor
+   * fails the call.
+   */
+  private committed(): void {
+    this.owning = false;
     for (const hook of this.commitHooks.splice(0)) {
       try {
         hook();
@@ -65,7 +88,35 @@ export class StoreContext {
       }
     }
     this.afterCommit();
-    return result;
+  }
+
+  /**
+   * Inside a transaction the kernel opened (a tool call's, see Kernel.callToolNow), own it as if
+   * tx() had opened it: the commit hooks and afterCommit run when it commits, and are dropped
+   * when it rolls back. True when the open transaction is one this context follows.
+   */
+  private readonly follower: TransactionFollower = {
+    committed: () => this.committed(),
+    rolledBack: () => {
+      this.owning = false;
+      this.commitHooks.length = 0;
+    },
+    mark: () => this.commitHooks.length,
+    savepointRolledBack: (mark) => {
+      this.commitHooks.length = Math.min(mark, this.commitHooks.length);
+    },
+  };
+
+  private follow(): boolean {
+    if (this.owning) return true;
+    if (!this.db.inTransaction || !this.host) return false;
+    const followed = this.host.afterTransaction(this.follower);
+    if (!followed) return false;
+    // Left by a transaction this context did not follow: its outcome is unknown, so they never run.
+    this.commitHooks.length = 0;
+    this.owning = true;
+    this.generation++;
+    return true;
   }
 
   /**
@@ -74,13 +125,14 @@ export class StoreContext {
    * kept this way only ever holds what the database holds.
    */
   onCommit(fn: () => void): void {
+    this.follow();
     if (this.db.inTransaction) this.commitHooks.push(fn);
     else fn();
   }
 
   /**
-   * Run fn once the open transaction commits when tx() opened it, and at once otherwise (no
-   * transaction, or one opened elsewhere, whose outcome this context cannot see). For effects
+   * Run fn once the open transaction commits when tx() opened it or follows it (a tool call's), and
+   * at once otherwise (no transaction, or one opened elsewhere, whose outcome this context cannot see). For effects
    * outside the database that must not outlive a rollback, such as a wiki page's file.
    */
   whenCommitted(fn: () => void): void {
@@ -88,9 +140,9 @@ export class StoreContext {
     else fn();
   }
 
-  /** A number naming the transaction tx() has open now, or null when none is (see whenCommitted). */
+  /** A number naming the transaction tx() has open (or follows) now, or null when none is (see whenCommitted). */
   openTransaction(): number | null {
-    return this.db.inTransaction && this.owning ? this.generation : null;
+    return this.db.inTransaction && this.follow() ? this.generation : null;
   }
 
   /**

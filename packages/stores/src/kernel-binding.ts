@@ -20,6 +20,7 @@ export function useStores(ctx: PluginContext): Stores {
     clock: ctx.clock,
     logger: ctx.logger,
     afterCommit: () => ctx.storage.checkpointSoon(),
+    transactions: ctx.storage,
     config: {
       l1Size: ctx.config.integer('l1.size', 50, 1, 10_000),
       scratchpadMax: ctx.config.integer('scratchpad.max_entries', 20, 1, 10_000),

@@ -123,7 +123,7 @@ export class Stores {
     this.ctx = new StoreContext(opts.db, opts.dataDir, opts.clock, this.config, opts.logger ?? stderrLogger(), () => {
       afterCommit?.();
       this.indexSoon();
-    });
+    }, opts.transactions);
     this.audit = new AuditLog(this.ctx);
     this.auditMarkAtStart = (this.ctx.stmt('SELECT max(id) FROM audit_log').pluck(true).get() as number | null) ?? 0;
     this.l1 = new L1Ring(this.ctx);

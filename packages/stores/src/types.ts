@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Logger } from '@memory-service/kernel';
+import type { Logger, TransactionHost } from '@memory-service/kernel';
 
 /** An open better-sqlite3 connection; the stores never open or close it themselves. */
 export type Database = BetterSqlite3.Database;
@@ -53,6 +53,12 @@ export interface StoresOptions {
   config?: Partial<StoresConfig>;
   /** Called after each outermost write transaction commits (the kernel schedules a WAL checkpoint). */
   afterCommit?: () => void;
+  /**
+   * The kernel's storage (PluginContext.storage): a transaction it opened around a tool call is
+   * followed like one the stores opened, so the work they keep for a commit (in-memory copies,
+   * wiki page files, the index catch-up) runs when it commits, and is dropped when it rolls back.
+   */
+  transactions?: TransactionHost;
   /**
    * Where failures of background work and of files written after a commit are reported (the
    * database is canonical, so they never fail a call); stderr when not given.

@@ -419,9 +419,16 @@ export class Retrieval {
    * trim them. The indexes of this process take those rows in first (catchUp), so they no longer
    * need them; an index elsewhere still behind them finds no old text where it holds the record
    * and is rebuilt from its table, as when the log is trimmed past it. Returns the rows cleared.
+   * Inside a transaction tx() opened or follows (a tool call's), it is done once that commits
+   * (answering 0 now): the catch-up does nothing inside a transaction, and clearing the texts
+   * first would leave the indexes here to be rebuilt at the next search.
    */
   dropOldTexts(after: number, upTo: number): number {
     if (!this.ctx.db.open) return 0;
+    if (this.ctx.openTransaction() !== null) {
+      this.ctx.onCommit(() => this.dropOldTexts(after, upTo));
+      return 0;
+    }
     this.catchUp();
     return this.ctx.tx(
       () => this.ctx.stmt('UPDATE retrieval_changes SET old = NULL WHERE seq > ? AND seq <= ? AND old IS NOT NULL').run(after, upTo).changes,
