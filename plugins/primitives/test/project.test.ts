@@ -160,6 +160,32 @@ describe('update', () => {
     }
   });
 
+  // Regression guard, fixed: a relative path ("src/app", "./x") was resolved against the server process's working
+  // directory, which the caller does not know, so the code map could come from another directory than the one meant.
+  it('a relative path is an error naming path that says an absolute path is accepted, and nothing is written', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    const cwd = process.cwd();
+    try {
+      // Even a relative path that names an existing directory from the server's working directory is refused.
+      process.chdir(path.dirname(codeDir));
+      const before = snapshot(s);
+      for (const rel of [path.basename(codeDir), `./${path.basename(codeDir)}`, 'src/app', '.', '..']) {
+        for (const action of ['update', 'init']) {
+          const err = await toolError(project({ action, name: action === 'init' ? 'Hermes' : 'Apollo', path: rel }));
+          expect(err.type, `${action} ${rel}`).toBe('ValidationError');
+          expect(err.field, `${action} ${rel}`).toBe('path');
+          expect(err.message, `${action} ${rel}`).toMatch(/absolute path/);
+        }
+      }
+      expect(snapshot(s)).toEqual(before);
+      expect((await project({ action: 'recall', name: 'Apollo' })).identity.path).toBeNull();
+      expect(s.kernel.storage.db.prepare("SELECT name FROM projects WHERE name = 'Hermes'").get()).toBeUndefined();
+    } finally {
+      process.chdir(cwd);
+    }
+    expect((await project({ action: 'update', name: 'Apollo', path: codeDir })).identity.path).toBe(codeDir);
+  });
+
   it('a path that is not a directory is an error naming path', async () => {
     await project({ action: 'init', name: 'Apollo' });
     const err = await toolError(project({ action: 'update', name: 'Apollo', path: path.join(codeDir, 'server.ts') }));

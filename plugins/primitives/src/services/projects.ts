@@ -170,8 +170,16 @@ export class ProjectService {
 
   private checkDir(dir: string | undefined): string | null {
     if (!dir) return null;
+    // A relative path would be read against the server's working directory, which the caller does not know.
+    if (!path.isAbsolute(dir)) {
+      throw invalid(
+        'path',
+        `must be an absolute path: "${dir}" is relative, and it would be resolved against the server's working directory, which the caller does not know; pass the directory's absolute path`,
+        'an absolute directory path',
+      );
+    }
     const abs = path.resolve(dir);
-    if (!isDirectory(abs)) throw invalid('path', `is not an existing directory: ${dir}`, 'a directory path');
+    if (!isDirectory(abs)) throw invalid('path', `is not an existing directory: ${dir}`, 'an absolute directory path');
     return abs;
   }
 

@@ -8,7 +8,7 @@ export function projectTool(projects: ProjectService) {
     title: 'Project context',
     description:
       'Keep context about a project (projects are global, keyed by name). action init: create it (a project_spec wiki page ' +
-      'and an identity row; details = description, path = its directory; on a project that exists it changes nothing and warns). update: add details, change status or path, and ' +
+      'and an identity row; details = description, path = its directory, an absolute path; on a project that exists it changes nothing and warns). update: add details, change status or path, and ' +
       'refresh the code map (top-level symbols of the files under path, bounded; when the stored path no longer exists the ' +
       'map is kept and the answer has a warning). mapping: register an artifact (details = ' +
       'file path, with role and status). decision: record a decision with its rationale (details) and outcome; logs a ' +
@@ -22,7 +22,7 @@ export function projectTool(projects: ProjectService) {
       outcome: z.string().max(4000).optional().describe('Outcome of a decision'),
       role: z.string().max(200).optional().describe('Artifact role (mapping)'),
       status: z.string().max(100).optional().describe('Project status (init/update) or artifact status (mapping)'),
-      path: z.string().max(4096).optional().describe('Project directory for the code map (init/update)'),
+      path: z.string().max(4096).optional().describe('Absolute path of the project directory, for the code map (init/update); a relative path is refused'),
       layer: layerInput,
       user_id: userIdInput,
     }),
