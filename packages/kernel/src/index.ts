@@ -19,4 +19,5 @@ export * from './random.js';
 export * from './event-payloads.js';
 export { isWellFormed } from './well-formed.js';
 export { isBlank } from './blank.js';
+export { checkNoControlChars, controlCharAt } from './control.js';
 export { charLength, cutChars, cutUnits, overChars } from './chars.js';

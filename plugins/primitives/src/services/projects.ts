@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { charLength, invalid, isBlank, MemoryError, overChars, type Hooks, type Logger } from '@memory-service/kernel';
+import { charLength, checkNoControlChars, invalid, isBlank, MemoryError, overChars, type Hooks, type Logger } from '@memory-service/kernel';
 import { ARTIFACT_PATH_MAX, scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 
@@ -51,6 +51,22 @@ function checkOptionalTexts(input: ProjectInput): void {
   }
 }
 
+/**
+ * The texts of a project call hold no control character (C0, DEL, C1), naming the field: the
+ * name and the one-line fields (path, role, status, and details when it is a mapping's file path)
+ * none at all, the free texts (details as description or decision, outcome) none but line breaks
+ * and tabs.
+ */
+function checkControlChars(input: ProjectInput): void {
+  checkNoControlChars('name', input.name);
+  for (const field of ['path', 'role', 'status'] as const) {
+    const value = input[field];
+    if (value !== undefined) checkNoControlChars(field, value);
+  }
+  if (input.details !== undefined) checkNoControlChars('details', input.details, { multiline: input.action !== 'mapping' });
+  if (input.outcome !== undefined) checkNoControlChars('outcome', input.outcome, { multiline: true });
+}
+
 /** recall and audit show the project's latest decisions, this many (decision_count counts them all). */
 export const DECISIONS_SHOWN = 200;
 
@@ -77,6 +93,7 @@ export class ProjectService {
     const name = input.name.trim();
     if (isBlank(name)) throw invalid('name', 'must not be empty', 'a project name');
     checkOptionalTexts(input);
+    checkControlChars(input);
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
     if (input.action !== 'init' && !this.stores.projects.get(name)) {
       throw new MemoryError('KERNEL_ERR_NOT_FOUND', `No project named "${name}"; create it with action init`, { field: 'name' });
