@@ -351,6 +351,47 @@ describe('archive', () => {
     expect(JSON.parse(bin[0]!.content).content).toContain('A rocket telemetry dashboard.');
     expect((await project({ action: 'recall', name: 'Apollo' })).status).toBe('archived');
   });
+
+  // Regression guard, fixed: update of an archived project wrote its spec page back (and init wrote it back saying
+  // "Status: archived"), so an archived project lived on in the wiki while its row still said archived.
+  it('update of an archived project is a ConflictError naming it, and writes nothing', async () => {
+    await project({ action: 'init', name: 'Apollo', details: 'A rocket telemetry dashboard.' });
+    await project({ action: 'update', name: 'Apollo', path: codeDir });
+    await project({ action: 'archive', name: 'Apollo' });
+    const row = () => s.kernel.storage.db.prepare('SELECT * FROM projects').all();
+    const symbols = () => s.kernel.storage.db.prepare('SELECT COUNT(*) AS n FROM project_symbols').get();
+    const before = [row(), symbols(), snapshot(s)];
+    for (const args of [{}, { details: 'More.' }, { status: 'active' }, { path: codeDir }]) {
+      const err = await toolError(project({ action: 'update', name: 'Apollo', ...args }));
+      expect(err.type, JSON.stringify(args)).toBe('ConflictError');
+      expect(err.field).toBe('name');
+      expect(err.message).toMatch(/"Apollo" is archived/);
+      expect(err.message).toMatch(/action init/);
+    }
+    expect([row(), symbols(), snapshot(s)]).toEqual(before);
+    expect(count(s, 'wiki_pages')).toBe(0);
+  });
+
+  it('init reopens an archived project: status active (or the one given), its spec page written again', async () => {
+    await project({ action: 'init', name: 'Apollo', details: 'A rocket telemetry dashboard.' });
+    await project({ action: 'archive', name: 'Apollo' });
+    const refused = await toolError(project({ action: 'init', name: 'Apollo', status: 'archived' }));
+    expect(refused.field).toBe('status');
+    expect(count(s, 'wiki_pages')).toBe(0);
+    const r = await project({ action: 'init', name: 'Apollo', details: 'Back in service.' });
+    expect(r.status).toBe('reopened');
+    expect(r.identity).toMatchObject({ status: 'active', description: 'A rocket telemetry dashboard.\n\nBack in service.' });
+    expect(r.warning).toBeUndefined();
+    const text = fs.readFileSync(path.join(s.dataDir, r.wiki_ref.path), 'utf8');
+    expect(text).toContain('Status: active');
+    expect(text).toContain('Back in service.');
+    expect((await project({ action: 'update', name: 'Apollo', status: 'paused' })).identity.status).toBe('paused');
+    await project({ action: 'archive', name: 'Apollo' });
+    const paused = await project({ action: 'init', name: 'Apollo', status: 'paused', path: codeDir });
+    expect(paused).toMatchObject({ status: 'reopened', identity: { status: 'paused', path: codeDir } });
+    // A project that is not archived is still left as it is by init.
+    expect((await project({ action: 'init', name: 'Apollo', status: 'active' })).status).toBe('exists');
+  });
 });
 
 describe('spec pages of several users', () => {

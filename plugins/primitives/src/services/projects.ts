@@ -70,6 +70,12 @@ function checkControlChars(input: ProjectInput): void {
 /** recall and audit show the project's latest decisions, this many (decision_count counts them all). */
 export const DECISIONS_SHOWN = 200;
 
+/** A project's description with the details of an update appended as a paragraph of their own. */
+const withDetails = (description: string, details: string | undefined) => (details ? [description, details].filter(Boolean).join('\n\n') : description);
+
+/** The status archive gives a project. */
+const ARCHIVED = 'archived';
+
 /** The fields init sets on a new project. */
 const INIT_FIELDS = ['details', 'status', 'path'] as const;
 
@@ -202,6 +208,7 @@ export class ProjectService {
 
   private init(scope: Scope, name: string, input: ProjectInput) {
     const dir = this.checkDir(input.path);
+    if (this.stores.projects.get(name)?.status === ARCHIVED) return this.reopen(scope, name, input, dir);
     return this.stores.transaction(() => {
       const project = this.stores.projects.init(name, { path: dir, description: input.details ?? '', status: input.status ?? 'active' });
       const page = this.saveSpec(scope, name, this.specContent(input, name, project.description, project.status, project.path));
@@ -217,7 +224,37 @@ export class ProjectService {
     });
   }
 
+  /**
+   * init of an archived project reopens it: the status given (active when none is) replaces
+   * archived, a given path and details are taken as update takes them, and the spec page, which
+   * archive moved to the Shadow Bin, is written again from the project's row.
+   */
+  private reopen(scope: Scope, name: string, input: ProjectInput, dir: string | null) {
+    if (input.status === ARCHIVED) {
+      throw invalid('status', `cannot be "${ARCHIVED}" when init reopens the archived project "${name}"; omit it to reopen the project as active`, 'a status other than archived');
+    }
+    return this.stores.transaction(() => {
+      const before = this.stores.projects.get(name)!;
+      const description = withDetails(before.description, input.details);
+      const project = this.stores.projects.update(name, { status: input.status ?? 'active', path: dir ?? undefined, description });
+      const page = this.saveSpec(scope, name, this.specContent(input, name, project.description, project.status, project.path));
+      return { status: 'reopened', project: name, identity: project, wiki_ref: { title: page.title, path: page.path } };
+    });
+  }
+
+  /** An archived project is changed only by init (which reopens it): update would write its spec page back unasked. */
+  private refuseArchived(name: string, action: ProjectAction): void {
+    if (this.stores.projects.get(name)?.status !== ARCHIVED) return;
+    throw new MemoryError(
+      'KERNEL_ERR_CONFLICT',
+      `Project "${name}" is archived, so ${action} changed nothing (it would write back the spec page archive moved to the Shadow Bin); ` +
+        'to work on it again, reopen it with action init, which sets its status to active (or the status given) and writes its spec page again',
+      { field: 'name' },
+    );
+  }
+
   private update(scope: Scope, name: string, input: ProjectInput) {
+    this.refuseArchived(name, 'update');
     const dir = this.checkDir(input.path);
     const before = this.stores.projects.get(name)!;
     // A stored path that is gone (moved, unmounted) keeps the code map rather than rescanning it to nothing.
@@ -225,7 +262,7 @@ export class ProjectService {
     const root = dir ?? (gone ? null : before.path);
     const scan = root ? scanCodeSymbols(root, CODE_MAP_LIMITS) : null;
     return this.stores.transaction(() => {
-      const description = input.details ? [before.description, input.details].filter(Boolean).join('\n\n') : before.description;
+      const description = withDetails(before.description, input.details);
       const project = this.stores.projects.update(name, { status: input.status, path: dir ?? undefined, description });
       if (scan) this.stores.projects.replaceSymbols(name, scan.symbols);
       const page = this.saveSpec(scope, name, this.specContent(input, name, project.description, project.status, project.path));

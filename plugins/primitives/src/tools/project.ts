@@ -8,13 +8,13 @@ export function projectTool(projects: ProjectService) {
     title: 'Project context',
     description:
       'Keep context about a project (projects are global, keyed by name). action init: create it (a project_spec wiki page ' +
-      'and an identity row; details = description, path = its directory, an absolute path; on a project that exists it changes nothing and warns). update: add details, change status or path, and ' +
+      'and an identity row; details = description, path = its directory, an absolute path; on a project that exists it changes nothing and warns; an archived project it reopens, status active or the one given). update (refused on an archived project): add details, change status or path, and ' +
       'refresh the code map (top-level symbols of the files under path, bounded; when the stored path no longer exists the ' +
       'map is kept and the answer has a warning). mapping: register an artifact (details = ' +
       'file path, with role and status). decision: record a decision with its rationale (details) and outcome; logs a ' +
       'project_decision event. recall: status, decision history (the latest 200, with decision_count), artifacts, code-symbol count. audit: gap analysis over ' +
       'Architecture, Security and Testing with a core-memory conflict scan and completeness verdicts. archive: move the spec ' +
-      "pages (the caller's and every other user's) to the Shadow Bin and mark the project archived.",
+      "pages (the caller's and every other user's) to the Shadow Bin and mark the project archived (init reopens it).",
     input: z.object({
       action: z.enum(PROJECT_ACTIONS),
       name: z.string().min(1).max(200).describe('Project name (global key)'),
