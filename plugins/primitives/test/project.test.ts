@@ -73,6 +73,23 @@ describe('decision, mapping and recall', () => {
     expect(r.decisions).toEqual([expect.objectContaining({ decision: 'Use Postgres.', rationale: 'It handles the telemetry volume.', outcome: 'adopted' })]);
   });
 
+  // Regression guard, fixed: the decision was cut at the first ". " whatever came before it, so "Hire Dr. Smith ..."
+  // was recorded (and logged on the timeline) as the decision "Hire Dr." with the rest as its rationale.
+  it('the decision is not cut at an abbreviation or an initial', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    const cases: [string, string, string][] = [
+      ['Hire Dr. Smith for the review. She knows the telemetry code.', 'Hire Dr. Smith for the review.', 'She knows the telemetry code.'],
+      ['Pick Postgres vs. MySQL by load, e.g. writes per second. Measured in March.', 'Pick Postgres vs. MySQL by load, e.g. writes per second.', 'Measured in March.'],
+      ['Ask Mr. J. Jones about tokens, keys etc. before launch. He owns security.', 'Ask Mr. J. Jones about tokens, keys etc. before launch.', 'He owns security.'],
+    ];
+    for (const [details, decision, rationale] of cases) {
+      const r = await project({ action: 'decision', name: 'Apollo', details });
+      expect(r.decisions[0]).toMatchObject({ decision, rationale });
+    }
+    const ev = s.kernel.storage.db.prepare("SELECT summary FROM timeline_events WHERE type = 'project_decision' ORDER BY id").all();
+    expect(ev).toEqual(cases.map(([, decision]) => ({ summary: `Apollo: ${decision}` })));
+  });
+
   // Regression guard, fixed: recall and audit listed the first 200 decisions, oldest first, and said nothing of the
   // rest: from the 201st on, a newly recorded decision never showed, nor counted as audit evidence.
   it('recall and audit show the latest 200 decisions, oldest of them first, and count them all', async () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { charLength, checkNoControlChars, invalid, isBlank, MemoryError, overChars, type Hooks, type Logger } from '@memory-service/kernel';
 import { ARTIFACT_PATH_MAX, scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
 import { excerpt } from '../common.js';
+import { firstSentence } from './first-sentence.js';
 
 export const PROJECT_ACTIONS = ['init', 'update', 'mapping', 'decision', 'recall', 'audit', 'archive'] as const;
 export type ProjectAction = (typeof PROJECT_ACTIONS)[number];
@@ -81,11 +82,6 @@ const INIT_FIELDS = ['details', 'status', 'path'] as const;
 
 /** Bounds of the code-map scan of `update`. */
 export const CODE_MAP_LIMITS = { maxFiles: 500, maxBytes: 2_000_000, maxDirs: 2_000 } as const;
-
-function firstSentence(text: string): { head: string; rest: string } {
-  const m = text.trim().match(/^(.+?[.!?])(\s+[\s\S]*)?$/);
-  return m ? { head: m[1]!.trim(), rest: (m[2] ?? '').trim() } : { head: text.trim(), rest: '' };
-}
 
 /** Project context: a global identity row, a project_spec wiki page, decisions, artifacts and a code map. */
 export class ProjectService {
