@@ -115,6 +115,23 @@ describe('decision, mapping and recall', () => {
     expect(r.artifacts).toEqual([expect.objectContaining({ path: 'src/server.ts', role: 'entry point', status: 'done' })]);
   });
 
+  // Regression guard, fixed: recall and audit answered every artifact ever mapped, so a project's answer grew without
+  // bound (each path up to 1000 characters) with every mapping.
+  it('recall and audit show the 200 artifacts mapped last, in path order, and count them all', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    const file = (i: number) => `src/file-${String(i).padStart(3, '0')}.ts`;
+    for (let i = 1; i <= 204; i++) await project({ action: 'mapping', name: 'Apollo', details: file(i), role: 'module' });
+    await project({ action: 'mapping', name: 'Apollo', details: 'src/auth/token.ts', role: 'security' });
+    const shown = [...Array.from({ length: 199 }, (_, i) => file(i + 6)), 'src/auth/token.ts'].sort();
+    const r = await project({ action: 'recall', name: 'Apollo' });
+    expect(r.artifact_count).toBe(205);
+    expect(r.artifacts.map((a: { path: string }) => a.path)).toEqual(shown);
+    const a = await project({ action: 'audit', name: 'Apollo' });
+    expect(a.artifact_count).toBe(205);
+    expect(a.artifacts).toHaveLength(200);
+    expect(a.dimensions.find((d: { dimension: string }) => d.dimension === 'Security').artifacts).toEqual(['src/auth/token.ts']);
+  });
+
   it('mapping without details is an error naming details', async () => {
     await project({ action: 'init', name: 'Apollo' });
     const err = await toolError(project({ action: 'mapping', name: 'Apollo' }));

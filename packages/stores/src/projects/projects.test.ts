@@ -36,6 +36,20 @@ describe('ProjectStore', () => {
     expect(env.stores.projects.decisions('apollo').map((d) => d.decision)).toEqual(['one', 'two', 'three', 'four']);
     expect(env.stores.projects.decisionCount('apollo')).toBe(4);
   });
+
+  it('artifacts(limit) are the ones registered or updated last, in path order; artifactCount counts them all', () => {
+    env.stores.projects.init('apollo');
+    for (const p of ['d.ts', 'c.ts', 'b.ts', 'a.ts']) env.stores.projects.addArtifact('apollo', { path: p });
+    expect(env.stores.projects.artifacts('apollo', 2).map((a) => a.path)).toEqual(['a.ts', 'b.ts']);
+    expect(env.stores.projects.artifacts('apollo').map((a) => a.path)).toEqual(['a.ts', 'b.ts', 'c.ts', 'd.ts']);
+    expect(env.stores.projects.artifactCount('apollo')).toBe(4);
+    // Updating an artifact (same path) makes it one of the latest again, and counts once.
+    env.clock.advance(1000);
+    env.stores.projects.addArtifact('apollo', { path: 'd.ts', status: 'done' });
+    expect(env.stores.projects.artifacts('apollo', 2).map((a) => a.path)).toEqual(['a.ts', 'd.ts']);
+    expect(env.stores.projects.artifactCount('apollo')).toBe(4);
+    expect(env.stores.projects.artifactCount('missing')).toBe(0);
+  });
 });
 
 describe('scanCodeSymbols', () => {

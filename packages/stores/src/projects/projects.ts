@@ -152,10 +152,18 @@ export class ProjectStore {
     return (this.ctx.stmt('SELECT COUNT(*) AS n FROM project_decisions WHERE project = ?').get(checkName(name)) as { n: number }).n;
   }
 
-  artifacts(name: string): ProjectArtifact[] {
+  /** The `limit` artifacts of the project registered or updated last, in path order. */
+  artifacts(name: string, limit = 200): ProjectArtifact[] {
     return this.ctx
-      .stmt('SELECT id, path, role, status, ts FROM project_artifacts WHERE project = ? ORDER BY path')
-      .all(checkName(name)) as ProjectArtifact[];
+      .stmt(
+        `SELECT * FROM (SELECT id, path, role, status, ts FROM project_artifacts WHERE project = ? ORDER BY ts DESC, id DESC LIMIT ?)
+         ORDER BY path`,
+      )
+      .all(checkName(name), Math.max(0, Math.floor(limit))) as ProjectArtifact[];
+  }
+
+  artifactCount(name: string): number {
+    return (this.ctx.stmt('SELECT COUNT(*) AS n FROM project_artifacts WHERE project = ?').get(checkName(name)) as { n: number }).n;
   }
 
   symbols(name: string, limit = 1000): CodeSymbol[] {

@@ -71,6 +71,9 @@ function checkControlChars(input: ProjectInput): void {
 /** recall and audit show the project's latest decisions, this many (decision_count counts them all). */
 export const DECISIONS_SHOWN = 200;
 
+/** recall and audit show the artifacts registered or updated last, this many (artifact_count counts them all). */
+export const ARTIFACTS_SHOWN = 200;
+
 /** A project's description with the details of an update appended as a paragraph of their own. */
 const withDetails = (description: string, details: string | undefined) => (details ? [description, details].filter(Boolean).join('\n\n') : description);
 
@@ -310,14 +313,15 @@ export class ProjectService {
       wiki_ref: page ? { title: page.title, path: page.path } : null,
       decisions: this.stores.projects.decisions(name, DECISIONS_SHOWN),
       decision_count: this.stores.projects.decisionCount(name),
-      artifacts: this.stores.projects.artifacts(name),
+      artifacts: this.stores.projects.artifacts(name, ARTIFACTS_SHOWN),
+      artifact_count: this.stores.projects.artifactCount(name),
       code_symbol_count: this.stores.projects.symbolCount(name),
     };
   }
 
   private audit(scope: Scope, name: string) {
     const decisions = this.stores.projects.decisions(name, DECISIONS_SHOWN);
-    const artifacts = this.stores.projects.artifacts(name);
+    const artifacts = this.stores.projects.artifacts(name, ARTIFACTS_SHOWN);
     const dimensions = Object.entries(AUDIT_DIMENSIONS).map(([dimension, words]) => {
       const hits = this.stores.retrieval.search(scope, `${name} ${words.join(' ')}`, { limit: 5 });
       // One pattern per word, made once per dimension rather than once per word and item.
@@ -346,6 +350,7 @@ export class ProjectService {
       decisions,
       decision_count: this.stores.projects.decisionCount(name),
       artifacts,
+      artifact_count: this.stores.projects.artifactCount(name),
     };
   }
 

@@ -12,7 +12,7 @@ export function projectTool(projects: ProjectService) {
       'refresh the code map (top-level symbols of the files under path, bounded; when the stored path no longer exists the ' +
       'map is kept and the answer has a warning). mapping: register an artifact (details = ' +
       'file path, with role and status). decision: record a decision with its rationale (details) and outcome; logs a ' +
-      'project_decision event. recall: status, decision history (the latest 200, with decision_count), artifacts, code-symbol count. audit: gap analysis over ' +
+      'project_decision event. recall: status, decision history (the latest 200, with decision_count), artifacts (the 200 mapped last, with artifact_count), code-symbol count. audit: gap analysis over ' +
       'Architecture, Security and Testing with a core-memory conflict scan and completeness verdicts. archive: move the spec ' +
       "pages (the caller's and every other user's) to the Shadow Bin and mark the project archived (init reopens it).",
     input: z.object({
