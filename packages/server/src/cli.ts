@@ -117,11 +117,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   const { kernel } = service;
   let stopping = false;
   let stopTransport: () => Promise<void> = async () => {};
+  /** How long a stop may take before the process exits anyway (HTTP waits for the requests received). */
+  let stopWithinMs = 5000;
   const shutdown = async (why: string) => {
     if (stopping) return;
     stopping = true;
     kernel.logger.info(`stopping (${why})`);
-    const force = setTimeout(() => process.exit(0), 5000);
+    const force = setTimeout(() => process.exit(0), stopWithinMs);
     force.unref();
     try {
       await stopTransport();
@@ -150,9 +152,11 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     applyHeap(heap);
   } else {
     // fastify loads only for the HTTP transport: stdio start-up stays lean.
-    const { buildHttpApp } = await import('./http.js');
+    const { buildHttpApp, DRAIN_MS } = await import('./http.js');
     const app = await buildHttpApp(service, { host: opts.host, port: opts.port, dashboard: opts.dashboard });
+    // app.close() answers the requests already received (up to DRAIN_MS) before the data is closed.
     stopTransport = () => app.close();
+    stopWithinMs = DRAIN_MS + 5000;
     let address: string;
     try {
       address = await app.listen({ host: opts.host, port: opts.port });

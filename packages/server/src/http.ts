@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import type { ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { MemoryError, SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
 import { isInitializeRequest, openHttpSession, type HttpSession } from './mcp-adapter.js';
@@ -15,6 +16,8 @@ export interface HttpOptions {
   maxSessions?: number;
   /** An MCP session unused for this long is closed. */
   sessionIdleMs?: number;
+  /** How long closing the app waits for the requests already received to be answered. */
+  drainMs?: number;
 }
 
 /** Defaults of HttpOptions: sessions held at once, and how long one may sit unused. */
@@ -22,6 +25,34 @@ export const MAX_SESSIONS = 1000;
 export const SESSION_IDLE_MS = 30 * 60_000;
 /** A request whose headers and body have not all arrived after this long is answered 408. */
 export const REQUEST_TIMEOUT_MS = 60_000;
+/**
+ * Closing the app (SIGTERM, SIGINT) waits this long for the requests already received to be
+ * answered; those still running then are answered with an error.
+ */
+export const DRAIN_MS = 10_000;
+/** After the drain, how long the answers written to the last requests get to leave before their connections are closed. */
+const FLUSH_MS = 1_000;
+/** A stop closes the listener once no connection has opened and no request come for this long. */
+const QUIET_MS = 100;
+
+/** JSON-RPC's implementation-defined server error, as the SDK uses for a refused request. */
+const SERVER_ERROR = -32000;
+
+/** The JSON-RPC ids of the requests in a /mcp body (one message or a batch); notifications have none. */
+function requestIds(body: unknown): (string | number)[] {
+  const ids: (string | number)[] = [];
+  for (const m of Array.isArray(body) ? body : [body]) {
+    const id = (m as { id?: unknown } | null)?.id;
+    if (typeof (m as { method?: unknown } | null)?.method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);
+  }
+  return ids;
+}
+
+/** A request received and not yet answered: its response, and its parsed body (for the JSON-RPC ids). */
+interface Pending {
+  req: FastifyRequest;
+  res: ServerResponse;
+}
 
 /** HTTP status for a coded error: 400 for bad input and unknown events, 404 for unknown things. */
 export function statusFor(err: MemoryError): number {
@@ -74,6 +105,11 @@ function originAllowed(req: FastifyRequest): boolean {
   }
 }
 
+/** Whether a request is to the MCP endpoint. */
+function isMcp(req: FastifyRequest): boolean {
+  return req.url.split('?')[0] === '/mcp';
+}
+
 /** The charset a Content-Type names, lower-cased, or undefined when it names none. */
 function charsetOf(contentType: string | undefined): string | undefined {
   const m = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(contentType ?? '');
@@ -84,9 +120,14 @@ function charsetOf(contentType: string | undefined): string | undefined {
 export async function buildHttpApp(service: Service, opts: HttpOptions): Promise<FastifyInstance> {
   const { kernel } = service;
   const bodyLimit = opts.bodyLimit ?? 4 * 1024 * 1024;
+  const drainMs = opts.drainMs ?? DRAIN_MS;
   const app = Fastify({
     logger: false,
+    // Once the requests received have been answered (preClose below), the connections left are idle
+    // or a session's GET stream: they are closed rather than waited for.
     forceCloseConnections: true,
+    // Requests that come while stopping are refused by the onRequest hook, in each route's shape.
+    return503OnClosing: false,
     bodyLimit,
     requestTimeout: REQUEST_TIMEOUT_MS,
     // A URL the router cannot decode answers in the same error shape as everything else.
@@ -119,6 +160,69 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   }, Math.min(60_000, Math.max(1_000, Math.floor(idleMs / 4))));
   sweep.unref();
 
+  /** The requests received and not yet answered, and whether the app is stopping. */
+  const pending = new Set<Pending>();
+  let draining = false;
+  /** When the last connection was opened, or the last request refused while stopping. */
+  let lastArrival = 0;
+  app.server.on('connection', () => (lastArrival = Date.now()));
+  let settled: (() => void) | undefined;
+  /** Resolves when every request received has been answered, or after `ms`. */
+  const allAnswered = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (pending.size === 0) return resolve();
+      const timer = setTimeout(resolve, ms);
+      settled = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  /** Answer a request still running at the end of the drain with an error, in the shape of its route. */
+  const answerStopped = ({ req, res }: Pending) => {
+    // The handler may still write to it when its work ends: a write after end must not throw.
+    res.on('error', () => undefined);
+    if (res.writableEnded) return;
+    const message = `The server stopped before this request was answered (it waited ${drainMs} ms for it): it may or may not have taken effect`;
+    if (!isMcp(req)) {
+      if (res.headersSent) return void res.end();
+      res.writeHead(503, { 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+      return void res.end(JSON.stringify({ error: new MemoryError('KERNEL_ERR_CLOSED', message).toJSON() }));
+    }
+    const ids = requestIds(req.body);
+    const errors = (ids.length > 0 ? ids : [null]).map((id) => ({ jsonrpc: '2.0', error: { code: SERVER_ERROR, message }, id }));
+    if (!res.headersSent) {
+      res.writeHead(503, { 'content-type': 'application/json', connection: 'close' });
+      return void res.end(JSON.stringify(errors.length === 1 ? errors[0] : errors));
+    }
+    // Headers already sent to a POST are the SDK's event stream for its answers (a JSON answer is
+    // sent whole): the errors are its last events.
+    if (req.method === 'POST' && res.statusCode === 200) {
+      for (const e of errors) res.write(`event: message\ndata: ${JSON.stringify(e)}\n\n`);
+    }
+    res.end();
+  };
+  // Stopping: new requests are refused (onRequest), those already received run to their answer for
+  // up to drainMs, then the ones left are answered with an error; only then are connections closed.
+  app.addHook('preClose', async () => {
+    // Requests whose bytes had come when the stop began are read in the same turn of the event
+    // loop as the signal (one poll of the sockets): they were received and are run. Refusing starts after it.
+    await new Promise((resolve) => setImmediate(resolve));
+    draining = true;
+    clearInterval(sweep);
+    const deadline = Date.now() + drainMs;
+    // The listener stays open until nothing has come for QUIET_MS: requests already sent (on a
+    // connection the server has not read yet, or still in the listen backlog) are then answered
+    // with a 503 rather than reset by closing it under them.
+    for (;;) {
+      await allAnswered(deadline - Date.now());
+      const quiet = Date.now() - lastArrival;
+      if (Date.now() >= deadline || (pending.size === 0 && quiet >= QUIET_MS)) break;
+      if (pending.size === 0) await new Promise((resolve) => setTimeout(resolve, Math.min(QUIET_MS - quiet, deadline - Date.now())));
+    }
+    for (const entry of pending) answerStopped(entry);
+    await allAnswered(FLUSH_MS);
+  });
+
   // JSON bodies must be UTF-8 (RFC 8259): bytes that are not, or another charset named, are refused
   // rather than decoded with replacement characters into what gets stored. The parse itself is
   // fastify's own (with its __proto__ and constructor checks).
@@ -145,6 +249,23 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     }
     if (!originAllowed(req)) {
       return reply.code(403).send({ error: { type: 'ForbiddenError', message: `Origin ${req.headers.origin} is not allowed` } });
+    }
+    // A GET /mcp is a session's stream of server messages, open until the session ends: a stop
+    // does not wait for it. Every other request is answered before the connections are closed.
+    if (!(req.method === 'GET' && isMcp(req)) || draining) {
+      const entry: Pending = { req, res: reply.raw };
+      pending.add(entry);
+      reply.raw.once('close', () => {
+        pending.delete(entry);
+        if (pending.size === 0) settled?.();
+      });
+    }
+    // Stopping: a request that comes now is refused, in the shape of its route, and not run.
+    if (draining) {
+      lastArrival = Date.now();
+      const message = 'The server is stopping: this request was not run; send it again once the server is back';
+      void reply.code(503).header('connection', 'close').header('retry-after', '1');
+      return isMcp(req) ? reply.send({ jsonrpc: '2.0', error: { code: SERVER_ERROR, message }, id: null }) : sendError(reply, new MemoryError('KERNEL_ERR_CLOSED', message));
     }
   });
 

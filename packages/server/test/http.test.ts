@@ -35,6 +35,31 @@ async function mcpClient(address: string) {
   return { client, transport };
 }
 
+const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+/** Open an MCP session with plain requests at `address`; answers a poster of JSON-RPC bodies in it. */
+async function rawSession(address: string) {
+  const init = await fetch(`${address}/mcp`, {
+    method: 'POST',
+    headers: MCP_HEADERS,
+    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'http-test', version: '1.0.0' } } }),
+  });
+  const headers = { ...MCP_HEADERS, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
+  await init.text();
+  const post = (body: unknown) => fetch(`${address}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) });
+  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+  return post;
+}
+
+/** The JSON-RPC messages of an answer, sent as JSON or as an event stream. */
+function messagesOf(text: string): any[] {
+  if (text.startsWith('{') || text.startsWith('[')) return [JSON.parse(text)].flat();
+  return text
+    .split('\n')
+    .filter((l) => l.startsWith('data: '))
+    .map((l) => JSON.parse(l.slice(6)));
+}
+
 describe('HTTP routes', () => {
   it('/health, /ready and /alive answer', async () => {
     const a = await app();
@@ -202,6 +227,38 @@ describe('HTTP routes', () => {
     await a.close();
   });
 
+  it('closing waits for the requests received, refuses new ones with a 503, and answers those still running after drainMs with an error', async () => {
+    const service = await createService({
+      dataDir: tempDir(),
+      plugins: [],
+      pluginSpecs: [path.join(FIXTURES, 'wait-plugin')],
+      env: { MEMORY_EXPOSE: 'wait' },
+      logger: silentLogger(),
+    });
+    services.push(service);
+    const a = await buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard: false, drainMs: 600 });
+    const address = await a.listen({ host: '127.0.0.1', port: 0 });
+    const post = await rawSession(address);
+    const call = (id: number, ms: number) => post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'wait_for', arguments: { ms } } });
+    // Both are received (their event streams are open) before the close starts.
+    const [short, long] = await Promise.all([call(1, 300), call(2, 2_000)]);
+    const started = Date.now();
+    const closed = a.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const late = await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'wait_for', arguments: { ms: 0 } } });
+    expect(late.status).toBe(503);
+    expect(await late.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/stopping.*not run/) } });
+    const health = await fetch(`${address}/health`);
+    expect(health.status).toBe(503);
+    expect((await health.json()).error).toMatchObject({ code: 'KERNEL_ERR_CLOSED' });
+    // The one that finishes within drainMs is answered; the other is answered with an error naming its id.
+    expect(messagesOf(await short.text())).toMatchObject([{ id: 1, result: { structuredContent: { waited: 300 } } }]);
+    expect(messagesOf(await long.text())).toMatchObject([{ id: 2, error: { code: -32000, message: expect.stringMatching(/stopped before this request was answered/) } }]);
+    await closed;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(550);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('--dashboard serves the page and reaches every tool', async () => {
     const a = await app(true);
     const page = await a.inject({ url: '/dashboard' });
@@ -237,6 +294,65 @@ describe('shutdown', () => {
     });
     expect(code).toBe(0);
     expect(stderr).toMatch(/stopping \(SIGTERM\)/);
+  });
+
+  it('SIGTERM with tools/call requests in flight answers each one (run and kept, or refused with a 503), resets none, and exits 0', async () => {
+    const dir = tempDir();
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0'], {
+      env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: dir },
+    });
+    let stderr = '';
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        const m = /listening on (\S+)/.exec(stderr);
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', () => reject(new Error(stderr)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    const post = await rawSession(address);
+    const words = ['amberline', 'basaltic', 'cedarwood', 'dahlias', 'emberglow', 'fjordland', 'garnets', 'harborside'];
+    const calls = words.map((word, i) =>
+      post({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: 'think', arguments: { text: `The ${word} project ships its release notes on Fridays.`, layer: 'user' } } }),
+    );
+    // SIGTERM as soon as the first call is being answered: the others are queued behind it.
+    await Promise.race(calls);
+    child.kill('SIGTERM');
+    const answers = await Promise.all(
+      calls.map((c) =>
+        c.then(
+          async (res) => ({ status: res.status, messages: messagesOf(await res.text()) }),
+          (err: any) => ({ status: 0, messages: [], failure: String(err?.cause?.code ?? err) }),
+        ),
+      ),
+    );
+    expect(await exited).toBe(0);
+    const kept: string[] = [];
+    answers.forEach((a, i) => {
+      expect(a, words[i]).not.toHaveProperty('failure');
+      const [m] = a.messages;
+      expect(m.id ?? null, words[i]).toBe(a.status === 503 ? null : i + 1);
+      if (m.result) {
+        expect(a.status).toBe(200);
+        expect(m.result.isError, words[i]).toBeFalsy();
+        kept.push(words[i]!);
+      } else {
+        expect(a.status, words[i]).toBe(503);
+        expect(m.error).toMatchObject({ code: -32000, message: expect.stringMatching(/server is stopping/) });
+      }
+    });
+    expect(kept.length).toBeGreaterThan(0);
+    // What was answered as done is in the database after a restart.
+    const again = await stdioClient({ MCP_MEMORY_DATA_DIR: dir });
+    try {
+      for (const word of kept) {
+        const found: any = await again.client.callTool({ name: 'dream', arguments: { query: word } });
+        expect(found.structuredContent.summary, word).toContain(`The ${word} project`);
+      }
+    } finally {
+      await again.close();
+    }
   });
 
   it('a port already in use stops the start with a message naming --port, and exit 1', async () => {
