@@ -250,6 +250,57 @@ describe('tools', () => {
   });
 });
 
+describe('a database that refuses writes', () => {
+  it('a write refused as read-only is a KERNEL_ERR_STORAGE naming memory.db and what to do, from a tool or an event handler', async () => {
+    const write = (db: any) => db.prepare('INSERT INTO notes (body) VALUES (?)').run('kept');
+    const k = await createKernel({
+      dataDir: tmp(),
+      logger: silentLogger(),
+      plugins: [
+        plugin({
+          name: 'p-write',
+          migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
+          setup(ctx) {
+            const tool = (name: string, handler: () => unknown) =>
+              defineTool({ name, title: name, description: name, input: z.object({}), annotations: { readOnlyHint: false }, handler });
+            ctx.tools.register(tool('note_now', () => (write(ctx.db), {})));
+            ctx.tools.register(tool('note_later', async () => (write(ctx.db), {})));
+            ctx.tools.register(tool('note_wrapped', () => {
+              try {
+                write(ctx.db);
+              } catch (err) {
+                throw new Error('could not save the note', { cause: err });
+              }
+              return {};
+            }));
+            ctx.onEvent('new_message', () => (write(ctx.db), 'saved'));
+          },
+        }),
+      ],
+    });
+    scratchpad.kernel(k);
+    expect(k.callToolNow('note_now', {})).toEqual({});
+    // SQLite's own refusal (SQLITE_READONLY), as a read-only file gives, even to root.
+    k.storage.db.pragma('query_only = ON');
+    const file = path.join(k.dataDir, 'memory.db');
+    const expected = {
+      code: 'KERNEL_ERR_STORAGE',
+      type: 'StorageError',
+      plugin: 'p-write',
+      message: expect.stringContaining(`cannot write to the database ${file}: it is read-only (attempt to write a readonly database); make it writable by this user (chmod u+w ${file}`),
+    };
+    expect(() => k.callToolNow('note_now', {})).toThrow(expect.objectContaining(expected));
+    await expect(k.callToolNow('note_later', {})).rejects.toMatchObject(expected);
+    await expect(k.callTool('note_wrapped', {})).rejects.toMatchObject(expected);
+    const event = await k.dispatchEvent('new_message', { text: 'hello' });
+    expect(event.results['p-write']).toEqual({ error: expect.objectContaining({ ...expected, message: expect.stringContaining(file) }) });
+    // Any other failure is still the tool's own.
+    k.storage.db.pragma('query_only = OFF');
+    k.storage.db.exec('DROP TABLE notes');
+    expect(() => k.callToolNow('note_now', {})).toThrow(expect.objectContaining({ code: 'KERNEL_ERR_TOOL_FAILED' }));
+  });
+});
+
 describe('config and paths', () => {
   it('reads config.yaml over the defaults', async () => {
     const dir = tmp();

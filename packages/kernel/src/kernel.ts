@@ -22,7 +22,7 @@ import { z } from './zod.js';
 import { checkPluginDefinition, type PluginContext, type PluginDefinition } from './plugin.js';
 import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-payloads.js';
 import { checkWellFormed } from './well-formed.js';
-import { Storage } from './storage.js';
+import { readOnlyWriteError, Storage } from './storage.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { CATALOG_TOOL, DISPATCHER_PREFIX, dispatcherName } from './surface.js';
 import { RESERVED_EXPOSE_TOKENS } from './exposure.js';
@@ -218,7 +218,7 @@ export class Kernel {
           try {
             answer = await atomic(() => handler(ctx));
           } catch (err) {
-            const e = toMemoryError(err, plugin.name);
+            const e = this.failure(err, plugin.name);
             if (e.code === 'KERNEL_ERR_TOOL_FAILED') this.logger.error(`${plugin.name} failed on ${event}: ${e.message}`);
             answer = { error: e.toJSON() };
           }
@@ -364,13 +364,27 @@ export class Kernel {
       }
       if ('value' in answer) return answer.value;
       out = answer.promise;
+    try {
+      out = tool.handler(parsed, call);
+    } catch (err) {
+      throw this.failure(err, tool.plugin);
     }
     return this.track(Promise.resolve(out)).then(
       (value) => checkOutput(tool, value),
       (err: unknown) => {
-        throw toMemoryError(err, tool.plugin);
+        throw this.failure(err, tool.plugin);
       },
     );
+  }
+
+  /**
+   * What a tool or event handler threw, as a coded error carrying the plugin's name: a write the
+   * database refused as read-only is a KERNEL_ERR_STORAGE naming memory.db and what to do.
+   */
+  private failure(err: unknown, plugin: string): MemoryError {
+    const readOnly = readOnlyWriteError(this.storage.file, err);
+    if (readOnly) readOnly.plugin = plugin;
+    return readOnly ?? toMemoryError(err, plugin);
   }
 
   /** callToolNow, always answering with a promise. */

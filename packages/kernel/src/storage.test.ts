@@ -216,6 +216,31 @@ describe('Storage on a database file it cannot use', () => {
     expect(err.message).toMatch(/move it away|restore/);
   });
 
+  it('refuses a memory.db (or its -wal or -shm) this user cannot write with KERNEL_ERR_STORAGE naming it, before SQLite opens it read-only', () => {
+    new Storage(dir).close();
+    const file = path.join(dir, 'memory.db');
+    // chmod 444 does not stop root (these tests may run as root): the permission check answers as it would for another user.
+    const realAccess = fs.accessSync;
+    for (const target of [file, `${file}-wal`]) {
+      if (target.endsWith('-wal')) fs.writeFileSync(target, '');
+      const spy = vi.spyOn(fs, 'accessSync').mockImplementation((p, mode) => {
+        if (p === target && mode === fs.constants.W_OK) throw Object.assign(new Error(`EACCES: permission denied, access '${target}'`), { code: 'EACCES' });
+        return realAccess(p, mode);
+      });
+      try {
+        const err = openError();
+        expect(err).toBeInstanceOf(MemoryError);
+        expect(err.code).toBe('KERNEL_ERR_STORAGE');
+        expect(err.message).toBe(
+          `cannot open the database ${file}: ${target} is read-only for this user; make it writable by this user (chmod u+w ${target}, or chown it to this user; its -wal and -shm files too), or point MCP_MEMORY_DATA_DIR at a writable directory`,
+        );
+      } finally {
+        spy.mockRestore();
+      }
+    }
+    new Storage(dir).close();
+  });
+
   it('refuses a truncated database file the same way', () => {
     const storage = new Storage(dir);
     storage.db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');

@@ -173,6 +173,51 @@ function openError(file: string, err: unknown): MemoryError {
   return new MemoryError('KERNEL_ERR_STORAGE', `cannot open the database ${file} (${(err as Error).message})${advice}`, { cause: err });
 }
 
+/** What to do about a database file this user cannot write. */
+function readOnlyAdvice(file: string): string {
+  return `make it writable by this user (chmod u+w ${file}, or chown it to this user; its -wal and -shm files too), or point MCP_MEMORY_DATA_DIR at a writable directory`;
+}
+
+/**
+ * The first of the database's files (the database, then its -wal and -shm when they exist) that
+ * this user cannot write, or undefined. SQLite opens such a database read-only without a word, and
+ * the first write then fails with "attempt to write a readonly database", naming no file.
+ */
+function readOnlyFile(file: string): string | undefined {
+  for (const f of [file, `${file}-wal`, `${file}-shm`]) {
+    try {
+      fs.accessSync(f, fs.constants.W_OK);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EACCES' || code === 'EPERM' || code === 'EROFS') return f;
+    }
+  }
+  return undefined;
+}
+
+/** The error, or the first of its causes, that carries a SQLite code (SQLITE_*). */
+function sqliteFailure(err: unknown): { code: string; message: string } | undefined {
+  for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('SQLITE_')) return { code, message: String((e as { message?: unknown }).message ?? code) };
+  }
+  return undefined;
+}
+
+/**
+ * A KERNEL_ERR_STORAGE naming the database and what to do, for a write SQLite refused because the
+ * database is read-only (SQLITE_READONLY and its extended codes, on the error or one of its
+ * causes); undefined for any other error.
+ */
+export function readOnlyWriteError(file: string, err: unknown): MemoryError | undefined {
+  const sqlite = sqliteFailure(err);
+  if (!sqlite || (sqlite.code !== 'SQLITE_READONLY' && !sqlite.code.startsWith('SQLITE_READONLY_'))) return undefined;
+  if (sqlite.code === 'SQLITE_READONLY_DBMOVED') {
+    return new MemoryError('KERNEL_ERR_STORAGE', `cannot write to the database ${file}: it was moved or deleted while the server ran (${sqlite.message}); put it back, or restart the server`, { cause: err });
+  }
+  return new MemoryError('KERNEL_ERR_STORAGE', `cannot write to the database ${file}: it is read-only (${sqlite.message}); ${readOnlyAdvice(file)}`, { cause: err });
+}
+
 /**
  * The storage context: one SQLite file under the data dir in WAL mode, a statement cache and
  * per-package migrations recorded in `kernel_migrations`.
@@ -199,6 +244,11 @@ export class Storage implements TransactionHost {
     this.logger = opts.logger ?? stderrLogger();
     makeDirs(dataDir);
     this.file = opts.file ?? path.join(dataDir, 'memory.db');
+    // A database this user cannot write is refused here, naming the file, rather than at its first write.
+    const readOnly = readOnlyFile(this.file);
+    if (readOnly) {
+      throw new MemoryError('KERNEL_ERR_STORAGE', `cannot open the database ${this.file}: ${readOnly} is read-only for this user; ${readOnlyAdvice(readOnly)}`);
+    }
     const sqlite = sqliteDriver();
     let db: Db | undefined;
     try {

@@ -29,9 +29,14 @@ export async function stdioClient(env: Record<string, string>): Promise<{ client
 }
 
 /** Run the bin to its exit and collect its output (for start-up failures). */
-export function runBin(args: string[], env: Record<string, string>, input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function runBin(
+  args: string[],
+  env: Record<string, string>,
+  input = '',
+  as: { uid?: number; gid?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...env } });
+    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), ...env }, ...as });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

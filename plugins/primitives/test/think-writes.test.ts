@@ -176,3 +176,18 @@ describe('neighbouring context', () => {
     expect(context(await episode(ANSWER))).toBe(REPLY);
   });
 });
+
+describe('a database that refuses writes', () => {
+  it('think answers a StorageError naming memory.db, that it is read-only and what to do', async () => {
+    // SQLite's own refusal (SQLITE_READONLY), as a read-only memory.db gives; chmod does not stop root.
+    s.kernel.storage.db.pragma('query_only = ON');
+    try {
+      const err = await toolError(think({ text: 'The release train leaves on Thursdays', layer: 'user' }));
+      expect(err).toMatchObject({ type: 'StorageError', code: 'KERNEL_ERR_STORAGE' });
+      expect(err.message).toContain(`cannot write to the database ${s.kernel.storage.file}: it is read-only`);
+      expect(err.message).toMatch(/chmod u\+w .*memory\.db/);
+    } finally {
+      s.kernel.storage.db.pragma('query_only = OFF');
+    }
+  });
+});
