@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { definePlugin } from '@memory-service/kernel';
-import { count, dreamIds, hook, snapshot, start, toolError, type TestServer } from './helpers.js';
+import { count, dreamIds, hook, ManualClock, snapshot, start, toolError, type TestServer } from './helpers.js';
 
 /** memory_hook: the seven lifecycle events, their errors, and another plugin's session_inject block. */
 let s: TestServer;
@@ -181,6 +181,50 @@ describe('new_message and auto_save_candidate', () => {
       });
     });
   }
+
+  // Regression guard, fixed: the same text again (a client retrying, a hook firing twice) made a second episode and node.
+  it('the same text again within 10 minutes in the same layer and user answers already saved with the earlier ids, and writes nothing', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const text = 'My birthday is March 3';
+    const first = await hook(s, 'new_message', { text });
+    expect(first.actions.map((a: { store: string }) => a.store)).toEqual(['l1', 'l3', 'graph', 'l4']);
+    const tables = () => [count(s, 'l1_items'), count(s, 'episodes'), count(s, 'graph_nodes'), count(s, 'facts')];
+    expect(tables()).toEqual([1, 1, 1, 1]);
+    clock.advance(9 * 60_000);
+    // new_message again, or auto_save_candidate (the same pipeline), with the same text as sent or padded.
+    for (const [event, sent] of [['new_message', text], ['auto_save_candidate', `  ${text}\n`]] as const) {
+      const again = await hook(s, event, { text: sent });
+      expect(again).toMatchObject({ saved: true, already_saved: true, importance: first.importance });
+      expect(again.reason).toContain(`saved from new_message at 2026-01-01T00:00:00.000Z (${first.actions[1].id})`);
+      expect(again.actions).toEqual(first.actions.slice(1));
+      expect(tables(), event).toEqual([1, 1, 1, 1]);
+    }
+    // Another user, another layer, or another text is saved as before.
+    expect((await hook(s, 'new_message', { text }, { user_id: 'someone-else' })).already_saved).toBeUndefined();
+    expect((await hook(s, 'new_message', { text }, { layer: 'agent' })).already_saved).toBeUndefined();
+    expect((await hook(s, 'new_message', { text: 'My birthday is March 4' })).already_saved).toBeUndefined();
+    expect(count(s, 'episodes')).toBe(4);
+    // Past the window it is a new mention, saved again (its fact keeps its key, as think's do).
+    clock.advance(2 * 60_000);
+    const later = await hook(s, 'new_message', { text });
+    expect(later.already_saved).toBeUndefined();
+    expect(later.actions.map((a: { store: string }) => a.store)).toEqual(['l1', 'l3', 'graph', 'l4']);
+    expect(later.actions[1].id).not.toBe(first.actions[1].id);
+    expect(later.actions[3]).toEqual(first.actions[3]);
+  });
+
+  it('a repeat after the first save was forgotten saves the text again', async () => {
+    s = await start();
+    const text = 'I always deploy on Fridays after the review';
+    const first = await hook(s, 'new_message', { text });
+    await s.call('forget', { key: 'deploy on Fridays', scope: 'fuzzy', layer: 'user' });
+    expect([count(s, 'episodes'), count(s, 'graph_nodes')]).toEqual([0, 0]);
+    const again = await hook(s, 'new_message', { text });
+    expect(again.already_saved).toBeUndefined();
+    expect(again.actions.map((a: { store: string }) => a.store)).toEqual(['l1', 'l3', 'graph']);
+    expect(again.actions[1].id).not.toBe(first.actions[1].id);
+  });
 
   // Regression guard, fixed: think indexes the previous L1 item as the neighbouring `context` of its episode, so a
   // message the hook refused to save (below the threshold) is persisted in L3 by the next think.

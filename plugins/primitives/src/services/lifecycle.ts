@@ -1,6 +1,7 @@
 import { isBlank, type Config, type EventContext, type Hooks, type InjectBlock, type Logger } from '@memory-service/kernel';
-import { fitToBudget, scoreImportance, type Scope, type Stores } from '@memory-service/stores';
+import { fitToBudget, scoreImportance, type Episode, type Scope, type Stores } from '@memory-service/stores';
 import { excerpt, type Action } from '../common.js';
+import { derivedNodeIds } from './forgetter.js';
 import { freeFactKey } from './thinker.js';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
@@ -14,6 +15,15 @@ function budgetOf(payload: Record<string, unknown>, fallback: number): number {
   const b = payload.budget;
   return typeof b === 'number' && Number.isFinite(b) ? Math.min(Math.max(Math.floor(b), INJECT_BUDGET_MIN), INJECT_BUDGET_MAX) : fallback;
 }
+
+/**
+ * new_message or auto_save_candidate with the text of an episode either saved in the same scope
+ * this long ago or less answers that it was already saved, with that episode's ids, and writes
+ * nothing: a client retrying, or a hook that fires twice, made a second episode and a second node.
+ */
+export const AUTO_SAVE_REPEAT_MS = 10 * 60_000;
+/** The most auto-saved episodes of the window that are compared with the text. */
+const AUTO_SAVE_REPEAT_SCAN = 1000;
 
 /** The primitives' answers to the seven lifecycle events of the spec. */
 export class LifecycleHandlers {
@@ -91,7 +101,10 @@ export class LifecycleHandlers {
     return { saved: true, episode_id: episode.id, session_id: session.id, quality: session.quality };
   }
 
-  /** new_message and auto_save_candidate: at the threshold to L3 plus a graph node, at 0.8 also to L4. */
+  /**
+   * new_message and auto_save_candidate: at the threshold to L3 plus a graph node, at 0.8 also to L4.
+   * The text of an episode auto-saved in the scope within AUTO_SAVE_REPEAT_MS is not saved again.
+   */
   autoSave(e: EventContext) {
     const scope = this.scope(e);
     const text = str(e.payload.text).trim();
@@ -99,13 +112,24 @@ export class LifecycleHandlers {
     if (isBlank(text)) return { saved: false, importance: 0, threshold, reason: 'payload.text is empty', actions: [] };
     const importance = scoreImportance(text);
     const actions: Action[] = [];
+    let earlier: Episode | undefined;
     this.stores.transaction(() => {
+      if (importance >= threshold) {
+        earlier = this.savedRecently(scope, text);
+        if (earlier) return void actions.push(...this.savedWith(scope, earlier, text, importance));
+      }
       actions.push({ store: 'l1', id: this.stores.l1.push(scope, { text, kind: e.event }).id });
       if (importance < threshold) return;
-      const ep = this.stores.episodes.add(scope, { summary: text, importance, emotional_weight: 0, tags: ['auto_save', e.event], meta: { origin: e.event } });
-      actions.push({ store: 'l3', id: ep.id });
       const node = this.stores.graph.addNode(scope, { content: excerpt(text, 500), node_type: 'memory', tags: ['auto_save'], confidence: importance });
-      actions.push({ store: 'graph', id: node.node_id });
+      // The episode names its node (as think's do), so a repeat can answer with it and forget removes both.
+      const ep = this.stores.episodes.add(scope, {
+        summary: text,
+        importance,
+        emotional_weight: 0,
+        tags: ['auto_save', e.event],
+        meta: { origin: e.event, derived_nodes: [node.node_id] },
+      });
+      actions.push({ store: 'l3', id: ep.id }, { store: 'graph', id: node.node_id });
       if (importance >= l4Threshold) {
         const fact = this.stores.facts.upsert(scope, {
           key: freeFactKey(this.stores, scope, 'auto', text),
@@ -118,7 +142,36 @@ export class LifecycleHandlers {
         actions.push({ store: 'l4', id: fact.entry_id, key: fact.key });
       }
     });
+    if (earlier) {
+      const origin = typeof earlier.meta.origin === 'string' ? earlier.meta.origin : 'an auto-save';
+      return {
+        saved: true,
+        already_saved: true,
+        importance,
+        threshold,
+        l4_threshold: l4Threshold,
+        reason: `the same text was saved from ${origin} at ${earlier.created} (${earlier.id}); nothing was written again`,
+        actions,
+      };
+    }
     return { saved: importance >= threshold, importance, threshold, l4_threshold: l4Threshold, actions };
+  }
+
+  /** The newest episode of the scope auto-saved from exactly this text within AUTO_SAVE_REPEAT_MS, if any. */
+  private savedRecently(scope: Scope, text: string): Episode | undefined {
+    const since = new Date(this.stores.ctx.clock.now() - AUTO_SAVE_REPEAT_MS).toISOString();
+    return this.stores.episodes.list(scope, { tag: 'auto_save', since, limit: AUTO_SAVE_REPEAT_SCAN }).find((ep) => ep.summary === text);
+  }
+
+  /** What an earlier save of the text left that is still there: its episode, node and fact. */
+  private savedWith(scope: Scope, ep: Episode, text: string, importance: number): Action[] {
+    const actions: Action[] = [{ store: 'l3', id: ep.id }];
+    for (const id of derivedNodeIds(ep.meta)) if (this.stores.graph.getNode(scope, id)) actions.push({ store: 'graph', id });
+    if (importance >= this.l4Threshold) {
+      const fact = this.stores.facts.get(scope, freeFactKey(this.stores, scope, 'auto', text));
+      if (fact && fact.value === text) actions.push({ store: 'l4', id: fact.entry_id, key: fact.key });
+    }
+    return actions;
   }
 
   /** Rehydrate candidates for a query after the caller compressed its context. */
