@@ -261,10 +261,11 @@ describe('a database that refuses writes', () => {
           name: 'p-write',
           migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
           setup(ctx) {
-            const tool = (name: string, handler: () => unknown) =>
-              defineTool({ name, title: name, description: name, input: z.object({}), annotations: { readOnlyHint: false }, handler });
+            const tool = (name: string, handler: () => unknown, transaction = true) =>
+              defineTool({ name, title: name, description: name, input: z.object({}), annotations: { readOnlyHint: false }, transaction, handler });
             ctx.tools.register(tool('note_now', () => (write(ctx.db), {})));
-            ctx.tools.register(tool('note_later', async () => (write(ctx.db), {})));
+            // Outside the call's transaction (whose BEGIN would be refused first), so the write itself is.
+            ctx.tools.register(tool('note_later', async () => (write(ctx.db), {}), false));
             ctx.tools.register(tool('note_wrapped', () => {
               try {
                 write(ctx.db);

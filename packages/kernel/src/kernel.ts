@@ -348,7 +348,7 @@ export class Kernel {
       try {
         out = tool.handler(parsed, call);
       } catch (err) {
-        throw toMemoryError(err, tool.plugin);
+        throw this.failure(err, tool.plugin);
       }
       if (!isPromiseLike(out)) return checkOutput(tool, out);
     } else {
@@ -360,14 +360,10 @@ export class Kernel {
           return isPromiseLike(value) ? { promise: value } : { value: checkOutput(tool, value) };
         });
       } catch (err) {
-        throw toMemoryError(err, tool.plugin);
+        throw this.failure(err, tool.plugin);
       }
       if ('value' in answer) return answer.value;
       out = answer.promise;
-    try {
-      out = tool.handler(parsed, call);
-    } catch (err) {
-      throw this.failure(err, tool.plugin);
     }
     return this.track(Promise.resolve(out)).then(
       (value) => checkOutput(tool, value),
