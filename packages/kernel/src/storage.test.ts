@@ -123,6 +123,31 @@ describe('Storage checkpoints off the request path', () => {
 });
 
 // Only better-sqlite3 12 is opened by path (13 finds its prebuilt addon itself).
+describe('Storage keeps temporary data off the disk', () => {
+  it('holds statement journals and savepoints in memory (temp_store = MEMORY), where a nested transaction writes its page images', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-test-'));
+    const storage = new Storage(dir);
+    try {
+      expect(storage.db.pragma('temp_store', { simple: true })).toBe(2);
+      storage.db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+      // A savepoint inside a transaction rolls back alone; the outer write stays.
+      storage.transaction(() => {
+        storage.prepare('INSERT INTO t (body) VALUES (?)').run('kept');
+        expect(() =>
+          storage.transaction(() => {
+            storage.prepare('INSERT INTO t (body) VALUES (?)').run('undone');
+            throw new Error('inner failure');
+          }),
+        ).toThrow('inner failure');
+      });
+      expect(storage.db.prepare('SELECT body FROM t').pluck().all()).toEqual(['kept']);
+    } finally {
+      storage.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.runIf(sqliteDriver().name === SQLITE_DRIVERS.legacy)("Storage loads better-sqlite3's addon by path", () => {
   it('finds the addon the install built, without the bindings search, and opens on it', () => {
     const addon = betterSqliteAddon();

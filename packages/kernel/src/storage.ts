@@ -259,6 +259,10 @@ export class Storage implements TransactionHost {
       // A deleted row's bytes are overwritten in the pages a change writes anyway (FAST: no extra I/O),
       // so forgotten text does not stay readable in memory.db.
       db.pragma('secure_delete = FAST');
+      // Statement journals and the savepoints of a tool call's transaction (Kernel.callToolNow) stay
+      // in memory: as temp files they cost a think about 0.1 ms more, and held page images (the
+      // text being changed or forgotten) in files on disk.
+      db.pragma('temp_store = MEMORY');
       db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
       db.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
       db.exec(`CREATE TABLE IF NOT EXISTS kernel_migrations (
