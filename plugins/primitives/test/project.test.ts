@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Storage } from '@memory-service/kernel';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { actionsIn, count, snapshot, start, toolError, type TestServer } from './helpers.js';
 
@@ -146,6 +147,25 @@ describe('decision, mapping and recall', () => {
       expect(err.field, action).toBe('name');
     }
     expect(snapshot(s)).toEqual(before);
+  });
+});
+
+describe('the write lock', () => {
+  it('recall, audit and the code map scan of update do not wait for another process holding the write lock', async () => {
+    await project({ action: 'init', name: 'Locked', details: 'A project read while another process writes.' });
+    const other = new Storage(s.dataDir);
+    other.db.exec('BEGIN IMMEDIATE');
+    try {
+      // In a transaction of the call, each of these waited for the lock (busy_timeout) and failed.
+      expect((await project({ action: 'recall', name: 'Locked' })).identity).toMatchObject({ name: 'Locked' });
+      expect((await project({ action: 'audit', name: 'Locked' })).project).toBe('Locked');
+    } finally {
+      other.db.exec('ROLLBACK');
+      other.close();
+    }
+    // Writes go on once the lock is free, and the scan's symbols are stored.
+    const r = await project({ action: 'update', name: 'Locked', path: codeDir });
+    expect(r.code_map.symbols).toBeGreaterThan(0);
   });
 });
 

@@ -28,6 +28,9 @@ export function projectTool(projects: ProjectService) {
     }),
     output: z.looseObject({ status: z.string(), project: z.string() }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    // Each action writes in one transaction of its own (services/projects.ts), after the code map's
+    // directory scan: in the call's transaction, the scan, recall and audit held the write lock.
+    transaction: false,
     handler: (args) => projects.run(args),
   });
 }
