@@ -34,6 +34,10 @@ describe('config.yaml settings are checked at start', () => {
     ['l1:\n  size: 0\n', 'l1.size', /an integer from 1 to 10000/],
     ['think:\n  max_text_chars: "a"\n', 'think.max_text_chars', /an integer from 100 to 10000000/],
     ['scratchpad:\n  max_entries: 3.5\n', 'scratchpad.max_entries', /an integer from 1 to 10000/],
+    ['retrieval:\n  recall_events_keep: 0\n', 'retrieval.recall_events_keep', /an integer from 1 to 1000000; got 0/],
+    ['retrieval:\n  recall_events_keep: 2.5\n', 'retrieval.recall_events_keep', /an integer from 1 to 1000000; got 2.5/],
+    ['retrieval:\n  recall_events_keep: "many"\n', 'retrieval.recall_events_keep', /an integer from 1 to 1000000; got "many"/],
+    ['retrieval:\n  recall_events_keep: 2000000\n', 'retrieval.recall_events_keep', /an integer from 1 to 1000000/],
   ])('%j is refused naming %s and what it accepts', (text, field, accepted) => {
     const err = startError(text);
     expect(err).toMatchObject({ code: 'KERNEL_ERR_CONFIG', field });
@@ -61,6 +65,8 @@ describe('config.yaml settings are checked at start', () => {
 
   it('valid settings, in range, are read as given', () => {
     expect(startError('retrieval:\n  default_limit: 200\nhooks:\n  auto_save_threshold: 0\nplugins: []\n')).toBeUndefined();
+    expect(startError('retrieval:\n  recall_events_keep: 1\n')).toBeUndefined();
+    expect(new Config({ retrieval: { recall_events_keep: 50 } }).integer('retrieval.recall_events_keep', 10_000, 1, 1_000_000)).toBe(50);
     expect(new Config({ retrieval: { default_limit: 3 } }).get('retrieval.default_limit')).toBe(3);
   });
 

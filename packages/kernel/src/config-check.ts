@@ -20,6 +20,7 @@ export const CONFIG_SETTINGS: Readonly<Record<string, Readonly<Record<string, Nu
   retrieval: {
     default_limit: { integer: true, min: 1, max: 200 },
     token_budget: { integer: true, min: 50, max: 1_000_000 },
+    recall_events_keep: { integer: true, min: 1, max: 1_000_000 },
   },
   hooks: {
     auto_save_threshold: { integer: false, min: 0, max: 1 },

@@ -51,7 +51,7 @@ export {
   type GraphRelation,
 } from './graph.js';
 export { TimelineStore, type TimelineEvent } from './timeline.js';
-export { RecallEventStore, type RecallEvent, type RecallEventInput } from './recall-events.js';
+export { RecallEventStore, RECALL_TRIM_MAX_ROWS, recallTrimEvery, type RecallEvent, type RecallEventInput } from './recall-events.js';
 export { ShadowBin, SHADOW_ORIGINS, type ShadowEntry, type ShadowArchiveInput, type ShadowOrigin } from './shadow-bin.js';
 export { ARTIFACT_PATH_MAX, ProjectStore, type Project, type ProjectDecision, type ProjectArtifact } from './projects/projects.js';
 export {

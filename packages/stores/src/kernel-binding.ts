@@ -1,6 +1,7 @@
 import { asValue, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, type PluginContext } from '@memory-service/kernel';
 import { storesMigrations } from './migrations/index.js';
 import { Stores } from './stores.js';
+import { DEFAULT_STORES_CONFIG } from './types.js';
 
 export const STORES_OWNER = '@memory-service/stores';
 
@@ -26,6 +27,7 @@ export function useStores(ctx: PluginContext): Stores {
       scratchpadMax: ctx.config.integer('scratchpad.max_entries', 20, 1, 10_000),
       tokenBudget: ctx.config.integer('retrieval.token_budget', 2000, 50, 1_000_000),
       maxTextChars: ctx.config.integer(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000),
+      recallEventsKeep: ctx.config.integer('retrieval.recall_events_keep', DEFAULT_STORES_CONFIG.recallEventsKeep, 1, 1_000_000),
     },
   });
   ctx.container.register({ stores: asValue(stores) });

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { A, U, makeEnv, type Env } from './test-helpers.js';
+import { RECALL_TRIM_MAX_ROWS, recallTrimEvery } from './recall-events.js';
+import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
 
 let env: Env;
 beforeEach(() => {
@@ -36,5 +37,67 @@ describe('RecallEventStore deletes', () => {
     expect(env.stores.recallEvents.deleteSince(U, since)).toBe(1);
     expect(queries(U)).toEqual(['march madness']);
     expect(queries(A)).toEqual(['agent just now']);
+  });
+});
+
+describe('RecallEventStore keeps the newest rows of each scope', () => {
+  const ids = (scope: typeof U) =>
+    env.db.prepare('SELECT id FROM recall_events WHERE layer = ? AND user_id = ? ORDER BY id').pluck().all(scope.layer, scope.user_id) as number[];
+
+  it('each layer and user_id its newest recallEventsKeep, trimmed by its own writes only', () => {
+    env.close();
+    env = makeEnv({ recallEventsKeep: 5 });
+    expect(recallTrimEvery(5)).toBe(1);
+    for (let i = 1; i <= 3; i++) record(A, `agent ${i}`);
+    for (let i = 1; i <= 12; i++) record(U, `user ${i}`);
+    for (let i = 1; i <= 8; i++) record(U2, `bob ${i}`);
+    expect(queries(U)).toEqual(['user 8', 'user 9', 'user 10', 'user 11', 'user 12']);
+    expect(queries(U2)).toEqual(['bob 4', 'bob 5', 'bob 6', 'bob 7', 'bob 8']);
+    // Under its bound, and never trimmed by the other scopes' writes.
+    expect(queries(A)).toEqual(['agent 1', 'agent 2', 'agent 3']);
+    const agentIds = ids(A);
+    for (let i = 13; i <= 20; i++) record(U, `user ${i}`);
+    expect(ids(A)).toEqual(agentIds);
+    expect(queries(U)).toEqual(['user 16', 'user 17', 'user 18', 'user 19', 'user 20']);
+  });
+
+  it('trims a scope at its first write, then once every tenth of the bound, keeping the newest', () => {
+    env.close();
+    env = makeEnv({ recallEventsKeep: 30 });
+    const every = recallTrimEvery(30);
+    expect(every).toBe(3);
+    const insert = env.db.prepare("INSERT INTO recall_events (layer, user_id, query, intent, result_count, ms, created) VALUES ('user', 'default', ?, 'balanced', 0, 1, '2026-01-01')");
+    for (let i = 1; i <= 40; i++) insert.run(`old ${i}`);
+    record(U, 'first');
+    expect(env.stores.recallEvents.count(U)).toBe(30);
+    expect(queries(U).at(-1)).toBe('first');
+    expect(queries(U)[0]).toBe('old 12');
+    const counts: number[] = [];
+    for (let i = 1; i <= 2 * every; i++) {
+      record(U, `q ${i}`);
+      counts.push(env.stores.recallEvents.count(U));
+    }
+    expect(counts).toEqual([31, 32, 30, 31, 32, 30]);
+    expect(queries(U).slice(-3)).toEqual(['q 4', 'q 5', 'q 6']);
+  });
+
+  it('a scope far over the bound is brought down over its next writes, RECALL_TRIM_MAX_ROWS rows each', () => {
+    env.close();
+    env = makeEnv({ recallEventsKeep: 5 });
+    const insert = env.db.prepare("INSERT INTO recall_events (layer, user_id, query, intent, result_count, ms, created) VALUES ('user', 'default', 'old', 'balanced', 0, 1, '2026-01-01')");
+    env.db.transaction(() => {
+      for (let i = 0; i < RECALL_TRIM_MAX_ROWS + 100; i++) insert.run();
+    })();
+    record(U, 'one');
+    expect(env.stores.recallEvents.count(U)).toBe(101);
+    record(U, 'two');
+    expect(queries(U)).toEqual(['old', 'old', 'old', 'one', 'two']);
+  });
+
+  it('trim takes an explicit bound, and refuses one below 1', () => {
+    for (let i = 1; i <= 4; i++) record(U, `q ${i}`);
+    expect(env.stores.recallEvents.trim(U, 2)).toBe(2);
+    expect(queries(U)).toEqual(['q 3', 'q 4']);
+    expect(() => env.stores.recallEvents.trim(U, 0)).toThrow(/positive integer/);
   });
 });

@@ -1,5 +1,6 @@
 import { cutChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
+import { validationError } from './errors.js';
 import type { Scope } from './types.js';
 import { checkScope, checkWordPattern, likePattern, toIso, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 
@@ -20,13 +21,35 @@ export interface RecallEventInput {
   ms: number;
 }
 
-/** Telemetry of each dream call, kept apart from the timeline. */
+/**
+ * Rows one trim deletes at most. A scope far over its bound (a table from before the bound, or a
+ * bound lowered in config.yaml) is brought down over its next writes, this many rows each, so no
+ * deferred batch becomes a long pause of the event loop or a long hold of the write lock.
+ */
+export const RECALL_TRIM_MAX_ROWS = 5_000;
+/** Scopes whose writes since their last trim are counted; past it the counts start over (each scope then trims at its next write). */
+const TRIM_COUNTS_MAX = 10_000;
+
+/** Writes of a scope between two trims: a tenth of the bound, so a scope holds at most 10% more rows than it keeps. */
+export function recallTrimEvery(keep: number): number {
+  return Math.max(1, Math.ceil(keep / 10));
+}
+
+/**
+ * Telemetry of each dream call, kept apart from the timeline. Each layer and user_id keeps its
+ * newest `config.recallEventsKeep` rows: a write trims its scope's older rows at its first write in
+ * this process and then once every recallTrimEvery(keep) writes, in the same transaction (dream
+ * writes its row in the deferred batch, after its answer).
+ */
 export class RecallEventStore {
+  /** Writes of each scope (layer NUL user_id) since its last trim; a scope not here trims at its next write. */
+  private readonly sinceTrim = new Map<string, number>();
+
   constructor(private readonly ctx: StoreContext) {}
 
   record(scope: Scope, input: RecallEventInput): void {
     checkScope(scope);
-    this.ctx.tx(() =>
+    this.ctx.tx(() => {
       this.ctx
         .stmt('INSERT INTO recall_events (layer, user_id, query, intent, result_count, ms, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
         .run(
@@ -37,7 +60,44 @@ export class RecallEventStore {
           Math.max(0, Math.floor(input.result_count)),
           Number.isFinite(input.ms) ? input.ms : 0,
           this.ctx.iso(),
-        ),
+        );
+      this.trimOnCount(scope);
+    });
+  }
+
+  /** Count the scope's write; trim it when its turn has come. */
+  private trimOnCount(scope: Scope): void {
+    const key = `${scope.layer}\u0000${scope.user_id}`;
+    const written = this.sinceTrim.get(key);
+    if (written !== undefined && written + 1 < recallTrimEvery(this.ctx.config.recallEventsKeep)) {
+      this.sinceTrim.set(key, written + 1);
+      return;
+    }
+    if (written === undefined && this.sinceTrim.size >= TRIM_COUNTS_MAX) this.sinceTrim.clear();
+    // A full chunk may have left more: the scope trims again at its next write.
+    if (this.trim(scope) >= RECALL_TRIM_MAX_ROWS) this.sinceTrim.delete(key);
+    else this.sinceTrim.set(key, 0);
+  }
+
+  /**
+   * Delete the scope's rows older than its newest `keep` (the oldest first, RECALL_TRIM_MAX_ROWS at
+   * most); returns how many. Reads the index recall_events_scope (layer, user_id, id) alone:
+   * `keep` entries to find the cut, then the rows before it.
+   */
+  trim(scope: Scope, keep: number = this.ctx.config.recallEventsKeep): number {
+    checkScope(scope);
+    if (!Number.isInteger(keep) || keep < 1) throw validationError('keep', 'keep must be a positive integer');
+    return this.ctx.tx(
+      () =>
+        this.ctx
+          .stmt(
+            `DELETE FROM recall_events WHERE id IN (
+              SELECT id FROM recall_events WHERE layer = ? AND user_id = ? AND id < (
+                SELECT id FROM recall_events WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT 1 OFFSET ?
+              ) ORDER BY id LIMIT ?
+            )`,
+          )
+          .run(scope.layer, scope.user_id, scope.layer, scope.user_id, keep - 1, RECALL_TRIM_MAX_ROWS).changes,
     );
   }
 

@@ -37,6 +37,11 @@ export interface StoresConfig {
   tokenBudget: number;
   /** Largest text accepted by a store write. */
   maxTextChars: number;
+  /**
+   * recall_events rows (dream's telemetry) kept per layer and user_id: the newest, trimmed in the
+   * deferred batch that writes them (RecallEventStore.record).
+   */
+  recallEventsKeep: number;
 }
 
 export const DEFAULT_STORES_CONFIG: Readonly<StoresConfig> = Object.freeze({
@@ -44,6 +49,7 @@ export const DEFAULT_STORES_CONFIG: Readonly<StoresConfig> = Object.freeze({
   scratchpadMax: 20,
   tokenBudget: 2000,
   maxTextChars: 100_000,
+  recallEventsKeep: 10_000,
 });
 
 export interface StoresOptions {

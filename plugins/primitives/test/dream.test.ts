@@ -146,6 +146,22 @@ describe('telemetry', () => {
   });
 });
 
+describe('telemetry is bounded', () => {
+  it('retrieval.recall_events_keep: each layer and user_id keeps its newest rows', async () => {
+    s = await start({ config: { retrieval: { recall_events_keep: 3 } } });
+    for (let i = 1; i <= 7; i++) await s.call('dream', { query: `ferry ${i}` });
+    for (let i = 1; i <= 2; i++) await s.call('dream', { query: `agent ferry ${i}`, layer: 'agent' });
+    // count() writes the deferred batch first, as the timer would a second later.
+    expect(count(s, 'recall_events', { layer: 'user' })).toBe(3);
+    expect(count(s, 'recall_events', { layer: 'agent' })).toBe(2);
+    const kept = s.kernel.storage.db.prepare("SELECT query FROM recall_events WHERE layer = 'user' ORDER BY id").pluck().all();
+    expect(kept).toEqual(['ferry 5', 'ferry 6', 'ferry 7']);
+    for (let i = 8; i <= 12; i++) await s.call('dream', { query: `ferry ${i}`, user_id: 'u2' });
+    expect(count(s, 'recall_events', { layer: 'user', user_id: 'u2' })).toBe(3);
+    expect(count(s, 'recall_events', { layer: 'user' })).toBe(3);
+  });
+});
+
 describe('access counts', () => {
   it("count each hit once per call, coalesced into the deferred batch, and only the hits' rows", async () => {
     s = await start();
