@@ -426,6 +426,33 @@ describe('archive', () => {
     expect(count(s, 'wiki_pages')).toBe(0);
   });
 
+  // Regression guard, fixed: update with status "archived" marked the project archived in its row but left its spec
+  // pages in the wiki saying "Status: archived" (archive moves them to the Shadow Bin), and update could not undo it.
+  it('update with status "archived" is a ValidationError naming status and action archive, and writes nothing', async () => {
+    await project({ action: 'init', name: 'Apollo', details: 'A rocket telemetry dashboard.' });
+    await project({ action: 'update', name: 'Apollo', path: codeDir });
+    await project({ action: 'update', name: 'Apollo', details: 'Bob keeps a copy.', user_id: 'bob' });
+    const row = () => s.kernel.storage.db.prepare('SELECT * FROM projects').all();
+    const symbols = () => s.kernel.storage.db.prepare('SELECT COUNT(*) AS n FROM project_symbols').get();
+    const pages = () => s.kernel.storage.db.prepare('SELECT user_id, content, path FROM wiki_pages ORDER BY id').all() as { content: string; path: string }[];
+    const files = () => pages().map((p) => fs.readFileSync(path.join(s.dataDir, p.path), 'utf8'));
+    const before = [row(), symbols(), snapshot(s), pages(), files()];
+    for (const args of [{ status: 'archived' }, { status: 'archived', details: 'Done.', path: codeDir }]) {
+      const err = await toolError(project({ action: 'update', name: 'Apollo', ...args }));
+      expect(err.type, JSON.stringify(args)).toBe('ValidationError');
+      expect(err.field).toBe('status');
+      expect(err.message).toMatch(/action archive/);
+    }
+    expect([row(), symbols(), snapshot(s), pages(), files()]).toEqual(before);
+    for (const text of files()) expect(text).toContain('Status: active');
+    expect((await project({ action: 'recall', name: 'Apollo' })).status).toBe('active');
+    expect(count(s, 'wiki_pages')).toBe(2);
+    expect(count(s, 'shadow_bin')).toBe(0);
+    // archive is the way, and other statuses are still taken by update.
+    expect((await project({ action: 'update', name: 'Apollo', status: 'paused' })).identity.status).toBe('paused');
+    expect((await project({ action: 'archive', name: 'Apollo' })).removed_pages).toBe(2);
+  });
+
   it('init reopens an archived project: status active (or the one given), its spec page written again', async () => {
     await project({ action: 'init', name: 'Apollo', details: 'A rocket telemetry dashboard.' });
     await project({ action: 'archive', name: 'Apollo' });

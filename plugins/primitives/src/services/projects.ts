@@ -80,6 +80,15 @@ const withDetails = (description: string, details: string | undefined) => (detai
 /** The status archive gives a project. */
 const ARCHIVED = 'archived';
 
+/**
+ * Only action archive makes a project archived, since it also moves the spec pages to the Shadow
+ * Bin: a status "archived" given to init's reopen or to update is refused, naming the field.
+ */
+function refuseArchivedStatus(input: ProjectInput, why: string): void {
+  if (input.status !== ARCHIVED) return;
+  throw invalid('status', `cannot be "${ARCHIVED}" ${why}`, 'a status other than archived');
+}
+
 /** The fields init sets on a new project. */
 const INIT_FIELDS = ['details', 'status', 'path'] as const;
 
@@ -229,9 +238,7 @@ export class ProjectService {
    * archive moved to the Shadow Bin, is written again from the project's row.
    */
   private reopen(scope: Scope, name: string, input: ProjectInput, dir: string | null) {
-    if (input.status === ARCHIVED) {
-      throw invalid('status', `cannot be "${ARCHIVED}" when init reopens the archived project "${name}"; omit it to reopen the project as active`, 'a status other than archived');
-    }
+    refuseArchivedStatus(input, `when init reopens the archived project "${name}"; omit it to reopen the project as active`);
     return this.stores.transaction(() => {
       const before = this.stores.projects.get(name)!;
       const description = withDetails(before.description, input.details);
@@ -254,6 +261,7 @@ export class ProjectService {
 
   private update(scope: Scope, name: string, input: ProjectInput) {
     this.refuseArchived(name, 'update');
+    refuseArchivedStatus(input, `in update: it would mark project "${name}" archived and leave its spec pages in the wiki; use action archive, which also moves them to the Shadow Bin`);
     const dir = this.checkDir(input.path);
     const before = this.stores.projects.get(name)!;
     // A stored path that is gone (moved, unmounted) keeps the code map rather than rescanning it to nothing.
