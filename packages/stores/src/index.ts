@@ -77,7 +77,7 @@ export {
   type SearchOptions,
   type FusionWeights,
 } from './retrieval/retrieval.js';
-export { STOP_WORDS, queryTerms, buildMatch, wordTokens } from './retrieval/query.js';
+export { STOP_WORDS, queryTerms, buildMatch, wordTokens, foldText } from './retrieval/query.js';
 export { fitToBudget, type BudgetSection, type FittedSections } from './retrieval/budget.js';
 export type { CatchUp } from './retrieval/index-sync.js';
 export * from './scorers/index.js';

@@ -38,6 +38,21 @@ describe('RecallEventStore deletes', () => {
     expect(queries(U)).toEqual(['march madness']);
     expect(queries(A)).toEqual(['agent just now']);
   });
+
+  // Regression guard, fixed: the prefilter was a LIKE of each term as written, so a query holding it only folded
+  // (full-width, accented) was never read, and forget exact could not delete it.
+  it('by test, reading the queries that hold a term folded as retrieval folds', () => {
+    for (const q of ['where is the \uff23\uff21\uff26\uff25 Zurich', 'Café Zürich hours', 'CAFE ZURICH', 'tea only']) record(U, q);
+    const read: string[] = [];
+    expect(
+      env.stores.recallEvents.deleteWhere(U, ['cafe'], (q) => {
+        read.push(q);
+        return true;
+      }),
+    ).toBe(3);
+    expect(read).not.toContain('tea only');
+    expect(queries(U)).toEqual(['tea only']);
+  });
 });
 
 describe('RecallEventStore keeps the newest rows of each scope', () => {

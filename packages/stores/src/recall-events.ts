@@ -2,7 +2,7 @@ import { cutChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import type { Scope } from './types.js';
-import { checkScope, checkWordPattern, likePattern, toIso, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
+import { checkScope, checkWordPattern, foldedTermsFilter, toIso, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 
 export interface RecallEvent {
   id: number;
@@ -114,14 +114,15 @@ export class RecallEventStore {
 
   /**
    * Delete the scope's events whose query `test` accepts; returns how many. `terms` is a
-   * prefilter: every query the test can accept holds one of them as a plain substring (ASCII case
-   * ignored), so only those events are read; with no terms, every event of the scope is.
+   * prefilter: every query the test can accept holds one of them as a plain substring, folded as
+   * retrieval folds (util.foldText: case, accents, full-width forms), so only those events are read
+   * (util.foldedTermsFilter: and every query with a character beyond ASCII); with no terms, every
+   * event of the scope is.
    */
   deleteWhere(scope: Scope, terms: readonly string[], test: (query: string) => boolean): number {
     checkScope(scope);
-    const likes = [...new Set(terms.filter((t) => t.length > 0))].map(likePattern);
-    const where = likes.length ? `(${likes.map(() => `query LIKE ? ESCAPE '\\'`).join(' OR ')})` : '1';
-    return this.deleteFiltered(scope, where, likes, test);
+    const filter = foldedTermsFilter(['query'], terms);
+    return this.deleteFiltered(scope, filter?.sql ?? '1', filter?.args ?? [], test);
   }
 
   /** Delete the scope's events recorded at or after the ISO time (forget recent); returns how many. */

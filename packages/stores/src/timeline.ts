@@ -1,6 +1,6 @@
 import type { StoreContext } from './context.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, likePattern, makeId, parseId, parseJson, rowsMatching, toIso, wordFilterArgs, wordFilterSql } from './util.js';
+import { checkScope, checkText, checkWordPattern, foldedTermsFilter, makeId, parseId, parseJson, rowsMatching, toIso, wordFilterArgs, wordFilterSql } from './util.js';
 
 export interface TimelineEvent {
   id: string;
@@ -99,18 +99,18 @@ export class TimelineStore {
   /**
    * Delete the scope's events for which `test` holds (it sees each event whole, metadata
    * included); returns the deleted events, oldest first. `terms` is a prefilter: every event the
-   * test can accept holds one of them, as a plain substring (ASCII case ignored), in its summary or
-   * in its metadata's stored JSON, so only those events are read; with no terms, every event of
-   * the scope is.
+   * test can accept holds one of them, as a plain substring folded as retrieval folds (util.foldText:
+   * case, accents, full-width forms), in its summary or in its metadata's stored JSON, so only
+   * those events are read (util.foldedTermsFilter: and every event with a character beyond ASCII);
+   * with no terms, every event of the scope is.
    */
   deleteWhere(scope: Scope, terms: readonly string[], test: (event: TimelineEvent) => boolean): TimelineEvent[] {
     checkScope(scope);
-    const likes = [...new Set(terms.filter((t) => t.length > 0))].map(likePattern);
-    const where = likes.length ? ` AND (${likes.map(() => `summary LIKE ? ESCAPE '\\' OR metadata LIKE ? ESCAPE '\\'`).join(' OR ')})` : '';
+    const filter = foldedTermsFilter(['summary', 'metadata'], terms);
     return this.ctx.tx(() => {
       const rows = this.ctx
-        .stmt(`SELECT * FROM timeline_events WHERE layer = ? AND user_id = ?${where} ORDER BY id`)
-        .iterate(scope.layer, scope.user_id, ...likes.flatMap((l) => [l, l])) as IterableIterator<Row>;
+        .stmt(`SELECT * FROM timeline_events WHERE layer = ? AND user_id = ?${filter ? ` AND ${filter.sql}` : ''} ORDER BY id`)
+        .iterate(scope.layer, scope.user_id, ...(filter?.args ?? [])) as IterableIterator<Row>;
       const gone: TimelineEvent[] = [];
       for (const r of rows) {
         const e = toEvent(r);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkScope, checkText, isoOf, likePattern, normalizeTags, parseId, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
+import { checkScope, checkText, foldedTermsFilter, isoOf, likePattern, normalizeTags, parseId, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 import { openDb } from './test-helpers.js';
 import { seededRandom } from '@memory-service/kernel';
 
@@ -123,6 +123,31 @@ describe('wordsMatcher', () => {
     // Rows of ASCII alone that do not hold the folded pattern are not read.
     expect(pre('cafe')).toEqual(['Café au lait', '\uff23\uff21\uff26\uff25 time', 'CAFE open', 'cafeteria', 'thé vert']);
     expect(pre('cafe').filter(wordsMatcher('cafe'))).toEqual(['Café au lait', '\uff23\uff21\uff26\uff25 time', 'CAFE open']);
+    db.close();
+  });
+});
+
+describe('foldedTermsFilter', () => {
+  it('takes every row holding a term folded: ASCII rows by a LIKE of each folded term, the others whole', () => {
+    const db = openDb(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b TEXT)');
+    const ins = db.prepare('INSERT INTO t (a, b) VALUES (?, ?)');
+    const rows: [string, string][] = [
+      ['Café au lait', ''],
+      ['', '\uff23\uff21\uff26\uff25 time'],
+      ['vacation', 'x'],
+      ['tea only', 'x'],
+      ['x', 'THE 50% off'],
+    ];
+    for (const r of rows) ins.run(...r);
+    const pre = (terms: string[]) => {
+      const f = foldedTermsFilter(['a', 'b'], terms)!;
+      return db.prepare(`SELECT id FROM t WHERE ${f.sql} ORDER BY id`).pluck().all(...f.args);
+    };
+    // Plain substrings, not whole words: "cat" takes "vacation".
+    expect(pre(['CAFÉ', 'cat'])).toEqual([1, 2, 3]);
+    expect(pre(['50%'])).toEqual([1, 2, 5]);
+    expect(foldedTermsFilter(['a'], ['', ''])).toBeNull();
     db.close();
   });
 });

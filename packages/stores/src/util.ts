@@ -144,6 +144,19 @@ export function wordFilterArgs(pattern: string): [string, string] {
 }
 
 /**
+ * The SQL prefilter of rows whose `columns` may hold any of `terms` folded (foldText), as plain
+ * substrings: wordFilterSql's LIKE with each folded term on each column, and its GLOB once per
+ * column for the rows with a character beyond ASCII, which are all taken (the test that follows
+ * folds them). Empty terms are dropped; with none left, null (no prefilter: every row is read).
+ */
+export function foldedTermsFilter(columns: readonly string[], terms: readonly string[]): { sql: string; args: string[] } | null {
+  const likes = [...new Set(terms.filter((t) => t.length > 0).map((t) => wordFilterArgs(t)[0]))];
+  if (!likes.length) return null;
+  const sql = columns.flatMap((c) => [...likes.map(() => `${c} LIKE ? ESCAPE '\\'`), `${c} GLOB ?`]).join(' OR ');
+  return { sql: `(${sql})`, args: columns.flatMap(() => [...likes, BEYOND_ASCII_GLOB]) };
+}
+
+/**
  * The rows of a prefilter (wordFilterSql) that hold the pattern as whole words (wordsMatcher),
  * at most `limit` of them, read one at a time so the limit counts only rows kept.
  */

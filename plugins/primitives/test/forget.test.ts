@@ -88,6 +88,35 @@ describe('scope exact', () => {
     expect(snapshot(s)).toEqual(before);
   });
 
+  // Regression guard, fixed: fuzzy forget folded case, accents and full-width forms as dream does, but exact forget's
+  // sweep of the copies of the fact's value ignored case only, so "café zurich" or "ＣＡＦＥ ＺＵＲＩＣＨ" kept a value
+  // "Café Zürich" recallable after its fact was forgotten.
+  it("sweeps the copies of the fact's value folded as dream folds: case, accents, full-width forms", async () => {
+    s = await start();
+    const stores = s.kernel.container.resolve<{ facts: { upsert(scope: object, f: object): unknown } }>('stores');
+    const user = { layer: 'user', user_id: 'default' };
+    stores.facts.upsert(user, { key: 'city', value: 'Café Zürich' });
+    stores.facts.upsert(user, { key: 'meeting_point', value: 'Café Zürich by the lake' });
+    const episodes = () => (s.kernel.storage.db.prepare('SELECT summary FROM episodes ORDER BY id').pluck().all() as string[]);
+    for (const text of ['café zurich', '\uff23\uff21\uff26\uff25 ZÜRICH', 'I love café zurich', OTHER]) await s.call('think', { text, layer: 'user' });
+    expect(episodes()).toHaveLength(4);
+    // A short value still goes only where a record says exactly that: "I love café zurich" stays.
+    expect(await s.call('forget', { key: 'city', layer: 'user' })).toMatchObject({ deleted_l4: 1, deleted_l3: 2, deleted_l1: 2 });
+    expect(episodes()).toEqual(['I love café zurich', OTHER]);
+    // A longer value goes wherever it is held: the episode, its ring item and event (read only folded), the dream query.
+    const carrier = 'At dinner we all agreed again to meet at the \uff23\uff21\uff26\uff25 \uff3a\uff35\uff32\uff29\uff23\uff28 by the lake as ever.';
+    await s.call('think', { text: carrier, layer: 'user' });
+    expect(stored('SELECT summary FROM timeline_events')).toContain(carrier);
+    await s.call('dream', { query: 'is the \uff23\uff21\uff26\uff25 ZURICH BY THE LAKE open on sunday', layer: 'user' });
+    const r = await s.call('forget', { key: 'meeting_point', layer: 'user', shadow_bin: false });
+    expect(r).toMatchObject({ deleted_l4: 1, deleted_l3: 1, deleted_l1: 1, deleted_timeline: 1, deleted_recall_events: 1 });
+    expect(episodes()).toEqual(['I love café zurich', OTHER]);
+    for (const sql of ['SELECT text FROM l1_items', 'SELECT summary, metadata FROM timeline_events', 'SELECT query FROM recall_events']) {
+      expect(stored(sql), sql).not.toMatch(/lake/i);
+    }
+    expect(await dreamIds(s, { query: 'lake' })).toEqual([]);
+  });
+
   it('an empty or invisible key is a tool error naming key, for exact and fuzzy', async () => {
     s = await start();
     for (const [key, scope] of [['  ', 'exact'], ['\u200b', 'exact'], ['\u2060 \u00ad', 'fuzzy']]) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { carriesValue, leadingChars } from './forgetter.js';
+import { carriesValue, isExcerptOf, leadingChars } from './forgetter.js';
 
 /** carriesValue: which L3 / graph records an exact forget also removes. */
 describe('carriesValue', () => {
@@ -35,9 +35,29 @@ describe('carriesValue', () => {
     expect(carriesValue('MY  BIRTHDAY\nIS march 3, remember', 'my birthday is March   3')).toBe(true);
   });
 
+  it('folds accents, full-width forms and case on both sides, as dream does', () => {
+    expect(carriesValue('café zurich', 'Café Zürich')).toBe(true);
+    expect(carriesValue('\uff23\uff21\uff26\uff25 ZÜRICH', 'Café Zürich')).toBe(true);
+    expect(carriesValue('Cafe\u0301 Zu\u0308rich', 'Café Zürich')).toBe(true);
+    // A short value still matches only a record that says exactly that.
+    expect(carriesValue('I love café zurich', 'Café Zürich')).toBe(false);
+    expect(carriesValue('we met at the CAFE ZURICH by the lake on Sunday', 'the Café Zürich by the lake')).toBe(true);
+  });
+
   it('an empty or blank value matches nothing', () => {
     expect(carriesValue('anything at all', '')).toBe(false);
     expect(carriesValue('', '   ')).toBe(false);
+  });
+});
+
+describe('isExcerptOf', () => {
+  it('takes a record ending in an ellipsis that starts the value, at least 16 characters, folded', () => {
+    const value = 'We met at the Café Zürich by the lake and stayed until the evening';
+    expect(isExcerptOf('We met at the café zurich by…', value)).toBe(true);
+    expect(isExcerptOf('WE MET AT THE \uff23\uff21\uff26\uff25 zurich…  ', value)).toBe(true);
+    expect(isExcerptOf('We met at the café zurich by', value)).toBe(false);
+    expect(isExcerptOf('We met at…', value)).toBe(false);
+    expect(isExcerptOf('We met at the tea house…', value)).toBe(false);
   });
 });
 
@@ -47,5 +67,6 @@ describe('leadingChars', () => {
     expect(leadingChars('Supercalifragilisticexpialidocious words')).toBe('supercalifragili');
     expect(leadingChars('say"hello" to all')).toBe('say');
     expect(leadingChars('"quoted" first')).toBe('');
+    expect(leadingChars('\uff23\uff21\uff26\uff25 Zürich')).toBe('cafe');
   });
 });

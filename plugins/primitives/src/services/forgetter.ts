@@ -1,5 +1,5 @@
 import { invalid, isBlank, type Clock } from '@memory-service/kernel';
-import { holdsWord, type Episode, type Fact, type GraphNode, type Scope, type Stores, type WikiPage, type WikiPageInfo } from '@memory-service/stores';
+import { foldText, holdsWord, type Episode, type Fact, type GraphNode, type Scope, type Stores, type WikiPage, type WikiPageInfo } from '@memory-service/stores';
 
 export type ForgetScope = 'exact' | 'fuzzy' | 'recent';
 
@@ -46,12 +46,14 @@ export interface ForgetReport extends ForgetResult {
 
 const NOTHING_ELSE = { deleted_wiki: 0, deleted_l1: 0, deleted_timeline: 0, scrubbed_sessions: 0, deleted_recall_events: 0 } as const;
 
-const norm = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+/** A text as exact forget compares it: folded as retrieval folds (foldText: case, accents, full-width forms), white space collapsed. */
+const norm = (s: string) => foldText(s).replace(/\s+/g, ' ').trim();
 
 /**
  * Records that carry a forgotten fact's value: exact forget cleans these from L3 and the graph.
- * A value of at least 3 words or 16 characters matches where it is contained; a shorter one only
- * where the whole record says exactly that, so forgetting "yes" never sweeps unrelated memories.
+ * A value of at least 3 words or 16 characters (folded) matches where it is contained; a shorter
+ * one only where the whole record says exactly that, so forgetting "yes" never sweeps unrelated
+ * memories. Both are folded as dream folds them, so "café zurich" carries "Café Zürich".
  */
 export function carriesValue(recordText: string, value: string): boolean {
   const r = norm(recordText);
@@ -63,8 +65,9 @@ export function carriesValue(recordText: string, value: string): boolean {
 
 /**
  * The first characters of a text that any record holding it (carriesValue) or an excerpt of it
- * (isExcerptOf) also holds as they are: its first word, at most 16 characters, and only up to a
- * character that JSON would escape (metadata is matched in its stored JSON). Empty when there is none.
+ * (isExcerptOf) also holds, folded (a store's deleteWhere prefilter folds them too): its first
+ * word, at most 16 characters, and only up to a character that JSON would escape (metadata is
+ * matched in its stored JSON). Empty when there is none.
  */
 export function leadingChars(text: string): string {
   const first = norm(text).split(' ')[0] ?? '';
@@ -82,9 +85,10 @@ function excerptHead(value: string): string {
  * graph node or timeline event made from a long text keeps): at least 16 characters of it.
  */
 export function isExcerptOf(recordText: string, value: string): boolean {
-  const r = norm(recordText);
+  // The ellipsis is looked for before folding, which spells it "...".
+  const r = recordText.trimEnd();
   if (!r.endsWith('…')) return false;
-  const head = r.slice(0, -1).trim();
+  const head = norm(r.slice(0, -1));
   return head.length >= 16 && norm(value).startsWith(head);
 }
 
