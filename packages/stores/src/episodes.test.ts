@@ -28,6 +28,30 @@ describe('EpisodeStore', () => {
     expect(env.stores.audit.forTarget(e.id)[0].action).toBe('create');
   });
 
+  it('latestWithSummary: the newest episode of the scope with exactly that summary and tag, created in the window', () => {
+    const window = () => ({ tag: 'auto_save', since: new Date(env.clock.now() - 60_000).toISOString() });
+    const old = env.stores.episodes.add(U, { summary: 'I moved to Lisbon', tags: ['auto_save'] });
+    env.clock.advance(120_000);
+    expect(env.stores.episodes.latestWithSummary(U, 'I moved to Lisbon', window())).toBeNull();
+    const first = env.stores.episodes.add(U, { summary: 'I moved to Lisbon', tags: ['auto_save', 'new_message'] });
+    const second = env.stores.episodes.add(U, { summary: 'I moved to Lisbon', tags: ['new_message', 'auto_save'] });
+    env.stores.episodes.add(U, { summary: 'I moved to Lisbon', tags: ['think'] });
+    env.stores.episodes.add(U, { summary: 'i moved to lisbon', tags: ['auto_save'] });
+    env.stores.episodes.add(U, { summary: 'I moved to Lisbon ', tags: ['auto_save'] });
+    env.stores.episodes.add(A, { summary: 'I moved to Lisbon', tags: ['auto_save'] });
+    env.stores.episodes.add({ layer: 'user', user_id: 'other' }, { summary: 'I moved to Lisbon', tags: ['auto_save'] });
+    expect(env.stores.episodes.latestWithSummary(U, 'I moved to Lisbon', window())).toEqual(env.stores.episodes.get(U, second.id));
+    env.stores.episodes.delete(U, second.id);
+    expect(env.stores.episodes.latestWithSummary(U, 'I moved to Lisbon', window())?.id).toBe(first.id);
+    // Case and white space count; the tag is matched exactly; the window starts at since, inclusive.
+    expect(env.stores.episodes.latestWithSummary(U, 'I MOVED TO LISBON', window())).toBeNull();
+    expect(env.stores.episodes.latestWithSummary(U, 'I moved to Lisbon', { ...window(), tag: 'auto' })).toBeNull();
+    expect(env.stores.episodes.latestWithSummary(U, 'I moved to Lisbon', { tag: 'auto_save', since: old.created })?.id).toBe(first.id);
+    env.stores.episodes.delete(U, first.id);
+    expect(env.stores.episodes.latestWithSummary(U, 'I moved to Lisbon', { tag: 'auto_save', since: old.created })?.id).toBe(old.id);
+    expect(() => env.stores.episodes.latestWithSummary(U, 'x', { tag: 'auto_save', since: 'yesterday' })).toThrow(/since/);
+  });
+
   it('faceted tags: same dimension OR, different dimensions AND, plain tag its own dimension', () => {
     const e1 = env.stores.episodes.add(U, { summary: 'one', tags: ['mood:happy', 'place:home'] });
     const e2 = env.stores.episodes.add(U, { summary: 'two', tags: ['mood:sad', 'place:home', 'work'] });

@@ -156,6 +156,26 @@ export class EpisodeStore {
     return rows.map(toEpisode);
   }
 
+  /**
+   * The newest episode of the scope whose summary is exactly `summary` (case and white space as
+   * stored), tagged `tag`, created at or after the ISO time `since`; null when there is none. One
+   * lookup: the scope's episodes of the window are read through the (layer, user_id, created)
+   * index and their summary compared in SQLite, so nothing is loaded for the episodes that differ.
+   */
+  latestWithSummary(scope: Scope, summary: string, opts: { tag: string; since: string }): Episode | null {
+    checkScope(scope);
+    const since = toIso(opts.since);
+    const row = this.ctx
+      .stmt(
+        `SELECT e.* FROM episodes e INDEXED BY episodes_created
+         WHERE e.layer = ? AND e.user_id = ? AND e.created >= ? AND e.summary = ?
+           AND EXISTS (SELECT 1 FROM episode_tags t WHERE t.layer = e.layer AND t.user_id = e.user_id AND t.tag = ? AND t.episode_id = e.id)
+         ORDER BY e.id DESC LIMIT 1`,
+      )
+      .get(scope.layer, scope.user_id, since, summary, opts.tag) as Row | undefined;
+    return row ? toEpisode(row) : null;
+  }
+
   count(scope: Scope): number {
     checkScope(scope);
     return (

@@ -22,8 +22,6 @@ function budgetOf(payload: Record<string, unknown>, fallback: number): number {
  * nothing: a client retrying, or a hook that fires twice, made a second episode and a second node.
  */
 export const AUTO_SAVE_REPEAT_MS = 10 * 60_000;
-/** The most auto-saved episodes of the window that are compared with the text. */
-const AUTO_SAVE_REPEAT_SCAN = 1000;
 
 /** The primitives' answers to the seven lifecycle events of the spec. */
 export class LifecycleHandlers {
@@ -160,7 +158,7 @@ export class LifecycleHandlers {
   /** The newest episode of the scope auto-saved from exactly this text within AUTO_SAVE_REPEAT_MS, if any. */
   private savedRecently(scope: Scope, text: string): Episode | undefined {
     const since = new Date(this.stores.ctx.clock.now() - AUTO_SAVE_REPEAT_MS).toISOString();
-    return this.stores.episodes.list(scope, { tag: 'auto_save', since, limit: AUTO_SAVE_REPEAT_SCAN }).find((ep) => ep.summary === text);
+    return this.stores.episodes.latestWithSummary(scope, text, { tag: 'auto_save', since }) ?? undefined;
   }
 
   /** What an earlier save of the text left that is still there: its episode, node and fact. */
