@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { definePlugin } from '@memory-service/kernel';
+import { definePlugin, Storage } from '@memory-service/kernel';
 import { count, dreamIds, hook, ManualClock, snapshot, start, toolError, type TestServer } from './helpers.js';
 
 /** memory_hook: the seven lifecycle events, their errors, and another plugin's session_inject block. */
@@ -325,5 +325,23 @@ describe('session_inject from another plugin', () => {
     const r = await hook(s, 'session_started', {}, { user_id: 'carol' });
     expect(r.inject).toContain('## Standing orders\nGreet carol on user');
     expect(r.blocks).toContainEqual({ source: 'extra', title: 'Standing orders', score: 0.95 });
+  });
+});
+
+describe('the write lock', () => {
+  it('an event that only reads answers while another process holds the write lock, and the events that write go on once it is free', async () => {
+    s = await start();
+    await s.call('think', { text: 'The lighthouse keeper repaints the lamp room every spring.', layer: 'user' });
+    const other = new Storage(s.dataDir);
+    other.db.exec('BEGIN IMMEDIATE');
+    try {
+      // In a transaction of the call, this waited for the lock (busy_timeout) and failed with "database is locked".
+      const r = await hook(s, 'post_context_compression', { query: 'lighthouse lamp room' });
+      expect(JSON.stringify(r)).toContain('lighthouse');
+    } finally {
+      other.db.exec('ROLLBACK');
+      other.close();
+    }
+    expect((await hook(s, 'session_started', { text: 'lighthouse' })).session_id).toBeTruthy();
   });
 });

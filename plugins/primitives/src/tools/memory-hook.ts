@@ -24,6 +24,10 @@ export function memoryHookTool(kernel: Kernel) {
       results: z.record(z.string(), z.unknown()),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    // Outside the call's transaction: each lifecycle handler writes in one transaction of its own,
+    // and in the call's, events that only read (post_context_compression, context_threshold) waited
+    // for another process's write lock, and their searches could not use or build the index.
+    transaction: false,
     handler: (args) => kernel.dispatchEvent(args.event, args.payload, args.layer, args.user_id),
   });
 }
