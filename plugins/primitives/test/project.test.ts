@@ -453,6 +453,22 @@ describe('archive', () => {
     expect((await project({ action: 'archive', name: 'Apollo' })).removed_pages).toBe(2);
   });
 
+  // Regression guard, fixed: init of a new project with status "archived" created it archived, with spec pages saying
+  // "Status: archived" that archive never moved; update then refused it as archived and init "reopened" it.
+  it('init of a new project with status "archived" is a ValidationError naming status, and writes nothing', async () => {
+    const before = snapshot(s);
+    const err = await toolError(project({ action: 'init', name: 'Born archived', status: 'archived', details: 'Never started.' }));
+    expect(err.type).toBe('ValidationError');
+    expect(err.field).toBe('status');
+    expect(err.message).toMatch(/action archive/);
+    expect(snapshot(s)).toEqual(before);
+    expect(s.kernel.storage.db.prepare('SELECT COUNT(*) AS n FROM projects').get()).toEqual({ n: 0 });
+    // Given to a project that exists (and is open), init still changes nothing and says so.
+    await project({ action: 'init', name: 'Open', details: 'Started.' });
+    const again = await project({ action: 'init', name: 'Open', status: 'archived' });
+    expect(again).toMatchObject({ status: 'exists', ignored: ['status'], identity: { status: 'active' } });
+  });
+
   it('init reopens an archived project: status active (or the one given), its spec page written again', async () => {
     await project({ action: 'init', name: 'Apollo', details: 'A rocket telemetry dashboard.' });
     await project({ action: 'archive', name: 'Apollo' });

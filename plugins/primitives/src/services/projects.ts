@@ -216,7 +216,10 @@ export class ProjectService {
 
   private init(scope: Scope, name: string, input: ProjectInput) {
     const dir = this.checkDir(input.path);
-    if (this.stores.projects.get(name)?.status === ARCHIVED) return this.reopen(scope, name, input, dir);
+    const existing = this.stores.projects.get(name);
+    if (existing?.status === ARCHIVED) return this.reopen(scope, name, input, dir);
+    // A new project archived from the start would have spec pages in the wiki saying so, and update would refuse it.
+    if (!existing) refuseArchivedStatus(input, `in init of the new project "${name}": a project starts open; use action archive once it exists`);
     return this.stores.transaction(() => {
       const project = this.stores.projects.init(name, { path: dir, description: input.details ?? '', status: input.status ?? 'active' });
       const page = this.saveSpec(scope, name, this.specContent(input, name, project.description, project.status, project.path));
