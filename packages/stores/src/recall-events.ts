@@ -2,7 +2,7 @@ import { cutChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import type { Scope } from './types.js';
-import { checkScope, checkWordPattern, foldedTermsFilter, toIso, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
+import { checkScope, checkWordPattern, foldedTermsFilter, scopeKey, toIso, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 
 export interface RecallEvent {
   id: number;
@@ -67,7 +67,7 @@ export class RecallEventStore {
 
   /** Count the scope's write; trim it when its turn has come. */
   private trimOnCount(scope: Scope): void {
-    const key = `${scope.layer}\u0000${scope.user_id}`;
+    const key = scopeKey(scope.layer, scope.user_id);
     const written = this.sinceTrim.get(key);
     if (written !== undefined && written + 1 < recallTrimEvery(this.ctx.config.recallEventsKeep)) {
       this.sinceTrim.set(key, written + 1);
