@@ -91,6 +91,40 @@ describe('retrieval index kept in step with the tables', () => {
     expect(texts(env, 'kayak')).toEqual(['Caroline bought a kayak.']);
   });
 
+  it('once its indexes are current, checks the log with the rows it reads, and still sees what another connection changed', () => {
+    const s = env.stores;
+    const kept = s.episodes.add(U, { summary: 'Caroline bought a kayak.' });
+    const gone = s.episodes.add(U, { summary: 'Melanie sold her kayak.' });
+    expect(texts(env, 'kayak')).toHaveLength(2);
+    const ctx = s.ctx;
+    const stmt = ctx.stmt.bind(ctx);
+    const reads: string[] = [];
+    ctx.stmt = (sql: string) => {
+      reads.push(sql);
+      return stmt(sql);
+    };
+    const logReads = () => reads.filter((sql) => sql === 'SELECT max(seq) FROM retrieval_changes').length;
+    // Nothing changed: the rows' statement is the search's only read of the log.
+    expect(texts(env, 'kayak')).toHaveLength(2);
+    expect(logReads()).toBe(0);
+    expect(reads.filter((sql) => sql.includes('CROSS JOIN'))).toHaveLength(1);
+    // Another connection adds a match: the rows show the log moved, and the search is done again.
+    const second = env.second();
+    const other = second.stores;
+    other.episodes.add(U, { summary: 'Dana rented a kayak.' });
+    expect(texts(env, 'kayak').sort()).toEqual(['Caroline bought a kayak.', 'Dana rented a kayak.', 'Melanie sold her kayak.']);
+    // It deletes every contender of a query: the rows read finds none of them, and the log is read.
+    other.episodes.delete(U, gone.id);
+    expect(texts(env, 'sold')).toEqual([]);
+    // It changes a record no query term reaches any more: no contender at all, and the log is read.
+    second.db.prepare('UPDATE episodes SET summary = ? WHERE id = ?').run('Caroline bought a canoe.', Number(kept.id.slice(3)));
+    expect(texts(env, 'canoe')).toEqual(['Caroline bought a canoe.']);
+    // A write of this process not taken in yet is seen the same way.
+    s.episodes.add(U, { summary: 'Erin painted a kayak.' });
+    expect(texts(env, 'kayak').sort()).toEqual(['Dana rented a kayak.', 'Erin painted a kayak.']);
+    for (const q of ['kayak', 'canoe', 'sold']) expect(s.retrieval.search(U, q)).toEqual(rebuilt(env, q));
+  });
+
   it('keeps wiki_type changes for the wiki_type filter', () => {
     const s = env.stores;
     s.wiki.save(U, { title: 'Trip', content: 'We walked along the harbour.', wiki_type: 'diary' });

@@ -95,6 +95,23 @@ export class RetrievalIndex {
   }
 
   /**
+   * The seq every index of `sources` has applied, when each is built, they agree, and none is due
+   * for a rebuild: at that seq view() has nothing to do. A search can then read at it without
+   * reading the log first, and check the log's newest seq in the same statement as its rows
+   * (Retrieval.search). Otherwise null.
+   */
+  settledSeq(sources: Iterable<string>): number | null {
+    let seq: number | null = null;
+    for (const source of sources) {
+      const b = this.built.get(source);
+      if (!b || b.stale || wornOut(b.index)) return null;
+      if (seq === null) seq = b.cursor;
+      else if (b.cursor !== seq) return null;
+    }
+    return seq;
+  }
+
+  /**
    * The current index of a source, or null inside a transaction when it was never built. `max` is
    * maxSeq(), read once per search.
    */

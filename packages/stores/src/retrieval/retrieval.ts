@@ -229,6 +229,18 @@ interface SourceView {
   stats: PartStats;
 }
 
+/** One search's arguments, checked and derived (Retrieval.search to searchAt). */
+interface SearchQuery {
+  scope: Scope;
+  key: string;
+  sources: readonly RetrievalSource[];
+  stems: string[];
+  pool: number;
+  limit: number;
+  wikiType: string | null;
+  w: FusionWeights;
+}
+
 /** Tie-break order of the sources. */
 const SOURCE_ORDER: Record<RetrievalSource, number> = Object.fromEntries(RETRIEVAL_SOURCES.map((s, i) => [s, i])) as Record<RetrievalSource, number>;
 
@@ -289,14 +301,32 @@ export class Retrieval {
     if (stems.length === 0) return [];
     const pool = Math.min(500, Math.max(10, Math.ceil(limit * 1.5)));
     const key = scopeKey(scope.layer, scope.user_id);
+    const q: SearchQuery = { scope, key, sources, stems, pool, limit, wikiType, w: INTENT_WEIGHTS[intent] };
+    // Outside a transaction, with every index current as far as this process knows, the search
+    // reads at that seq and the row reads check that the log has not moved past it: one statement
+    // fewer than reading the log's newest seq first. When it has moved (another process wrote, or
+    // a write here was not taken in yet), the search is done again after the indexes catch up.
+    const settled = this.ctx.db.inTransaction ? null : this.index.settledSeq(sources);
+    if (settled !== null) {
+      const hits = this.searchAt(q, settled, true);
+      if (hits !== null) return hits;
+    }
+    return this.searchAt(q, this.index.maxSeq(), false) as Hit[];
+  }
+
+  /**
+   * The search over the indexes brought up to seq `max`. With `check`, null when the log's newest
+   * seq, read with the rows, is not `max` (the indexes missed a change).
+   */
+  private searchAt(q: SearchQuery, max: number, check: boolean): Hit[] | null {
+    const { scope, key, stems, pool, limit, wikiType, w } = q;
     const views: SourceView[] = [];
-    const max = this.index.maxSeq();
     for (const src of RETRIEVAL_SOURCES) {
-      if (!sources.includes(src)) continue;
+      if (!q.sources.includes(src)) continue;
       const view = this.sourceView(src, scope, key, max);
       if (view.stats.docs > 0) views.push(view);
     }
-    if (views.length === 0) return [];
+    if (views.length === 0) return check && this.index.maxSeq() !== max ? null : [];
     // One idf for all searched sources: document counts and frequencies of the scope, summed.
     const totalDocs = views.reduce((n, v) => n + v.stats.docs, 0);
     // Arrays the search hands on are built by push rather than map or slice: V8 can give those a
@@ -318,10 +348,14 @@ export class Retrieval {
       if (v.fresh) best = [...best, ...v.fresh.top(key, terms, pool, avgdl, facet)].sort((a, b) => b.score - a.score || b.id - a.id).slice(0, pool);
       for (const hit of best) found.push({ view: v, hit, bound: proximityBound(terms, hit.mask) });
     }
-    const w = INTENT_WEIGHTS[intent];
     const contenders = keepContenders(found, w, limit);
     const candidates: Candidate[] = [];
     const proximity = new ProximityScorer(terms);
+    // Each row read is its own snapshot and shows the log's newest seq: every one must show `max`.
+    // Without such a read (no contenders), or after one that found none of its rows (deleted since:
+    // it shows nothing), the log is read at the end.
+    let verified = false;
+    let blind = false;
     for (const v of views) {
       const spec = SOURCES[v.source];
       const byId = new Map<number, Found>();
@@ -331,7 +365,13 @@ export class Retrieval {
         byId.set(f.hit.id, f);
         ids.push(f.hit.id);
       }
-      for (const r of this.rows(spec, ids, scope)) {
+      const rows = this.rows(spec, ids, scope);
+      if (check && ids.length > 0) {
+        if (rows.length === 0) blind = true;
+        else if (((rows[0][rows[0].length - 1] as number | null) ?? 0) !== max) return null;
+        else verified = true;
+      }
+      for (const r of rows) {
         const c = spec.map(r);
         const { hit, bound } = byId.get(Number(r[0])) as Found;
         c.access += this.pendingAccess(v.source, hit.id);
@@ -341,6 +381,7 @@ export class Retrieval {
         candidates.push(c);
       }
     }
+    if (check && (blind || !verified) && this.index.maxSeq() !== max) return null;
     return this.fuse(candidates, w, limit);
   }
 
@@ -364,14 +405,17 @@ export class Retrieval {
   }
 
   /**
-   * The rows of the given ids that belong to the scope. The CROSS JOIN makes the id list the outer
-   * loop, so each id is one primary-key lookup.
+   * The rows of the given ids that belong to the scope, each ending with the change log's newest
+   * seq read in the same snapshot (a column after `spec.select`'s). The CROSS JOIN makes the id
+   * list the outer loop, so each id is one primary-key lookup; the seq is one for the statement.
    */
   private rows(spec: SourceSpec, ids: number[], scope: Scope): unknown[][] {
     if (ids.length === 0) return [];
     // Rows as arrays (better-sqlite3's raw mode): about a third cheaper than one object per row.
     return this.ctx
-      .stmt(`SELECT ${spec.select} FROM json_each(?) j CROSS JOIN ${spec.table} c ON c.id = j.value WHERE c.layer = ? AND c.user_id = ?`)
+      .stmt(
+        `SELECT ${spec.select}, (SELECT max(seq) FROM retrieval_changes) FROM json_each(?) j CROSS JOIN ${spec.table} c ON c.id = j.value WHERE c.layer = ? AND c.user_id = ?`,
+      )
       .raw(true)
       .all(JSON.stringify(ids), scope.layer, scope.user_id) as unknown[][];
   }
