@@ -201,7 +201,7 @@ sample when both run at that N. The reference server runs up to N = ${fmtCount(r
   queries are one to three words of the same vocabulary. Both servers receive the same texts and queries.
 - Ping: p50 of an MCP \`ping\` on the same connection.
 ${backToBackNote(result)}${ceilingNote(result)}- Spawn: from spawning the process to the answer of \`tools/list\` (the initialize handshake included); once per N, and in a
-  series of fresh starts on empty data dirs whose median is the start-up figure.
+  series of fresh starts on empty data dirs, run first while the machine is quiet, whose median is the start-up figure.
 - Peak RSS: VmHWM of the server process; data on disk: bytes under the data dir after the server closed.
 - Restart (ours): after it closed, our server is started again on the same data dir and its first \`dream\` is sent as soon
   as \`tools/list\` answers: what a new session on that memory waits for (the retrieval index is read from the data dir, or built).
