@@ -22,6 +22,8 @@ export class McpConnection {
   readonly spawnToToolsMs: number;
   readonly tools: readonly string[];
   private stderrTail = '';
+  /** Set by the first timedClientCall: the tools/list that gives the SDK client the output schemas. */
+  private listed: Promise<void> | undefined;
 
   private constructor(
     readonly label: string,
@@ -94,6 +96,21 @@ export class McpConnection {
       throw new Error(`${this.label}: tool ${name} failed: ${text}`);
     }
     return result;
+  }
+
+  /**
+   * A tool call as a typical client makes it: Client.callTool, which checks a structured answer
+   * against the tool's output schema (the tools are listed once first, so the SDK has them).
+   * The time includes that check. A result flagged isError becomes an exception.
+   */
+  async timedClientCall(name: string, args: Record<string, unknown>): Promise<{ ms: number; result: CallToolResult }> {
+    this.listed ??= this.client.listTools(undefined, { timeout: this.timeoutMs }).then(() => undefined);
+    await this.listed;
+    const start = performance.now();
+    const result = (await this.client.callTool({ name, arguments: args }, CallToolResultSchema, { timeout: this.timeoutMs })) as CallToolResult;
+    const ms = performance.now() - start;
+    if (result.isError) throw new Error(`${this.label}: tool ${name} failed: ${JSON.stringify(result.content).slice(0, 500)}`);
+    return { ms, result };
   }
 
   /** One timed tool call, in ms. */

@@ -250,6 +250,13 @@ and run \`npm run idle-floor\` on the machine at hand for the split.
 Above N = ${fmtCount(refMax)} only our server runs, so its requests come back to back: its write and
 search figures there are what the same requests cost without the reference's turns.
 
+The search ratio also depends on the workload. The reference reads its whole memory file on every
+call and returns every entity that matches, so its search_nodes takes longer the more items a query
+matches, while dream answers with its limit of best hits at about the same cost. \`npm run side-by-side -w @memory-service/bench\`
+takes both ratios at one N on a workload of one's choice (the benchmark's sentences, \`uniform:<V>\` or
+\`zipf:<V>\` made-up vocabularies), calling both servers with the SDK's \`Client.callTool\` as an outside
+check would, and prints how many entities search_nodes returned.
+
 ## How to reproduce
 
 \`\`\`sh
@@ -257,12 +264,14 @@ npm ci
 npm run bench
 # the same run with explicit options (after npm run build):
 node packages/bench/dist/bench.js --sizes ${sizes.join(',')} --ref-max ${refMax} --samples ${samples}
-# the CI smoke run (N = 200, 50 samples, docs left untouched; then idle-floor and 20 LoCoMo questions):
+# the CI smoke run (N = 200, 50 samples, docs left untouched; then idle-floor, side-by-side, shapes and 20 LoCoMo questions):
 npm run smoke -w @memory-service/bench
 # where the time of one request goes here (N, idle gap in ms, samples):
 npm run idle-floor -w @memory-service/bench -- 10000 28 200
 # whether a change is faster: two built checkouts (A, and B = this one) timed in the same rounds
 npm run ab -w @memory-service/bench -- --a ../main-before --n 10000 --samples 150
+# both 10,000-item ratios on another workload, through Client.callTool (--json adds a JSON line):
+npm run side-by-side -w @memory-service/bench -- --n 10000 --samples 300 --workload zipf:2000
 # whether think or dream grows with what is stored, for other data shapes (our server alone):
 npm run shapes -w @memory-service/bench -- --sizes 1000,10000 --samples 100
 # retrieval quality on LoCoMo (the development pair, or the files you name):
