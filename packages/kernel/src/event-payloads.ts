@@ -46,6 +46,33 @@ export const TEXT_LIMIT_KEY = 'think.max_text_chars';
 export const TEXT_LIMIT_DEFAULT = 100_000;
 
 /**
+ * How deeply structured payload data (state_deltas) may nest, objects and lists counted alike: JSON.stringify
+ * recurses, so a value a few thousand levels deep overflowed the stack in this check, in the store or in the answer.
+ */
+export const MAX_DATA_DEPTH = 100;
+
+/** Whether `value` nests more than `max` objects or lists deep (walked without recursion). */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** The start of a value's JSON for an error message; a value too deep to write as JSON is named by its type. */
+function shown(value: unknown): string {
+  try {
+    return JSON.stringify(value)?.slice(0, 40) ?? typeof value;
+  } catch {
+    return Array.isArray(value) ? 'a deeply nested list' : typeof value === 'object' ? 'a deeply nested object' : typeof value;
+  }
+}
+
+/**
  * Throw a validation error naming the first key of the event's payload that is missing, of the
  * wrong type, or longer than `maxText` characters (a text, a list of texts or structured data).
  */
@@ -57,9 +84,12 @@ export function checkEventPayload(event: LifecycleEvent, payload: Record<string,
       if (spec.required) throw invalid(field, `is required for ${event} (${ACCEPTED[spec.kind]})`, ACCEPTED[spec.kind]);
       continue;
     }
-    if (!hasKind(spec.kind, value)) throw invalid(field, `must be ${spec.kind === 'data' ? 'an' : 'a'} ${ACCEPTED[spec.kind]}, got ${JSON.stringify(value)?.slice(0, 40) ?? typeof value}`, ACCEPTED[spec.kind]);
+    if (!hasKind(spec.kind, value)) throw invalid(field, `must be ${spec.kind === 'data' ? 'an' : 'a'} ${ACCEPTED[spec.kind]}, got ${shown(value)}`, ACCEPTED[spec.kind]);
     // Structured data and a list of texts are each held to the limit as a whole (JSON), as stored.
     if (spec.kind === 'data' || spec.kind === 'texts') {
+      if (spec.kind === 'data' && nestsDeeperThan(value, MAX_DATA_DEPTH)) {
+        throw invalid(field, `nests objects or lists more than ${MAX_DATA_DEPTH} levels deep`, `${ACCEPTED.data} at most ${MAX_DATA_DEPTH} levels deep`);
+      }
       const json = JSON.stringify(value);
       if (overChars(json, maxText)) throw invalid(field, `is ${charLength(json)} characters as JSON; the limit is ${maxText} (${TEXT_LIMIT_KEY})`, { max: maxText });
     }

@@ -121,6 +121,35 @@ describe('session_started and session_ended', () => {
     expect(rows.map((r) => JSON.parse(r.state_deltas))).toEqual([{ ticket: 'closed' }, ['pier closed']]);
   });
 
+  // Regression guard, fixed: a deeply nested payload value (state_deltas within the text limit, or a mistyped key
+  // shown in its error) overflowed JSON.stringify's stack in the payload check: a ToolError "Maximum call stack size
+  // exceeded" naming no field.
+  it('a deeply nested payload value is a validation error naming its key, and nothing is written', async () => {
+    s = await start();
+    const before = snapshot(s);
+    const deep = (n: number): unknown => {
+      let v: unknown = 'x';
+      for (let i = 0; i < n; i++) v = { a: v };
+      return v;
+    };
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['session_ended', { summary: 'x', state_deltas: deep(101) }, 'payload.state_deltas'],
+      ['session_ended', { summary: 'x', state_deltas: deep(20_000) }, 'payload.state_deltas'],
+      ['session_ended', { summary: deep(20_000) }, 'payload.summary'],
+      ['session_ended', { summary: 'x', topics: deep(20_000) }, 'payload.topics'],
+      ['new_message', { text: deep(20_000) }, 'payload.text'],
+      ['post_context_compression', { query: deep(20_000) }, 'payload.query'],
+      ['session_started', { budget: deep(20_000) }, 'payload.budget'],
+    ];
+    for (const [event, payload, field] of cases) {
+      const err = await toolError(s.call('memory_hook', { event, payload }));
+      expect(err, `${event} ${field}`).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field });
+    }
+    expect(snapshot(s)).toEqual(before);
+    expect(s.kernel.storage.db.prepare('SELECT COUNT(*) AS n FROM sessions').get()).toEqual({ n: 0 });
+    expect((await hook(s, 'session_ended', { summary: 'Closed the deep ticket.', state_deltas: deep(100) })).saved).toBe(true);
+  });
+
   // Regression guard, fixed: each topic was held to the text limit but the list was not, so 30 topics of 100,000
   // characters (3 MB) went into the session row.
   it('session_ended refuses topics longer than the text limit all together, naming payload.topics', async () => {
