@@ -11,6 +11,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
   isInitializeRequest,
+  JSONRPCRequestSchema,
   ListToolsRequestSchema,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -86,6 +87,7 @@ export function toolCallParamsProblem(params: unknown): string | null {
   if (!isObject(params)) return 'params must be an object with the tool name (name) and its arguments (arguments)';
   if (typeof params.name !== 'string') return 'params.name must be a string: the name of a tool from tools/list';
   if (params.arguments !== undefined && !isObject(params.arguments)) return "params.arguments must be an object of the tool's arguments";
+  if (params.task !== undefined && !isObject(params.task)) return 'params.task must be an object (task metadata) when given';
   return null;
 }
 
@@ -229,9 +231,32 @@ export function createMcpServer(surface: Surface, logger?: Logger): Server {
  * the surface (see DirectToolCalls) and every other message handled by the SDK Server.
  */
 export function stdioTransport(surface: Surface, logger?: Logger, streams: { stdin?: Readable; stdout?: Writable } = {}): Transport {
-  const transport: StdioTransport = new StdioTransport({ ...streams, take: (message) => direct.take(message) });
+  const refuse = (id: RequestId, code: number, message: string) => {
+    transport.writeLine(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })).catch((err: unknown) => logger?.error(`answer not written: ${(err as Error).message}`));
+    return true as const;
+  };
+  const transport: StdioTransport = new StdioTransport({ ...streams, take: (message) => direct.take(message) || refuseMalformedRequest(message, refuse) });
   const direct = new DirectToolCalls(surface, (line) => transport.writeLine(line), logger);
   return transport;
+}
+
+/**
+ * Answer a request (a method and a string or integer id) that the SDK's JSON-RPC request schema
+ * refuses, naming the member: the SDK's Protocol drops a message it cannot classify without a word
+ * (a `_meta` that is not an object, a progress token that is neither a string nor an integer, params
+ * that are not an object, an unknown top-level member), and its client waited for an answer for ever.
+ * Only messages handed on to the SDK Server are checked, and they are few (initialize, tools/list, ping,
+ * progress-token calls): a plain tools/call was answered before this.
+ */
+function refuseMalformedRequest(message: JSONRPCMessage, refuse: (id: RequestId, code: number, message: string) => true): boolean {
+  const m = message as { method?: unknown; id?: unknown };
+  if (typeof m.method !== 'string' || !(typeof m.id === 'string' || Number.isInteger(m.id))) return false;
+  const parsed = JSONRPCRequestSchema.safeParse(message);
+  if (parsed.success) return false;
+  const issue = parsed.error.issues[0]!;
+  const where = [...issue.path, ...(issue.code === 'unrecognized_keys' ? [issue.keys.join(', ')] : [])].join('.') || 'the request';
+  const inParams = issue.path[0] === 'params';
+  return refuse(m.id as RequestId, inParams ? INVALID_PARAMS : -32600, `${inParams ? 'Invalid params' : 'Invalid Request'}: ${where}: ${issue.message}`);
 }
 
 export interface HttpSession {

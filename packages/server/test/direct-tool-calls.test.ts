@@ -201,6 +201,41 @@ describe('tools/call answered directly over the stdio transport', () => {
     await server.close();
   });
 
+  // Regression guard, fixed: a request the SDK's JSON-RPC schema refuses (a _meta that is not an object, a progress
+  // token that is neither a string nor an integer, params that are not an object on another method, an unknown
+  // top-level member) was handed to the SDK Server, whose Protocol drops a message it cannot classify: no answer
+  // at all, and the client waited for ever.
+  it('answers every malformed request it hands on, naming the member, and keeps answering', async () => {
+    const { client, server, toServer, lines } = await connected();
+    const malformed: [string, Record<string, unknown>, number, RegExp][] = [
+      ['meta-number', { method: 'tools/call', params: { name: 'value', arguments: { kind: 'empty' }, _meta: 5 } }, -32602, /params\._meta/],
+      ['meta-null', { method: 'tools/call', params: { name: 'value', arguments: { kind: 'empty' }, _meta: null } }, -32602, /params\._meta/],
+      ['meta-list', { method: 'tools/call', params: { name: 'value', arguments: { kind: 'empty' }, _meta: [] } }, -32602, /params\._meta/],
+      ['token-object', { method: 'tools/call', params: { name: 'value', arguments: { kind: 'empty' }, _meta: { progressToken: {} } } }, -32602, /params\._meta\.progressToken/],
+      ['token-null', { method: 'tools/call', params: { name: 'value', arguments: { kind: 'empty' }, _meta: { progressToken: null } } }, -32602, /params\._meta\.progressToken/],
+      ['token-fraction', { method: 'tools/call', params: { name: 'value', arguments: { kind: 'empty' }, _meta: { progressToken: 1.5 } } }, -32602, /params\._meta\.progressToken/],
+      ['list-params', { method: 'tools/list', params: 5 }, -32602, /params/],
+      ['list-meta', { method: 'tools/list', params: { _meta: 'x' } }, -32602, /params\._meta/],
+      ['ping-meta', { method: 'ping', params: { _meta: true } }, -32602, /params\._meta/],
+      ['extra-member', { method: 'tools/list', extra: 1 }, -32600, /extra/],
+      ['task-number', { method: 'tools/call', params: { name: 'value', arguments: { kind: 'empty' }, task: 5 } }, -32602, /params\.task must be an object/],
+    ];
+    for (const [id, rest] of malformed) toServer.write(`${JSON.stringify({ jsonrpc: '2.0', id, ...rest })}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const answers = new Map(lines().map((l) => [l.id, l]));
+    for (const [id, , code, message] of malformed) {
+      const a = answers.get(id);
+      expect(a, id).toBeDefined();
+      expect(a?.result, id).toBeUndefined();
+      expect(a?.error.code, id).toBe(code);
+      expect(a?.error.message, id).toMatch(message);
+    }
+    const after: any = await client.callTool({ name: 'value', arguments: { kind: 'nested' } });
+    expect(after.structuredContent.result_count).toBe(2);
+    await client.close();
+    await server.close();
+  });
+
   it('aborts a call cancelled in flight and sends no answer for it', async () => {
     const { client, server, lines } = await connected();
     const controller = new AbortController();
