@@ -90,3 +90,19 @@ it('takes layer agent, and refuses layer user naming layer: its write is always 
   expect(err).toMatchObject({ field: 'layer', accepted: ['agent'] });
   expect(snapshot(s)).toEqual(before);
 });
+
+// Regression guard, fixed: with think.max_text_chars below evolve's own 4000, a longer instruction was refused by the
+// fact store naming "value", a field evolve does not take.
+it('an instruction over think.max_text_chars is an error naming instruction and the limit, and writes nothing', async () => {
+  const small = await start({ config: { think: { max_text_chars: 200 } } });
+  try {
+    const before = snapshot(small);
+    const err = await toolError(small.call('evolve', { instruction: 'Answer briefly. '.repeat(20) }));
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'instruction', accepted: { max: 200 } });
+    expect(err.message).toMatch(/think\.max_text_chars/);
+    expect(snapshot(small)).toEqual(before);
+    expect((await small.call('evolve', { instruction: 'Answer briefly.' })).status).toBe('evolved');
+  } finally {
+    await small.close();
+  }
+});

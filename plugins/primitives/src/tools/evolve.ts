@@ -1,4 +1,4 @@
-import { defineTool, invalid, isBlank, userIdSchema, z, type Hooks, type Logger } from '@memory-service/kernel';
+import { charLength, defineTool, invalid, isBlank, overChars, userIdSchema, z, type Hooks, type Logger } from '@memory-service/kernel';
 import type { Stores } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 import { freeFactKey } from '../services/thinker.js';
@@ -22,6 +22,9 @@ export function evolveTool(stores: Stores, hooks: Readonly<Hooks>, logger: Logge
     async handler({ instruction, user_id }) {
       const text = instruction.trim();
       if (isBlank(text)) throw invalid('instruction', 'must not be empty or only white space and invisible characters', 'text with a visible character');
+      // The fact store holds values to think.max_text_chars, which may be set below the schema's 4000.
+      const max = stores.config.maxTextChars;
+      if (overChars(text, max)) throw invalid('instruction', `is ${charLength(text)} characters; the limit is ${max} (think.max_text_chars)`, { max });
       const scope = { layer: 'agent' as const, user_id };
       const { fact, event } = stores.transaction(() => {
         const fact = stores.facts.upsert(scope, {
