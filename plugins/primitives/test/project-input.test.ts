@@ -124,4 +124,20 @@ describe('length limits', () => {
     // Details that fit are still appended.
     expect((await project({ action: 'update', name: 'Apollo', details: 'fits' })).identity.description).toBe(`${'d'.repeat(300)}\n\nfits`);
   });
+
+  // Regression guard, fixed: a decision whose first sentence (the decision; the rest is its rationale) was over
+  // think.max_text_chars was refused by the project store naming "decision", a field project does not take.
+  it('a decision over think.max_text_chars is an error naming details and the limit, and records nothing', async () => {
+    await s.close();
+    s = await start({ config: { think: { max_text_chars: 200 } } });
+    await project({ action: 'init', name: 'Apollo' });
+    const before = snapshot(s);
+    const err = await toolError(project({ action: 'decision', name: 'Apollo', details: `Use ${'a very long name '.repeat(20)}. Because.` }));
+    expect(err).toMatchObject({ type: 'ValidationError', field: 'details', accepted: { max: 200 } });
+    expect(err.message).toMatch(/think\.max_text_chars/);
+    expect(snapshot(s)).toEqual(before);
+    expect(s.kernel.storage.db.prepare('SELECT COUNT(*) AS n FROM project_decisions').get()).toEqual({ n: 0 });
+    // A short decision with a long rationale is still recorded.
+    expect((await project({ action: 'decision', name: 'Apollo', details: `Use Postgres. ${'It is reliable. '.repeat(30)}` })).status).toBe('recorded');
+  });
 });

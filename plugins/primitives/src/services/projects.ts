@@ -297,6 +297,11 @@ export class ProjectService {
   private async decision(scope: Scope, name: string, input: ProjectInput) {
     if (input.details === undefined || isBlank(input.details)) throw invalid('details', 'is required for decision: the decision and its rationale', 'text');
     const { head, rest } = firstSentence(input.details);
+    // The store holds the decision (the first sentence) to think.max_text_chars, which may be set below details' 20,000.
+    const max = this.stores.config.maxTextChars;
+    if (overChars(head, max)) {
+      throw invalid('details', `has a decision (its first sentence) of ${charLength(head)} characters; the limit is ${max} (think.max_text_chars)`, { max });
+    }
     const decision = this.stores.transaction(() => {
       const d = this.stores.projects.addDecision(name, { decision: head, rationale: rest, outcome: input.outcome ?? '' });
       this.stores.timeline.add(scope, {
