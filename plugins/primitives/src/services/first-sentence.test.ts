@@ -16,6 +16,16 @@ describe('firstSentence', () => {
     expect(head('Wait... then decide. Later.')).toBe('Wait...');
   });
 
+  it('cuts after an ideographic full stop or a full-width ! or ?, with no space after them, keeping closing quotes', () => {
+    expect(firstSentence('采用Postgres。它能处理遥测数据量。')).toEqual({ head: '采用Postgres。', rest: '它能处理遥测数据量。' });
+    expect(firstSentence('Postgresを使う！理由は量だ。')).toEqual({ head: 'Postgresを使う！', rest: '理由は量だ。' });
+    expect(firstSentence('なぜPostgres？量のため。')).toEqual({ head: 'なぜPostgres？', rest: '量のため。' });
+    expect(firstSentence('「Postgresを使う。」理由は量だ。')).toEqual({ head: '「Postgresを使う。」', rest: '理由は量だ。' });
+    // The first end found wins, whichever script it belongs to.
+    expect(firstSentence('Use Postgres. 理由は量だ。')).toEqual({ head: 'Use Postgres.', rest: '理由は量だ。' });
+    expect(firstSentence('采用Postgres')).toEqual({ head: '采用Postgres', rest: '' });
+  });
+
   it('does not end a sentence at a common abbreviation', () => {
     expect(firstSentence('Hire Dr. Smith for the review. She knows the code.')).toEqual({
       head: 'Hire Dr. Smith for the review.',

@@ -1,7 +1,8 @@
 /**
  * The first sentence of a text, as project's decision takes it: the decision is the first
  * sentence and its rationale the rest. A sentence ends at `.`, `!` or `?` followed by white space
- * (or the end) on the text's first line; a text whose first line has no such end is one sentence.
+ * (or the end), or at `。`, `！` or `？`, on the text's first line; a text whose first line has no
+ * such end is one sentence.
  * A `.` after a common abbreviation ("Dr.", "e.g.", "vs.", "etc."), after a single capital letter
  * (an initial: "J. R. R. Tolkien") or after letters joined by dots ("U.S.", "a.m.") ends nothing.
  * The rules read only the text, so the same text is always cut in the same place.
@@ -26,8 +27,12 @@ const DOTTED = /^(?:\p{L}\.)+\p{L}$/u;
 /** What a word may start with before its letters: opening quotes and brackets. */
 const OPENING = /^[^\p{L}\p{N}]+/u;
 const SPACE = /\s/;
-/** A sentence end: `.`, `!` or `?` followed by white space or the end of the line. */
-const END = /[.!?](?=\s|$)/g;
+/**
+ * A sentence end: `.`, `!` or `?` followed by white space or the end of the line; or an ideographic
+ * full stop or a full-width `!` or `?` (Chinese and Japanese put no space after them), with the
+ * closing brackets and quotes right after it (「…。」).
+ */
+const END = /[.!?](?=\s|$)|[\u3002\uff61\uff01\uff1f][\p{Pe}\p{Pf}]*/gu;
 
 /** Whether the word just before a `.` (without it) makes that dot part of an abbreviation. */
 export function isAbbreviation(word: string): boolean {
@@ -46,7 +51,8 @@ export function firstSentence(text: string): { head: string; rest: string } {
       while (start > 0 && !SPACE.test(line[start - 1]!)) start--;
       if (isAbbreviation(line.slice(start, at))) continue;
     }
-    return { head: t.slice(0, at + 1).trim(), rest: t.slice(at + 1).trim() };
+    const end = at + m[0].length;
+    return { head: t.slice(0, end).trim(), rest: t.slice(end).trim() };
   }
   return { head: t, rest: '' };
 }
