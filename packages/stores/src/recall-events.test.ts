@@ -11,6 +11,57 @@ afterEach(() => env.close());
 const record = (scope: typeof U, query: string) => env.stores.recallEvents.record(scope, { query, intent: 'balanced', result_count: 0, ms: 1 });
 const queries = (scope: typeof U) => env.stores.recallEvents.recent(scope, 100).map((e) => e.query).reverse();
 
+describe('queued queries and forgets in other processes', () => {
+  const queue = (stores: Env['stores'], query: string) =>
+    stores.defer(() => stores.recallEvents.record(U, { query, intent: 'balanced', result_count: 0, ms: 1 }));
+
+  it('a batch queued before another process forgot leaves its queries out; the next batch writes again', () => {
+    const other = env.second().stores;
+    queue(other, 'where does the zanzibar quokka live');
+    queue(other, 'ferry times');
+    // This process forgets the word while the other's queries still wait in its queue.
+    expect(env.stores.recallEvents.deleteMatching(U, 'quokka')).toBe(0);
+    other.flush();
+    expect(queries(U)).toEqual([]);
+    queue(other, 'bus times');
+    other.flush();
+    expect(queries(U)).toEqual(['bus times']);
+  });
+
+  it('each kind of forget counts (exact, fuzzy, recent); a trim does not; its own forget never drops the process’s next batch', () => {
+    const other = env.second().stores;
+    const forgets: (() => unknown)[] = [
+      () => env.stores.recallEvents.deleteWhere(U, ['quokka'], () => true),
+      () => env.stores.recallEvents.deleteSince(U, new Date(Date.now() + 3_600_000).toISOString()),
+      () => env.stores.recallEvents.deleteMatching(U, 'quokka'),
+    ];
+    for (const forget of forgets) {
+      queue(other, 'quokka again');
+      forget();
+      other.flush();
+      expect(queries(U)).toEqual([]);
+    }
+    env.stores.recallEvents.trim(U, 1);
+    queue(other, 'after a trim');
+    other.flush();
+    expect(queries(U)).toEqual(['after a trim']);
+    // The forgetting process wrote its own queue first (Stores.writeDeferred): its next batch is written.
+    env.stores.writeDeferred();
+    env.stores.recallEvents.deleteMatching(U, 'trim');
+    queue(env.stores, 'mine, after my forget');
+    env.stores.flush();
+    expect(queries(U)).toEqual(['mine, after my forget']);
+  });
+
+  it('a batch of this process written before it forgot is kept for the forget to judge', () => {
+    queue(env.stores, 'the quokka question');
+    queue(env.stores, 'the ferry question');
+    env.stores.writeDeferred();
+    expect(env.stores.recallEvents.deleteMatching(U, 'quokka')).toBe(1);
+    expect(queries(U)).toEqual(['the ferry question']);
+  });
+});
+
 describe('RecallEventStore deletes', () => {
   it('by pattern: the queries holding it as whole words, folded as retrieval folds, in one scope', () => {
     for (const q of ['Café au lait?', 'where is the ＣＡＦＥ', 'cafeteria menu', 'CAFE hours', 'ferry times']) record(U, q);

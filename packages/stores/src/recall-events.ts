@@ -44,11 +44,52 @@ export function recallTrimEvery(keep: number): number {
 export class RecallEventStore {
   /** Writes of each scope (layer NUL user_id) since its last trim; a scope not here trims at its next write. */
   private readonly sinceTrim = new Map<string, number>();
+  /** The forget count (recall_forgets) when this process started or last wrote a batch of queued queries. */
+  private seenForgets: number;
+  /** Set while a batch of queued queries runs after a forget this process has not seen: record() writes nothing. */
+  private dropping = false;
 
-  constructor(private readonly ctx: StoreContext) {}
+  constructor(private readonly ctx: StoreContext) {
+    this.seenForgets = this.forgets();
+  }
+
+  /** How many forgets of dream queries have committed, in any process (migration 12). */
+  private forgets(): number {
+    return (this.ctx.stmt('SELECT n FROM recall_forgets WHERE id = 1').pluck(true).get() as number | undefined) ?? 0;
+  }
+
+  /** Count a forget of dream queries, in its transaction: batches queued elsewhere before it then leave theirs out. */
+  private countForget(): void {
+    const n = (this.ctx.stmt('UPDATE recall_forgets SET n = n + 1 WHERE id = 1 RETURNING n').pluck(true).get() as number | undefined) ?? 0;
+    // This process wrote its own queue before forgetting (Stores.writeDeferred): nothing of it to leave out.
+    this.ctx.onCommit(() => {
+      this.seenForgets = n;
+    });
+  }
+
+  /**
+   * Run `write`, a deferred batch holding queued dream queries, inside the batch's transaction
+   * (Stores.flushDeferred). When a forget committed in another process since this one last looked,
+   * a query queued here before it may hold what it forgot, too late for it to delete: the batch's
+   * queries are left out (telemetry only; the batch's other writes are kept). Once the batch
+   * commits, the next one writes its queries.
+   */
+  queuedBatch(write: () => void): void {
+    const n = this.forgets();
+    this.dropping = n !== this.seenForgets;
+    try {
+      write();
+    } finally {
+      this.dropping = false;
+    }
+    this.ctx.onCommit(() => {
+      this.seenForgets = n;
+    });
+  }
 
   record(scope: Scope, input: RecallEventInput): void {
     checkScope(scope);
+    if (this.dropping) return;
     this.ctx.tx(() => {
       this.ctx
         .stmt('INSERT INTO recall_events (layer, user_id, query, intent, result_count, ms, created) VALUES (?, ?, ?, ?, ?, ?, ?)')
@@ -129,13 +170,15 @@ export class RecallEventStore {
   deleteSince(scope: Scope, sinceIso: string): number {
     sinceIso = toIso(sinceIso);
     checkScope(scope);
-    return this.ctx.tx(
-      () => this.ctx.stmt('DELETE FROM recall_events WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, sinceIso).changes,
-    );
+    return this.ctx.tx(() => {
+      this.countForget();
+      return this.ctx.stmt('DELETE FROM recall_events WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, sinceIso).changes;
+    });
   }
 
   private deleteFiltered(scope: Scope, where: string, args: readonly string[], test: (query: string) => boolean): number {
     return this.ctx.tx(() => {
+      this.countForget();
       const rows = this.ctx
         .stmt(`SELECT id, query FROM recall_events WHERE layer = ? AND user_id = ? AND ${where}`)
         .all(scope.layer, scope.user_id, ...args) as { id: number; query: string }[];

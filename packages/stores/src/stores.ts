@@ -239,7 +239,9 @@ export class Stores {
     const write = () =>
       this.ctx.tx(() => {
         accesses?.write();
-        for (const w of batch) w();
+        this.recallEvents.queuedBatch(() => {
+          for (const w of batch) w();
+        });
       });
     const putBack = () => {
       this.deferred.unshift(...batch);

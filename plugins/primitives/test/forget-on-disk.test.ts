@@ -80,3 +80,23 @@ it('forget without the Shadow Bin leaves no copy of the forgotten text in the da
   expect(bytes.includes('zorblatt')).toBe(false);
   expect(bytes.includes('Quuxbank')).toBe(false);
 });
+
+// Regression guard, fixed: a dream in another server process on the same data dir queues its query
+// and writes it up to a second later, after this process's forget had deleted the matching ones.
+it('forget in one server leaves no query another server on the same data dir had queued', async () => {
+  dir = tempDataDir();
+  s = await open();
+  const other = await open();
+  try {
+    await s.call('think', { text: 'My savings account nickname is zorblatt, at Quuxbank', layer: 'user' });
+    await other.call('dream', { query: 'which bank holds zorblatt', layer: 'user' });
+    const r = await s.call('forget', { key: 'zorblatt', scope: 'fuzzy', layer: 'user', shadow_bin: false });
+    expect(r.deleted_l3).toBe(1);
+  } finally {
+    // Closing writes what the other server still had queued.
+    await other.close();
+  }
+  await s.close();
+  s = undefined;
+  expect(databaseBytes(dir).includes('zorblatt')).toBe(false);
+});

@@ -6,10 +6,11 @@ import { episodeContextSchema } from './episode-context.js';
 import { factsValueSchema } from './facts-value.js';
 import { ftsSchema } from './fts.js';
 import { orderIndexesSchema } from './order-indexes.js';
+import { recallForgetsSchema } from './recall-forgets.js';
 import { retrievalChangesSchema } from './retrieval-changes.js';
 import { retrievalSnapshotsSchema } from './retrieval-snapshots.js';
 import { vocabSchema } from './vocab.js';
 import { wikiFileRemovalsSchema } from './wiki-file-removals.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema];
