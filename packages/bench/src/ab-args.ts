@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { DEFAULT_SEED } from './bench-args.js';
+import { intFlag, readFlags } from './flags.js';
 import { REPO_ROOT } from './paths.js';
 
 export const AB_USAGE = 'usage: node dist/ab.js --a <checkout> [--b <checkout>] [--n 10000] [--samples 150] [--seed <n>]';
@@ -27,17 +28,12 @@ export function invocationDir(env: NodeJS.ProcessEnv = process.env, cwd = proces
 
 export function parseAbArgs(argv: readonly string[], cwd = invocationDir()): AbOptions {
   const opts: Partial<AbOptions> = { b: path.resolve(REPO_ROOT), n: 10_000, samples: 150, seed: DEFAULT_SEED };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    const value = argv[++i];
-    if (value === undefined) throw new Error(`${flag} needs a value\n${AB_USAGE}`);
+  readFlags(argv, AB_USAGE, [], (flag, value) => {
     if (flag === '--a' || flag === '--b') opts[flag === '--a' ? 'a' : 'b'] = path.resolve(cwd, value);
-    else if (flag === '--n' || flag === '--samples' || flag === '--seed') {
-      const v = Number(value);
-      if (!Number.isInteger(v) || v < (flag === '--seed' ? 0 : 1)) throw new Error(`${flag} needs a ${flag === '--seed' ? 'non-negative' : 'positive'} integer, got ${value}`);
-      opts[flag.slice(2) as 'n' | 'samples' | 'seed'] = v;
-    } else throw new Error(`unknown option ${flag}\n${AB_USAGE}`);
-  }
+    else if (flag === '--n' || flag === '--samples') opts[flag === '--n' ? 'n' : 'samples'] = intFlag(flag, value, 1);
+    else if (flag === '--seed') opts.seed = intFlag(flag, value, 0);
+    else throw new Error(`unknown option ${flag}\n${AB_USAGE}`);
+  });
   if (!opts.a) throw new Error(`--a is required\n${AB_USAGE}`);
   for (const checkout of [opts.a, opts.b!]) checkBuiltCheckout(checkout);
   return opts as AbOptions;

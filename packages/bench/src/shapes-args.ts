@@ -1,6 +1,7 @@
 /** Command-line options of `npm run shapes` (shapes-run.ts). */
 import path from 'node:path';
 import { checkBuiltCheckout, invocationDir } from './ab-args.js';
+import { intFlag, readFlags } from './flags.js';
 import { REPO_ROOT } from './paths.js';
 import { pickShapes, type Shape } from './shapes.js';
 
@@ -18,35 +19,20 @@ export interface ShapesOptions {
   json: boolean;
 }
 
-function positiveInt(flag: string, value: string): number {
-  const v = Number(value);
-  if (!Number.isInteger(v) || v < 1) throw new Error(`${flag} needs a positive integer, got ${value}`);
-  return v;
-}
-
 export function parseShapesArgs(argv: readonly string[], cwd = invocationDir()): ShapesOptions {
   const opts: ShapesOptions = { sizes: [1000, 10_000], samples: 100, gapMs: 5, shapes: pickShapes([]), checkout: path.resolve(REPO_ROOT), json: false };
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    if (flag === '--json') {
-      opts.json = true;
-      continue;
-    }
-    const value = argv[++i];
-    if (value === undefined) throw new Error(`${flag} needs a value\n${SHAPES_USAGE}`);
-    if (flag === '--sizes') {
-      const sizes = value.split(',').map((s) => positiveInt('--sizes', s.trim()));
+  readFlags(argv, SHAPES_USAGE, ['--json'], (flag, value) => {
+    if (flag === '--json') opts.json = true;
+    else if (flag === '--sizes') {
+      const sizes = value.split(',').map((s) => intFlag('--sizes', s.trim(), 1));
       if (sizes.length < 2 || sizes.some((s, k) => k > 0 && s <= sizes[k - 1])) throw new Error(`--sizes needs two or more ascending sizes, got ${value}`);
       opts.sizes = sizes;
-    } else if (flag === '--samples') opts.samples = positiveInt(flag, value);
-    else if (flag === '--gap') {
-      const v = Number(value);
-      if (!Number.isInteger(v) || v < 0) throw new Error(`--gap needs a non-negative integer (ms), got ${value}`);
-      opts.gapMs = v;
-    } else if (flag === '--shapes') opts.shapes = pickShapes(value.split(',').map((s) => s.trim()).filter(Boolean));
+    } else if (flag === '--samples') opts.samples = intFlag(flag, value, 1);
+    else if (flag === '--gap') opts.gapMs = intFlag(flag, value, 0, ' (ms)');
+    else if (flag === '--shapes') opts.shapes = pickShapes(value.split(',').map((s) => s.trim()).filter(Boolean));
     else if (flag === '--checkout') opts.checkout = path.resolve(cwd, value);
     else throw new Error(`unknown option ${flag}\n${SHAPES_USAGE}`);
-  }
+  });
   checkBuiltCheckout(opts.checkout, '--checkout');
   return opts;
 }
