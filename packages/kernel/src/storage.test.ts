@@ -231,6 +231,22 @@ describe('Storage on a database file it cannot use', () => {
     throw new Error('the database opened');
   };
 
+  it('refuses a data dir it cannot create (a file in its path) with KERNEL_ERR_STORAGE naming the dir and MCP_MEMORY_DATA_DIR', () => {
+    fs.writeFileSync(path.join(dir, 'file'), 'x');
+    const target = path.join(dir, 'file', 'sub');
+    let err: MemoryError | undefined;
+    try {
+      new Storage(target).close();
+    } catch (e) {
+      err = e as MemoryError;
+    }
+    expect(err).toBeInstanceOf(MemoryError);
+    expect(err!.code).toBe('KERNEL_ERR_STORAGE');
+    expect(err!.message).toContain(`cannot create the data dir ${target}`);
+    expect(err!.message).toMatch(/ENOTDIR/);
+    expect(err!.message).toMatch(/MCP_MEMORY_DATA_DIR/);
+  });
+
   it('refuses a file that is not a SQLite database with KERNEL_ERR_STORAGE naming the file and what to do', () => {
     fs.writeFileSync(path.join(dir, 'memory.db'), 'these are notes, not a database\n'.repeat(200));
     const err = openError();

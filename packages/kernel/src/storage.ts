@@ -242,7 +242,16 @@ export class Storage implements TransactionHost {
 
   constructor(dataDir: string, opts: { busyTimeoutMs?: number; file?: string; logger?: Logger } = {}) {
     this.logger = opts.logger ?? stderrLogger();
-    makeDirs(dataDir);
+    try {
+      makeDirs(dataDir);
+    } catch (err) {
+      // mkdir's own message (ENOTDIR, EACCES) names neither the setting nor a way out.
+      throw new MemoryError(
+        'KERNEL_ERR_STORAGE',
+        `cannot create the data dir ${path.resolve(dataDir)} (${(err as Error).message}): the data dir (MCP_MEMORY_DATA_DIR) must be a directory this user can read and write, or a path where this user can create one`,
+        { cause: err },
+      );
+    }
     this.file = opts.file ?? path.join(dataDir, 'memory.db');
     // A database this user cannot write is refused here, naming the file, rather than at its first write.
     const readOnly = readOnlyFile(this.file);
