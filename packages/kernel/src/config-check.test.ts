@@ -35,6 +35,8 @@ describe('config.yaml settings are checked at start', () => {
     ['think:\n  max_text_chars: "a"\n', 'think.max_text_chars', /an integer from 100 to 10000000/],
     ['scratchpad:\n  max_entries: 3.5\n', 'scratchpad.max_entries', /an integer from 1 to 10000/],
     ['retrieval:\n  recall_events_keep: 0\n', 'retrieval.recall_events_keep', /an integer from 1 to 1000000; got 0/],
+    ['l1:\n  size: .inf\n', 'l1.size', /an integer from 1 to 10000; got Infinity$/],
+    ['hooks:\n  l4_threshold: .nan\n', 'hooks.l4_threshold', /a number from 0 to 1; got NaN$/],
     ['retrieval:\n  recall_events_keep: 2.5\n', 'retrieval.recall_events_keep', /an integer from 1 to 1000000; got 2.5/],
     ['retrieval:\n  recall_events_keep: "many"\n', 'retrieval.recall_events_keep', /an integer from 1 to 1000000; got "many"/],
     ['retrieval:\n  recall_events_keep: 2000000\n', 'retrieval.recall_events_keep', /an integer from 1 to 1000000/],

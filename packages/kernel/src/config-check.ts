@@ -43,6 +43,8 @@ function configError(field: string, problem: string, accepted: unknown): MemoryE
 }
 
 function shown(v: unknown): string {
+  // JSON writes YAML's .inf and .nan as null.
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
   const text = JSON.stringify(v);
   return text === undefined ? String(v) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
