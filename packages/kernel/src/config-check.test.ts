@@ -47,6 +47,12 @@ describe('config.yaml settings are checked at start', () => {
     expect(err.message).toMatch(accepted);
   });
 
+  it('a __proto__ key is refused as not a setting, and its settings are not read', () => {
+    const err = startError('retrieval:\n  __proto__:\n    recall_events_keep: 0\n');
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_CONFIG', field: 'retrieval.__proto__' });
+    expect(err.message).toContain('retrieval.__proto__ is not a setting');
+  });
+
   it('a misspelled key inside a known section is refused with the key it likely meant', () => {
     const err = startError('hooks:\n  auto_save_treshold: 0.9\n');
     expect(err).toMatchObject({ code: 'KERNEL_ERR_CONFIG', field: 'hooks.auto_save_treshold' });
@@ -100,6 +106,13 @@ describe('config sections are checked against the loaded plugins at ready', () =
     await k.register(notes);
     await k.ready();
     expect(k.config.get('notes.max')).toBe(3);
+  });
+
+  it('a top-level __proto__ section is refused at ready, not taken as the prototype of the settings', async () => {
+    const k = kernelOn('__proto__:\n  notes:\n    max: 3\n');
+    expect(k.config.get('notes.max')).toBeUndefined();
+    await k.register(notes);
+    await expect(k.ready()).rejects.toMatchObject({ code: 'KERNEL_ERR_CONFIG', field: '__proto__', message: expect.stringContaining('is not a configuration section') });
   });
 
   it('a section of a plugin that is not loaded is refused', async () => {

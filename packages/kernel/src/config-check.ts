@@ -65,7 +65,7 @@ export function checkSettings(data: Record<string, unknown>): void {
     }
     for (const [key, v] of Object.entries(value)) {
       const field = `${section}.${key}`;
-      const setting = settings[key];
+      const setting = Object.hasOwn(settings, key) ? settings[key] : undefined;
       if (!setting) throw configError(field, `is not a setting${didYouMean(key, keys)}; accepted keys of ${section}: ${keys.join(', ')}`, keys);
       const ok = typeof v === 'number' && Number.isFinite(v) && v >= setting.min && v <= setting.max && (!setting.integer || Number.isInteger(v));
       if (!ok) throw configError(field, `must be ${describeSetting(setting)}; got ${shown(v)}`, describeSetting(setting));

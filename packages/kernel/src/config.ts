@@ -31,7 +31,11 @@ function yaml(): typeof import('yaml') {
 export function deepMerge(base: ConfigData, over: ConfigData): ConfigData {
   const out: ConfigData = { ...base };
   for (const [k, v] of Object.entries(over)) {
-    out[k] = isPlainObject(v) && isPlainObject(out[k]) ? deepMerge(out[k] as ConfigData, v) : v;
+    const value = isPlainObject(v) && isPlainObject(out[k]) ? deepMerge(out[k] as ConfigData, v) : v;
+    // A `__proto__` key (YAML makes it an own key) stays a key, which the check refuses, rather than
+    // becoming the prototype, whose settings every read saw while the check did not.
+    if (k === '__proto__') Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    else out[k] = value;
   }
   return out;
 }
