@@ -45,6 +45,18 @@ describe('L1Ring', () => {
     expect(fresh.l1.reconcileFiles()).toBe(1);
   });
 
+  it('reconcileFiles() rewrites a file whose items hold a null or a number, instead of throwing', () => {
+    env.stores.l1.push(U, { text: 'kept' });
+    env.stores.flush();
+    const file = env.stores.l1.fileFor(U);
+    fs.writeFileSync(file, JSON.stringify({ layer: 'user', user_id: 'default', size: 5, items: [null, 7] }));
+    // A file of no ring (another scope's) with such items is left alone, not a throw either.
+    fs.writeFileSync(path.join(path.dirname(file), 'other.json'), JSON.stringify({ layer: 'user', user_id: 'other', items: [null] }));
+    expect(env.stores.l1.reconcileFiles()).toBe(1);
+    env.stores.flush();
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).items.map((i: { text: string }) => i.text)).toEqual(['kept']);
+  });
+
   it('reconcileFiles() rewrites the files that still hold items a stopped process deleted from their rings', () => {
     env.stores.l1.push(U, { text: 'kept before' });
     env.stores.l1.push(U, { text: 'the secret to forget' });

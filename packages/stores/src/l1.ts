@@ -465,11 +465,13 @@ export class L1Ring {
   }
 }
 
-/** A ring file's body when it is JSON with an items array, else undefined (missing or unreadable). */
+/** A ring file's body when it is JSON with an array of objects as items, else undefined (missing or unreadable). */
 function readRingFile(file: string): L1File | undefined {
   try {
     const body = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<L1File> | null;
     if (typeof body !== 'object' || body === null || !Array.isArray(body.items)) return undefined;
+    // An item that is no object (a file edited by hand) would throw where its id is read.
+    if (body.items.some((it: unknown) => typeof it !== 'object' || it === null)) return undefined;
     return body as L1File;
   } catch {
     return undefined;
