@@ -311,7 +311,13 @@ export class Stores {
    */
   repairAfterStop(): { l1_files: number; wiki_files: number } {
     if (!this.ctx.db.open) return { l1_files: 0, wiki_files: 0 };
-    const l1Files = this.l1.reconcileFiles();
+    // A damaged L1 folder (a file in its place) must not keep the page files from their repair.
+    let l1Files = 0;
+    try {
+      l1Files = this.l1.reconcileFiles();
+    } catch (err) {
+      this.ctx.logger.warn(`comparing the L1 files with their rings failed (the rings are stored; a scope's next push rewrites its file): ${(err as Error).message}`);
+    }
     const wikiFiles = this.wiki.repairRecent(this.auditMarkAtStart) + this.wiki.filesBehind.finishRemovals();
     for (const dir of [['l1', 'user'], ['l1', 'agent'], [SNAPSHOT_DIR]]) removeStaleTemps(safeJoin(this.ctx.dataDir, ...dir));
     return { l1_files: l1Files, wiki_files: wikiFiles };

@@ -177,6 +177,16 @@ describe('WikiStore', () => {
     expect(env.second().stores.repairAfterStop()).toEqual({ l1_files: 0, wiki_files: 1 });
   });
 
+  it('repairAfterStop() still mends the page files when the L1 folder cannot be read (a file in its place)', () => {
+    const created = env.stores.wiki.save(U, { title: 'Created', content: 'new page', wiki_type: 'diary' });
+    fs.rmSync(path.join(env.dir, created.path));
+    fs.mkdirSync(path.join(env.dir, 'l1'), { recursive: true });
+    fs.rmSync(path.join(env.dir, 'l1', 'user'), { recursive: true, force: true });
+    fs.writeFileSync(path.join(env.dir, 'l1', 'user'), 'not a folder');
+    expect(env.second().stores.repairAfterStop()).toEqual({ l1_files: 0, wiki_files: 1 });
+    expect(fs.readFileSync(path.join(env.dir, created.path), 'utf8')).toBe('new page');
+  });
+
   it('repairAfterStop() removes the files of deleted or moved pages that a stopped process could not remove', () => {
     const w = env.stores.wiki;
     const file = (rel: string) => path.join(env.dir, rel);
