@@ -53,6 +53,21 @@ describe('config.yaml settings are checked at start', () => {
     expect(err.message).toContain('retrieval.__proto__ is not a setting');
   });
 
+  it('a config.yaml that cannot be read (a folder in its place) is refused as unreadable, naming the file, not as invalid YAML', () => {
+    const dir = scratchpad.dir();
+    fs.mkdirSync(path.join(dir, 'config.yaml'));
+    let err: any;
+    try {
+      scratchpad.kernel(new Kernel({ dataDir: dir, logger: silentLogger() }));
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_CONFIG', field: 'config.yaml' });
+    expect(err.message).toContain('config.yaml cannot be read');
+    expect(err.message).toContain(path.join(dir, 'config.yaml'));
+    expect(err.message).not.toContain('not valid YAML');
+  });
+
   it('a misspelled key inside a known section is refused with the key it likely meant', () => {
     const err = startError('hooks:\n  auto_save_treshold: 0.9\n');
     expect(err).toMatchObject({ code: 'KERNEL_ERR_CONFIG', field: 'hooks.auto_save_treshold' });

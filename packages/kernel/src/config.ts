@@ -82,9 +82,18 @@ export class Config {
     const file = path.join(dataDir, 'config.yaml');
     let fromFile: ConfigData = {};
     if (fs.existsSync(file)) {
+      let text: string;
+      try {
+        text = fs.readFileSync(file, 'utf8');
+      } catch (err) {
+        // A folder in its place, or a file this user cannot read: no YAML was read at all.
+        throw new MemoryError('KERNEL_ERR_CONFIG', `config.yaml cannot be read (${(err as Error).message}): ${file} must be a file this user can read, or absent`, {
+          field: 'config.yaml',
+        });
+      }
       let parsed: unknown;
       try {
-        parsed = yaml().parse(fs.readFileSync(file, 'utf8'));
+        parsed = yaml().parse(text);
       } catch (err) {
         throw new MemoryError('KERNEL_ERR_CONFIG', `config.yaml is not valid YAML: ${(err as Error).message}`, {
           field: 'config.yaml',
