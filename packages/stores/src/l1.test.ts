@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { L1_FLUSH_MS, L1_RETRY_MAX_MS, L1_TRIM_EVERY, NEWEST_KEPT } from './l1.js';
+import { L1_FLUSH_MS, L1_RETRY_MAX_MS, L1_TRIM_EVERY, MAX_RING_FILE_BYTES, NEWEST_KEPT } from './l1.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Stores } from './stores.js';
 import { A, U, U2, makeEnv, recordingLogger, type Env } from './test-helpers.js';
@@ -43,6 +43,22 @@ describe('L1Ring', () => {
     expect(fresh.l1.reconcileFiles()).toBe(0);
     fs.writeFileSync(fresh.l1.fileFor(U2), '{ not json');
     expect(fresh.l1.reconcileFiles()).toBe(1);
+  });
+
+  it('reconcileFiles() rewrites a file over MAX_RING_FILE_BYTES without reading it', () => {
+    env.stores.l1.push(U, { text: 'kept' });
+    env.stores.flush();
+    const file = env.stores.l1.fileFor(U);
+    fs.truncateSync(file, MAX_RING_FILE_BYTES + 1);
+    const read = vi.spyOn(fs, 'readFileSync');
+    try {
+      expect(env.stores.l1.reconcileFiles()).toBe(1);
+      expect(read.mock.calls.filter(([f]) => f === file)).toEqual([]);
+    } finally {
+      read.mockRestore();
+    }
+    env.stores.flush();
+    expect(JSON.parse(fs.readFileSync(file, 'utf8')).items.map((i: { text: string }) => i.text)).toEqual(['kept']);
   });
 
   it('reconcileFiles() rewrites a file whose items hold a null or a number, instead of throwing', () => {

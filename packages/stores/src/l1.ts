@@ -70,6 +70,13 @@ export const L1_TRIM_EVERY = 16;
 export const NEWEST_KEPT = 2;
 
 /**
+ * A ring file larger than this is not read when the files are compared with their rings at start
+ * (reconcileFiles): it is taken as unreadable, so its ring's file is rewritten. A 3 GB file there
+ * (damaged, or not the service's) was read whole on the event loop: 36 s and 4 GB of memory.
+ */
+export const MAX_RING_FILE_BYTES = 64 * 1024 * 1024;
+
+/**
  * A scope's newest items as far as they are known, oldest first: at most NEWEST_KEPT, and all of
  * the ring's when `whole` (a ring of fewer items, or one just read whole).
  */
@@ -468,6 +475,7 @@ export class L1Ring {
 /** A ring file's body when it is JSON with an array of objects as items, else undefined (missing or unreadable). */
 function readRingFile(file: string): L1File | undefined {
   try {
+    if (fs.statSync(file).size > MAX_RING_FILE_BYTES) return undefined;
     const body = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<L1File> | null;
     if (typeof body !== 'object' || body === null || !Array.isArray(body.items)) return undefined;
     // An item that is no object (a file edited by hand) would throw where its id is read.
