@@ -34,7 +34,13 @@ function entryOfPath(spec: string, cwd: string): string {
   if (fs.statSync(target).isFile()) return target;
   const pkgFile = path.join(target, 'package.json');
   if (fs.existsSync(pkgFile)) {
-    const pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8')) as { main?: string; exports?: unknown };
+    let pkg: { main?: string; exports?: unknown };
+    try {
+      pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8')) as typeof pkg;
+    } catch (err) {
+      // JSON.parse's own message names no file.
+      throw new Error(`${pkgFile} is not valid JSON (${(err as Error).message})`);
+    }
     const exp = pkg.exports as any;
     const rel =
       (typeof exp === 'string' && exp) ||

@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +13,18 @@ describe('loadPluginSet', () => {
   it('answers the plugins in the order given, however their loads finish, each name once', async () => {
     const plugins = await loadPluginSet([fixture('slow-plugin'), fixture('echo-plugin'), fixture('slow-plugin')]);
     expect(plugins.map((p) => p.name)).toEqual(['slow-plugin', 'echo-plugin']);
+  });
+
+  it("names a plugin directory's package.json when it is not valid JSON", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'plugin-badpkg-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'package.json'), '{not json');
+      const err = await loadPluginSet([dir]).catch((e) => e);
+      expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_LOAD' });
+      expect(err.message).toContain(`could not be loaded: ${path.join(dir, 'package.json')} is not valid JSON`);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('fails with the first spec in order that fails, not the first to fail in time', async () => {
