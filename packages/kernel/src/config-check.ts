@@ -1,4 +1,4 @@
-import { MemoryError } from './errors.js';
+import { MemoryError, shownValue as shown } from './errors.js';
 import { misspelledArgument } from './misspelled-keys.js';
 import { isPlainObject } from './util.js';
 
@@ -40,13 +40,6 @@ export function describeSetting(s: NumberSetting): string {
 
 function configError(field: string, problem: string, accepted: unknown): MemoryError {
   return new MemoryError('KERNEL_ERR_CONFIG', `Invalid configuration: ${field} ${problem}`, { field, accepted });
-}
-
-function shown(v: unknown): string {
-  // JSON writes YAML's .inf and .nan as null.
-  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
-  const text = JSON.stringify(v);
-  return text === undefined ? String(v) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 function didYouMean(key: string, candidates: readonly string[]): string {

@@ -108,3 +108,19 @@ export function toMemoryError(err: unknown, plugin?: string): MemoryError {
   const message = err instanceof Error ? err.message : String(err);
   return new MemoryError('KERNEL_ERR_TOOL_FAILED', message, { plugin, cause: err });
 }
+
+/**
+ * A received value as an error message shows it: its JSON, cut to 60 characters; a number JSON
+ * cannot write (YAML's .inf and .nan) as itself; a value JSON cannot write (nested too deeply for
+ * JSON.stringify's recursion) by its kind, so the message never fails on what it reports.
+ */
+export function shownValue(v: unknown): string {
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(v);
+  } catch {
+    return Array.isArray(v) ? 'a deeply nested list' : typeof v === 'object' ? 'a deeply nested object' : typeof v;
+  }
+  return text === undefined ? String(v) : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}

@@ -1,4 +1,4 @@
-import { invalid } from './errors.js';
+import { invalid, shownValue as shown } from './errors.js';
 import { charLength, overChars } from './chars.js';
 import type { LifecycleEvent } from './hooks.js';
 
@@ -61,15 +61,6 @@ function nestsDeeperThan(value: unknown, max: number): boolean {
     for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
   }
   return false;
-}
-
-/** The start of a value's JSON for an error message; a value too deep to write as JSON is named by its type. */
-function shown(value: unknown): string {
-  try {
-    return JSON.stringify(value)?.slice(0, 40) ?? typeof value;
-  } catch {
-    return Array.isArray(value) ? 'a deeply nested list' : typeof value === 'object' ? 'a deeply nested object' : typeof value;
-  }
 }
 
 /**
