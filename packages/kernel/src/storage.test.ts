@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryError } from './errors.js';
-import { betterSqliteAddon, CHECKPOINT_DELAY_MS, loadSqliteDriver, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
+import { betterSqliteAddon, CHECKPOINT_DELAY_MS, loadSqliteDriver, PAGE_CACHE_KIB, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
 
 describe('Storage checkpoints off the request path', () => {
   let dir: string;
@@ -141,6 +141,21 @@ describe('Storage keeps temporary data off the disk', () => {
         ).toThrow('inner failure');
       });
       expect(storage.db.prepare('SELECT body FROM t').pluck().all()).toEqual(['kept']);
+    } finally {
+      storage.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('Storage page cache', () => {
+  it('opens with a cache of PAGE_CACHE_KIB, above SQLite\'s 2,000 KiB default', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-test-'));
+    const storage = new Storage(dir);
+    try {
+      expect(PAGE_CACHE_KIB).toBeGreaterThan(2000);
+      // A negative cache_size is KiB, a positive one pages.
+      expect(storage.db.pragma('cache_size', { simple: true })).toBe(-PAGE_CACHE_KIB);
     } finally {
       storage.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -30,6 +30,12 @@ export const CHECKPOINT_DELAY_MS = 100;
  * writes that never call checkpointSoon().
  */
 export const WAL_BACKSTOP_PAGES = 1000;
+/**
+ * SQLite's page cache per connection, in KiB (its default is 2,000). A search reads its candidates'
+ * rows by primary key, scattered over the tables: with the default, most of them came from the
+ * operating system again (a read call per page). The cache only grows as pages are read.
+ */
+export const PAGE_CACHE_KIB = 16 * 1024;
 
 /**
  * Run fn, which writes, without waiting for another connection's write lock: the connection's
@@ -273,6 +279,7 @@ export class Storage implements TransactionHost {
       // text being changed or forgotten) in files on disk.
       db.pragma('temp_store = MEMORY');
       db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
+      db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
       db.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
       db.exec(`CREATE TABLE IF NOT EXISTS kernel_migrations (
         owner TEXT NOT NULL, id INTEGER NOT NULL, name TEXT NOT NULL, applied_at TEXT NOT NULL,
