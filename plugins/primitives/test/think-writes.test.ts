@@ -54,6 +54,17 @@ describe('fact keys', () => {
     expect(values).toEqual(['Remember: my birthday is on March 3', 'Remember: my birthday is on March 4']);
   });
 
+  it('keeps words of any script in the key, and forget exact deletes the fact by that key', async () => {
+    const a = await think({ text: 'Remember: my name is Алиса Йоргова', layer: 'user' });
+    const b = await think({ text: 'Remember: my name is 山田花子', layer: 'user' });
+    expect(actionsIn(a, 'l4')[0]!.key).toBe('note:remember-my-name-is-алиса-йоргова');
+    expect(actionsIn(b, 'l4')[0]!.key).toBe('note:remember-my-name-is-山田花子');
+    const gone = await s.call('forget', { key: 'note:remember-my-name-is-алиса-йоргова' });
+    expect(gone.deleted_l4).toBe(1);
+    const keys = (s.kernel.storage.db.prepare('SELECT key FROM facts ORDER BY id').all() as { key: string }[]).map((r) => r.key);
+    expect(keys).toEqual(['note:remember-my-name-is-山田花子']);
+  });
+
   it('the same text twice keeps one fact under one key', async () => {
     const a = await think({ text: 'Remember: my name is Alice', layer: 'user' });
     const b = await think({ text: 'Remember: my name is Alice', layer: 'user' });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Storage, systemClock } from '@memory-service/kernel';
 import { Stores, storesMigrations, type Scope } from '@memory-service/stores';
-import { baseKey, freeFactKey } from './thinker.js';
+import { baseKey, freeFactKey, KEY_WORDS_MAX } from './thinker.js';
 
 /** Fact keys of think and evolve: a slug of the first six words; never overwrite another value. */
 describe('baseKey', () => {
@@ -30,8 +30,22 @@ describe('baseKey', () => {
     expect(baseKey('thought', '')).toBe('thought:note');
   });
 
-  it('gives a non-Latin text a file-safe, non-empty key', () => {
-    expect(baseKey('thought', '日本語のメモ')).toMatch(/^thought:[a-z0-9][a-z0-9-]*$/);
+  it('keeps the words of other scripts, recomposed, where it folds Latin accents', () => {
+    expect(baseKey('thought', '日本語のメモ')).toBe('thought:日本語のメモ');
+    expect(baseKey('note', 'Мой любимый цвет: синий')).toBe('note:мой-любимый-цвет-синий');
+    // Kana voicing marks and Hangul syllables come back whole after the accents are folded.
+    expect(baseKey('note', 'がぎぐ 한국어 Straße')).toBe('note:がぎぐ-한국어-straße');
+    // Vowel signs are marks inside a word, not separators.
+    expect(baseKey('note', 'हिन्दी भाषा')).toBe('note:हिन्दी-भाषा');
+    expect(baseKey('note', 'Crème 日本')).toBe('note:creme-日本');
+    expect(baseKey('note', 'Ёлка и ά')).toBe('note:ёлка-и-ά');
+  });
+
+  it('cuts the words at KEY_WORDS_MAX characters, never through a surrogate pair, with no dash at the end', () => {
+    const key = baseKey('note', `${'𠀀'.repeat(79)} b`);
+    expect(key).toBe(`note:${'𠀀'.repeat(79)}`);
+    expect(baseKey('note', `${'a'.repeat(79)} bcd`)).toBe(`note:${'a'.repeat(79)}`);
+    expect([...baseKey('note', '字'.repeat(300))].length).toBe('note:'.length + KEY_WORDS_MAX);
   });
 
   it('keeps keys short for long words', () => {

@@ -1,4 +1,4 @@
-import { charLength, cutChars, invalid, isBlank, overChars, slugify, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
+import { charLength, cutChars, invalid, isBlank, overChars, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
 import {
   checkWikiType,
   EMOTIONAL_L3,
@@ -55,10 +55,23 @@ export const NEIGHBOURS = 2;
 /** Default wiki type of an automatic page per layer (routing rule 1). */
 export const LONG_THOUGHT_TYPE: Record<Layer, string> = { agent: 'decision_log', user: 'diary' };
 
-/** A key for an L4 fact made by think or evolve: a slug of the first words (fuzzy forget never matches it: GENERATED_KEY_PREFIXES). */
+/** At most this many characters (code points) of words in a generated fact key, as in a file slug. */
+export const KEY_WORDS_MAX = 80;
+
+/** Combining accents on a Latin letter, once decomposed (é -> e + U+0301); й or ё keep theirs. */
+const LATIN_ACCENTS = /(\p{Script=Latin})[\u0300-\u036f]+/gu;
+
+/**
+ * A key for an L4 fact made by think or evolve: the prefix, then the first six words, lower case,
+ * joined by '-' (fuzzy forget never matches it: GENERATED_KEY_PREFIXES). Accents on Latin letters
+ * are folded as in a file slug (café -> cafe); letters of every other script are kept whole (й, ß,
+ * 日本語, हिन्दी): a key is no path, and a slug of them was `untitled` for every such fact.
+ */
 export function baseKey(prefix: GeneratedKeyPrefix, text: string): string {
-  const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return `${prefix}:${words.length ? slugify(words.slice(0, 6).join(' ')) : 'note'}`;
+  const folded = text.normalize('NFKD').replace(LATIN_ACCENTS, '$1').normalize('NFC').toLowerCase();
+  const words = folded.match(/[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu) ?? [];
+  if (words.length === 0) return `${prefix}:note`;
+  return `${prefix}:${cutChars(words.slice(0, 6).join('-'), KEY_WORDS_MAX).replace(/-+$/, '')}`;
 }
 
 /** The key for this value in its family (FactStore.keyFor): the same value keeps its key, another value never overwrites. */
