@@ -39,6 +39,13 @@ describe('baseKey', () => {
     expect(baseKey('note', 'हिन्दी भाषा')).toBe('note:हिन्दी-भाषा');
     expect(baseKey('note', 'Crème 日本')).toBe('note:creme-日本');
     expect(baseKey('note', 'Ёлка и ά')).toBe('note:ёлка-и-ά');
+    expect(baseKey('note', 'Ｆｕｌｌ ½ cup')).toBe('note:full-1-2-cup');
+  });
+
+  it('keys a long text by its first six words, a long word cut to the key length', () => {
+    const tail = ' more words'.repeat(50_000);
+    expect(baseKey('thought', `Alpha beta gamma delta epsilon zeta${tail}`)).toBe('thought:alpha-beta-gamma-delta-epsilon-zeta');
+    expect(baseKey('thought', `${'Q'.repeat(100_000)}${tail}`)).toBe(`thought:${'q'.repeat(KEY_WORDS_MAX)}`);
   });
 
   it('cuts the words at KEY_WORDS_MAX characters, never through a surrogate pair, with no dash at the end', () => {

@@ -60,18 +60,26 @@ export const KEY_WORDS_MAX = 80;
 
 /** Combining accents on a Latin letter, once decomposed (é -> e + U+0301); й or ё keep theirs. */
 const LATIN_ACCENTS = /(\p{Script=Latin})[\u0300-\u036f]+/gu;
+/** A word of a key: a letter or digit, then letters, digits and the marks inside words (vowel signs). */
+const KEY_WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 
 /**
  * A key for an L4 fact made by think or evolve: the prefix, then the first six words, lower case,
  * joined by '-' (fuzzy forget never matches it: GENERATED_KEY_PREFIXES). Accents on Latin letters
  * are folded as in a file slug (café -> cafe); letters of every other script are kept whole (й, ß,
- * 日本語, हिन्दी): a key is no path, and a slug of them was `untitled` for every such fact.
+ * 日本語, हिन्दी): a key is no path, and a slug of them was `untitled` for every such fact. Only
+ * the first six words are read and folded, not a long thought's whole text.
  */
 export function baseKey(prefix: GeneratedKeyPrefix, text: string): string {
-  const folded = text.normalize('NFKD').replace(LATIN_ACCENTS, '$1').normalize('NFC').toLowerCase();
-  const words = folded.match(/[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu) ?? [];
+  const first: string[] = [];
+  for (const m of text.matchAll(KEY_WORD)) {
+    first.push(cutChars(m[0], KEY_WORDS_MAX));
+    if (first.length === 6) break;
+  }
+  // Folding can split a word (a compatibility form such as ½ becomes 1⁄2): the words are taken again.
+  const words = first.join(' ').normalize('NFKD').replace(LATIN_ACCENTS, '$1').normalize('NFC').toLowerCase().match(KEY_WORD) ?? [];
   if (words.length === 0) return `${prefix}:note`;
-  return `${prefix}:${cutChars(words.slice(0, 6).join('-'), KEY_WORDS_MAX).replace(/-+$/, '')}`;
+  return `${prefix}:${cutChars(words.join('-'), KEY_WORDS_MAX).replace(/-+$/, '')}`;
 }
 
 /** The key for this value in its family (FactStore.keyFor): the same value keeps its key, another value never overwrites. */
