@@ -216,11 +216,12 @@ export class ProjectService {
 
   private init(scope: Scope, name: string, input: ProjectInput) {
     const dir = this.checkDir(input.path);
-    const existing = this.stores.projects.get(name);
-    if (existing?.status === ARCHIVED) return this.reopen(scope, name, input, dir);
-    // A new project archived from the start would have spec pages in the wiki saying so, and update would refuse it.
-    if (!existing) refuseArchivedStatus(input, `in init of the new project "${name}": a project starts open; use action archive once it exists`);
     return this.stores.transaction(() => {
+      // Read under the write lock: another process may have archived or created the project since.
+      const existing = this.stores.projects.get(name);
+      if (existing?.status === ARCHIVED) return this.reopen(scope, name, input, dir);
+      // A new project archived from the start would have spec pages in the wiki saying so, and update would refuse it.
+      if (!existing) refuseArchivedStatus(input, `in init of the new project "${name}": a project starts open; use action archive once it exists`);
       const project = this.stores.projects.init(name, { path: dir, description: input.details ?? '', status: input.status ?? 'active' });
       const page = this.saveSpec(scope, name, this.specContent(input, name, project.description, project.status, project.path));
       const result = { status: project.existed ? 'exists' : 'created', project: name, identity: project, wiki_ref: { title: page.title, path: page.path } };
@@ -272,9 +273,15 @@ export class ProjectService {
     const root = dir ?? (gone ? null : before.path);
     const scan = root ? scanCodeSymbols(root, CODE_MAP_LIMITS) : null;
     return this.stores.transaction(() => {
-      const description = withDetails(before.description, input.details);
+      // The scan ran outside the transaction, where another process may have archived or updated the
+      // project: what is written is read again under the write lock, so neither is undone.
+      this.refuseArchived(name, 'update');
+      const current = this.stores.projects.get(name)!;
+      // A scan of a stored path another process has changed since is not this project's map any more.
+      const stale = !dir && current.path !== before.path;
+      const description = withDetails(current.description, input.details);
       const project = this.stores.projects.update(name, { status: input.status, path: dir ?? undefined, description });
-      if (scan) this.stores.projects.replaceSymbols(name, scan.symbols);
+      if (scan && !stale) this.stores.projects.replaceSymbols(name, scan.symbols);
       const page = this.saveSpec(scope, name, this.specContent(input, name, project.description, project.status, project.path));
       const kept = gone ? this.stores.projects.symbolCount(name) : 0;
       return {
@@ -282,7 +289,7 @@ export class ProjectService {
         project: name,
         identity: project,
         wiki_ref: { title: page.title, path: page.path },
-        code_map: scan
+        code_map: scan && !stale
           ? { files: scan.files, bytes: scan.bytes, truncated: scan.truncated, symbols: scan.symbols.length, sample: scan.symbols.slice(0, 50) }
           : null,
         ...(gone
