@@ -43,6 +43,16 @@ describe('WikiStore', () => {
     expect(fs.existsSync(path.join(env.dir, old.path))).toBe(true);
   });
 
+  it('findMatching() finds the pages of the scope with the tag whose content holds the pattern as whole words, folded', () => {
+    const w = env.stores.wiki;
+    w.save(U, { title: 'Long', content: 'a long note about the Café and more', wiki_type: 'diary', tags: ['long_thought'] });
+    w.save(U, { title: 'Asked', content: 'a page about the cafe', wiki_type: 'diary', tags: ['thought'] });
+    w.save(U, { title: 'Word', content: 'cafeteria food', wiki_type: 'diary', tags: ['long_thought'] });
+    w.save(A, { title: 'Agent', content: 'the cafe again', wiki_type: 'decision_log', tags: ['long_thought'] });
+    expect(w.findMatching(U, 'CAFE', 'long_thought').map((p) => p.title)).toEqual(['Long']);
+    expect(w.findMatching(U, 'cafe', 'thought').map((p) => p.title)).toEqual(['Asked']);
+  });
+
   it('saves a Markdown file under the scope and type, indexes it and updates by title', () => {
     const p = env.stores.wiki.save(U, { title: 'My Trip: Day 1', content: '# Day 1\nWe walked.', wiki_type: 'diary', tags: ['trip'] });
     expect(p.created_new).toBe(true);

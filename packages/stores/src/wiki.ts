@@ -6,7 +6,7 @@ import { notFound, validationError } from './errors.js';
 import { freeName } from './name-family.js';
 import { idSegment, isInside, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, makeId, normalizeTags, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, makeId, normalizeTags, parseId, parseJson, rowsMatching, toIso, wordFilterArgs, wordFilterSql } from './util.js';
 import { WikiFilesBehind } from './wiki-files.js';
 import { WIKI_LINK_RELATIONS, checkWikiType, type WikiLinkRelation, type WikiType } from './wiki-types.js';
 
@@ -174,6 +174,22 @@ export class WikiStore {
   listByTitle(title: string): WikiPageInfo[] {
     const t = checkText(title, 'title', WIKI_TITLE_MAX).trim();
     return (this.ctx.stmt(`SELECT ${INFO_COLS} FROM wiki_pages WHERE title = ? ORDER BY id`).all(t) as Row[]).map(toInfo);
+  }
+
+  /**
+   * Pages of the scope carrying `tag` whose content holds the pattern as whole words (folded as the
+   * other stores' findMatching: util.wordsMatcher), without deleting; at most `limit`.
+   */
+  findMatching(scope: Scope, pattern: string, tag: string, limit = 10_000): WikiPage[] {
+    checkScope(scope);
+    checkText(pattern, 'pattern', 10_000);
+    const rows = this.ctx
+      .stmt(`SELECT * FROM wiki_pages WHERE layer = ? AND user_id = ? AND ${wordFilterSql('content')} ORDER BY id`)
+      .iterate(scope.layer, scope.user_id, ...wordFilterArgs(pattern)) as IterableIterator<Row>;
+    const tagged = (function* () {
+      for (const r of rows) if (toInfo(r).tags.includes(tag)) yield r;
+    })();
+    return rowsMatching(tagged, pattern, (r) => [r.content], limit).map((r) => this.withFileContent(r));
   }
 
   /** Read a page by its path (relative to the data dir, as listed); null when absent or outside the scope. */

@@ -57,6 +57,30 @@ describe('forget of a long thought', () => {
     expect(await dreamIds(s, { query: 'tomatoes garden' })).toEqual([]);
   });
 
+  // Regression guard, fixed: fuzzy matched the link only, an excerpt of the thought's first 280 characters, so a word
+  // further in was reported forgotten (its L1 item went) while the page kept it and dream and wake_up still found it.
+  it('fuzzy matching a word past the link deletes the page and its link', async () => {
+    s = await start();
+    const text = `${PLAIN} My old locker combination was quokkaberry seven.`;
+    const r = await s.call('think', { text, layer: 'user' });
+    const [page] = actionsIn(r, 'wiki');
+    expect(r.actions.find((a: { kind?: string }) => a.kind === 'wiki_link')!.store).toBe('l3');
+    const other = await s.call('think', { text: PLAIN, layer: 'user' });
+    const forced = await s.call('think', { text, layer: 'user', wiki_type: 'diary' });
+    await s.call('think', { text, layer: 'agent' });
+    const out = await s.call('forget', { key: 'quokkaberry', scope: 'fuzzy', layer: 'user' });
+    expect(out).toMatchObject({ deleted_l3: 1, deleted_wiki: 1, archived: 2 });
+    expect(fs.existsSync(path.join(s.dataDir, page!.path!))).toBe(false);
+    expect(shadowStores().sort()).toEqual(['l3', 'wiki']);
+    // The page the caller asked for (wiki_type) is never touched; the other thought's page and the agent layer's stay.
+    const left = (s.kernel.storage.db.prepare('SELECT path FROM wiki_pages WHERE layer = ? ORDER BY id').all('user') as { path: string }[]).map((p) => p.path);
+    expect(left).toContain(actionsIn(other, 'wiki')[0]!.path);
+    expect(left).toHaveLength(2);
+    expect(count(s, 'wiki_pages', { layer: 'agent' })).toBe(1);
+    expect((await s.call('wake_up', { layer: 'user' })).brief).not.toMatch(/quokkaberry/);
+    expect(await dreamIds(s, { query: 'quokkaberry', layer: 'user' })).toEqual([actionsIn(forced, 'wiki')[0]!.id]);
+  });
+
   it('leaves the pages of other thoughts, layers and users alone', async () => {
     s = await start();
     const mine = await s.call('think', { text: IMPORTANT, layer: 'user' });

@@ -147,8 +147,8 @@ export class Forgetter {
    * link is an excerpt of the page, and forgetting it left the thought's whole text recallable.
    * Only a page of the same scope that think made for a long thought (tag long_thought) goes.
    */
-  private deleteLinkedPages(scope: Scope, metas: readonly Record<string, unknown>[], shadow: boolean, reason: string): WikiPage[] {
-    const paths = new Set(metas.filter((m) => m.origin === 'think' && typeof m.wiki_path === 'string').map((m) => m.wiki_path as string));
+  private deleteLinkedPages(scope: Scope, metas: readonly Record<string, unknown>[], shadow: boolean, reason: string, more: readonly string[] = []): WikiPage[] {
+    const paths = new Set([...metas.filter((m) => m.origin === 'think' && typeof m.wiki_path === 'string').map((m) => m.wiki_path as string), ...more]);
     const out: WikiPage[] = [];
     for (const p of paths) {
       const page = this.stores.wiki.read(scope, p);
@@ -156,6 +156,23 @@ export class Forgetter {
       if (shadow) this.archive(scope, 'wiki', page.title, page, reason);
       this.stores.wiki.delete(scope, page.title);
       out.push(page);
+    }
+    return out;
+  }
+
+  /** Delete the links (think's L4 fact or L3 episode naming the page, origin think) of these long thoughts' pages; returns them. */
+  private linksTo(scope: Scope, paths: readonly string[]) {
+    const out: { store: 'l4' | 'l3'; id: string; record: Fact | Episode; meta: Record<string, unknown>; refs: string[] }[] = [];
+    const names = (m: Record<string, unknown>, p: string) => m.origin === 'think' && m.wiki_path === p;
+    for (const p of paths) {
+      for (const f of this.stores.facts.findMatching(scope, p).filter((f) => names(f.metadata, p))) {
+        this.stores.facts.delete(scope, f.key);
+        out.push({ store: 'l4', id: f.key, record: f, meta: f.metadata, refs: [f.entry_id, `l4:${f.key}`] });
+      }
+      for (const e of this.stores.episodes.findMatching(scope, p).filter((e) => names(e.meta, p))) {
+        this.stores.episodes.delete(scope, e.id);
+        out.push({ store: 'l3', id: e.id, record: e, meta: e.meta, refs: [e.id] });
+      }
     }
     return out;
   }
@@ -249,6 +266,16 @@ export class Forgetter {
       metas.push(e.meta);
       out.deleted_l3++;
     }
+    // A long thought's page holds its whole text, its link only the first lines: a page think made
+    // for one (tag long_thought) that holds the pattern goes, with its link.
+    const longPages = this.stores.wiki.findMatching(scope, pattern, 'long_thought').map((p) => p.path);
+    for (const link of this.linksTo(scope, longPages)) {
+      if (shadow) this.archive(scope, link.store, link.id, link.record, reason);
+      deleted.push(...link.refs);
+      metas.push(link.meta);
+      if (link.store === 'l4') out.deleted_l4++;
+      else out.deleted_l3++;
+    }
     const nodes = this.stores.graph.deleteMatching(scope, pattern);
     // A relation node words its thought differently ("my name is Alice"): it goes with the fact or episode made with it.
     const matched = new Set(nodes.map((n) => n.node_id));
@@ -261,7 +288,7 @@ export class Forgetter {
       deleted.push(n.node_id);
       out.deleted_graph++;
     }
-    const pages = this.deleteLinkedPages(scope, metas, shadow, reason);
+    const pages = this.deleteLinkedPages(scope, metas, shadow, reason, longPages);
     deleted.push(...pages.map((p) => p.id));
     out.deleted_wiki = pages.length;
     if (!shadow) this.redact(scope, deleted);
