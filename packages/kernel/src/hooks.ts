@@ -112,6 +112,8 @@ function named(options: TapOptions, plugin: string): { name: string; stage?: num
 
 /** Hooks whose taps hand a value on to the next tap (and to the caller): a failing tap hands on what it got. */
 const WATERFALLS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'session_inject', 'importance_gate']);
+/** Hooks called synchronously (`call`): their taps cannot be waited for. Every other hook is async. */
+const SYNC_HOOKS: ReadonlySet<string> = new Set<string>(['importance_gate']);
 
 /** What a plugin's view of the hooks needs from the kernel. */
 export interface PluginHookOptions {
@@ -183,12 +185,22 @@ function guarded(
     };
   }
   return (...args: unknown[]) => {
+    let out: unknown;
     try {
-      return fn(...args);
+      out = fn(...args);
     } catch (err) {
       return recover(err, args);
     }
+    if (!isThenable(out)) return out;
+    // Only a synchronous hook gets here (on an async hook `tap` is registered as tapPromise): its
+    // caller cannot wait, so a promise is refused as the tap's answer and a rejection is logged.
+    out.then(undefined, (err: unknown) => logger.error(`${plugin} failed on hook ${hook}: ${toMemoryError(err, plugin).message}`));
+    return recover(new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `a tap on the synchronous hook ${hook} answered a promise; it must answer at once`), args);
   };
+}
+
+function isThenable(v: unknown): v is PromiseLike<unknown> {
+  return !!v && (typeof v === 'object' || typeof v === 'function') && typeof (v as PromiseLike<unknown>).then === 'function';
 }
 
 /**
@@ -229,7 +241,12 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string, opts: Plugin
                     throw new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${plugin}: the tap on hook ${prop} must be a function`, { plugin });
                   }
                   opts.tapped?.(h);
-                  return h[key](named(options, plugin), guarded(prop, key, fn, plugin, opts.logger, opts.atomic));
+                  // `tap` on an async hook is a tapPromise: a tap answering a promise (an async
+                  // function) is then waited for, its rejection fails alone, and a waterfall gets
+                  // its value rather than the promise. A sync tap tapable would not wait for, so
+                  // its work outran close() and a rejection ended the process (unhandled).
+                  const kind = key === 'tap' && !SYNC_HOOKS.has(prop) ? 'tapPromise' : key;
+                  return h[kind](named(options, plugin), guarded(prop, kind, fn, plugin, opts.logger, opts.atomic));
                 };
               }
               const v = h[key];

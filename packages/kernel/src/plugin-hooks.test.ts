@@ -177,3 +177,48 @@ describe('a plugin whose setup fails or never finishes', () => {
     expect((await k.dispatchEvent('memory_pressure', {})).results).toEqual({});
   });
 });
+
+describe('a tap given with tap() whose function answers a promise', () => {
+  it('on an async hook is waited for: its rejection fails alone (logged), close() waits for its work', async () => {
+    const { k, errors } = kernel();
+    const done: string[] = [];
+    await k.register(plugin('async-in-tap', (ctx) => ctx.hooks.message_received.tap('x', async () => {
+      await sleep(10);
+      throw new Error('late failure');
+    })));
+    await k.register(plugin('slow-in-tap', (ctx) => ctx.hooks.session_consolidation.tap('x', async (s) => {
+      await sleep(30);
+      done.push(s.session_id);
+    })));
+    await k.ready();
+    // Before, the rejection was unhandled (the process ended) and the parallel hook answered at once.
+    await k.hooks.message_received.promise(message);
+    expect(errors).toEqual(['async-in-tap failed on hook message_received: late failure']);
+    const fired = k.track(k.hooks.session_consolidation.promise({ ...SCOPE, session_id: 's1', summary: 'x' }));
+    await k.close();
+    expect(done).toEqual(['s1']);
+    await fired;
+  });
+
+  it('on a lifecycle event hands on the value it resolves to, not the promise', async () => {
+    const { k } = kernel();
+    await k.register(plugin('async-tapper', (ctx) => ctx.hooks.session_started.tap('x', async (results) => ({ ...results, 'async-tapper': 1 }))));
+    await k.register(plugin('after-it', (ctx) => ctx.onEvent('session_started', () => 2)));
+    await k.ready();
+    expect((await k.dispatchEvent('session_started', {})).results).toEqual({ 'async-tapper': 1, 'after-it': 2 });
+  });
+
+  it('on the synchronous importance_gate is refused as an answer: the gate gets the value it had, the rejection is logged', async () => {
+    const { k, errors } = kernel();
+    await k.register(plugin('async-gate', (ctx) => ctx.hooks.importance_gate.tap('x', (async () => {
+      throw new Error('gate rejected');
+    }) as unknown as (v: number) => number)));
+    await k.ready();
+    expect(k.hooks.importance_gate.call(0.4, { ...SCOPE, key: 'k', value: 'v' })).toBe(0.4);
+    await sleep(0);
+    expect(errors).toEqual([
+      'async-gate failed on hook importance_gate: a tap on the synchronous hook importance_gate answered a promise; it must answer at once',
+      'async-gate failed on hook importance_gate: gate rejected',
+    ]);
+  });
+});
