@@ -402,7 +402,12 @@ export class Storage implements TransactionHost {
     });
   }
 
-  /** Apply the owner's pending migrations, each in its own transaction. Idempotent. */
+  /**
+   * Apply the owner's pending migrations, each in its own transaction. Idempotent. An owner's
+   * migrations come from one list per process: another list under a name already in use (two
+   * plugins of one name, a plugin named like a package that migrates, such as the stores) is
+   * refused, since the ids the first list applied would count as applied for the second.
+   */
   migrate(owner: string, migrations: readonly Migration[]): number[] {
     const sorted = [...migrations].sort((a, b) => a.id - b.id);
     const ids = new Set<number>();
@@ -413,6 +418,14 @@ export class Storage implements TransactionHost {
         });
       }
       ids.add(m.id);
+    }
+    const known = this.known.get(owner);
+    if (known && (known.length !== sorted.length || known.some((m, i) => m.id !== sorted[i]!.id || m.up !== sorted[i]!.up))) {
+      throw new MemoryError(
+        'KERNEL_ERR_MIGRATION',
+        `${owner}: another list of migrations is already applied under the owner name ${owner} in this process (a plugin or package of the same name); each owner's migrations must come from one place`,
+        { plugin: owner },
+      );
     }
     this.known.set(owner, sorted);
     const applied: number[] = [];
