@@ -18,6 +18,7 @@ const plugin = (name: string, migrations: Migration[], tier = name.replace(/\W/g
 const tables = (k: Kernel) =>
   (k.storage.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mig_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);
 const recorded = (k: Kernel, owner: string) => (k.storage.db.prepare('SELECT id FROM kernel_migrations WHERE owner = ?').all(owner) as { id: number }[]).map((r) => r.id);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('a migration that fails leaves no half-applied schema', () => {
   it('one failing after some of its statements is rolled back whole; the ones before it stay applied', async () => {
@@ -33,6 +34,41 @@ describe('a migration that fails leaves no half-applied schema', () => {
     expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'half-mig', cause: { code: 'KERNEL_ERR_MIGRATION' } });
     expect(tables(k)).toEqual(['mig_a']);
     expect(recorded(k, 'half-mig')).toEqual([1]);
+  });
+
+  it('an async up is refused before it is recorded, and what it throws later is logged', async () => {
+    const { k, errors } = kernel();
+    const err = await k
+      .register(
+        plugin('async-mig', [
+          {
+            id: 1,
+            name: 'async',
+            up: (async (db: { exec(sql: string): unknown }) => {
+              db.exec('CREATE TABLE mig_sync_part (x)');
+              await null;
+              throw new Error('after the await');
+            }) as unknown as Migration['up'],
+          },
+        ]),
+      )
+      .catch((e) => e);
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'async-mig', cause: { code: 'KERNEL_ERR_MIGRATION' } });
+    expect(err.message).toContain('a migration must be synchronous');
+    // Before, it was recorded as applied while its later part ran (and failed) outside any transaction.
+    expect(recorded(k, 'async-mig')).toEqual([]);
+    expect(tables(k)).toEqual([]);
+    await sleep(0);
+    expect(errors).toEqual(['async-mig migration 1 (async) failed after answering: after the await']);
+  });
+
+  it('one that commits the transaction itself is refused and not recorded, so the next start says why', async () => {
+    const { k } = kernel();
+    const mig = plugin('commit-mig', [{ id: 1, name: 'commits', up: (db) => db.exec('CREATE TABLE mig_c (x); COMMIT; CREATE TABLE mig_d (x)') }]);
+    const err = await k.register(mig).catch((e) => e);
+    expect(err.cause).toMatchObject({ code: 'KERNEL_ERR_MIGRATION', plugin: 'commit-mig' });
+    expect(err.message).toContain('it ended the transaction the kernel runs it in');
+    expect(recorded(k, 'commit-mig')).toEqual([]);
   });
 });
 

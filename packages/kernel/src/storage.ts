@@ -12,6 +12,7 @@ export type Db = Database.Database;
 export interface Migration {
   id: number;
   name: string;
+  /** Runs in one transaction the kernel opens: synchronous, without BEGIN, COMMIT or ROLLBACK of its own. */
   up(db: Db): void;
 }
 
@@ -407,6 +408,8 @@ export class Storage implements TransactionHost {
    * migrations come from one list per process: another list under a name already in use (two
    * plugins of one name, a plugin named like a package that migrates, such as the stores) is
    * refused, since the ids the first list applied would count as applied for the second.
+   * `up` must be synchronous and leave the transaction alone: one answering a promise, or ending
+   * the transaction itself (COMMIT, END, ROLLBACK), is refused and not recorded as applied.
    */
   migrate(owner: string, migrations: readonly Migration[]): number[] {
     const sorted = [...migrations].sort((a, b) => a.id - b.id);
@@ -433,13 +436,21 @@ export class Storage implements TransactionHost {
       const done = this.transaction(() => {
         const row = this.db.prepare('SELECT 1 FROM kernel_migrations WHERE owner = ? AND id = ?').get(owner, m.id);
         if (row) return false;
+        const failed = (why: string, cause?: unknown) =>
+          new MemoryError('KERNEL_ERR_MIGRATION', `${owner} migration ${m.id} (${m.name}) failed: ${why}`, { plugin: owner, cause });
+        let out: unknown;
         try {
-          m.up(this.db);
+          out = m.up(this.db);
         } catch (err) {
-          throw new MemoryError('KERNEL_ERR_MIGRATION', `${owner} migration ${m.id} (${m.name}) failed: ${(err as Error).message}`, {
-            plugin: owner,
-            cause: err,
-          });
+          throw failed((err as Error).message, err);
+        }
+        if (out && typeof (out as PromiseLike<unknown>).then === 'function') {
+          // What it does after an await would run outside the transaction, after it was recorded.
+          (out as PromiseLike<unknown>).then(undefined, (err: unknown) => this.logger.error(`${owner} migration ${m.id} (${m.name}) failed after answering: ${(err as Error)?.message ?? err}`));
+          throw failed('up answered a promise; a migration must be synchronous (it runs in one transaction, which cannot be held across an await)');
+        }
+        if (!this.db.inTransaction) {
+          throw failed('it ended the transaction the kernel runs it in (a COMMIT, END or ROLLBACK in its SQL): what it wrote before that stays, and it is not recorded as applied; remove the transaction statements');
         }
         this.db
           .prepare('INSERT INTO kernel_migrations (owner, id, name, applied_at) VALUES (?, ?, ?, ?)')
