@@ -120,14 +120,24 @@ export async function loadPluginSet(specs: string[], cwd = process.cwd(), module
   }
   const loaded = await Promise.allSettled(specs.map((spec) => (modules ? Promise.resolve().then(() => pluginsOf(spec, modules.get(spec))) : loadPlugin(spec, cwd))));
   const out: PluginDefinition[] = [];
-  const seen = new Set<string>();
-  for (const result of loaded) {
+  // A plugin listed twice (config.yaml and MEMORY_PLUGINS, a path and its package name) is one
+  // module and one definition, taken once; another plugin of the same name is refused, not dropped.
+  const seen = new Map<string, { plugin: PluginDefinition; spec: string }>();
+  loaded.forEach((result, i) => {
     if (result.status === 'rejected') throw result.reason;
     for (const p of result.value) {
-      if (seen.has(p.name)) continue;
-      seen.add(p.name);
+      const first = seen.get(p.name);
+      if (first?.plugin === p) continue;
+      if (first) {
+        throw new MemoryError(
+          'KERNEL_ERR_PLUGIN_DUPLICATE',
+          `Plugin ${p.name} from ${specs[i]} has the name of another plugin, from ${first.spec}; plugin names must be unique`,
+          { plugin: p.name },
+        );
+      }
+      seen.set(p.name, { plugin: p, spec: specs[i]! });
       out.push(p);
     }
-  }
+  });
   return out;
 }

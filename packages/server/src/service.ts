@@ -65,10 +65,11 @@ export async function createService(opts: ServiceOptions = {}): Promise<Service>
       ...parsePluginList(env.MEMORY_PLUGINS),
     ];
     const plugins = [...(opts.plugins ?? []), ...(await loadPluginSet(specs, process.cwd(), opts.modules))];
-    const seen = new Set<string>();
+    // The same definition given twice is registered once; another of the same name is refused by the kernel.
+    const seen = new Set<PluginDefinition>();
     for (const p of plugins) {
-      if (seen.has(p.name)) continue;
-      seen.add(p.name);
+      if (seen.has(p)) continue;
+      seen.add(p);
       await kernel.register(p);
     }
     await kernel.ready();
