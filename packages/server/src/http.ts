@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { MemoryError, SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
 import { isInitializeRequest, openHttpSession, type HttpSession } from './mcp-adapter.js';
@@ -34,6 +34,26 @@ export const DRAIN_MS = 10_000;
 const FLUSH_MS = 1_000;
 /** A stop closes the listener once no connection has opened and no request come for this long. */
 const QUIET_MS = 100;
+
+/** After a body is refused as too large, how many more of its bytes are read and dropped before its connection is closed. */
+const DISCARD_MAX = 64 * 1024 * 1024;
+
+/**
+ * Read and drop the rest of a body refused as too large, so its client reads the 413: closing the
+ * connection with bytes of the body still unread makes the kernel reset it, and a client still
+ * sending (Node's fetch, and so the MCP SDK's client) got EPIPE instead of the answer saying why.
+ * The connection stays open for the next request; past DISCARD_MAX bytes it is closed, and Node's
+ * request timeout still ends a body that never does.
+ */
+function discardRest(req: IncomingMessage): void {
+  if (req.complete) return;
+  let left = DISCARD_MAX;
+  req.on('data', (chunk: Buffer) => {
+    left -= chunk.length;
+    if (left < 0) req.socket.destroy();
+  });
+  req.resume();
+}
 
 /** JSON-RPC's implementation-defined server error, as the SDK uses for a refused request. */
 const SERVER_ERROR = -32000;
@@ -293,8 +313,12 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     if (status >= 500) return reply.code(status).send({ error: { type: 'ServerError', message: err?.message ?? String(err) } });
     // Fastify's own refusals of a request, in the kernel's error shape, saying what is accepted.
     const error: Record<string, unknown> = { type: 'ValidationError', code: 'KERNEL_ERR_VALIDATION', message: err?.message ?? String(err) };
-    if (err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') Object.assign(error, { message: `The body is larger than ${bodyLimit} bytes`, field: 'body', accepted: { max: bodyLimit } });
-    else if (err?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    if (err?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      Object.assign(error, { message: `The body is larger than ${bodyLimit} bytes`, field: 'body', accepted: { max: bodyLimit } });
+      // fastify asks for the connection to be closed, with the rest of the body unread (see discardRest).
+      reply.removeHeader('connection');
+      discardRest(req.raw);
+    } else if (err?.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
       Object.assign(error, { message: `Unsupported content type ${JSON.stringify(req.headers['content-type'] ?? '')}: send the body as application/json`, field: 'content-type', accepted: 'application/json' });
     } else if (err?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') Object.assign(error, { field: 'body', accepted: 'a JSON object, or no content-type for an empty body' });
     else if (status === 415) Object.assign(error, { field: 'content-type', accepted: 'application/json; charset=utf-8' });

@@ -355,6 +355,32 @@ describe('shutdown', () => {
     }
   });
 
+  it('a body over the limit is answered 413 to a client still sending it, not reset, and the server goes on', async () => {
+    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', '--dashboard'], {
+      env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: tempDir() },
+    });
+    let stderr = '';
+    const address = await new Promise<string>((resolve, reject) => {
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        const m = /listening on (\S+)/.exec(stderr);
+        if (m) resolve(m[1]!);
+      });
+      child.on('exit', () => reject(new Error(stderr)));
+    });
+    try {
+      // The connection was closed with the body unread: Node's fetch (the MCP SDK client's) got EPIPE, not the 413.
+      for (const url of ['/mcp', '/api/tools/dream', '/api/hooks/new_message', '/mcp']) {
+        const res = await fetch(`${address}${url}`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ text: 'x'.repeat(5_000_000) }) });
+        expect(res.status, url).toBe(413);
+        expect((await res.json()).error, url).toMatchObject({ field: 'body', accepted: { max: 4 * 1024 * 1024 } });
+      }
+      expect((await fetch(`${address}/alive`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+
   it('a port already in use stops the start with a message naming --port, and exit 1', async () => {
     const taken = net.createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', () => resolve()));
