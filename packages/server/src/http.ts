@@ -387,8 +387,17 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
         },
       );
     }
+    const { reused, release } = session.claimIds(req.method === 'POST' ? req.body : undefined);
+    if (reused !== undefined) {
+      const message = `Invalid Request: id ${JSON.stringify(reused)} is already the id of a request of this session not yet answered: give each request its own id`;
+      return reply.code(400).send({ jsonrpc: '2.0', error: { code: -32600, message }, id: reused });
+    }
     reply.hijack();
-    await session.transport.handleRequest(req.raw, reply.raw, req.body);
+    try {
+      await session.transport.handleRequest(req.raw, reply.raw, req.body);
+    } finally {
+      release();
+    }
   };
   app.post('/mcp', mcp);
   app.get('/mcp', mcp);

@@ -262,7 +262,17 @@ function refuseMalformedRequest(message: JSONRPCMessage, refuse: (id: RequestId,
 export interface HttpSession {
   transport: StreamableHTTPServerTransport;
   server: Server;
+  /**
+   * Reserve the request ids of a POST body (one message or a batch) before the transport reads it:
+   * `reused` is an id that a request of this session not yet answered already has, or that the
+   * body gives twice (nothing is reserved then). `release` frees the ids the transport did not
+   * take as requests (a body it refused); call it once it has handled the POST.
+   */
+  claimIds(body: unknown): { reused?: RequestId; release: () => void };
 }
+
+const isRequest = (m: unknown): m is { method: string; id: RequestId } =>
+  isObject(m) && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number');
 
 /** A streamable HTTP transport with a session id, wired to a fresh SDK Server for the surface. */
 export async function openHttpSession(
@@ -273,10 +283,32 @@ export async function openHttpSession(
 ): Promise<HttpSession> {
   const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const server = createMcpServer(surface, logger);
+  // The ids of the requests taken and not yet answered, and those reserved by a POST the transport
+  // has not read yet. The SDK's transport routes an answer to the HTTP response of the request
+  // with its id: a second request with the id of one still running took its route, and the first
+  // was never answered (its response stayed open).
+  const inFlight = new Set<RequestId>();
+  const claimed = new Set<RequestId>();
+  const claimIds = (body: unknown): { reused?: RequestId; release: () => void } => {
+    const ids = new Set<RequestId>();
+    for (const m of Array.isArray(body) ? body : [body]) {
+      if (!isRequest(m)) continue;
+      if (inFlight.has(m.id) || claimed.has(m.id) || ids.has(m.id)) return { reused: m.id, release: () => undefined };
+      ids.add(m.id);
+    }
+    for (const id of ids) claimed.add(id);
+    return { release: () => ids.forEach((id) => claimed.delete(id)) };
+  };
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => crypto.randomUUID(),
-    onsessioninitialized: (id) => onOpen(id, { transport, server }),
+    onsessioninitialized: (id) => onOpen(id, { transport, server, claimIds }),
   });
+  const sendMessage = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    const m = message as { method?: unknown; id?: unknown };
+    if (m.method === undefined && (typeof m.id === 'string' || typeof m.id === 'number')) inFlight.delete(m.id);
+    return sendMessage(message, options);
+  };
   transport.onclose = () => {
     if (transport.sessionId) onClose(transport.sessionId);
   };
@@ -286,11 +318,16 @@ export async function openHttpSession(
   const deliver = transport.onmessage;
   transport.onmessage = (message, extra) => {
     const m = message as { method?: unknown; id?: unknown; params?: unknown };
+    // An id is in flight until its request is answered; a cancelled one is not (the SDK drops its answer).
+    if (isRequest(message)) {
+      claimed.delete(message.id);
+      inFlight.add(message.id);
+    } else if (m.method === 'notifications/cancelled' && isObject(m.params)) inFlight.delete(m.params.requestId as RequestId);
     const problem = m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number') ? toolCallParamsProblem(m.params) : null;
     if (problem === null) return deliver?.(message, extra);
     transport.send(invalidParams(m.id as RequestId, problem)).catch((err: unknown) => logger.error(`tools/call answer not written: ${(err as Error).message}`));
   };
-  return { transport, server };
+  return { transport, server, claimIds };
 }
 
 export { isInitializeRequest };

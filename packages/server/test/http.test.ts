@@ -207,6 +207,38 @@ describe('HTTP routes', () => {
     await a.close();
   });
 
+  it('/mcp refuses a request whose id a request of the session still running has, instead of leaving that one unanswered', async () => {
+    const service = await createService({
+      dataDir: tempDir(),
+      plugins: [],
+      pluginSpecs: [path.join(FIXTURES, 'wait-plugin')],
+      env: { MEMORY_EXPOSE: 'wait' },
+      logger: silentLogger(),
+    });
+    services.push(service);
+    const a = await buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard: false });
+    const address = await a.listen({ host: '127.0.0.1', port: 0 });
+    const post = await rawSession(address);
+    const call = (id: unknown, ms: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'wait_for', arguments: { ms } } });
+    const first = post(call(1, 400));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The second took the first's route: the first's response stayed open for ever.
+    const again = await post(call(1, 0));
+    expect(again.status).toBe(400);
+    expect(await again.json()).toMatchObject({ id: 1, error: { code: -32600, message: expect.stringMatching(/id 1 is already the id of a request of this session not yet answered/) } });
+    const twice = await post([call('b', 0), call('b', 0)]);
+    expect(twice.status).toBe(400);
+    expect((await twice.json()).error.message).toMatch(/id "b"/);
+    // "1" is another id than 1; the first is answered, and its id is free again once it is.
+    expect(messagesOf(await (await post(call('1', 0))).text())).toMatchObject([{ id: '1', result: { structuredContent: { waited: 0 } } }]);
+    expect(messagesOf(await (await first).text())).toMatchObject([{ id: 1, result: { structuredContent: { waited: 400 } } }]);
+    expect(messagesOf(await (await post(call(1, 0))).text())).toMatchObject([{ id: 1, result: { structuredContent: { waited: 0 } } }]);
+    // Ids of a body the transport refused (here: a batch with a malformed member) are not kept.
+    expect((await post([call(2, 0), { jsonrpc: '2.0', id: 3, method: 5 }])).status).toBe(400);
+    expect(messagesOf(await (await post(call(2, 0))).text())).toMatchObject([{ id: 2, result: { structuredContent: { waited: 0 } } }]);
+    await a.close();
+  });
+
   it('holds at most maxSessions MCP sessions, closing the one used longest ago, and closes idle ones', async () => {
     const a = await app(false, { maxSessions: 2, sessionIdleMs: 200 });
     const address = await a.listen({ host: '127.0.0.1', port: 0 });
