@@ -400,7 +400,8 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     }
   };
   app.post('/mcp', mcp);
-  app.get('/mcp', mcp);
+  // No HEAD: the SDK's transport answers it 405, so it is not offered in Allow either.
+  app.get('/mcp', { exposeHeadRoute: false }, mcp);
   app.delete('/mcp', mcp);
 
   if (opts.dashboard) registerDashboard(app, service);
