@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { MemoryError, SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
-import { isInitializeRequest, openHttpSession, type HttpSession } from './mcp-adapter.js';
+import { isInitializeRequest, malformedBody, openHttpSession, type HttpSession } from './mcp-adapter.js';
 import { registerDashboard } from './dashboard.js';
 import type { Service } from './service.js';
 
@@ -365,12 +365,17 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     const id = req.headers['mcp-session-id'];
     let session = typeof id === 'string' ? sessions.get(id) : undefined;
     if (session) touch(id as string);
+    if (!session && typeof id === 'string') {
+      return reply.code(404).send({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
+    }
+    const malformed = req.method === 'POST' ? malformedBody(req.body) : null;
+    if (malformed) return reply.code(400).send(malformed);
     if (!session) {
-      if (typeof id === 'string') {
-        return reply.code(404).send({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
-      }
       if (req.method !== 'POST' || !isInitializeRequest(req.body)) {
-        return reply.code(400).send({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: no session; send initialize first' }, id: null });
+        // An initialize in a batch is refused by the SDK's transport too, and MCP asks it to come alone.
+        const batched = Array.isArray(req.body) && req.body.some((m) => isInitializeRequest(m));
+        const error = batched ? { code: -32600, message: 'Invalid Request: send initialize alone, not in a batch' } : { code: -32000, message: 'Bad Request: no session; send initialize first' };
+        return reply.code(400).send({ jsonrpc: '2.0', error, id: null });
       }
       session = await openHttpSession(
         service.surface,

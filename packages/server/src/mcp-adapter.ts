@@ -10,8 +10,12 @@ import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/se
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolRequestSchema,
+  InitializeRequestSchema,
   isInitializeRequest,
+  JSONRPCErrorResponseSchema,
+  JSONRPCNotificationSchema,
   JSONRPCRequestSchema,
+  JSONRPCResultResponseSchema,
   ListToolsRequestSchema,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -253,10 +257,57 @@ function refuseMalformedRequest(message: JSONRPCMessage, refuse: (id: RequestId,
   if (typeof m.method !== 'string' || !(typeof m.id === 'string' || Number.isInteger(m.id))) return false;
   const parsed = JSONRPCRequestSchema.safeParse(message);
   if (parsed.success) return false;
-  const issue = parsed.error.issues[0]!;
-  const where = [...issue.path, ...(issue.code === 'unrecognized_keys' ? [issue.keys.join(', ')] : [])].join('.') || 'the request';
+  const problem = schemaProblem(parsed.error.issues[0]!, '');
+  return refuse(m.id as RequestId, problem.code, problem.message);
+}
+
+interface SchemaIssue {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  keys?: string[];
+}
+
+/** A schema's first issue as a JSON-RPC error naming the member (`prefix`: where the message is in a batch). */
+function schemaProblem(issue: SchemaIssue, prefix: string): { code: number; message: string } {
+  const path = [...issue.path, ...(issue.code === 'unrecognized_keys' && issue.keys ? [issue.keys.join(', ')] : [])].map(String);
+  const where = prefix + (path.join('.') || 'the message');
   const inParams = issue.path[0] === 'params';
-  return refuse(m.id as RequestId, inParams ? INVALID_PARAMS : -32600, `${inParams ? 'Invalid params' : 'Invalid Request'}: ${where}: ${issue.message}`);
+  // The id's schema is a union, whose issue says only "Invalid input".
+  const what = path.length === 1 && path[0] === 'id' ? 'must be a string or an integer' : issue.message;
+  return { code: inParams ? INVALID_PARAMS : -32600, message: `${inParams ? 'Invalid params' : 'Invalid Request'}: ${where}: ${what}` };
+}
+
+/**
+ * The error answer to a POST /mcp body (one message or a batch) the SDK's JSON-RPC schemas refuse,
+ * naming the member, or null when every message passes. The SDK's transport answers such a body
+ * with a bare -32700 "Parse error: Invalid JSON-RPC message" (for JSON that parsed) with id null,
+ * naming nothing; stdio names the member (refuseMalformedRequest). An initialize is also checked
+ * with its own schema: one the SDK does not take as an initialize was answered "no session; send
+ * initialize first".
+ */
+export function malformedBody(body: unknown): { jsonrpc: '2.0'; id: RequestId | null; error: { code: number; message: string } } | null {
+  const batch = Array.isArray(body);
+  const refuse = (id: unknown, problem: { code: number; message: string }) => ({
+    jsonrpc: '2.0' as const,
+    id: typeof id === 'string' || Number.isInteger(id) ? (id as RequestId) : null,
+    error: problem,
+  });
+  if (batch && body.length === 0) return refuse(null, { code: -32600, message: 'Invalid Request: the batch is empty' });
+  const messages: unknown[] = batch ? body : [body];
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i];
+    const prefix = batch ? `[${i}].` : '';
+    if (!isObject(m) || m.jsonrpc !== '2.0') {
+      const message = `Invalid Request: ${batch ? `[${i}] ` : ''}must be a JSON-RPC 2.0 message object with "jsonrpc": "2.0"${batch ? '' : ', or a batch (list) of them'}`;
+      return refuse(isObject(m) ? m.id : null, { code: -32600, message });
+    }
+    const schema = 'method' in m ? ('id' in m ? JSONRPCRequestSchema : JSONRPCNotificationSchema) : 'error' in m ? JSONRPCErrorResponseSchema : JSONRPCResultResponseSchema;
+    let issues = schema.safeParse(m).error?.issues;
+    if (!issues && m.method === 'initialize') issues = InitializeRequestSchema.safeParse(m).error?.issues;
+    if (issues) return refuse(m.id, schemaProblem(issues[0] as SchemaIssue, prefix));
+  }
+  return null;
 }
 
 export interface HttpSession {

@@ -244,6 +244,42 @@ describe('HTTP routes', () => {
     await a.close();
   });
 
+  it('/mcp names the member of a JSON-RPC message it refuses, with its id when it has one, as stdio does', async () => {
+    const a = await app();
+    const address = await a.listen({ host: '127.0.0.1', port: 0 });
+    const post = await rawSession(address);
+    // Each was answered -32700 "Parse error: Invalid JSON-RPC message" with id null, naming nothing.
+    for (const [body, id, code, pattern] of [
+      [{ jsonrpc: '2.0', id: 4, method: 'ping', params: 5 }, 4, -32602, /^Invalid params: params: .*expected object/],
+      [{ jsonrpc: '2.0', id: 'x', method: 'ping', extra: 1 }, 'x', -32600, /^Invalid Request: extra: /],
+      [{ jsonrpc: '2.0', id: 1.5, method: 'ping' }, null, -32600, /^Invalid Request: id: must be a string or an integer$/],
+      [{ jsonrpc: '2.0', id: null, method: 'ping' }, null, -32600, /^Invalid Request: id: must be a string or an integer$/],
+      [{ jsonrpc: '2.0', method: 7 }, null, -32600, /^Invalid Request: method: /],
+      [[{ jsonrpc: '2.0', id: 6, method: 'ping' }, { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: 5 } }], 7, -32602, /^Invalid params: \[1\]\.params\._meta: /],
+      [[{ jsonrpc: '2.0', id: 8, method: 'ping' }, 5], null, -32600, /^Invalid Request: \[1\] must be a JSON-RPC 2\.0 message object/],
+      [{ id: 9, method: 'ping' }, 9, -32600, /must be a JSON-RPC 2\.0 message object with "jsonrpc": "2\.0", or a batch/],
+      [[], null, -32600, /the batch is empty/],
+    ] as const) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      const answer = await res.json();
+      expect(answer, JSON.stringify(body)).toMatchObject({ jsonrpc: '2.0', id, error: { code } });
+      expect(answer.error.message, JSON.stringify(body)).toMatch(pattern);
+    }
+    // Without a session, an initialize with params an initialize does not take was told to send initialize first.
+    const init = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 5 } }) });
+    expect(init.status).toBe(400);
+    const answer = await init.json();
+    expect(answer).toMatchObject({ id: 0, error: { code: -32602 } });
+    expect(answer.error.message).toMatch(/^Invalid params: params\.protocolVersion: /);
+    const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const batched = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify([initialize]) });
+    expect(batched.status).toBe(400);
+    expect((await batched.json()).error).toEqual({ code: -32600, message: 'Invalid Request: send initialize alone, not in a batch' });
+    expect(messagesOf(await (await post({ jsonrpc: '2.0', id: 10, method: 'ping' })).text())).toMatchObject([{ id: 10, result: {} }]);
+    await a.close();
+  });
+
   it('holds at most maxSessions MCP sessions, closing the one used longest ago, and closes idle ones', async () => {
     const a = await app(false, { maxSessions: 2, sessionIdleMs: 200 });
     const address = await a.listen({ host: '127.0.0.1', port: 0 });
