@@ -12,9 +12,12 @@ export interface HttpOptions {
   dashboard: boolean;
   /** Largest accepted request body in bytes. */
   bodyLimit?: number;
-  /** Most MCP sessions held at once; opening one more closes the one used longest ago. */
+  /**
+   * Most MCP sessions held at once; opening one more closes the one used longest ago that has no
+   * request running (503 when every one has).
+   */
   maxSessions?: number;
-  /** An MCP session unused for this long is closed. */
+  /** An MCP session unused for this long, with no request running, is closed. */
   sessionIdleMs?: number;
   /** How long closing the app waits for the requests already received to be answered. */
   drainMs?: number;
@@ -174,9 +177,21 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     sessions.set(id, s);
     lastUse.set(id, Date.now());
   };
+  // A session with a request running is not closed (idle, or to make room): closing it ended that
+  // request's response with no answer, though the call may have taken effect.
+  /** Close the session used longest ago that has no request running; false when every one has. */
+  const closeLeastUsed = (): boolean => {
+    for (const [id, s] of sessions) {
+      if (!s.busy()) {
+        closeSession(id);
+        return true;
+      }
+    }
+    return false;
+  };
   const sweep = setInterval(() => {
     const before = Date.now() - idleMs;
-    for (const [id, at] of lastUse) if (at < before) closeSession(id);
+    for (const [id, at] of lastUse) if (at < before && !sessions.get(id)?.busy()) closeSession(id);
   }, Math.min(60_000, Math.max(1_000, Math.floor(idleMs / 4))));
   sweep.unref();
 
@@ -377,12 +392,18 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
         const error = batched ? { code: -32600, message: 'Invalid Request: send initialize alone, not in a batch' } : { code: -32000, message: 'Bad Request: no session; send initialize first' };
         return reply.code(400).send({ jsonrpc: '2.0', error, id: null });
       }
+      // At the cap, the session used longest ago with no request running makes room (its client must initialize again).
+      while (sessions.size >= maxSessions) {
+        if (closeLeastUsed()) continue;
+        const message = `Too many sessions: all ${maxSessions} have a request running; try again shortly`;
+        return reply.code(503).header('retry-after', '1').send({ jsonrpc: '2.0', error: { code: SERVER_ERROR, message }, id: null });
+      }
       session = await openHttpSession(
         service.surface,
         kernel.logger,
         (sid, s) => {
-          // At the cap, the session used longest ago makes room (its client must initialize again).
-          while (sessions.size >= maxSessions) closeSession(sessions.keys().next().value as string);
+          // Sessions opened at once may each have passed the check above.
+          while (sessions.size >= maxSessions && closeLeastUsed());
           sessions.set(sid, s);
           lastUse.set(sid, Date.now());
         },
@@ -402,6 +423,8 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
       await session.transport.handleRequest(req.raw, reply.raw, req.body);
     } finally {
       release();
+      // Its idle time counts from the end of its last request.
+      if (session.transport.sessionId !== undefined) touch(session.transport.sessionId);
     }
   };
   app.post('/mcp', mcp);

@@ -320,6 +320,8 @@ export interface HttpSession {
    * take as requests (a body it refused); call it once it has handled the POST.
    */
   claimIds(body: unknown): { reused?: RequestId; release: () => void };
+  /** Whether a request of this session is running (received, or reserved by claimIds, and not yet answered). */
+  busy(): boolean;
 }
 
 const isRequest = (m: unknown): m is { method: string; id: RequestId } =>
@@ -350,9 +352,10 @@ export async function openHttpSession(
     for (const id of ids) claimed.add(id);
     return { release: () => ids.forEach((id) => claimed.delete(id)) };
   };
+  const busy = () => inFlight.size > 0 || claimed.size > 0;
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
     sessionIdGenerator: () => crypto.randomUUID(),
-    onsessioninitialized: (id) => onOpen(id, { transport, server, claimIds }),
+    onsessioninitialized: (id) => onOpen(id, { transport, server, claimIds, busy }),
   });
   const sendMessage = transport.send.bind(transport);
   transport.send = (message, options) => {
@@ -378,7 +381,7 @@ export async function openHttpSession(
     if (problem === null) return deliver?.(message, extra);
     transport.send(invalidParams(m.id as RequestId, problem)).catch((err: unknown) => logger.error(`tools/call answer not written: ${(err as Error).message}`));
   };
-  return { transport, server, claimIds };
+  return { transport, server, claimIds, busy };
 }
 
 export { isInitializeRequest };

@@ -300,6 +300,34 @@ describe('HTTP routes', () => {
     await a.close();
   });
 
+  it('does not close a session with a request running, idle or to make room: that request was left unanswered', async () => {
+    const service = await createService({
+      dataDir: tempDir(),
+      plugins: [],
+      pluginSpecs: [path.join(FIXTURES, 'wait-plugin')],
+      env: { MEMORY_EXPOSE: 'wait' },
+      logger: silentLogger(),
+    });
+    services.push(service);
+    const a = await buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard: false, maxSessions: 1, sessionIdleMs: 200 });
+    const address = await a.listen({ host: '127.0.0.1', port: 0 });
+    const post = await rawSession(address);
+    const running = post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait_for', arguments: { ms: 1_500 } } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The only session is busy: a new one is refused for now rather than closing it.
+    const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
+    const refused = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(initialize) });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect((await refused.json()).error.message).toMatch(/all 1 have a request running/);
+    // Its response ended empty when the sweep (every second) or the new session closed the session under it.
+    expect(messagesOf(await (await running).text())).toMatchObject([{ id: 1, result: { structuredContent: { waited: 1_500 } } }]);
+    const opened = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(initialize) });
+    expect(opened.status).toBe(200);
+    await opened.text();
+    await a.close();
+  });
+
   it('closing waits for the requests received, refuses new ones with a 503, and answers those still running after drainMs with an error', async () => {
     const service = await createService({
       dataDir: tempDir(),
