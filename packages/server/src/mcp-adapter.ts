@@ -235,7 +235,7 @@ export function createMcpServer(surface: Surface, logger?: Logger): Server {
  * the surface (see DirectToolCalls) and every other message handled by the SDK Server.
  */
 export function stdioTransport(surface: Surface, logger?: Logger, streams: { stdin?: Readable; stdout?: Writable } = {}): Transport {
-  const refuse = (id: RequestId, code: number, message: string) => {
+  const refuse = (id: RequestId | null, code: number, message: string) => {
     transport.writeLine(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })).catch((err: unknown) => logger?.error(`answer not written: ${(err as Error).message}`));
     return true as const;
   };
@@ -252,9 +252,14 @@ export function stdioTransport(surface: Surface, logger?: Logger, streams: { std
  * Only messages handed on to the SDK Server are checked, and they are few (initialize, tools/list, ping,
  * progress-token calls): a plain tools/call was answered before this.
  */
-function refuseMalformedRequest(message: JSONRPCMessage, refuse: (id: RequestId, code: number, message: string) => true): boolean {
+function refuseMalformedRequest(message: JSONRPCMessage, refuse: (id: RequestId | null, code: number, message: string) => true): boolean {
   const m = message as { method?: unknown; id?: unknown };
-  if (typeof m.method !== 'string' || !(typeof m.id === 'string' || Number.isInteger(m.id))) return false;
+  if (typeof m.method !== 'string') return false;
+  if (!(typeof m.id === 'string' || Number.isInteger(m.id))) {
+    // A method with an id that is neither (null, a fraction, an object) was dropped by the SDK's
+    // Protocol without an answer too; a notification has no id member.
+    return 'id' in m && refuse(null, -32600, 'Invalid Request: id: must be a string or an integer');
+  }
   const parsed = JSONRPCRequestSchema.safeParse(message);
   if (parsed.success) return false;
   const problem = schemaProblem(parsed.error.issues[0]!, '');

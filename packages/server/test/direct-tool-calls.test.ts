@@ -236,6 +236,20 @@ describe('tools/call answered directly over the stdio transport', () => {
     await server.close();
   });
 
+  // Regression guard, fixed: a request whose id is neither a string nor an integer was dropped by the SDK's Protocol.
+  it('answers a request whose id is neither a string nor an integer with an invalid request, id null', async () => {
+    const { client, server, toServer, lines } = await connected();
+    for (const id of [null, 1.5, {}, true, []]) toServer.write(`${JSON.stringify({ jsonrpc: '2.0', id, method: 'ping' })}\n`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const refused = lines().filter((l) => l.id === null);
+    expect(refused).toHaveLength(5);
+    for (const l of refused) expect(l.error).toEqual({ code: -32600, message: 'Invalid Request: id: must be a string or an integer' });
+    expect(lines().filter((l) => l.result !== undefined && l.id !== 0 && l.id !== undefined)).toHaveLength(0);
+    await client.ping();
+    await client.close();
+    await server.close();
+  });
+
   it('aborts a call cancelled in flight and sends no answer for it', async () => {
     const { client, server, lines } = await connected();
     const controller = new AbortController();
