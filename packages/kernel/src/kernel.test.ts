@@ -179,7 +179,7 @@ describe('tools', () => {
     await expect(k.callTool('echo', {})).rejects.toMatchObject({ field: 'text', message: expect.stringContaining('required') });
     // A value of the wrong type is named as such, not as missing.
     await expect(k.callTool('echo', { text: 5 })).rejects.toMatchObject({ field: 'text', message: expect.stringContaining('must be string') });
-    await expect(k.callTool('missing', {})).rejects.toMatchObject({ code: 'KERNEL_ERR_TOOL_UNKNOWN' });
+    await expect(k.callTool('missing', {})).rejects.toMatchObject({ code: 'KERNEL_ERR_TOOL_UNKNOWN', field: 'name', accepted: ['echo'] });
     // A number far out of range names the field's own bound, not int()'s safe-integer range.
     await expect(k.callTool('echo', { text: 'hi', n: 1e20 })).rejects.toMatchObject({ field: 'n', accepted: { max: 200 } });
     await expect(k.callTool('echo', { text: 'hi', n: -1e20 })).rejects.toMatchObject({ field: 'n', accepted: { min: 1 } });

@@ -340,7 +340,7 @@ export class Kernel {
     this.assertOpen();
     const tool = this.toolMap.get(name);
     if (!tool) {
-      throw new MemoryError('KERNEL_ERR_TOOL_UNKNOWN', `Unknown tool "${name}"`, { field: 'name' });
+      throw new MemoryError('KERNEL_ERR_TOOL_UNKNOWN', `Unknown tool "${name}"`, { field: 'name', accepted: [...this.toolMap.keys()] });
     }
     const parsed = parseArgs(tool, args);
     let out: unknown;

@@ -369,6 +369,9 @@ describe('HTTP routes', () => {
     expect(tools.json().tools.map((t: any) => t.name)).toEqual(['echo_say']);
     const call = await a.inject({ method: 'POST', url: '/api/tools/echo_say', payload: { text: 'x', mood: 'loud' } });
     expect(call.json()).toEqual({ result: { text: 'X', mood: 'loud' } });
+    const unknown = await a.inject({ method: 'POST', url: '/api/tools/echo_shout', payload: {} });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().error).toMatchObject({ code: 'KERNEL_ERR_TOOL_UNKNOWN', field: 'name', accepted: ['echo_say'] });
     const bad = await a.inject({ method: 'POST', url: '/api/tools/echo_say', payload: { mood: 'loud' } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().error.field).toBe('text');
