@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { MemoryError, SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
 import { isInitializeRequest, malformedBody, openHttpSession, type HttpSession } from './mcp-adapter.js';
@@ -41,6 +42,9 @@ const QUIET_MS = 100;
 /** After a body is refused as too large, how many more of its bytes are read and dropped before its connection is closed. */
 const DISCARD_MAX = 64 * 1024 * 1024;
 
+/** Connections whose answer was sent while the rest of their body is read and dropped (discardRest). */
+const discarding = new WeakSet<Duplex>();
+
 /**
  * Read and drop the rest of a body refused as too large, so its client reads the 413: closing the
  * connection with bytes of the body still unread makes the kernel reset it, and a client still
@@ -50,12 +54,52 @@ const DISCARD_MAX = 64 * 1024 * 1024;
  */
 function discardRest(req: IncomingMessage): void {
   if (req.complete) return;
+  const socket = req.socket;
+  discarding.add(socket);
+  req.once('end', () => discarding.delete(socket));
   let left = DISCARD_MAX;
   req.on('data', (chunk: Buffer) => {
     left -= chunk.length;
-    if (left < 0) req.socket.destroy();
+    if (left < 0) socket.destroy();
   });
   req.resume();
+}
+
+/** The request member a parse error of Node's names (llhttp's codes), for the error's field. */
+const PARSE_FIELDS: Record<string, string> = {
+  HPE_INVALID_CONTENT_LENGTH: 'content-length',
+  HPE_UNEXPECTED_CONTENT_LENGTH: 'content-length',
+  HPE_INVALID_TRANSFER_ENCODING: 'transfer-encoding',
+  HPE_INVALID_CHUNK_SIZE: 'body',
+  HPE_INVALID_METHOD: 'method',
+  HPE_INVALID_URL: 'url',
+  HPE_INVALID_VERSION: 'version',
+  HPE_INVALID_HEADER_TOKEN: 'headers',
+};
+
+/**
+ * Answer a request Node could not read (before fastify sees it) in the kernel's error shape, naming
+ * what was wrong, as fastify's own refusals are: fastify's default answered "Client Error" alone.
+ */
+function clientError(err: Error & { code?: string; reason?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  let status = 400;
+  let error: Record<string, unknown>;
+  if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+    status = 408;
+    error = { message: `The request did not arrive whole within ${REQUEST_TIMEOUT_MS} ms`, field: 'body' };
+  } else if (err.code === 'HPE_HEADER_OVERFLOW') {
+    status = 431;
+    error = { message: `The request line and headers are larger than ${maxHeaderSize} bytes`, field: 'headers', accepted: { max: maxHeaderSize } };
+  } else {
+    error = { message: `Malformed HTTP request: ${err.reason ?? err.message}`, field: PARSE_FIELDS[err.code ?? ''] ?? 'request' };
+  }
+  const body = JSON.stringify({ error: { type: 'ValidationError', code: 'KERNEL_ERR_VALIDATION', ...error } });
+  // A body still read after its 413 that times out already has its answer: no second one.
+  if (socket.writable && !discarding.has(socket)) {
+    socket.write(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nContent-Type: application/json; charset=utf-8\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
 }
 
 /** JSON-RPC's implementation-defined server error, as the SDK uses for a refused request. */
@@ -153,6 +197,7 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     return503OnClosing: false,
     bodyLimit,
     requestTimeout: REQUEST_TIMEOUT_MS,
+    clientErrorHandler: clientError,
     // A URL the router cannot decode answers in the same error shape as everything else.
     frameworkErrors: (err, _req, reply) => {
       void (reply as FastifyReply).code(400).send({ error: { type: 'ValidationError', code: 'KERNEL_ERR_VALIDATION', message: `Invalid URL: ${err.message}`, field: 'url' } });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -181,6 +182,51 @@ describe('HTTP routes', () => {
     const badUrl = await a.inject({ method: 'POST', url: '/api/tools/%ZZ', headers: { 'content-type': 'application/json' }, payload: '{}' });
     expect(badUrl.statusCode).toBe(400);
     expect(badUrl.json().error).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'url' });
+    await a.close();
+  });
+
+  it("answers a request Node cannot read in the kernel's error shape, naming what was wrong", async () => {
+    const a = await app(true);
+    const address = await a.listen({ host: '127.0.0.1', port: 0 });
+    const { port } = new URL(address);
+    /** The answer to `text` sent as is on a new connection. */
+    const raw = (text: string) =>
+      new Promise<string>((resolve) => {
+        let out = '';
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(text));
+        socket.on('data', (d) => (out += d));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(out));
+      });
+    // fastify's default answered {"error":"Bad Request","message":"Client Error","statusCode":400}.
+    for (const [text, status, field] of [
+      ['POST /api/tools/echo_say HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n{}', 400, 'content-length'],
+      ['POST /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n{}', 400, 'transfer-encoding'],
+      [`GET /${'a'.repeat(20_000)} HTTP/1.1\r\nHost: localhost\r\n\r\n`, 431, 'headers'],
+    ] as const) {
+      const answer = await raw(text);
+      expect(answer.split('\r\n')[0], field).toBe(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}`);
+      const error = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)).error;
+      expect(error, field).toMatchObject({ type: 'ValidationError', code: 'KERNEL_ERR_VALIDATION', field });
+      expect(error.message, field).not.toBe('Client Error');
+    }
+    // A body still being read and dropped after its 413 that then times out gets no second answer on the same connection.
+    const sockets: net.Socket[] = [];
+    a.server.on('connection', (s: net.Socket) => sockets.push(s));
+    const big = new Promise<string>((resolve) => {
+      let out = '';
+      const socket = net.connect(Number(port), '127.0.0.1', () => socket.write('POST /api/tools/echo_say HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 9000000\r\n\r\n{"text":"'));
+      socket.on('data', (d) => {
+        out += d;
+        if (out.includes('}}}')) a.server.emit('clientError', Object.assign(new Error('timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' }), sockets.at(-1));
+      });
+      socket.on('error', () => undefined);
+      socket.on('close', () => resolve(out));
+    });
+    const answer = await big;
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 413 Payload Too Large');
+    expect(answer.match(/HTTP\/1\.1/g)).toHaveLength(1);
+    expect((await fetch(`${address}/alive`)).status).toBe(200);
     await a.close();
   });
 
