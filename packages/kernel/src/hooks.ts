@@ -1,6 +1,7 @@
 import { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncWaterfallHook } from './vendor.js';
 import { MemoryError, toMemoryError } from './errors.js';
 import type { Logger } from './logger.js';
+import { isPromiseLike } from './promise-like.js';
 
 export type Layer = 'user' | 'agent';
 
@@ -191,16 +192,12 @@ function guarded(
     } catch (err) {
       return recover(err, args);
     }
-    if (!isThenable(out)) return out;
+    if (!isPromiseLike(out)) return out;
     // Only a synchronous hook gets here (on an async hook `tap` is registered as tapPromise): its
     // caller cannot wait, so a promise is refused as the tap's answer and a rejection is logged.
     out.then(undefined, (err: unknown) => logger.error(`${plugin} failed on hook ${hook}: ${toMemoryError(err, plugin).message}`));
     return recover(new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `a tap on the synchronous hook ${hook} answered a promise; it must answer at once`), args);
   };
-}
-
-function isThenable(v: unknown): v is PromiseLike<unknown> {
-  return !!v && (typeof v === 'object' || typeof v === 'function') && typeof (v as PromiseLike<unknown>).then === 'function';
 }
 
 /**

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { MemoryError } from './errors.js';
 import { makeDirs } from './paths.js';
+import { isPromiseLike } from './promise-like.js';
 import { stderrLogger, type Logger } from './logger.js';
 
 export type Db = Database.Database;
@@ -444,9 +445,9 @@ export class Storage implements TransactionHost {
         } catch (err) {
           throw failed((err as Error).message, err);
         }
-        if (out && typeof (out as PromiseLike<unknown>).then === 'function') {
+        if (isPromiseLike(out)) {
           // What it does after an await would run outside the transaction, after it was recorded.
-          (out as PromiseLike<unknown>).then(undefined, (err: unknown) => this.logger.error(`${owner} migration ${m.id} (${m.name}) failed after answering: ${(err as Error)?.message ?? err}`));
+          out.then(undefined, (err: unknown) => this.logger.error(`${owner} migration ${m.id} (${m.name}) failed after answering: ${(err as Error)?.message ?? err}`));
           throw failed('up answered a promise; a migration must be synchronous (it runs in one transaction, which cannot be held across an await)');
         }
         if (!this.db.inTransaction) {

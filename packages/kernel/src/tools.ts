@@ -152,10 +152,7 @@ function checkJson(tool: RegisteredTool, value: unknown): unknown {
   return value;
 }
 
-/** Whether a tool's answer is a promise (any thenable) rather than a value. */
-export function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
-}
+export { isPromiseLike } from './promise-like.js';
 
 /**
  * Validate arguments against a tool's input schema; nothing runs on bad input. Arguments that

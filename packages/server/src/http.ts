@@ -3,7 +3,7 @@ import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse 
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { MemoryError, SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
-import { isInitializeRequest, malformedBody, openHttpSession, type HttpSession } from './mcp-adapter.js';
+import { isInitializeRequest, isRequest, malformedBody, openHttpSession, type HttpSession } from './mcp-adapter.js';
 import { registerDashboard } from './dashboard.js';
 import type { Service } from './service.js';
 
@@ -107,12 +107,7 @@ const SERVER_ERROR = -32000;
 
 /** The JSON-RPC ids of the requests in a /mcp body (one message or a batch); notifications have none. */
 function requestIds(body: unknown): (string | number)[] {
-  const ids: (string | number)[] = [];
-  for (const m of Array.isArray(body) ? body : [body]) {
-    const id = (m as { id?: unknown } | null)?.id;
-    if (typeof (m as { method?: unknown } | null)?.method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);
-  }
-  return ids;
+  return (Array.isArray(body) ? body : [body]).filter(isRequest).map((m) => m.id);
 }
 
 /** A request received and not yet answered: its response, and its parsed body (for the JSON-RPC ids). */

@@ -329,7 +329,8 @@ export interface HttpSession {
   busy(): boolean;
 }
 
-const isRequest = (m: unknown): m is { method: string; id: RequestId } =>
+/** Whether a JSON-RPC message is a request: a method and an id that is a string or a number. */
+export const isRequest = (m: unknown): m is { method: string; id: RequestId } =>
   isObject(m) && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number');
 
 /** A streamable HTTP transport with a session id, wired to a fresh SDK Server for the surface. */
