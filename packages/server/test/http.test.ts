@@ -16,17 +16,20 @@ afterEach(async () => {
   await Promise.all(services.splice(0).map((s) => s.close()));
 });
 
-async function app(dashboard = false, extra: Partial<HttpOptions> = {}) {
+/** The app over a service with one fixture plugin (echo or wait), its tier the only one exposed. */
+async function appWith(fixture: 'echo' | 'wait', dashboard = false, extra: Partial<HttpOptions> = {}) {
   const service = await createService({
     dataDir: tempDir(),
     plugins: [],
-    pluginSpecs: [path.join(FIXTURES, 'echo-plugin')],
-    env: { MEMORY_EXPOSE: 'echo' },
+    pluginSpecs: [path.join(FIXTURES, `${fixture}-plugin`)],
+    env: { MEMORY_EXPOSE: fixture },
     logger: silentLogger(),
   });
   services.push(service);
   return buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard, ...extra });
 }
+
+const app = (dashboard = false, extra: Partial<HttpOptions> = {}) => appWith('echo', dashboard, extra);
 
 /** An SDK client connected over streamable HTTP to the app listening at `address`. */
 async function mcpClient(address: string) {
@@ -259,15 +262,7 @@ describe('HTTP routes', () => {
   });
 
   it('/mcp refuses a request whose id a request of the session still running has, instead of leaving that one unanswered', async () => {
-    const service = await createService({
-      dataDir: tempDir(),
-      plugins: [],
-      pluginSpecs: [path.join(FIXTURES, 'wait-plugin')],
-      env: { MEMORY_EXPOSE: 'wait' },
-      logger: silentLogger(),
-    });
-    services.push(service);
-    const a = await buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard: false });
+    const a = await appWith('wait', false);
     const address = await a.listen({ host: '127.0.0.1', port: 0 });
     const post = await rawSession(address);
     const call = (id: unknown, ms: number) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'wait_for', arguments: { ms } } });
@@ -347,15 +342,7 @@ describe('HTTP routes', () => {
   });
 
   it('does not close a session with a request running, idle or to make room: that request was left unanswered', async () => {
-    const service = await createService({
-      dataDir: tempDir(),
-      plugins: [],
-      pluginSpecs: [path.join(FIXTURES, 'wait-plugin')],
-      env: { MEMORY_EXPOSE: 'wait' },
-      logger: silentLogger(),
-    });
-    services.push(service);
-    const a = await buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard: false, maxSessions: 1, sessionIdleMs: 200 });
+    const a = await appWith('wait', false, { maxSessions: 1, sessionIdleMs: 200 });
     const address = await a.listen({ host: '127.0.0.1', port: 0 });
     const post = await rawSession(address);
     const running = post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait_for', arguments: { ms: 1_500 } } });
@@ -375,15 +362,7 @@ describe('HTTP routes', () => {
   });
 
   it('closing waits for the requests received, refuses new ones with a 503, and answers those still running after drainMs with an error', async () => {
-    const service = await createService({
-      dataDir: tempDir(),
-      plugins: [],
-      pluginSpecs: [path.join(FIXTURES, 'wait-plugin')],
-      env: { MEMORY_EXPOSE: 'wait' },
-      logger: silentLogger(),
-    });
-    services.push(service);
-    const a = await buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard: false, drainMs: 600 });
+    const a = await appWith('wait', false, { drainMs: 600 });
     const address = await a.listen({ host: '127.0.0.1', port: 0 });
     const post = await rawSession(address);
     const call = (id: number, ms: number) => post({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'wait_for', arguments: { ms } } });
