@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMisspelledKeys, misspelledArgument } from './misspelled-keys.js';
+import { checkMisspelledKeys, keysGivenInstead, misspelledArgument } from './misspelled-keys.js';
 
 const KNOWN = ['text', 'layer', 'user_id', 'wiki_title'];
 
@@ -24,5 +24,18 @@ describe('misspelled and alias argument keys', () => {
     );
     expect(() => checkMisspelledKeys({ text: 'x', user_id: 'bob', user: 'bob', reason: 'r' }, KNOWN)).not.toThrow();
     expect(() => checkMisspelledKeys({ text: 'x', namespace: 'bob', layer: 'user' }, KNOWN)).toThrow(expect.objectContaining({ field: 'namespace' }));
+  });
+
+  it('names the keys a call gave instead of a required argument it left out, and only then', () => {
+    expect(keysGivenInstead({ content: 'x', layer: 'user' }, KNOWN, 'text')).toBe(
+      `; the call gave "content" instead, which this tool does not take (arguments: ${KNOWN.join(', ')})`,
+    );
+    const many = Object.fromEntries(['a', 'b', 'c', 'd', 'e', 'f', 'g'].map((k) => [k, 1]));
+    expect(keysGivenInstead(many, KNOWN, 'text')).toMatch(/^; the call gave "a", "b", "c", "d", "e" and 2 more instead/);
+    // The argument was given (its own value is what is wrong), no key was unknown, or the field is not an argument.
+    expect(keysGivenInstead({ text: 5, content: 'x' }, KNOWN, 'text')).toBeNull();
+    expect(keysGivenInstead({ layer: 'user' }, KNOWN, 'text')).toBeNull();
+    expect(keysGivenInstead({ content: 'x' }, KNOWN, 'payload.tags')).toBeNull();
+    expect(keysGivenInstead({ content: 'x' }, KNOWN, undefined)).toBeNull();
   });
 });

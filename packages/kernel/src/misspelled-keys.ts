@@ -80,3 +80,18 @@ export function checkMisspelledKeys(given: Record<string, unknown>, known: reado
     }
   }
 }
+
+/**
+ * When a call left out the required argument `field` and gave keys the tool does not take
+ * (`content` or `thought` for think's `text`), the words to add to its "is required" error: it
+ * most likely named the argument otherwise, and the keys were dropped without a word. The call
+ * fails either way, so saying so refuses nothing that would have passed. Null otherwise.
+ */
+export function keysGivenInstead(given: Record<string, unknown>, known: readonly string[], field: string | undefined): string | null {
+  if (field === undefined || !known.includes(field) || given[field] !== undefined) return null;
+  const unknown = Object.keys(given).filter((k) => !known.includes(k));
+  if (unknown.length === 0) return null;
+  const shown = unknown.slice(0, 5).map((k) => JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}...` : k));
+  const more = unknown.length > shown.length ? ` and ${unknown.length - shown.length} more` : '';
+  return `; the call gave ${shown.join(', ')}${more} instead, which this tool does not take (arguments: ${known.join(', ')})`;
+}

@@ -3,7 +3,7 @@ import { MemoryError, invalid } from './errors.js';
 import type { ToolJsonSchemas } from './tool-schemas.js';
 import { fastArgs } from './fast-args.js';
 import { checkWellFormed } from './well-formed.js';
-import { checkMisspelledKeys } from './misspelled-keys.js';
+import { checkMisspelledKeys, keysGivenInstead } from './misspelled-keys.js';
 import { isBlank } from './blank.js';
 
 export interface ToolAnnotations {
@@ -177,7 +177,10 @@ export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknow
     return res.data;
   }
   const reported = tool.input.safeParse(args ?? {}, { reportInput: true });
-  throw validationError(reported.success ? res.error : reported.error);
+  const err = validationError(reported.success ? res.error : reported.error);
+  const instead = typeof args === 'object' && args !== null && !Array.isArray(args) ? keysGivenInstead(args as Record<string, unknown>, Object.keys(tool.input.shape), err.field) : null;
+  if (instead) err.message += instead;
+  throw err;
 }
 
 /** The JSON Schema of a tool's input as a client sees it. */

@@ -103,3 +103,17 @@ describe('think stores the text as sent', () => {
     expect(s.kernel.storage.db.prepare('SELECT COUNT(*) AS n FROM facts').get()).toEqual({ n: 1 });
   });
 });
+
+describe('a text sent under another name', () => {
+  it('is refused naming text as required and the key given instead, with nothing stored', async () => {
+    const before = snapshot(s);
+    const err = await toolError(think({ content: 'Remember: my name is Alice', layer: 'user' }));
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'text' });
+    expect(err.message).toContain('field "text" is required');
+    expect(err.message).toContain('the call gave "content" instead, which this tool does not take (arguments: text, layer, user_id');
+    expect(snapshot(s)).toEqual(before);
+    // A call that gives text is not told about keys it does not need.
+    const wrongType = await toolError(think({ text: 5, content: 'x' }));
+    expect(wrongType.message).not.toContain('instead');
+  });
+});
