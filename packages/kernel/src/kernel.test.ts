@@ -144,6 +144,31 @@ describe('hooks', () => {
     expect(finished).toBe(true);
     await expect(k.dispatchEvent('memory_pressure', {})).rejects.toMatchObject({ code: 'KERNEL_ERR_CLOSED' });
   });
+
+  it('close waits at most closeWaitMs for work that never settles, then runs the close taps and closes the database', async () => {
+    const warnings: string[] = [];
+    const logger = { ...silentLogger(), warn: (m: string) => warnings.push(m) };
+    const k = scratchpad.kernel(new Kernel({ dataDir: tmp(), logger, clock: new ManualClock(), closeWaitMs: 150 }));
+    let closeTapRan = false;
+    await k.register(
+      plugin({
+        setup: (ctx) => {
+          ctx.onEvent('memory_pressure', () => new Promise(() => undefined));
+          ctx.hooks.close.tapPromise('p', async () => {
+            closeTapRan = true;
+          });
+        },
+      }),
+    );
+    await k.ready();
+    void k.dispatchEvent('memory_pressure', {});
+    const started = Date.now();
+    await k.close();
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(closeTapRan).toBe(true);
+    expect(k.storage.db.open).toBe(false);
+    expect(warnings).toEqual([expect.stringContaining('1 call(s) or event(s) still running after 150 ms')]);
+  });
 });
 
 describe('tools', () => {

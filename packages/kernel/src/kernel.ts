@@ -41,10 +41,19 @@ export interface KernelOptions {
   logger?: Logger;
   /** How long a plugin's setup may take before registration fails naming it (default 30 s). */
   setupTimeoutMs?: number;
+  /** How long close() waits for calls and events still running before it closes without them (default 3 s). */
+  closeWaitMs?: number;
 }
 
 /** How long a plugin's setup may take by default: a setup that never settles fails the start instead of hanging it. */
 export const SETUP_TIMEOUT_MS = 30_000;
+
+/**
+ * How long close() waits by default for calls and events still running: a tap or handler that never
+ * settles must not keep the close taps (the stores' batched writes) and the database close from
+ * running. Below the 5 s after which the stdio server exits anyway.
+ */
+export const CLOSE_WAIT_MS = 3_000;
 
 export type KernelState = 'registering' | 'ready' | 'closing' | 'closed';
 
@@ -82,10 +91,12 @@ export class Kernel {
   private readonly tierOrder: string[] = [];
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly setupTimeoutMs: number;
+  private readonly closeWaitMs: number;
 
   constructor(opts: KernelOptions) {
     this.dataDir = opts.dataDir;
     this.setupTimeoutMs = opts.setupTimeoutMs ?? SETUP_TIMEOUT_MS;
+    this.closeWaitMs = opts.closeWaitMs ?? CLOSE_WAIT_MS;
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? stderrLogger();
     this.config = Config.load(opts.dataDir, opts.config);
@@ -415,6 +426,24 @@ export class Kernel {
     return { event, layer: eventLayer, user_id, results };
   }
 
+  /**
+   * Wait for the calls and events still running (and those they start) for at most closeWaitMs;
+   * then say how many never settled, and go on closing without them.
+   */
+  private async settleInflight(): Promise<void> {
+    const deadline = Date.now() + this.closeWaitMs;
+    while (this.inflight.size) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        this.logger.warn(`closing with ${this.inflight.size} call(s) or event(s) still running after ${this.closeWaitMs} ms: a hook tap or event handler that never settles`);
+        return;
+      }
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...this.inflight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
+      clearTimeout(timer);
+    }
+  }
+
   /** Background work close() waits for. */
   track<T>(work: Promise<T>): Promise<T> {
     this.inflight.add(work);
@@ -428,7 +457,7 @@ export class Kernel {
     if (this.stateValue === 'closed' || this.stateValue === 'closing') return;
     this.stateValue = 'closing';
     this.sealed = true;
-    while (this.inflight.size) await Promise.allSettled([...this.inflight]);
+    await this.settleInflight();
     try {
       await this.hooks.close.promise();
     } finally {
