@@ -55,6 +55,23 @@ async function rawSession(address: string) {
   return post;
 }
 
+/** The memory-service bin over HTTP on a free port with the data dir `dir`, once it says where it listens. */
+async function spawnHttpBin(dir: string, args: string[] = []) {
+  const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: dir },
+  });
+  let stderr = '';
+  const address = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      const m = /listening on (\S+)/.exec(stderr);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', () => reject(new Error(stderr)));
+  });
+  return { child, address };
+}
+
 /** The JSON-RPC messages of an answer, sent as JSON or as an event stream. */
 function messagesOf(text: string): any[] {
   if (text.startsWith('{') || text.startsWith('[')) return [JSON.parse(text)].flat();
@@ -427,18 +444,7 @@ describe('shutdown', () => {
 
   it('SIGTERM with tools/call requests in flight answers each one (run and kept, or refused with a 503), resets none, and exits 0', async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0'], {
-      env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: dir },
-    });
-    let stderr = '';
-    const address = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (d) => {
-        stderr += d;
-        const m = /listening on (\S+)/.exec(stderr);
-        if (m) resolve(m[1]!);
-      });
-      child.on('exit', () => reject(new Error(stderr)));
-    });
+    const { child, address } = await spawnHttpBin(dir);
     const exited = new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
     const post = await rawSession(address);
     const words = ['amberline', 'basaltic', 'cedarwood', 'dahlias', 'emberglow', 'fjordland', 'garnets', 'harborside'];
@@ -485,18 +491,7 @@ describe('shutdown', () => {
   });
 
   it('a body over the limit is answered 413 to a client still sending it, not reset, and the server goes on', async () => {
-    const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', '--dashboard'], {
-      env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: tempDir() },
-    });
-    let stderr = '';
-    const address = await new Promise<string>((resolve, reject) => {
-      child.stderr.on('data', (d) => {
-        stderr += d;
-        const m = /listening on (\S+)/.exec(stderr);
-        if (m) resolve(m[1]!);
-      });
-      child.on('exit', () => reject(new Error(stderr)));
-    });
+    const { child, address } = await spawnHttpBin(tempDir(), ['--dashboard']);
     try {
       // The connection was closed with the body unread: Node's fetch (the MCP SDK client's) got EPIPE, not the 413.
       for (const url of ['/mcp', '/api/tools/dream', '/api/hooks/new_message', '/mcp']) {
