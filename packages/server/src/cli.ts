@@ -1,7 +1,7 @@
 import { SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
-import { createMcpServer, stdioTransport } from './mcp-adapter.js';
 import { PluginNotPreloaded } from './plugins.js';
 import { createService } from './service.js';
+import { serveHttp, serveStdio, type HttpServing } from './serve.js';
 import { applyHeap, type HeapMode, heapFromEnv } from './heap.js';
 import { applyTiering, type Tiering, tieringFromEnv } from './tiering.js';
 
@@ -137,13 +137,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   if (opts.transport === 'stdio') {
-    const server = createMcpServer(service.surface, kernel.logger);
-    const transport = stdioTransport(service.surface, kernel.logger);
-    stopTransport = () => server.close();
-    process.stdin.on('end', () => void shutdown('stdin closed'));
-    // The transport also closes when stdout fails (the client stopped reading): stop in order.
-    server.onclose = () => void shutdown('stdio closed');
-    await server.connect(transport);
+    const serving = await serveStdio(service);
+    stopTransport = () => serving.close();
+    void serving.ended.then((why) => shutdown(why));
     const note = options.onReady?.();
     kernel.logger.info(`ready on stdio (${service.surface.tools.length} tools, data dir ${kernel.dataDir}${note ? `, ${note}` : ''})`);
     // Once started: start-up code runs once, so optimizing it sooner would only slow the start; and
@@ -151,24 +147,21 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     applyTiering(tiering);
     applyHeap(heap);
   } else {
-    // fastify loads only for the HTTP transport: stdio start-up stays lean.
-    const { buildHttpApp, DRAIN_MS } = await import('./http.js');
-    const app = await buildHttpApp(service, { host: opts.host, port: opts.port, dashboard: opts.dashboard });
-    // app.close() answers the requests already received (up to DRAIN_MS) before the data is closed.
-    stopTransport = () => app.close();
-    stopWithinMs = DRAIN_MS + 5000;
-    let address: string;
+    let serving: HttpServing;
     try {
-      address = await app.listen({ host: opts.host, port: opts.port });
+      serving = await serveHttp(service, { host: opts.host, port: opts.port, dashboard: opts.dashboard });
     } catch (err) {
       // A taken port or an address not on this machine: say which option, close the data, exit 1.
       const e = err as NodeJS.ErrnoException;
       const why = e.code === 'EADDRINUSE' ? 'the port is in use (--port)' : e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND' ? 'no such address here (--host)' : e.message;
       process.stderr.write(`memory-service: cannot listen on ${opts.host}:${opts.port}: ${why}\n`);
-      await stopTransport().catch(() => {});
       await service.close();
       process.exit(1);
     }
+    // Closing answers the requests already received (up to drainMs) before the data is closed.
+    stopTransport = () => serving.close();
+    stopWithinMs = serving.drainMs + 5000;
+    const address = serving.address;
     const note = options.onReady?.();
     kernel.logger.info(`listening on ${address} (MCP at /mcp${opts.dashboard ? ', dashboard at /dashboard' : ''}${note ? `, ${note}` : ''})`);
     applyTiering(tiering);

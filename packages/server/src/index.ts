@@ -3,3 +3,4 @@ export { FIRST_PARTY_PLUGINS, loadPlugin, loadPluginSet, parsePluginList, Plugin
 export { createMcpServer, connectInProcess, successResult, errorResult, type ToolResult } from './mcp-adapter.js';
 export { buildHttpApp, statusFor, type HttpOptions } from './http.js';
 export { main, parseArgs, type MainOptions } from './cli.js';
+export { serveHttp, serveStdio, type HttpServeOptions, type HttpServing, type StdioServing } from './serve.js';
