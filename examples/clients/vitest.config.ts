@@ -1,0 +1,1 @@
+export { default } from '../../vitest.shared.js';
