@@ -81,7 +81,9 @@ export class LifecycleHandlers {
     if (isBlank(summary)) return { saved: false, reason: 'payload.summary is empty; nothing to save' };
     // A list of strings when present: the kernel refuses any other topics (EVENT_PAYLOAD_KEYS) before this runs.
     const topics = (e.payload.topics ?? undefined) as string[] | undefined;
-    const { episode, session } = this.stores.transaction(() => ({
+    // The session is scored before its summary episode is written: that episode is not an entry linked to it.
+    const { session, episode } = this.stores.transaction(() => ({
+      session: this.stores.sessions.end(scope, { summary, topics, state_deltas: e.payload.state_deltas }),
       episode: this.stores.episodes.add(scope, {
         summary,
         importance: Math.max(0.5, scoreImportance(summary)),
@@ -89,7 +91,6 @@ export class LifecycleHandlers {
         tags: ['session_summary'],
         meta: { origin: 'session_ended' },
       }),
-      session: this.stores.sessions.end(scope, { summary, topics, state_deltas: e.payload.state_deltas }),
     }));
     try {
       await this.hooks.session_consolidation.promise({ ...scope, session_id: session.id, summary });
