@@ -40,7 +40,7 @@ export function flushStores(s: TestServer): void {
   s.kernel.container.resolve<{ flush(): void }>('stores').flush();
 }
 
-export type Table = 'facts' | 'episodes' | 'graph_nodes' | 'wiki_pages' | 'timeline_events' | 'recall_events' | 'shadow_bin' | 'l1_items';
+export type Table = 'facts' | 'episodes' | 'graph_nodes' | 'wiki_pages' | 'timeline_events' | 'recall_events' | 'shadow_bin' | 'l1_items' | 'sessions';
 
 /** Row count of a stores table, optionally for one scope. */
 export function count(s: TestServer, table: Table, scope?: { layer: string; user_id?: string }): number {

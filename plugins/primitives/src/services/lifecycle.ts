@@ -1,5 +1,5 @@
 import { isBlank, type Config, type EventContext, type Hooks, type InjectBlock, type Logger } from '@memory-service/kernel';
-import { fitToBudget, scoreImportance, type Episode, type Scope, type Stores } from '@memory-service/stores';
+import { fitToBudget, scoreImportance, type Episode, type Scope, type Session, type Stores } from '@memory-service/stores';
 import { excerpt, type Action } from '../common.js';
 import { derivedNodeIds } from './forgetter.js';
 import { freeFactKey } from './thinker.js';
@@ -81,23 +81,51 @@ export class LifecycleHandlers {
     if (isBlank(summary)) return { saved: false, reason: 'payload.summary is empty; nothing to save' };
     // A list of strings when present: the kernel refuses any other topics (EVENT_PAYLOAD_KEYS) before this runs.
     const topics = (e.payload.topics ?? undefined) as string[] | undefined;
-    // The session is scored before its summary episode is written: that episode is not an entry linked to it.
-    const { session, episode } = this.stores.transaction(() => ({
-      session: this.stores.sessions.end(scope, { summary, topics, state_deltas: e.payload.state_deltas }),
-      episode: this.stores.episodes.add(scope, {
+    const state_deltas = e.payload.state_deltas ?? undefined;
+    const closed = this.stores.transaction(() => {
+      const earlier = this.endedRecently(scope, summary, topics ?? [], state_deltas ?? {});
+      if (earlier) return { ...earlier, repeat: true };
+      // The session is scored before its summary episode is written: that episode is not an entry linked to it.
+      const session = this.stores.sessions.end(scope, { summary, topics, state_deltas });
+      const episode = this.stores.episodes.add(scope, {
         summary,
         importance: Math.max(0.5, scoreImportance(summary)),
         emotional_weight: 0,
         tags: ['session_summary'],
         meta: { origin: 'session_ended' },
-      }),
-    }));
+      });
+      return { session, episode: episode as Episode | null, repeat: false };
+    });
+    const { session, episode } = closed;
+    if (closed.repeat) {
+      return {
+        saved: true,
+        already_saved: true,
+        episode_id: episode?.id ?? null,
+        session_id: session.id,
+        quality: session.quality,
+        reason: `no session was open and ${session.id}, ended at ${session.ended}, was closed with the same summary, topics and state_deltas; nothing was written again`,
+      };
+    }
     try {
       await this.hooks.session_consolidation.promise({ ...scope, session_id: session.id, summary });
     } catch (err) {
       this.logger.error(`hook session_consolidation failed: ${(err as Error).message}`);
     }
-    return { saved: true, episode_id: episode.id, session_id: session.id, quality: session.quality };
+    return { saved: true, episode_id: episode!.id, session_id: session.id, quality: session.quality };
+  }
+
+  /**
+   * With no session open, the scope's last session when it was closed within AUTO_SAVE_REPEAT_MS with
+   * this summary, topics and state_deltas (a retried or twice-fired session_ended), with its summary episode.
+   */
+  private endedRecently(scope: Scope, summary: string, topics: string[], deltas: unknown): { session: Session; episode: Episode | null } | undefined {
+    if (this.stores.sessions.current(scope)) return undefined;
+    const last = this.stores.sessions.lastClosed(scope);
+    const since = new Date(this.stores.ctx.clock.now() - AUTO_SAVE_REPEAT_MS).toISOString();
+    if (!last || last.ended === null || last.ended < since || last.summary !== summary) return undefined;
+    if (JSON.stringify(last.topics) !== JSON.stringify(topics) || JSON.stringify(last.state_deltas) !== JSON.stringify(deltas)) return undefined;
+    return { session: last, episode: this.stores.episodes.latestWithSummary(scope, summary, { tag: 'session_summary', since: last.ended }) };
   }
 
   /**
