@@ -122,6 +122,18 @@ describe('hooks', () => {
     await expect(k.dispatchEvent('session_ended', {}, 'robot')).rejects.toMatchObject({ field: 'layer' });
   });
 
+  it('a user_id of the wrong type is named as given with the wrong type, not as missing', async () => {
+    const k = kernel();
+    await k.ready();
+    for (const userId of [5, null, ['u']]) {
+      await expect(k.dispatchEvent('memory_pressure', {}, 'user', userId), JSON.stringify(userId)).rejects.toMatchObject({
+        field: 'user_id',
+        message: 'Invalid input: field "user_id" must be string',
+        accepted: 'string',
+      });
+    }
+  });
+
   it('a failing handler answers an error under its plugin name and the others still run', async () => {
     const k = kernel();
     await k.register(plugin({ name: 'bad', setup: (ctx) => ctx.onEvent('context_threshold', () => { throw new Error('nope'); }) }));

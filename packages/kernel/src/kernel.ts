@@ -414,8 +414,9 @@ export class Kernel {
         accepted: 'object',
       });
     }
-    // The same layer and user_id rules as every tool's arguments (tools.ts), not a copy of them.
-    const scope = EVENT_SCOPE.safeParse({ layer, user_id: userId });
+    // The same layer and user_id rules as every tool's arguments (tools.ts), not a copy of them;
+    // reportInput lets the error tell a user_id of the wrong type from a missing one, as parseArgs does.
+    const scope = EVENT_SCOPE.safeParse({ layer, user_id: userId }, { reportInput: true });
     if (!scope.success) throw validationError(scope.error);
     const { layer: eventLayer, user_id } = scope.data;
     // As for a tool's arguments: no unpaired surrogate anywhere (well-formed.ts), named by its path.
