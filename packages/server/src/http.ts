@@ -409,7 +409,8 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
         return sendError(reply, new MemoryError('KERNEL_ERR_VALIDATION', 'Invalid input: the body must be a JSON object', { field: 'body' }));
       }
       try {
-        return await kernel.dispatchEvent(req.params.event, body.payload ?? {}, body.layer ?? 'user', body.user_id ?? 'default');
+        // A key left out takes the dispatcher's default; a null one is refused, as memory_hook refuses it.
+        return await kernel.dispatchEvent(req.params.event, body.payload, body.layer, body.user_id);
       } catch (err) {
         return sendError(reply, err);
       }

@@ -138,6 +138,12 @@ describe('HTTP routes', () => {
     const badTopics = await a.inject({ method: 'POST', url: '/api/hooks/session_ended', payload: { payload: { summary: 'x', topics: 'a' } } });
     expect(badTopics.statusCode).toBe(400);
     expect(badTopics.json().error).toMatchObject({ type: 'ValidationError', field: 'payload.topics', accepted: 'list of strings' });
+    // As memory_hook refuses them: a null payload, layer or user_id is not taken as left out.
+    for (const field of ['payload', 'layer', 'user_id']) {
+      const nulled = await a.inject({ method: 'POST', url: '/api/hooks/memory_pressure', payload: { [field]: null } });
+      expect(nulled.statusCode, field).toBe(400);
+      expect(nulled.json().error).toMatchObject({ type: 'ValidationError', field });
+    }
     await a.close();
   });
 
