@@ -102,8 +102,9 @@ export function validationError(error: z.ZodError): MemoryError {
     accepted = any.values;
     problem = `must be one of ${any.values.map((v: unknown) => JSON.stringify(v)).join(', ')}`;
   } else if (issue.code === 'invalid_type') {
-    accepted = any.expected;
-    problem = any.input === undefined ? `is required (${any.expected})` : `must be ${any.expected}`;
+    // zod calls a z.record() "record"; what a client sends for one is a JSON object.
+    accepted = any.expected === 'record' ? 'object' : any.expected;
+    problem = any.input === undefined ? `is required (${accepted})` : `must be ${accepted}`;
   } else if (issue.code === 'too_small' || issue.code === 'too_big') {
     const bound = issue.code === 'too_small' ? any.minimum : any.maximum;
     accepted = issue.code === 'too_small' ? { min: bound } : { max: bound };
