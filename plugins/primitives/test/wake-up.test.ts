@@ -78,3 +78,12 @@ it('a budget below 100 is an error naming budget', async () => {
   const err = await toolError(s.call('wake_up', { budget: 10 }));
   expect(err.field).toBe('budget');
 });
+
+it("shows the last session's state deltas, as its summary and topics are", async () => {
+  await hook(s, 'session_ended', { summary: 'Moved billing.', state_deltas: { db: 'postgres', owner: 'ana' } });
+  expect((await s.call('wake_up', {})).brief).toContain('State deltas: {"db":"postgres","owner":"ana"}');
+  await hook(s, 'session_ended', { summary: 'Nothing changed.', state_deltas: [] });
+  const r = await s.call('wake_up', {});
+  expect(r.brief).toContain('Nothing changed.');
+  expect(r.brief).not.toContain('State deltas');
+});

@@ -24,7 +24,9 @@ export class WakeUp {
     const last = this.stores.sessions.lastClosed(scope);
     if (last) {
       const topics = last.topics.length ? `\nTopics: ${last.topics.join(', ')}` : '';
-      sections.push({ key: 'last_session', title: `Last session (ended ${last.ended})`, text: `${last.summary ?? ''}${topics}` });
+      const deltas = JSON.stringify(last.state_deltas ?? {});
+      const changes = deltas === '{}' || deltas === '[]' ? '' : `\nState deltas: ${excerpt(deltas, 500)}`;
+      sections.push({ key: 'last_session', title: `Last session (ended ${last.ended})`, text: `${last.summary ?? ''}${topics}${changes}` });
     }
     if (input.query !== undefined && !isBlank(input.query)) {
       const hits = this.stores.retrieval.search(scope, input.query, { limit: 5 });
