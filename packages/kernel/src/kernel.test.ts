@@ -117,7 +117,9 @@ describe('hooks', () => {
     await k.ready();
     const res = await k.dispatchEvent('session_ended', { summary: 's' }, 'agent', 'u1');
     expect(res).toEqual({ event: 'session_ended', layer: 'agent', user_id: 'u1', results: { one: { got: 's', layer: 'agent' }, two: 2 } });
-    await expect(k.dispatchEvent('nope', {})).rejects.toMatchObject({ type: 'ValueError', code: 'KERNEL_ERR_UNKNOWN_EVENT' });
+    await expect(k.dispatchEvent('nope', {})).rejects.toMatchObject({ type: 'ValueError', code: 'KERNEL_ERR_UNKNOWN_EVENT', message: expect.stringMatching(/^Unknown event "nope"; known/) });
+    // A long name (an 8 KB URL path) is cut in the message, not repeated whole.
+    await expect(k.dispatchEvent('x'.repeat(8000), {})).rejects.toMatchObject({ code: 'KERNEL_ERR_UNKNOWN_EVENT', message: expect.stringMatching(/^Unknown event "x{56}\.\.\.; known/) });
     await expect(k.dispatchEvent('session_ended', [], 'user')).rejects.toMatchObject({ field: 'payload' });
     await expect(k.dispatchEvent('session_ended', {}, 'robot')).rejects.toMatchObject({ field: 'layer' });
   });

@@ -3,7 +3,7 @@ import { rangeAccepts } from './kernel-range.js';
 import { systemClock, type Clock } from './clock.js';
 import { Config, type ConfigData } from './config.js';
 import { checkSections } from './config-check.js';
-import { MemoryError, toMemoryError } from './errors.js';
+import { MemoryError, shownValue, toMemoryError } from './errors.js';
 import {
   createHooks,
   isLifecycleEvent,
@@ -403,7 +403,7 @@ export class Kernel {
   async dispatchEvent(event: string, payload: unknown = {}, layer: unknown = 'user', userId: unknown = 'default'): Promise<DispatchResult> {
     this.assertOpen();
     if (!isLifecycleEvent(event)) {
-      throw new MemoryError('KERNEL_ERR_UNKNOWN_EVENT', `Unknown event "${event}"; known events: ${LIFECYCLE_EVENTS.join(', ')}`, {
+      throw new MemoryError('KERNEL_ERR_UNKNOWN_EVENT', `Unknown event ${shownValue(event)}; known events: ${LIFECYCLE_EVENTS.join(', ')}`, {
         field: 'event',
         accepted: LIFECYCLE_EVENTS,
       });

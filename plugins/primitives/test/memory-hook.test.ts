@@ -326,6 +326,15 @@ describe('errors', () => {
     expect(err.field).toBe('event');
   });
 
+  it('an empty or a long event name is an unknown event too (a ValueError, as over HTTP), its name cut in the message', async () => {
+    s = await start();
+    for (const event of ['', 'x'.repeat(101), `session_started${'x'.repeat(5000)}`]) {
+      const err = await toolError(s.call('memory_hook', { event, payload: {} }));
+      expect(err, `${event.length} characters`).toMatchObject({ type: 'ValueError', code: 'KERNEL_ERR_UNKNOWN_EVENT', field: 'event' });
+      expect(err.message.length).toBeLessThan(300);
+    }
+  });
+
   for (const payload of ['text', ['a'], null, 42]) {
     it(`payload ${JSON.stringify(payload)} is an error naming payload`, async () => {
       s = await start();

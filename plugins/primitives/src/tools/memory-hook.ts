@@ -12,7 +12,8 @@ export function memoryHookTool(kernel: Kernel) {
       'post_context_compression {query} returns rehydrate candidates; context_threshold and memory_pressure return advice. ' +
       'An unknown event is a ValueError. Returns every handler\'s result keyed by plugin name.',
     input: z.object({
-      event: z.string().min(1).max(100).describe(`One of ${LIFECYCLE_EVENTS.join(', ')}`),
+      // Any string: the dispatcher answers every name it does not know, as over HTTP, with a ValueError.
+      event: z.string().describe(`One of ${LIFECYCLE_EVENTS.join(', ')}`),
       payload: z.record(z.string(), z.unknown()).default({}).describe('The event payload'),
       layer: layerInput,
       user_id: userIdInput,
