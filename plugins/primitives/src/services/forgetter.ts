@@ -92,6 +92,11 @@ export function isExcerptOf(recordText: string, value: string): boolean {
   return head.length >= 16 && norm(value).startsWith(head);
 }
 
+/** Whether a timeline event's metadata names one of these records in its refs (think: `l4:<entry_id>`, `l3:<id>`, `wiki:<id>`, `graph:<id>`, `l1:<id>`). */
+function refersTo(meta: Record<string, unknown>, refs: ReadonlySet<string>): boolean {
+  return Array.isArray(meta.refs) && meta.refs.some((r) => typeof r === 'string' && refs.has(r));
+}
+
 /** The graph nodes a record names as made from the same text (think, memory_hook new_message: metadata derived_nodes). */
 export function derivedNodeIds(meta: Record<string, unknown>): string[] {
   return Array.isArray(meta.derived_nodes) ? meta.derived_nodes.filter((id): id is string => typeof id === 'string') : [];
@@ -162,16 +167,16 @@ export class Forgetter {
 
   /** Delete the links (think's L4 fact or L3 episode naming the page, origin think) of these long thoughts' pages; returns them. */
   private linksTo(scope: Scope, paths: readonly string[]) {
-    const out: { store: 'l4' | 'l3'; id: string; record: Fact | Episode; meta: Record<string, unknown>; refs: string[] }[] = [];
+    const out: { store: 'l4' | 'l3'; id: string; record: Fact | Episode; meta: Record<string, unknown>; refs: string[]; eventRef: string }[] = [];
     const names = (m: Record<string, unknown>, p: string) => m.origin === 'think' && m.wiki_path === p;
     for (const p of paths) {
       for (const f of this.stores.facts.findMatching(scope, p).filter((f) => names(f.metadata, p))) {
         this.stores.facts.delete(scope, f.key);
-        out.push({ store: 'l4', id: f.key, record: f, meta: f.metadata, refs: [f.entry_id, `l4:${f.key}`] });
+        out.push({ store: 'l4', id: f.key, record: f, meta: f.metadata, refs: [f.entry_id, `l4:${f.key}`], eventRef: `l4:${f.entry_id}` });
       }
       for (const e of this.stores.episodes.findMatching(scope, p).filter((e) => names(e.meta, p))) {
         this.stores.episodes.delete(scope, e.id);
-        out.push({ store: 'l3', id: e.id, record: e, meta: e.meta, refs: [e.id] });
+        out.push({ store: 'l3', id: e.id, record: e, meta: e.meta, refs: [e.id], eventRef: `l3:${e.id}` });
       }
     }
     return out;
@@ -237,12 +242,11 @@ export class Forgetter {
       ...nodes.map((n) => `graph:${n.node_id}`),
       ...l1.map((i) => `l1:${i.id}`),
     ]);
-    const referred = (m: Record<string, unknown>) => Array.isArray(m.refs) && m.refs.some((r) => typeof r === 'string' && refs.has(r));
     out.deleted_l1 = l1.length;
     // Every event the test takes holds a text's first characters or a ref: only those are read.
     const terms = [...texts.map(leadingChars), ...refs];
     out.deleted_timeline = this.stores.timeline
-      .deleteWhere(scope, terms.includes('') ? [] : terms, (e) => holds(e.summary) || holds(JSON.stringify(e.metadata)) || referred(e.metadata)).length;
+      .deleteWhere(scope, terms.includes('') ? [] : terms, (e) => holds(e.summary) || holds(JSON.stringify(e.metadata)) || refersTo(e.metadata, refs)).length;
     out.scrubbed_sessions = this.stores.sessions.scrubWhere(scope, holds);
     // Without the Shadow Bin nothing of it stays: the audit rows keep what happened, not the words.
     if (!shadow) this.redact(scope, [fact.entry_id, `l4:${key}`, ...episodes.map((e) => e.id), ...nodes.map((n) => n.node_id), ...pages.map((p) => p.id)]);
@@ -253,16 +257,20 @@ export class Forgetter {
     const out: ForgetReport = { scope: 'fuzzy', deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0, purged_shadow: 0, scrubbed_context: 0, ...NOTHING_ELSE };
     const reason = `forget fuzzy "${pattern}"`;
     const deleted: string[] = [];
+    // The refs a timeline event names the deleted facts and episodes by (think: `l4:<entry_id>`, `l3:<id>`).
+    const recordRefs: string[] = [];
     const metas: Record<string, unknown>[] = [];
     for (const f of this.stores.facts.deleteMatching(scope, pattern)) {
       if (shadow) this.archive(scope, 'l4', f.key, f, reason);
       deleted.push(f.entry_id, `l4:${f.key}`);
+      recordRefs.push(`l4:${f.entry_id}`);
       metas.push(f.metadata);
       out.deleted_l4++;
     }
     for (const e of this.stores.episodes.deleteMatching(scope, pattern)) {
       if (shadow) this.archive(scope, 'l3', e.id, e, reason);
       deleted.push(e.id);
+      recordRefs.push(`l3:${e.id}`);
       metas.push(e.meta);
       out.deleted_l3++;
     }
@@ -272,6 +280,7 @@ export class Forgetter {
     for (const link of this.linksTo(scope, longPages)) {
       if (shadow) this.archive(scope, link.store, link.id, link.record, reason);
       deleted.push(...link.refs);
+      recordRefs.push(link.eventRef);
       metas.push(link.meta);
       if (link.store === 'l4') out.deleted_l4++;
       else out.deleted_l3++;
@@ -294,8 +303,13 @@ export class Forgetter {
     if (!shadow) this.redact(scope, deleted);
     if (shadow) out.archived = out.deleted_l4 + out.deleted_l3 + out.deleted_graph + out.deleted_wiki;
     out.scrubbed_context = this.stores.episodes.scrubContext(scope, pattern);
-    out.deleted_l1 = this.stores.l1.deleteMatching(scope, pattern).length;
+    const l1 = this.stores.l1.deleteMatching(scope, pattern);
+    out.deleted_l1 = l1.length;
     out.deleted_timeline = this.stores.timeline.deleteMatching(scope, pattern).length;
+    // A thought's event keeps only its first 200 characters: the one naming a deleted record goes even when the pattern lay further in.
+    const refs = [...recordRefs, ...nodes.map((n) => `graph:${n.node_id}`), ...pages.map((p) => `wiki:${p.id}`), ...l1.map((i) => `l1:${i.id}`)];
+    const named = new Set(refs);
+    if (named.size > 0) out.deleted_timeline += this.stores.timeline.deleteWhere(scope, refs, (e) => refersTo(e.metadata, named)).length;
     out.scrubbed_sessions = this.stores.sessions.scrubMatching(scope, pattern);
     out.deleted_recall_events = this.stores.recallEvents.deleteMatching(scope, pattern);
     return out;

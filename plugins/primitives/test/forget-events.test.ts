@@ -1,0 +1,47 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { actionsIn, count, start, type TestServer } from './helpers.js';
+
+/**
+ * The `thought` timeline event of a significant thought keeps the first 200 characters of its text
+ * and names the records the thought made (metadata refs). Forget removes the event with the
+ * thought, and only with it.
+ */
+let s: TestServer;
+afterEach(async () => {
+  await s?.close();
+});
+
+const LONG = `IMPORTANT critical decision: never deploy on Fridays. ${'We learned this the hard way after the outage. '.repeat(45)} The vault word was quokkaberry.`;
+
+function summaries(): string[] {
+  return (s.kernel.storage.db.prepare('SELECT summary FROM timeline_events ORDER BY id').all() as { summary: string }[]).map((r) => r.summary);
+}
+
+describe('forget fuzzy and the timeline', () => {
+  // Regression guard, fixed: the pattern lay past the event's 200-character excerpt, so the page and its link went
+  // while the event kept the thought's first lines, still shown by dream with intent recent.
+  it('deletes the event of a long thought whose page it deleted by a word past the excerpt', async () => {
+    s = await start();
+    const r = await s.call('think', { text: LONG, layer: 'user' });
+    expect(r.routing.rule).toBe('long_to_wiki');
+    expect(actionsIn(r, 'timeline')).toHaveLength(1);
+    const other = await s.call('think', { text: 'Remember: my dentist appointment is on Tuesday', layer: 'user' });
+    expect(actionsIn(other, 'timeline')).toHaveLength(1);
+    const out = await s.call('forget', { key: 'quokkaberry', scope: 'fuzzy', layer: 'user' });
+    expect(out).toMatchObject({ deleted_wiki: 1, deleted_timeline: 1 });
+    expect(summaries()).toEqual(['Remember: my dentist appointment is on Tuesday']);
+    const recent = await s.call('dream', { query: 'deploy Fridays', intent: 'recent', layer: 'user' });
+    expect(JSON.stringify(recent)).not.toMatch(/Fridays/);
+  });
+
+  it('deletes the event of an episode it deleted by a word past the excerpt', async () => {
+    s = await start();
+    const text = `Remember: I decided we will always review the release notes with the whole team before shipping. ${'The notes list every change. '.repeat(6)}The codename is marmalade.`;
+    const r = await s.call('think', { text, layer: 'user' });
+    expect(r.routing.rule).toBe('long_or_emotional_to_l3');
+    expect(actionsIn(r, 'timeline')).toHaveLength(1);
+    const out = await s.call('forget', { key: 'marmalade', scope: 'fuzzy', layer: 'user' });
+    expect(out).toMatchObject({ deleted_l3: 1, deleted_timeline: 1 });
+    expect(count(s, 'timeline_events')).toBe(0);
+  });
+});
