@@ -45,3 +45,20 @@ describe('forget fuzzy and the timeline', () => {
     expect(count(s, 'timeline_events')).toBe(0);
   });
 });
+
+describe('forget exact and the timeline', () => {
+  // Regression guard, fixed: the events and L1 items holding the value were deleted whoever they belonged to, so
+  // forgetting one of two facts that say the same thing (but for case) left the other without its event and L1 item.
+  it('keeps the event and L1 item of another fact that holds the same value', async () => {
+    s = await start();
+    const a = await s.call('think', { text: 'Remember: my name is Alice Smith', layer: 'user' });
+    const b = await s.call('think', { text: 'remember: my name is alice smith', layer: 'user' });
+    const [keyA, keyB] = [actionsIn(a, 'l4')[0]!.key, actionsIn(b, 'l4')[0]!.key];
+    expect(keyA).not.toBe(keyB);
+    const out = await s.call('forget', { key: keyA, layer: 'user' });
+    expect(out).toMatchObject({ deleted_l4: 1, deleted_l1: 1, deleted_timeline: 1 });
+    expect(summaries()).toEqual(['remember: my name is alice smith']);
+    const l1 = (s.kernel.storage.db.prepare('SELECT text FROM l1_items').all() as { text: string }[]).map((r) => r.text);
+    expect(l1).toEqual(['remember: my name is alice smith']);
+  });
+});

@@ -235,7 +235,11 @@ export class Forgetter {
     const texts = [fact.value, ...episodes.map((e) => e.summary), ...pages.map((p) => p.content)];
     const holds = (text: string) => texts.some((t) => carriesValue(text, t) || isExcerptOf(text, t));
     const epIds = new Set(episodes.map((e) => e.id));
-    const l1 = this.stores.l1.deleteWhere(scope, (item) => holds(item.text) || (item.ref !== null && epIds.has(item.ref)));
+    // Another fact saying the same (exact deletes one key) keeps its thought's L1 item and event.
+    const others = this.stores.facts.findMatching(scope, fact.value).filter((f) => carriesValue(f.value, fact.value));
+    const otherValues = new Set(others.map((f) => f.value));
+    const otherRefs = new Set(others.map((f) => `l4:${f.entry_id}`));
+    const l1 = this.stores.l1.deleteWhere(scope, (item) => (holds(item.text) && !otherValues.has(item.text.trim())) || (item.ref !== null && epIds.has(item.ref)));
     const refs = new Set([
       `l4:${fact.entry_id}`,
       ...episodes.map((e) => `l3:${e.id}`),
@@ -246,7 +250,7 @@ export class Forgetter {
     // Every event the test takes holds a text's first characters or a ref: only those are read.
     const terms = [...texts.map(leadingChars), ...refs];
     out.deleted_timeline = this.stores.timeline
-      .deleteWhere(scope, terms.includes('') ? [] : terms, (e) => holds(e.summary) || holds(JSON.stringify(e.metadata)) || refersTo(e.metadata, refs)).length;
+      .deleteWhere(scope, terms.includes('') ? [] : terms, (e) => ((holds(e.summary) || holds(JSON.stringify(e.metadata))) && !refersTo(e.metadata, otherRefs)) || refersTo(e.metadata, refs)).length;
     out.scrubbed_sessions = this.stores.sessions.scrubWhere(scope, holds);
     // Without the Shadow Bin nothing of it stays: the audit rows keep what happened, not the words.
     if (!shadow) this.redact(scope, [fact.entry_id, `l4:${key}`, ...episodes.map((e) => e.id), ...nodes.map((n) => n.node_id), ...pages.map((p) => p.id)]);
