@@ -4,7 +4,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { facetSql, tagDimension } from './tags.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, foldedTermsFilter, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso } from './util.js';
 
 export interface Episode {
   id: string;
@@ -106,6 +106,25 @@ export class EpisodeStore {
         .all(scope.layer, scope.user_id, ...wordFilterArgs(pattern)) as { id: number; context: string }[];
       const clear = this.ctx.stmt(`UPDATE episodes SET context = '' WHERE id = ?`);
       const hit = rowsMatching(candidates, pattern, (r) => [r.context], Infinity);
+      for (const r of hit) clear.run(r.id);
+      return hit.length;
+    });
+  }
+
+  /**
+   * Clear the neighbouring context of the scope's episodes that pass `test`, reading only those
+   * whose context holds one of the folded `terms` (foldedTermsFilter; all of them when none is
+   * given). Returns how many were cleared.
+   */
+  scrubContextWhere(scope: Scope, terms: readonly string[], test: (context: string) => boolean): number {
+    checkScope(scope);
+    const filter = foldedTermsFilter(['context'], terms);
+    return this.ctx.tx(() => {
+      const candidates = this.ctx
+        .stmt(`SELECT id, context FROM episodes WHERE layer = ? AND user_id = ? AND context <> ''${filter ? ` AND ${filter.sql}` : ''}`)
+        .all(scope.layer, scope.user_id, ...(filter?.args ?? [])) as { id: number; context: string }[];
+      const clear = this.ctx.stmt(`UPDATE episodes SET context = '' WHERE id = ?`);
+      const hit = candidates.filter((r) => test(r.context));
       for (const r of hit) clear.run(r.id);
       return hit.length;
     });

@@ -62,3 +62,23 @@ describe('forget exact and the timeline', () => {
     expect(l1).toEqual(['remember: my name is alice smith']);
   });
 });
+
+describe('forget and the neighbouring context of other episodes', () => {
+  const THOUGHT = `Remember: I decided we will always review things zxqvorple. ${'The tomatoes grew slowly this season in the garden. '.repeat(45)} The vault word was quokkaberry.`;
+  const contexts = () => (s.kernel.storage.db.prepare('SELECT context FROM episodes ORDER BY id').all() as { context: string }[]).map((r) => r.context);
+
+  // Regression guard, fixed: the next thought's episode kept the long thought's first 1000 characters as its context
+  // (indexed for dream), as the link's text (an excerpt plus the page name) and the pattern (past the cut) are not in it.
+  it.each([['exact'], ['fuzzy']])('%s clears the context holding the start of a long thought it deleted', async (scope) => {
+    s = await start();
+    const r = await s.call('think', { text: THOUGHT, layer: 'user' });
+    await s.call('think', { text: 'Then I went for a walk by the river and saw some herons fishing', layer: 'user' });
+    expect(contexts()[0]).toMatch(/zxqvorple/);
+    const key = scope === 'exact' ? actionsIn(r, 'l4')[0]!.key : 'quokkaberry';
+    const out = await s.call('forget', { key, scope, layer: 'user' });
+    expect(out).toMatchObject({ deleted_wiki: 1, scrubbed_context: 1 });
+    expect(contexts()).toEqual(['']);
+    const found = await s.call('dream', { query: 'zxqvorple', layer: 'user' });
+    expect(found.result_count).toBe(0);
+  });
+});

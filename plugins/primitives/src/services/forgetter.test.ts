@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { carriesValue, isExcerptOf, leadingChars } from './forgetter.js';
+import { carriesValue, holdsStartOf, isExcerptOf, leadingChars } from './forgetter.js';
 
 /** carriesValue: which L3 / graph records an exact forget also removes. */
 describe('carriesValue', () => {
@@ -68,5 +68,21 @@ describe('leadingChars', () => {
     expect(leadingChars('say"hello" to all')).toBe('say');
     expect(leadingChars('"quoted" first')).toBe('');
     expect(leadingChars('\uff23\uff21\uff26\uff25 Zürich')).toBe('cafe');
+  });
+});
+
+/** holdsStartOf: which episodes' neighbouring contexts exact and fuzzy forget clear. */
+describe('holdsStartOf', () => {
+  const text = 'Remember the long plan for the garden and its tomatoes this season';
+  it('holds a text whole, or its start of 16+ characters cut off at the end', () => {
+    expect(holdsStartOf(`earlier thought\n${text}\nlater thought`, text)).toBe(true);
+    expect(holdsStartOf(`earlier thought\n${text.slice(0, 30)}`, text)).toBe(true);
+    expect(holdsStartOf(`earlier thought\nREMEMBER THE LONG PLAN`, text)).toBe(true);
+  });
+
+  it('does not hold a start shorter than 16 characters, or one the context goes on past', () => {
+    expect(holdsStartOf(`earlier thought\n${text.slice(0, 12)}`, text)).toBe(false);
+    expect(holdsStartOf(`${text.slice(0, 30)} and then something else`, text)).toBe(false);
+    expect(holdsStartOf('anything', '   ')).toBe(false);
   });
 });

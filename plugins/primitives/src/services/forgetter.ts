@@ -92,6 +92,29 @@ export function isExcerptOf(recordText: string, value: string): boolean {
   return head.length >= 16 && norm(value).startsWith(head);
 }
 
+/**
+ * Whether another episode's neighbouring context (think: the thoughts just before, joined and cut
+ * at 1000 characters) holds a forgotten text: whole, or its start (at least 16 characters) cut off
+ * at the context's end, as a long thought's is.
+ */
+export function holdsStartOf(context: string, text: string): boolean {
+  const c = norm(context);
+  const t = norm(text);
+  if (!t) return false;
+  if (c.includes(t)) return true;
+  const head = t.slice(0, 16);
+  if (head.length < 16) return false;
+  for (let i = c.indexOf(head); i >= 0; i = c.indexOf(head, i + 1)) if (t.startsWith(c.slice(i))) return true;
+  return false;
+}
+
+/** Clear the contexts that hold a forgotten text or its cut start (holdsStartOf); returns how many. */
+function scrubContextsHolding(stores: Stores, scope: Scope, texts: readonly string[]): number {
+  if (texts.length === 0) return 0;
+  const terms = texts.map(leadingChars);
+  return stores.episodes.scrubContextWhere(scope, terms.includes('') ? [] : terms, (c) => texts.some((t) => holdsStartOf(c, t)));
+}
+
 /** Whether a timeline event's metadata names one of these records in its refs (think: `l4:<entry_id>`, `l3:<id>`, `wiki:<id>`, `graph:<id>`, `l1:<id>`). */
 function refersTo(meta: Record<string, unknown>, refs: ReadonlySet<string>): boolean {
   return Array.isArray(meta.refs) && meta.refs.some((r) => typeof r === 'string' && refs.has(r));
@@ -233,6 +256,7 @@ export class Forgetter {
     out.scrubbed_context = this.stores.episodes.scrubContext(scope, fact.value);
     // The L1 ring, the timeline and the sessions hold the fact's text, or that of an episode or long thought's page deleted with it.
     const texts = [fact.value, ...episodes.map((e) => e.summary), ...pages.map((p) => p.content)];
+    out.scrubbed_context += scrubContextsHolding(this.stores, scope, texts.slice(1));
     const holds = (text: string) => texts.some((t) => carriesValue(text, t) || isExcerptOf(text, t));
     const epIds = new Set(episodes.map((e) => e.id));
     // Another fact saying the same (exact deletes one key) keeps its thought's L1 item and event.
@@ -263,6 +287,8 @@ export class Forgetter {
     const deleted: string[] = [];
     // The refs a timeline event names the deleted facts and episodes by (think: `l4:<entry_id>`, `l3:<id>`).
     const recordRefs: string[] = [];
+    // The texts of the deleted episodes, which other episodes' contexts may hold cut short.
+    const deletedTexts: string[] = [];
     const metas: Record<string, unknown>[] = [];
     for (const f of this.stores.facts.deleteMatching(scope, pattern)) {
       if (shadow) this.archive(scope, 'l4', f.key, f, reason);
@@ -275,6 +301,7 @@ export class Forgetter {
       if (shadow) this.archive(scope, 'l3', e.id, e, reason);
       deleted.push(e.id);
       recordRefs.push(`l3:${e.id}`);
+      deletedTexts.push(e.summary);
       metas.push(e.meta);
       out.deleted_l3++;
     }
@@ -307,6 +334,9 @@ export class Forgetter {
     if (!shadow) this.redact(scope, deleted);
     if (shadow) out.archived = out.deleted_l4 + out.deleted_l3 + out.deleted_graph + out.deleted_wiki;
     out.scrubbed_context = this.stores.episodes.scrubContext(scope, pattern);
+    // A context keeps the first 1000 characters of the thoughts before it: a deleted one's start, though the pattern lay further in.
+    const texts = [...deletedTexts, ...pages.map((p) => p.content)];
+    out.scrubbed_context += scrubContextsHolding(this.stores, scope, texts);
     const l1 = this.stores.l1.deleteMatching(scope, pattern);
     out.deleted_l1 = l1.length;
     out.deleted_timeline = this.stores.timeline.deleteMatching(scope, pattern).length;
