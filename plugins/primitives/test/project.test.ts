@@ -116,6 +116,19 @@ describe('decision, mapping and recall', () => {
     expect(r.artifacts).toEqual([expect.objectContaining({ path: 'src/server.ts', role: 'entry point', status: 'done' })]);
   });
 
+  // Regression guard, fixed: mapping a path again set the role (or status) the call left out to "", so registering
+  // the status of a file dropped the role stored for it.
+  it('mapping a path again keeps the role and status the call leaves out', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    await project({ action: 'mapping', name: 'Apollo', details: 'src/server.ts', role: 'entry point', status: 'draft' });
+    const m = await project({ action: 'mapping', name: 'Apollo', details: 'src/server.ts', status: 'done' });
+    expect(m.artifacts).toEqual([expect.objectContaining({ path: 'src/server.ts', role: 'entry point', status: 'done' })]);
+    await project({ action: 'mapping', name: 'Apollo', details: 'src/server.ts', role: 'server' });
+    const r = await project({ action: 'recall', name: 'Apollo' });
+    expect(r.artifacts).toEqual([expect.objectContaining({ path: 'src/server.ts', role: 'server', status: 'done' })]);
+    expect(r.artifact_count).toBe(1);
+  });
+
   // Regression guard, fixed: recall and audit answered every artifact ever mapped, so a project's answer grew without
   // bound (each path up to 1000 characters) with every mapping.
   it('recall and audit show the 200 artifacts mapped last, in path order, and count them all', async () => {

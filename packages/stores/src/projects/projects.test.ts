@@ -29,6 +29,14 @@ describe('ProjectStore', () => {
     expect(env.stores.audit.forTarget('apollo').length).toBeGreaterThan(3);
   });
 
+  it('addArtifact of a path again keeps the role and status the input leaves out', () => {
+    env.stores.projects.init('apollo');
+    env.stores.projects.addArtifact('apollo', { path: 'src/a.ts', role: 'entry', status: 'draft' });
+    expect(env.stores.projects.addArtifact('apollo', { path: 'src/a.ts', status: 'done' })).toMatchObject({ role: 'entry', status: 'done' });
+    expect(env.stores.projects.addArtifact('apollo', { path: 'src/a.ts', role: 'main' })).toMatchObject({ role: 'main', status: 'done' });
+    expect(env.stores.projects.addArtifact('apollo', { path: 'src/b.ts' })).toMatchObject({ role: '', status: '' });
+  });
+
   it('decisions(limit) are the latest ones, oldest of them first; decisionCount counts them all', () => {
     env.stores.projects.init('apollo');
     for (const d of ['one', 'two', 'three', 'four']) env.stores.projects.addDecision('apollo', { decision: d });

@@ -103,7 +103,10 @@ export class ProjectStore {
     });
   }
 
-  /** Register (or update by path) an artifact of the project. */
+  /**
+   * Register (or update by path) an artifact of the project. Updating one keeps the role and status
+   * it has where the input leaves them out.
+   */
   addArtifact(name: string, input: { path: string; role?: string; status?: string }): ProjectArtifact {
     const n = checkName(name);
     const p = checkText(input.path, 'path', ARTIFACT_PATH_MAX);
@@ -112,10 +115,10 @@ export class ProjectStore {
       const ts = this.ctx.iso();
       this.ctx
         .stmt(
-          `INSERT INTO project_artifacts (project, path, role, status, ts) VALUES (?, ?, ?, ?, ?)
-           ON CONFLICT (project, path) DO UPDATE SET role = excluded.role, status = excluded.status, ts = excluded.ts`,
+          `INSERT INTO project_artifacts (project, path, role, status, ts) VALUES (@project, @path, coalesce(@role, ''), coalesce(@status, ''), @ts)
+           ON CONFLICT (project, path) DO UPDATE SET role = coalesce(@role, role), status = coalesce(@status, status), ts = excluded.ts`,
         )
-        .run(n, p, input.role ?? '', input.status ?? '', ts);
+        .run({ project: n, path: p, role: input.role ?? null, status: input.status ?? null, ts });
       this.touchProject(n, ts);
       this.audit.log(null, 'artifact', 'project', n, { path: p });
       return this.ctx
