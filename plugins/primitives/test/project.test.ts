@@ -282,6 +282,24 @@ describe('audit', () => {
     expect(r.status).toBe('incomplete');
   });
 
+  // Regression guard, fixed: audit matched its words as the start of any word, so a city guide's "author" and
+  // "cinema" were Security evidence ("auth", "ci") and "city" and "testament" Testing evidence: gaps answered covered.
+  it('matches its words whole (with their plural, -ed and -ing forms), not as the start of another word', async () => {
+    const verdicts = async (name: string) =>
+      Object.fromEntries((await project({ action: 'audit', name })).dimensions.map((d: { dimension: string; verdict: string }) => [d.dimension, d.verdict]));
+    await project({ action: 'init', name: 'Guide', details: 'A city guide.' });
+    await project({ action: 'decision', name: 'Guide', details: 'Hire the author of the city guide. She knows the circus district.' });
+    await project({ action: 'decision', name: 'Guide', details: 'Ship the apiary chapter in the testament edition.' });
+    await project({ action: 'mapping', name: 'Guide', details: 'chapters/cinema.md', role: 'authored text' });
+    expect(await verdicts('Guide')).toEqual({ Architecture: 'gap', Security: 'gap', Testing: 'gap' });
+    await project({ action: 'init', name: 'Ledger' });
+    await project({ action: 'decision', name: 'Ledger', details: 'Designed the modules around one schema. Components stay small.' });
+    await project({ action: 'decision', name: 'Ledger', details: 'Only authenticated users get tokens. Secrets are encrypted.' });
+    await project({ action: 'mapping', name: 'Ledger', details: 'tests/test_login.py', role: 'unit tests' });
+    await project({ action: 'mapping', name: 'Ledger', details: 'src/authService.ts' });
+    expect(await verdicts('Ledger')).toEqual({ Architecture: 'partial', Security: 'covered', Testing: 'partial' });
+  });
+
   it('an empty project has gaps and no conflicts', async () => {
     await project({ action: 'init', name: 'Hermes' });
     const r = await project({ action: 'audit', name: 'Hermes' });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { charLength, checkNoControlChars, invalid, isBlank, MemoryError, overChars, type Hooks, type Logger } from '@memory-service/kernel';
 import { ARTIFACT_PATH_MAX, scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
 import { excerpt } from '../common.js';
+import { mentionsAny } from './audit-words.js';
 import { firstSentence } from './first-sentence.js';
 
 export const PROJECT_ACTIONS = ['init', 'update', 'mapping', 'decision', 'recall', 'audit', 'archive'] as const;
@@ -18,10 +19,27 @@ export interface ProjectInput extends Scope {
   path?: string;
 }
 
-/** The audit's dimensions and the words its targeted searches use. */
+/**
+ * The audit's dimensions and the words its targeted searches use; evidence mentions one of them as a
+ * whole word or with a common ending (audit-words.ts).
+ */
 export const AUDIT_DIMENSIONS: Readonly<Record<string, string[]>> = Object.freeze({
-  Architecture: ['architecture', 'design', 'structure', 'component', 'module', 'api', 'schema', 'database'],
-  Security: ['security', 'auth', 'authentication', 'secret', 'permission', 'encryption', 'vulnerability', 'token'],
+  Architecture: ['architecture', 'architectural', 'design', 'structure', 'component', 'module', 'api', 'schema', 'database'],
+  Security: [
+    'security',
+    'auth',
+    'authentication',
+    'authenticate',
+    'authorization',
+    'authorize',
+    'secret',
+    'permission',
+    'encrypt',
+    'encryption',
+    'vulnerability',
+    'vulnerabilities',
+    'token',
+  ],
   Testing: ['test', 'testing', 'coverage', 'ci', 'benchmark', 'regression', 'fixture'],
 });
 
@@ -347,9 +365,8 @@ export class ProjectService {
     const artifacts = this.stores.projects.artifacts(name, ARTIFACTS_SHOWN);
     const dimensions = Object.entries(AUDIT_DIMENSIONS).map(([dimension, words]) => {
       const hits = this.stores.retrieval.search(scope, `${name} ${words.join(' ')}`, { limit: 5 });
-      // One pattern per word, made once per dimension rather than once per word and item.
-      const patterns = words.map((w) => new RegExp(`\\b${w}`, 'i'));
-      const mentions = (t: string) => patterns.some((p) => p.test(t));
+      // One pattern per dimension, made once rather than once per item.
+      const mentions = mentionsAny(words);
       const relevant = hits.filter((h) => mentions(h.text));
       const fromDecisions = decisions.filter((d) => mentions(`${d.decision} ${d.rationale} ${d.outcome}`));
       const fromArtifacts = artifacts.filter((a) => mentions(`${a.path} ${a.role}`));
