@@ -45,6 +45,40 @@ describe('optional texts', () => {
   });
 });
 
+describe('fields an action does not take', () => {
+  // Regression guard, fixed: a field the action does not use was dropped without a word, so a decision's status
+  // ("accepted"), a mapping's outcome or an archive's details (the reason) was lost while the call answered success.
+  it('is an error naming the field and the actions that take it, and nothing is written', async () => {
+    await project({ action: 'init', name: 'Apollo', details: 'A rocket telemetry dashboard.' });
+    const tables = () =>
+      s.kernel.storage.db
+        .prepare('SELECT (SELECT group_concat(status || description) FROM projects) AS p, (SELECT COUNT(*) FROM project_decisions) AS d, (SELECT COUNT(*) FROM project_artifacts) AS a')
+        .get();
+    const before = [tables(), snapshot(s)];
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ action: 'decision', name: 'Apollo', details: 'Use Postgres.', status: 'accepted' }, 'status', 'init, update, mapping'],
+      [{ action: 'decision', name: 'Apollo', details: 'Use Postgres.', role: 'db' }, 'role', 'mapping'],
+      [{ action: 'decision', name: 'Apollo', details: 'Use Postgres.', path: os.tmpdir() }, 'path', 'init, update'],
+      [{ action: 'mapping', name: 'Apollo', details: 'src/a.ts', outcome: 'kept' }, 'outcome', 'decision'],
+      [{ action: 'mapping', name: 'Apollo', details: 'src/a.ts', path: os.tmpdir() }, 'path', 'init, update'],
+      [{ action: 'init', name: 'Hermes', role: 'lead' }, 'role', 'mapping'],
+      [{ action: 'update', name: 'Apollo', outcome: 'shipped' }, 'outcome', 'decision'],
+      [{ action: 'archive', name: 'Apollo', details: 'Superseded by Hermes.' }, 'details', 'init, update, mapping, decision'],
+      [{ action: 'recall', name: 'Apollo', status: 'active' }, 'status', 'init, update, mapping'],
+      [{ action: 'audit', name: 'Apollo', details: 'security' }, 'details', 'init, update, mapping, decision'],
+    ];
+    for (const [args, field, takenBy] of cases) {
+      const err = await toolError(project(args));
+      expect(err.type, JSON.stringify(args)).toBe('ValidationError');
+      expect(err.field, JSON.stringify(args)).toBe(field);
+      expect(err.message, JSON.stringify(args)).toContain(`action ${args.action as string}`);
+      expect(err.message, JSON.stringify(args)).toContain(takenBy);
+    }
+    expect([tables(), snapshot(s)]).toEqual(before);
+    expect(s.kernel.storage.db.prepare('SELECT name FROM projects').all()).toEqual([{ name: 'Apollo' }]);
+  });
+});
+
 describe('control characters', () => {
   // Regression guard, fixed: a project's name, status, role and path accepted control characters ("\u0007",
   // "\u001b[31m", DEL, C1), stored as sent and shown to every later reader (a terminal obeys them), and a line break

@@ -70,6 +70,32 @@ function checkOptionalTexts(input: ProjectInput): void {
   }
 }
 
+/** The optional fields each action uses; recall, audit and archive use none. */
+const FIELDS_TAKEN: Readonly<Record<ProjectAction, readonly (typeof OPTIONAL_TEXTS)[number][]>> = {
+  init: ['details', 'status', 'path'],
+  update: ['details', 'status', 'path'],
+  mapping: ['details', 'role', 'status'],
+  decision: ['details', 'outcome'],
+  recall: [],
+  audit: [],
+  archive: [],
+};
+
+/** A field the action does not use is refused, naming it and the actions that take it: it would be dropped unsaid. */
+function checkFieldsTaken(input: ProjectInput): void {
+  const taken = FIELDS_TAKEN[input.action];
+  for (const field of OPTIONAL_TEXTS) {
+    if (input[field] === undefined || taken.includes(field)) continue;
+    const by = PROJECT_ACTIONS.filter((a) => FIELDS_TAKEN[a].includes(field));
+    throw invalid(
+      field,
+      `is not used by action ${input.action}, so it would be dropped; it is taken by action${by.length > 1 ? 's' : ''} ${by.join(', ')}. ` +
+        `Action ${input.action} takes ${taken.length ? taken.join(', ') : 'no field besides name, layer and user_id'}`,
+      `omit it with action ${input.action}`,
+    );
+  }
+}
+
 /**
  * The texts of a project call hold no control character (C0, DEL, C1), naming the field: the
  * name and the one-line fields (path, role, status, and details when it is a mapping's file path)
@@ -125,6 +151,7 @@ export class ProjectService {
     const name = input.name.trim();
     if (isBlank(name)) throw invalid('name', 'must not be empty', 'a project name');
     checkOptionalTexts(input);
+    checkFieldsTaken(input);
     checkControlChars(input);
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
     if (input.action !== 'init' && !this.stores.projects.get(name)) {
