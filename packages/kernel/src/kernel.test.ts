@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ManualClock } from './clock.js';
-import { MemoryError } from './errors.js';
+import { invalid, MemoryError } from './errors.js';
 import { createKernel, Kernel, KERNEL_VERSION } from './kernel.js';
 import { silentLogger } from './logger.js';
 import { makeDirs, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
@@ -286,6 +286,56 @@ describe('tools', () => {
     expect(surface.get('signal')!.call({ n: 0 }, source)).toEqual({ aborted: false });
     expect(reads).toBe(1);
     await expect(surface.get('double')!.invoke({ n: 4 })).resolves.toEqual({ n: 8 });
+  });
+
+  // Regression guard, fixed: a handler's "details is required" for an argument the schema leaves optional (project's
+  // decision) said nothing of the keys the call gave instead (`decision`, `rationale`), which had been dropped
+  // without a word, where the same error from the schema names them.
+  it("a handler's validation error naming an argument the call left out names the keys it gave instead", async () => {
+    const required = () => {
+      throw invalid('details', 'is required for this action', 'text');
+    };
+    const tool = (name: string, handler: (a: { details?: string }) => unknown, transaction?: false) =>
+      defineTool({ name, title: name, description: name, input: z.object({ details: z.string().optional() }), annotations: { readOnlyHint: false }, transaction, handler });
+    const k = await createKernel({
+      dataDir: tmp(),
+      logger: silentLogger(),
+      plugins: [
+        plugin({
+          setup(ctx) {
+            ctx.tools.register(tool('in_tx', required));
+            ctx.tools.register(tool('no_tx', required, false));
+            ctx.tools.register(tool('later', async () => required()));
+          },
+        }),
+      ],
+    });
+    for (const name of ['in_tx', 'no_tx', 'later']) {
+      const err = await k.callTool(name, { decision: 'Use X', rationale: 'because' }).catch((e: MemoryError) => e);
+      expect(err, name).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'details' });
+      expect(err.message, name).toContain('field "details" is required for this action; the call gave "decision", "rationale" instead, which this tool does not take (arguments: details)');
+    }
+    // A field the call gave, or a call that gave no other key, is told only what the handler said.
+    const k2 = await createKernel({
+      dataDir: tmp(),
+      logger: silentLogger(),
+      plugins: [
+        plugin({
+          setup(ctx) {
+            ctx.tools.register(
+              tool('vague', () => {
+                throw invalid('details', 'is too vague');
+              }),
+            );
+            ctx.tools.register(tool('req', required));
+          },
+        }),
+      ],
+    });
+    expect((await k2.callTool('vague', { details: 'x', other: 1 }).catch((e: MemoryError) => e)).message).toBe('Invalid input: field "details" is too vague');
+    expect((await k2.callTool('req', {}).catch((e: MemoryError) => e)).message).toBe('Invalid input: field "details" is required for this action');
+    await k.close();
+    await k2.close();
   });
 });
 

@@ -26,7 +26,7 @@ import { readOnlyWriteError, Storage } from './storage.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { CATALOG_TOOL, DISPATCHER_PREFIX, dispatcherName } from './surface.js';
 import { RESERVED_EXPOSE_TOKENS } from './exposure.js';
-import { checkOutput, isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
+import { checkOutput, isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, withKeysGivenInstead, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
 
 /** The kernel's own version; plugins declare the range they work with. */
 export const KERNEL_VERSION = '1.0.0';
@@ -359,7 +359,7 @@ export class Kernel {
       try {
         out = tool.handler(parsed, call);
       } catch (err) {
-        throw this.failure(err, tool.plugin);
+        throw withKeysGivenInstead(this.failure(err, tool.plugin), tool, args);
       }
       if (!isPromiseLike(out)) return checkOutput(tool, out);
     } else {
@@ -371,7 +371,7 @@ export class Kernel {
           return isPromiseLike(value) ? { promise: value } : { value: checkOutput(tool, value) };
         });
       } catch (err) {
-        throw this.failure(err, tool.plugin);
+        throw withKeysGivenInstead(this.failure(err, tool.plugin), tool, args);
       }
       if ('value' in answer) return answer.value;
       out = answer.promise;
@@ -379,7 +379,7 @@ export class Kernel {
     return this.track(Promise.resolve(out)).then(
       (value) => checkOutput(tool, value),
       (err: unknown) => {
-        throw this.failure(err, tool.plugin);
+        throw withKeysGivenInstead(this.failure(err, tool.plugin), tool, args);
       },
     );
   }

@@ -178,10 +178,19 @@ export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknow
     return res.data;
   }
   const reported = tool.input.safeParse(args ?? {}, { reportInput: true });
-  const err = validationError(reported.success ? res.error : reported.error);
-  const instead = typeof args === 'object' && args !== null && !Array.isArray(args) ? keysGivenInstead(args as Record<string, unknown>, Object.keys(tool.input.shape), err.field) : null;
-  if (instead) err.message += instead;
-  throw err;
+  throw withKeysGivenInstead(validationError(reported.success ? res.error : reported.error), tool, args);
+}
+
+/**
+ * A validation error naming an argument the call left out, with the keys the call gave that the
+ * tool does not take added to its message (misspelled-keys.ts keysGivenInstead): from the schema's
+ * check, or from a handler that requires an argument the schema leaves optional (project's details).
+ */
+export function withKeysGivenInstead(err: MemoryError, tool: ToolDefinition<AnyZodObject, unknown>, args: unknown): MemoryError {
+  if (err.code !== 'KERNEL_ERR_VALIDATION' || typeof args !== 'object' || args === null || Array.isArray(args)) return err;
+  const instead = keysGivenInstead(args as Record<string, unknown>, Object.keys(tool.input.shape), err.field);
+  if (instead && !err.message.endsWith(instead)) err.message += instead;
+  return err;
 }
 
 /** The JSON Schema of a tool's input as a client sees it. */

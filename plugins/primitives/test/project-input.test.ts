@@ -79,6 +79,22 @@ describe('fields an action does not take', () => {
   });
 });
 
+describe('details sent under another name', () => {
+  // Regression guard, fixed: decision {decision, rationale} and mapping {file} were told only that details is
+  // required, while the keys they gave were dropped without a word.
+  it('is refused naming details and the keys given instead, with nothing written', async () => {
+    await project({ action: 'init', name: 'Apollo' });
+    const before = snapshot(s);
+    const d = await toolError(project({ action: 'decision', name: 'Apollo', decision: 'Use Postgres', rationale: 'volume' }));
+    expect(d).toMatchObject({ type: 'ValidationError', field: 'details' });
+    expect(d.message).toContain('the call gave "decision", "rationale" instead, which this tool does not take (arguments: action, name, details');
+    const m = await toolError(project({ action: 'mapping', name: 'Apollo', file: 'src/a.ts' }));
+    expect(m).toMatchObject({ type: 'ValidationError', field: 'details' });
+    expect(m.message).toContain('the call gave "file" instead');
+    expect(snapshot(s)).toEqual(before);
+  });
+});
+
 describe('control characters', () => {
   // Regression guard, fixed: a project's name, status, role and path accepted control characters ("\u0007",
   // "\u001b[31m", DEL, C1), stored as sent and shown to every later reader (a terminal obeys them), and a line break
