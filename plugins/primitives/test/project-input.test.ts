@@ -95,6 +95,31 @@ describe('details sent under another name', () => {
   });
 });
 
+describe('names in another Unicode normalization form', () => {
+  // Regression guard, fixed: "Café" written with a combining accent (NFD, as macOS file names and some keyboards give
+  // it) and with the precomposed é (NFC) were two projects that look the same: recall of one said the other did
+  // not exist, and init made a second project with a second spec page.
+  it('name one project, answered in NFC', async () => {
+    const nfd = 'Cafe\u0301';
+    const nfc = 'Caf\u00e9';
+    expect((await project({ action: 'init', name: nfd, details: 'A coffee shop site.' })).project).toBe(nfc);
+    expect((await project({ action: 'init', name: nfc })).status).toBe('exists');
+    await project({ action: 'decision', name: nfd, details: 'Use Postgres.' });
+    const r = await project({ action: 'recall', name: nfc });
+    expect(r).toMatchObject({ project: nfc, decision_count: 1, wiki_ref: { title: `Project: ${nfc}` } });
+    expect(s.kernel.storage.db.prepare('SELECT name FROM projects').all()).toEqual([{ name: nfc }]);
+    expect(s.kernel.storage.db.prepare("SELECT COUNT(*) AS n FROM wiki_pages WHERE wiki_type = 'project_spec'").get()).toEqual({ n: 1 });
+  });
+
+  it('a project stored earlier under an NFD name is still found by that name', async () => {
+    const nfd = 'Cafe\u0301';
+    s.kernel.storage.db.prepare("INSERT INTO projects (name, status, path, description, created, updated) VALUES (?, 'active', NULL, '', '2026-01-01', '2026-01-01')").run(nfd);
+    const r = await project({ action: 'recall', name: nfd });
+    expect(r).toMatchObject({ project: nfd, status: 'active' });
+    expect((await project({ action: 'decision', name: nfd, details: 'Keep it.' })).project).toBe(nfd);
+  });
+});
+
 describe('control characters', () => {
   // Regression guard, fixed: a project's name, status, role and path accepted control characters ("\u0007",
   // "\u001b[31m", DEL, C1), stored as sent and shown to every later reader (a terminal obeys them), and a line break

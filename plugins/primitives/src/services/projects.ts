@@ -148,7 +148,7 @@ export class ProjectService {
   ) {}
 
   async run(input: ProjectInput): Promise<Record<string, unknown>> {
-    const name = input.name.trim();
+    const name = this.projectName(input.name.trim());
     if (isBlank(name)) throw invalid('name', 'must not be empty', 'a project name');
     checkOptionalTexts(input);
     checkFieldsTaken(input);
@@ -179,6 +179,17 @@ export class ProjectService {
       case 'archive':
         return this.archive(scope, name);
     }
+  }
+
+  /**
+   * A project's name in NFC, so "Café" with a combining accent (NFD) and with a precomposed é name one
+   * project, as they look the same; a project stored earlier under a name in another form, and none
+   * under its NFC form, keeps being found by the name as given.
+   */
+  private projectName(given: string): string {
+    const nfc = given.normalize('NFC');
+    if (nfc === given || this.stores.projects.get(nfc) || !this.stores.projects.get(given)) return nfc;
+    return given;
   }
 
   /**
