@@ -1,4 +1,4 @@
-import { charLength, cutChars, invalid, isBlank, overChars, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
+import { charLength, checkNoControlChars, cutChars, invalid, isBlank, overChars, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
 import {
   checkWikiType,
   EMOTIONAL_L3,
@@ -111,6 +111,8 @@ export class Thinker {
     if (isBlank(text)) throw invalid('text', 'must not be empty or only white space and invisible characters', 'text with a visible character');
     const explicitTitle = input.wiki_title === undefined || input.wiki_title === null ? null : input.wiki_title.trim();
     if (explicitTitle !== null && isBlank(explicitTitle)) throw invalid('wiki_title', 'must not be empty or only white space and invisible characters (omit it, or pass null, for an automatic Thought_<timestamp> title)', 'non-empty string or null');
+    // A title is one line: a line break forged a heading of dream's summary, an escape sequence reached every reader's terminal.
+    if (explicitTitle !== null) checkNoControlChars('wiki_title', explicitTitle);
     if (overChars(input.text, this.maxChars)) {
       throw invalid('text', `is ${charLength(input.text)} characters; the limit is ${this.maxChars} (think.max_text_chars)`, {
         max: this.maxChars,

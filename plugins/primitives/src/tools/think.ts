@@ -18,7 +18,7 @@ export function thinkTool(thinker: Thinker) {
       layer: z.enum(['user', 'agent', 'auto']).default('auto').describe('user, agent, or auto (scored from the text)'),
       user_id: userIdSchema,
       wiki_type: z.string().nullable().optional().describe('Force a wiki page of this type (e.g. diary, decision_log, preferences, skill)'),
-      wiki_title: z.string().min(1).max(300).nullable().optional().describe('Title of the forced wiki page instead of Thought_<timestamp>; when a page of that title exists, the thought gets a new page <title>-2, -3, ...'),
+      wiki_title: z.string().min(1).max(300).nullable().optional().describe('Title of the forced wiki page instead of Thought_<timestamp> (one line, no control characters); when a page of that title exists, the thought gets a new page <title>-2, -3, ...'),
     }),
     output: z.object({
       routing: z.object({
