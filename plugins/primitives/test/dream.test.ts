@@ -188,6 +188,19 @@ describe('token budget', () => {
     expect(r.result_count).toBe(4);
   });
 
+  it('hits whose first heading alone is over the budget are named, not answered as no match', async () => {
+    s = await start({ config: { retrieval: { token_budget: 50 } } });
+    await s.call('think', { text: 'Zebra stripes at the ferry pier', wiki_title: `Zebra ${'w'.repeat(290)}`, layer: 'user' });
+    const r = await s.call('dream', { query: 'zebra' });
+    expect(r).toMatchObject({ truncated: true, result_count: 1 });
+    expect(r.hits).toHaveLength(1);
+    expect(r.summary).not.toContain('No memories match');
+    expect(r.summary).toContain('1 memory matches');
+    expect(r.summary).toContain('retrieval.token_budget');
+    expect(Math.ceil(r.summary.length / 4)).toBeLessThanOrEqual(50);
+    expect((await s.call('dream', { query: 'giraffe' })).summary).toBe('No memories match "giraffe".');
+  });
+
   it('is not truncated when everything fits', async () => {
     s = await start();
     await s.call('think', { text: harbour(1), layer: 'user' });

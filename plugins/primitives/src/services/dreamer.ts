@@ -78,6 +78,15 @@ export class Dreamer {
     this.stores.defer(() => this.stores.recallEvents.record(scope, event));
   }
 
+  /**
+   * The summary when no section fits: no match at all, or hits whose first heading alone (a wiki
+   * title runs to 300 characters) is over a small token budget, which must not read as no match.
+   */
+  private emptySummary(query: string, hits: number): string {
+    if (hits === 0) return `No memories match "${excerpt(query, 80)}".`;
+    return `${hits} ${hits === 1 ? 'memory matches' : 'memories match'}, but the first does not fit the token budget (${this.budget} tokens, retrieval.token_budget): see hits.`;
+  }
+
   dream(input: DreamInput): DreamResult {
     const started = performance.now();
     if (isBlank(input.query)) throw invalid('query', 'must not be empty or only white space and invisible characters', 'text with a visible character');
@@ -102,7 +111,7 @@ export class Dreamer {
     this.stores.noteAccess(hits);
     this.recordLater(scope, { query: input.query, intent: input.intent, result_count: hits.length, ms });
     return {
-      summary: summary || `No memories match "${excerpt(input.query, 80)}".`,
+      summary: summary || this.emptySummary(input.query, hits.length),
       truncated: fitted.truncated,
       result_count: hits.length,
       estimated_tokens: fitted.tokens,
