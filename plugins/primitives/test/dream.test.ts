@@ -24,6 +24,13 @@ describe('scope', () => {
     expect(await dreamIds(s, { query: 'ferry island' })).toEqual([]);
   });
 
+  it('keeps a memory whose text stands inside another only within a word ("the cat" in "the caterpillar")', async () => {
+    s = await start();
+    const cat = actionsIn(await s.call('think', { text: 'My daughter likes the cat', layer: 'user' }), 'l3')[0]!.id;
+    const caterpillar = actionsIn(await s.call('think', { text: 'My daughter likes the caterpillar', layer: 'user' }), 'l3')[0]!.id;
+    expect((await dreamIds(s, { query: 'daughter likes' })).sort()).toEqual([cat, caterpillar].sort());
+  });
+
   it('says so when nothing matches', async () => {
     s = await start();
     const r = await s.call('dream', { query: 'zeppelin' });

@@ -49,6 +49,19 @@ describe('collapseRedundant', () => {
     expect(ids(out)).toEqual(['a', 'b']);
   });
 
+  it('drops a hit only when its text stands inside as whole words: another memory inside a word is kept', () => {
+    const kept = (a: string, b: string) => ids(collapseRedundant([hit('a', a), hit('b', b)]));
+    expect(kept('My daughter likes the caterpillar', 'My daughter likes the cat')).toEqual(['a', 'b']);
+    expect(kept('The meeting room code is 4512', 'The meeting room code is 45')).toEqual(['a', 'b']);
+    expect(kept('She said fortune was kind', 'tune was kind')).toEqual(['a', 'b']);
+    expect(kept('Über café', 'ber caf')).toEqual(['a', 'b']);
+    // A later occurrence at a word boundary still counts; punctuation is no part of a word.
+    expect(kept('the caterpillar and the cat', 'the cat')).toEqual(['a']);
+    expect(kept('"the cat", she said', 'the cat')).toEqual(['a']);
+    expect(kept('we said: hi.', 'hi.')).toEqual(['a']);
+    expect(kept('🐱cat naps', 'cat naps')).toEqual(['a']);
+  });
+
   it('never drops an empty-text hit and handles an empty list', () => {
     expect(ids(collapseRedundant([hit('a', 'anything'), hit('b', '   ')]))).toEqual(['a', 'b']);
     expect(collapseRedundant([])).toEqual([]);

@@ -36,8 +36,29 @@ function normal(s: string): string {
   return (/\s{2}|[^\S ]/.test(lower) ? lower.replace(/\s+/g, ' ') : lower).trim();
 }
 
+/** A letter, digit or mark at the start or end of a text: a word goes on across the join. */
+const WORD_START = /^[\p{L}\p{N}\p{M}]/u;
+const WORD_END = /[\p{L}\p{N}\p{M}]$/u;
+
 /**
- * Drop a hit whose whole text already stands inside a better-ranked hit (a relation node made
+ * Whether `inner` stands in `outer` as whole words: "the cat" does not stand in "the caterpillar",
+ * nor "code is 45" in "code is 4512" (another memory, which dropping would lose). Two units each
+ * side keep a surrogate pair whole.
+ */
+export function standsIn(outer: string, inner: string): boolean {
+  const start = WORD_START.test(inner);
+  const end = WORD_END.test(inner);
+  for (let i = outer.indexOf(inner); i !== -1; i = outer.indexOf(inner, i + 1)) {
+    if (start && WORD_END.test(outer.slice(Math.max(0, i - 2), i))) continue;
+    const after = i + inner.length;
+    if (end && WORD_START.test(outer.slice(after, after + 2))) continue;
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Drop a hit whose whole text already stands inside a better-ranked hit, as whole words (a relation node made
  * from the same thought as an episode, say), so the limit is spent on distinct memories; keep at
  * most `limit` (built by push, not sliced: one array shape for V8 whatever the tier).
  */
@@ -48,7 +69,7 @@ export function collapseRedundant(hits: Hit[], limit = Infinity): Hit[] {
     if (kept.length >= limit) break;
     const t = normal(h.text);
     // A text longer than a kept one cannot stand inside it: no search through it.
-    if (t && texts.some((k) => k.length >= t.length && k.includes(t))) continue;
+    if (t && texts.some((k) => k.length >= t.length && k.includes(t) && standsIn(k, t))) continue;
     kept.push(h);
     texts.push(t);
   }
