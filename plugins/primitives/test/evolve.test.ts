@@ -56,6 +56,17 @@ it('a second, different instruction never overwrites the first; the same one kee
   expect(count(s, 'facts', { layer: 'agent' })).toBe(2);
 });
 
+it('says it is not idempotent: the same instruction again keeps its fact but records another event and fires the hook again', async () => {
+  const a = await s.call('evolve', { instruction: INSTRUCTION });
+  const b = await s.call('evolve', { instruction: INSTRUCTION });
+  expect(b.key).toBe(a.key);
+  expect(b.event_id).not.toBe(a.event_id);
+  expect(count(s, 'timeline_events', { layer: 'agent' })).toBe(2);
+  expect(shifts).toHaveLength(2);
+  const listed = (await s.client.listTools()).tools.find((t) => t.name === 'evolve');
+  expect(listed?.annotations?.idempotentHint).toBe(false);
+});
+
 it('does not touch a user fact with the same wording', async () => {
   await s.call('think', { text: 'Remember: my name is Alice', layer: 'user' });
   await s.call('evolve', { instruction: 'Remember: my name is Alice' });

@@ -18,7 +18,8 @@ export function evolveTool(stores: Stores, hooks: Readonly<Hooks>, logger: Logge
       user_id: userIdSchema,
     }),
     output: z.object({ status: z.literal('evolved'), summary: z.string(), entry_id: z.string(), key: z.string(), event_id: z.string() }),
-    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    // Not idempotent: the same instruction again keeps its fact but records another event and fires the hook again.
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async handler({ instruction, user_id }) {
       const text = instruction.trim();
       if (isBlank(text)) throw invalid('instruction', 'must not be empty or only white space and invisible characters', 'text with a visible character');
