@@ -50,6 +50,6 @@ export function validationError(field: string, message: string, accepted?: unkno
   return new StoreError('STORES_ERR_VALIDATION', message, { field, accepted });
 }
 
-export function notFound(what: string, id: string): StoreError {
-  return new StoreError('STORES_ERR_NOT_FOUND', `${what} not found: ${id}`, { details: { id } });
+export function notFound(what: string, id: string, field?: string): StoreError {
+  return new StoreError('STORES_ERR_NOT_FOUND', `${what} not found: ${id}`, { field, details: { id } });
 }

@@ -36,6 +36,17 @@ export {
   type WikiType,
   type WikiLinkRelation,
 } from './wiki-types.js';
+export {
+  WIKI_PERSPECTIVES,
+  WIKI_PERSPECTIVE_NAMES,
+  WIKI_DIGEST_MAX_TOKENS,
+  WIKI_EXCERPT_CHARS,
+  WikiViews,
+  excerptAround,
+  type WikiPerspective,
+  type WikiSearchHit,
+  type WikiSummary,
+} from './wiki-views.js';
 export { WIKI_TITLE_MAX, WikiStore, type WikiPage, type WikiPageInfo, type WikiSaveInput, type WikiLinkRef } from './wiki.js';
 export {
   GraphStore,

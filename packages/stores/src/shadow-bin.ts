@@ -160,6 +160,24 @@ export class ShadowBin {
   }
 
   /**
+   * Delete the wiki page with this title, archiving it first (content, type, tags) when `archive`:
+   * one transaction, so a page is never deleted unarchived nor archived and kept. Its links go with
+   * it (counted in `links`). Null when the scope has no such page.
+   */
+  deleteWikiPage(scope: Scope, title: string, archive: boolean, reason = 'wiki_delete'): { page: WikiPage; entry: ShadowEntry | null; links: number } | null {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const page = this.targets.wiki.getByTitle(scope, title);
+      if (!page) return null;
+      const linked = this.targets.wiki.links(scope, page.title);
+      const entry = archive ? this.archive(scope, { origin_store: 'wiki', origin_id: page.title, content: page, reason }) : null;
+      this.targets.wiki.delete(scope, page.title);
+      // A link from the page to itself is one row, listed both in and out.
+      return { page, entry, links: linked.out.length + linked.in.filter((l) => l.title !== page.title).length };
+    });
+  }
+
+  /**
    * Drop the archived copies of one fact: the entries of its key that hold the same entry_id (the
    * same fact) or the same value. A different fact that held the key earlier (the key was freed and
    * reused for another value) keeps its copy. Returns how many were removed.

@@ -17,6 +17,7 @@ import { ShadowBin } from './shadow-bin.js';
 import { TimelineStore } from './timeline.js';
 import { DEFAULT_STORES_CONFIG, type StoresConfig, type StoresOptions } from './types.js';
 import { WikiStore } from './wiki.js';
+import { WikiViews } from './wiki-views.js';
 import { validationError } from './errors.js';
 
 /**
@@ -113,6 +114,8 @@ export class Stores {
   readonly shadowBin: ShadowBin;
   readonly projects: ProjectStore;
   readonly retrieval: Retrieval;
+  /** Wiki search and perspective digests (the page store with retrieval). */
+  readonly wikiViews: WikiViews;
 
   /** The newest audit entry when this Stores was made: the saves after it are its own (repairAfterStop). */
   private readonly auditMarkAtStart: number;
@@ -143,6 +146,7 @@ export class Stores {
     });
     this.projects = new ProjectStore(this.ctx, this.audit);
     this.retrieval = new Retrieval(this.ctx, (source, id) => this.accesses.pending(source, id));
+    this.wikiViews = new WikiViews(this.wiki, this.retrieval);
   }
 
   private readonly deferred: (() => void)[] = [];

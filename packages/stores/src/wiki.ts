@@ -230,13 +230,62 @@ export class WikiStore {
     ).map(toInfo);
   }
 
-  count(scope: Scope): number {
+  /** Pages of the scope, of one type when `wiki_type` is given. */
+  count(scope: Scope, wiki_type?: string): number {
     checkScope(scope);
+    if (wiki_type !== undefined) {
+      const t = checkWikiType(wiki_type);
+      return (
+        this.ctx.stmt('SELECT COUNT(*) AS n FROM wiki_pages WHERE layer = ? AND user_id = ? AND wiki_type = ?').get(scope.layer, scope.user_id, t) as {
+          n: number;
+        }
+      ).n;
+    }
     return (
       this.ctx.stmt('SELECT COUNT(*) AS n FROM wiki_pages WHERE layer = ? AND user_id = ?').get(scope.layer, scope.user_id) as {
         n: number;
       }
     ).n;
+  }
+
+  /** The index rows (no content) of the pages of the scope with these ids (`wiki_<n>`, as search hits name them); others are left out. */
+  infoByIds(scope: Scope, ids: readonly string[]): Map<string, WikiPageInfo> {
+    checkScope(scope);
+    const out = new Map<string, WikiPageInfo>();
+    const get = this.ctx.stmt(`SELECT ${INFO_COLS} FROM wiki_pages WHERE id = ? AND layer = ? AND user_id = ?`);
+    for (const id of ids) {
+      const n = parseId('wiki', id);
+      const r = n === null ? undefined : (get.get(n, scope.layer, scope.user_id) as Omit<Row, 'content'> | undefined);
+      if (r) out.set(id, toInfo(r));
+    }
+    return out;
+  }
+
+  /**
+   * The page of the scope at `pagePath`, exactly as listed (relative to the data dir, forward
+   * slashes, under `wiki/`). Anything else is an error naming `path`: an absolute path, a `.` or
+   * `..` segment, a backslash or NUL, or a path that is no page of this scope (another layer's or
+   * user's page included). Nothing outside the data dir is ever read.
+   */
+  pageAt(scope: Scope, pagePath: unknown): WikiPage {
+    checkScope(scope);
+    const accepted = 'a page path as wiki_list, wiki_search or wiki_add return it (wiki/<layer>/<user>/<wiki_type>/<slug>.md)';
+    if (typeof pagePath !== 'string' || pagePath.length === 0) throw validationError('path', `path must be ${accepted}`, accepted);
+    const segments = pagePath.split('/');
+    const wellFormed =
+      !/[\\\0]/.test(pagePath) &&
+      !path.isAbsolute(pagePath) &&
+      !path.win32.isAbsolute(pagePath) &&
+      segments[0] === 'wiki' &&
+      segments.every((seg) => seg !== '' && seg !== '.' && seg !== '..');
+    if (!wellFormed) throw validationError('path', `path must be ${accepted}; got ${JSON.stringify(pagePath.slice(0, 200))}`, accepted);
+    // A guard only: a well-formed relative path under wiki/ never leaves the data dir.
+    safeJoin(this.ctx.dataDir, pagePath);
+    const r = this.ctx.stmt('SELECT * FROM wiki_pages WHERE path = ? AND layer = ? AND user_id = ?').get(pagePath, scope.layer, scope.user_id) as
+      | Row
+      | undefined;
+    if (!r) throw notFound(`wiki page of layer ${scope.layer}, user_id ${JSON.stringify(scope.user_id)}`, pagePath.slice(0, 300), 'path');
+    return this.withFileContent(r);
   }
 
   /** Delete a page (file, index row and its links); returns the deleted page. */
@@ -275,28 +324,37 @@ export class WikiStore {
     });
   }
 
-  /** Create a typed link between two pages of the scope (idempotent). */
-  link(scope: Scope, from_title: string, to_title: string, relation: WikiLinkRelation): WikiLinkRef {
+  /**
+   * Create a typed link between two pages of the scope (idempotent: `created_new` is false when it
+   * existed). A missing page is an error naming `fields.from` or `fields.to`.
+   */
+  link(
+    scope: Scope,
+    from_title: string,
+    to_title: string,
+    relation: WikiLinkRelation,
+    fields: { from: string; to: string } = { from: 'from_title', to: 'to_title' },
+  ): WikiLinkRef & { created_new: boolean } {
     checkScope(scope);
     if (!(WIKI_LINK_RELATIONS as readonly string[]).includes(relation)) {
       throw validationError('relation', `relation must be one of ${WIKI_LINK_RELATIONS.join(', ')}`, WIKI_LINK_RELATIONS);
     }
     return this.ctx.tx(() => {
       const from = this.row(scope, from_title);
-      if (!from) throw notFound('wiki page', from_title);
+      if (!from) throw notFound('wiki page', from_title, fields.from);
       const to = this.row(scope, to_title);
-      if (!to) throw notFound('wiki page', to_title);
-      this.ctx
+      if (!to) throw notFound('wiki page', to_title, fields.to);
+      const inserted = this.ctx
         .stmt(
           `INSERT OR IGNORE INTO wiki_links (layer, user_id, from_title, to_title, relation, created)
            VALUES (?, ?, ?, ?, ?, ?)`,
         )
-        .run(scope.layer, scope.user_id, from.title, to.title, relation, this.ctx.iso());
-      this.audit.log(scope, 'link', 'wiki_page', makeId('wiki', from.id), { to: to.title, relation });
+        .run(scope.layer, scope.user_id, from.title, to.title, relation, this.ctx.iso()).changes > 0;
+      if (inserted) this.audit.log(scope, 'link', 'wiki_page', makeId('wiki', from.id), { to: to.title, relation });
       const r = this.ctx
         .stmt('SELECT created FROM wiki_links WHERE layer = ? AND user_id = ? AND from_title = ? AND to_title = ? AND relation = ?')
         .get(scope.layer, scope.user_id, from.title, to.title, relation) as { created: string };
-      return { title: to.title, relation, created: r.created };
+      return { title: to.title, relation, created: r.created, created_new: inserted };
     });
   }
 

@@ -1,0 +1,144 @@
+import { validationError } from './errors.js';
+import { estimateTokens, fitToBudget, type BudgetSection } from './retrieval/budget.js';
+import { queryTerms } from './retrieval/query.js';
+import type { Retrieval } from './retrieval/retrieval.js';
+import type { Layer, Scope } from './types.js';
+import { checkScope } from './util.js';
+import type { WikiPageInfo, WikiStore } from './wiki.js';
+import type { WikiType } from './wiki-types.js';
+
+/** wiki_summarize's perspectives, each with its canonical layer and wiki type (the spec's table). */
+export const WIKI_PERSPECTIVES = {
+  practical: { layer: 'agent', wiki_type: 'decision_log' },
+  epistemic: { layer: 'agent', wiki_type: 'learning_journal' },
+  psychological: { layer: 'agent', wiki_type: 'emotional_context' },
+  social: { layer: 'user', wiki_type: 'relationships' },
+  temporal: { layer: 'user', wiki_type: 'retrospective' },
+  metacognitive: { layer: 'agent', wiki_type: 'principle_log' },
+} as const satisfies Record<string, { layer: Layer; wiki_type: WikiType }>;
+export type WikiPerspective = keyof typeof WIKI_PERSPECTIVES;
+export const WIKI_PERSPECTIVE_NAMES = Object.keys(WIKI_PERSPECTIVES) as WikiPerspective[];
+
+/** The most tokens a wiki_summarize digest holds (the stores' one estimator: retrieval/budget.ts). */
+export const WIKI_DIGEST_MAX_TOKENS = 2000;
+/** Characters of a wiki_search excerpt. */
+export const WIKI_EXCERPT_CHARS = 240;
+
+export interface WikiSearchHit extends WikiPageInfo {
+  score: number;
+  /** A single-line excerpt of the content around the first query word it holds (else its start). */
+  excerpt: string;
+}
+
+export interface WikiSummary {
+  perspective: WikiPerspective;
+  layer: Layer;
+  wiki_type: WikiType;
+  query: string;
+  pages: { title: string; type: WikiType; tags: string[]; path: string }[];
+  count: number;
+  /** Pages of `pages` whose text is in the digest, whole or cut. */
+  digest_pages: number;
+  truncated: boolean;
+  digest: string;
+  estimated_tokens: number;
+}
+
+/**
+ * Excerpt of `text` of at most `max` characters, on one line, starting a little before the first
+ * of `words` it holds (ignoring case), else at its start. Never splits a surrogate pair.
+ */
+export function excerptAround(text: string, words: readonly string[], max = WIKI_EXCERPT_CHARS): string {
+  // Only the head of a long page is searched for the word: an excerpt is a pointer, not a scan.
+  const head = text.length > 20_000 ? text.slice(0, 20_000) : text;
+  const lower = head.toLowerCase();
+  let at = -1;
+  for (const w of words) {
+    const i = lower.indexOf(w.toLowerCase());
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  let start = at <= 40 ? 0 : at - 40;
+  if (start > 0 && isLowSurrogate(head.charCodeAt(start))) start--;
+  let end = Math.min(head.length, start + max * 2);
+  if (end < head.length && isLowSurrogate(head.charCodeAt(end))) end++;
+  const flat = head.slice(start, end).replace(/\s+/g, ' ').trim();
+  const points = Array.from(flat);
+  const cut = points.length > max || end < text.length;
+  const body = points.slice(0, cut ? max - 1 : max).join('').trimEnd();
+  return `${start > 0 ? '…' : ''}${body}${cut ? '…' : ''}`;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** Read views over the wiki that combine the page store with retrieval: search and perspective digests. */
+export class WikiViews {
+  constructor(
+    private readonly wiki: WikiStore,
+    private readonly retrieval: Retrieval,
+  ) {}
+
+  /**
+   * Full-text search over the pages of the scope (the ranking dream uses, wiki pages only),
+   * optionally of one type; best first, at most `limit`.
+   */
+  search(scope: Scope, query: string, opts: { wiki_type?: string; limit?: number } = {}): WikiSearchHit[] {
+    checkScope(scope);
+    const hits = this.retrieval.search(scope, query, { sources: ['wiki'], wiki_type: opts.wiki_type, limit: opts.limit ?? 10 });
+    const infos = this.wiki.infoByIds(scope, hits.map((h) => h.id));
+    const words = queryTerms(query);
+    const out: WikiSearchHit[] = [];
+    for (const h of hits) {
+      const info = infos.get(h.id);
+      if (info) out.push({ ...info, score: h.score, excerpt: excerptAround(h.text, words) });
+    }
+    return out;
+  }
+
+  /**
+   * A perspective's digest: the pages of its wiki type on its canonical layer (whatever layer the
+   * caller named), the most recently updated first when `query` is empty, else those the search
+   * finds for it, best first; at most `limit` pages, then cut to WIKI_DIGEST_MAX_TOKENS.
+   */
+  summarize(perspective: string, user_id: string, query = '', limit = 10): WikiSummary {
+    if (!Object.hasOwn(WIKI_PERSPECTIVES, perspective)) {
+      throw validationError('perspective', `perspective must be one of ${WIKI_PERSPECTIVE_NAMES.join(', ')}`, WIKI_PERSPECTIVE_NAMES);
+    }
+    const p = perspective as WikiPerspective;
+    const { layer, wiki_type } = WIKI_PERSPECTIVES[p];
+    const scope: Scope = { layer, user_id };
+    checkScope(scope);
+    const cap = Math.max(1, Math.floor(limit));
+    const infos = query.trim() === '' ? this.wiki.list(scope, { wiki_type, limit: cap }) : this.search(scope, query, { wiki_type, limit: cap });
+    const pages = infos.map((i) => this.wiki.getByTitle(scope, i.title)).filter((pg) => pg !== null);
+    const header = `# ${p[0]!.toUpperCase()}${p.slice(1)} perspective: ${wiki_type} (${layer} layer)\n\n`;
+    const sections: BudgetSection[] = pages.map((pg) => ({
+      title: pg.title,
+      text: `_updated ${pg.updated}${pg.tags.length > 0 ? `; tags: ${pg.tags.join(', ')}` : ''}_\n\n${pg.content.trim()}`,
+    }));
+    let digest: string;
+    let truncated = false;
+    let inDigest = 0;
+    if (sections.length === 0) {
+      digest = `${header}No ${wiki_type} pages${query.trim() === '' ? '' : ` match ${JSON.stringify(query)}`}.`;
+    } else {
+      const fitted = fitToBudget(sections, WIKI_DIGEST_MAX_TOKENS - estimateTokens(header));
+      truncated = fitted.truncated;
+      inDigest = fitted.sections.length;
+      digest = (header + fitted.sections.map((s) => `## ${s.title}\n${s.text}\n\n`).join('')).trimEnd();
+    }
+    return {
+      perspective: p,
+      layer,
+      wiki_type,
+      query,
+      pages: pages.map((pg) => ({ title: pg.title, type: pg.wiki_type, tags: pg.tags, path: pg.path })),
+      count: pages.length,
+      digest_pages: inDigest,
+      truncated,
+      digest,
+      estimated_tokens: estimateTokens(digest),
+    };
+  }
+}
