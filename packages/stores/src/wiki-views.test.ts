@@ -116,7 +116,8 @@ describe('WikiViews', () => {
 
   it('excerptAround() keeps to the length and never splits an emoji', () => {
     const e = excerptAround(`${'😀'.repeat(300)} needle`, ['needle'], 50);
-    expect(Array.from(e.replace(/…/g, '')).length).toBeLessThanOrEqual(50);
+    expect(Array.from(e).length).toBeLessThanOrEqual(50);
+    expect(Array.from(excerptAround(`${'word '.repeat(100)}needle ${'more '.repeat(100)}`, ['needle'])).length).toBeLessThanOrEqual(240);
     expect(e).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
     expect(excerptAround('short text', ['zzz'])).toBe('short text');
   });

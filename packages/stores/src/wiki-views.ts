@@ -63,8 +63,9 @@ export function excerptAround(text: string, words: readonly string[], max = WIKI
   if (end < head.length && isLowSurrogate(head.charCodeAt(end))) end++;
   const flat = head.slice(start, end).replace(/\s+/g, ' ').trim();
   const points = Array.from(flat);
-  const cut = points.length > max || end < text.length;
-  const body = points.slice(0, cut ? max - 1 : max).join('').trimEnd();
+  const cut = points.length > max - (start > 0 ? 1 : 0) || end < text.length;
+  // The ellipses count against `max` too.
+  const body = points.slice(0, max - (start > 0 ? 1 : 0) - (cut ? 1 : 0)).join('').trimEnd();
   return `${start > 0 ? '…' : ''}${body}${cut ? '…' : ''}`;
 }
 
