@@ -32,6 +32,8 @@ export {
   WIKI_LINK_RELATIONS,
   SKILL_PAGE_MAX_BYTES,
   isWikiType,
+  wikiLint,
+  wikiSizeLint,
   checkWikiType,
   type WikiType,
   type WikiLinkRelation,
@@ -47,6 +49,27 @@ export {
   type WikiSearchHit,
   type WikiSummary,
 } from './wiki-views.js';
+export {
+  WIKI_QUERY_MAX_LIMIT,
+  WIKI_QUERY_DEFAULT_LIMIT,
+  WIKI_QUERY_CONTENT_MAX,
+  WIKI_QUERY_TITLE_MAX,
+  ISO_TIMESTAMP_ACCEPTED,
+  checkIsoTimestamp,
+  type WikiQuery,
+  type WikiQueryResult,
+} from './wiki-query.js';
+export {
+  WIKI_REFLECT_HOURS_MIN,
+  WIKI_REFLECT_HOURS_MAX,
+  WIKI_REFLECT_HOURS_DEFAULT,
+  WIKI_REFLECT_MAX_TOKENS,
+  WIKI_REFLECT_TOP_LINKED,
+  WIKI_REFLECT_LIST_MAX,
+  type WikiReflection,
+  type WikiLinkedPage,
+  type WikiLintedPage,
+} from './wiki-reflect.js';
 export { WIKI_TITLE_MAX, WikiStore, type WikiPage, type WikiPageInfo, type WikiSaveInput, type WikiLinkRef } from './wiki.js';
 export {
   GraphStore,

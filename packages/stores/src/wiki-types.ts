@@ -48,3 +48,22 @@ export function checkWikiType(v: unknown): WikiType {
   }
   return v;
 }
+
+/**
+ * The size lint of a page: a note when it is a skill page over SKILL_PAGE_MAX_BYTES (the spec's
+ * "capped by lint"), else null. wiki_add reports it and wiki_reflect lists the pages it flags.
+ */
+export function wikiSizeLint(page: { wiki_type: string; size: number }): string | null {
+  if (page.wiki_type !== 'skill' || page.size <= SKILL_PAGE_MAX_BYTES) return null;
+  return `skill page is ${page.size} bytes, over the ${SKILL_PAGE_MAX_BYTES}-byte skill page cap`;
+}
+
+/** Every lint note of a page saved on `layer`: its size lint, and a type of the other layer. Lint never refuses a write. */
+export function wikiLint(layer: 'user' | 'agent', page: { wiki_type: string; size: number }): string[] {
+  const notes: string[] = [];
+  const size = wikiSizeLint(page);
+  if (size !== null) notes.push(size);
+  const otherLayer: readonly string[] = layer === 'user' ? WIKI_TYPES_AGENT : WIKI_TYPES_USER;
+  if (otherLayer.includes(page.wiki_type)) notes.push(`${page.wiki_type} is ${layer === 'user' ? 'an agent' : 'a user'}-layer type, saved on the ${layer} layer as asked`);
+  return notes;
+}

@@ -6,8 +6,11 @@ import { notFound, validationError } from './errors.js';
 import { freeName } from './name-family.js';
 import { idSegment, isInside, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, makeId, normalizeTags, parseId, parseJson, rowsMatching, toIso, wordFilterArgs, wordFilterSql } from './util.js';
+import { checkScope, checkText, makeId, normalizeTags, parseId, rowsMatching, toIso, wordFilterArgs, wordFilterSql } from './util.js';
 import { WikiFilesBehind } from './wiki-files.js';
+import { wikiQuery, type WikiQuery, type WikiQueryResult } from './wiki-query.js';
+import { reflectWiki, type WikiReflection } from './wiki-reflect.js';
+import { INFO_COLS, toInfo, type WikiRow as Row } from './wiki-row.js';
 import { WIKI_LINK_RELATIONS, checkWikiType, type WikiLinkRelation, type WikiType } from './wiki-types.js';
 
 export interface WikiPageInfo {
@@ -40,37 +43,6 @@ export interface WikiLinkRef {
   title: string;
   relation: WikiLinkRelation;
   created: string;
-}
-
-interface Row {
-  id: number;
-  layer: Layer;
-  user_id: string;
-  title: string;
-  wiki_type: WikiType;
-  tags: string;
-  path: string;
-  content: string;
-  created: string;
-  updated: string;
-  size: number;
-}
-
-const INFO_COLS = 'id, layer, user_id, title, wiki_type, tags, path, created, updated, size';
-
-function toInfo(r: Omit<Row, 'content'>): WikiPageInfo {
-  return {
-    id: makeId('wiki', r.id),
-    layer: r.layer,
-    user_id: r.user_id,
-    title: r.title,
-    wiki_type: r.wiki_type,
-    tags: parseJson<string[]>(r.tags, []),
-    path: r.path,
-    created: r.created,
-    updated: r.updated,
-    size: r.size,
-  };
 }
 
 /**
@@ -246,6 +218,23 @@ export class WikiStore {
         n: number;
       }
     ).n;
+  }
+
+  /**
+   * The pages of the scope matching a structured filter (type, faceted tags, whole words of the
+   * title or content, created and updated ranges), most recently updated first, `limit` (at most
+   * 200, default 50) from `offset`, with the total matching (wiki-query.ts). Reads only.
+   */
+  query(scope: Scope, filter: WikiQuery = {}): WikiQueryResult {
+    return wikiQuery(this.ctx, scope, filter);
+  }
+
+  /**
+   * A deterministic digest of the scope's pages changed in the last `periodHours` (1 to 8760) up
+   * to `nowMs`, the clock's time by default (wiki-reflect.ts). Reads only.
+   */
+  reflect(scope: Scope, periodHours = 24, nowMs: number = this.ctx.clock.now()): WikiReflection {
+    return reflectWiki(this.ctx, scope, periodHours, nowMs);
   }
 
   /** The index rows (no content) of the pages of the scope with these ids (`wiki_<n>`, as search hits name them); others are left out. */
