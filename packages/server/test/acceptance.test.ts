@@ -25,15 +25,19 @@ describe('the first-party server as an MCP host sees it', () => {
     }
   });
 
-  it('MEMORY_EXPOSE=wiki lists the seven wiki tools next to the primitives', async () => {
+  it('MEMORY_EXPOSE=wiki lists the nine wiki tools next to the primitives', async () => {
     const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_EXPOSE: 'wiki' });
     open.push(c);
     const names = (await c.client.listTools()).tools.map((t) => t.name).sort();
-    expect(names).toEqual([...PRIMITIVES, 'wiki_add', 'wiki_search', 'wiki_list', 'wiki_read', 'wiki_delete', 'wiki_summarize', 'wiki_link'].sort());
+    expect(names).toEqual([...PRIMITIVES, 'wiki_add', 'wiki_search', 'wiki_list', 'wiki_read', 'wiki_delete', 'wiki_summarize', 'wiki_link', 'wiki_query', 'wiki_reflect'].sort());
     const added: any = await c.client.callTool({ name: 'wiki_add', arguments: { title: 'Plan', content: 'Ship on Friday.', wiki_type: 'work_notes' } });
     expect(added.structuredContent.status).toBe('created');
     const read: any = await c.client.callTool({ name: 'wiki_read', arguments: { path: added.structuredContent.page.path } });
     expect(read.structuredContent.page.content).toBe('Ship on Friday.');
+    const found: any = await c.client.callTool({ name: 'wiki_query', arguments: { wiki_type: 'work_notes', content: 'friday' } });
+    expect(found.structuredContent.pages.map((p: any) => p.title)).toEqual(['Plan']);
+    const reflected: any = await c.client.callTool({ name: 'wiki_reflect', arguments: {} });
+    expect(reflected.structuredContent).toMatchObject({ created: 1, by_type: [{ wiki_type: 'work_notes', created: 1, updated: 0 }], orphans: [{ title: 'Plan' }] });
   });
 
   it('think then dream round-trips through the real bin, and layers stay apart', async () => {

@@ -6,7 +6,7 @@ import wiki from '../src/index.js';
 export { ManualClock, ToolCallError, primitives, wiki };
 export type { TestServer };
 
-export const WIKI_TOOLS = ['wiki_add', 'wiki_search', 'wiki_list', 'wiki_read', 'wiki_delete', 'wiki_summarize', 'wiki_link'];
+export const WIKI_TOOLS = ['wiki_add', 'wiki_search', 'wiki_list', 'wiki_read', 'wiki_delete', 'wiki_summarize', 'wiki_link', 'wiki_query', 'wiki_reflect'];
 export const PRIMITIVES = ['think', 'dream', 'forget', 'evolve', 'project', 'memory_hook', 'wake_up'];
 
 /** A server with the primitives and wiki plugins on a fresh temp data dir, the wiki tier exposed. */

@@ -16,7 +16,7 @@ async function names(expose: string): Promise<string[]> {
 }
 
 describe('exposure', () => {
-  it('MEMORY_EXPOSE=wiki lists the seven wiki tools next to the primitives', async () => {
+  it('MEMORY_EXPOSE=wiki lists the nine wiki tools next to the primitives', async () => {
     expect(await names('wiki')).toEqual([...PRIMITIVES, ...WIKI_TOOLS].sort());
   });
 
@@ -29,7 +29,7 @@ describe('exposure', () => {
     const s = await start();
     servers.push(s);
     const tools = (await s.client.listTools()).tools.filter((t) => t.name.startsWith('wiki_'));
-    expect(tools).toHaveLength(7);
+    expect(tools).toHaveLength(9);
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
       expect(t.description!.length, t.name).toBeGreaterThan(40);
@@ -39,7 +39,7 @@ describe('exposure', () => {
       for (const hint of HINTS) expect(typeof (t.annotations as Record<string, unknown>)?.[hint], `${t.name}.${hint}`).toBe('boolean');
     }
     const ro = Object.fromEntries(tools.map((t) => [t.name, t.annotations?.readOnlyHint]));
-    expect(ro).toEqual({ wiki_add: false, wiki_search: true, wiki_list: true, wiki_read: true, wiki_delete: false, wiki_summarize: true, wiki_link: false });
+    expect(ro).toEqual({ wiki_add: false, wiki_search: true, wiki_list: true, wiki_read: true, wiki_delete: false, wiki_summarize: true, wiki_link: false, wiki_query: true, wiki_reflect: true });
   });
 });
 
@@ -53,7 +53,7 @@ describe("the wiki plugin's tool schemas file", () => {
     const tools = s.kernel.tools().filter((t) => t.plugin === wiki.name);
     expect(tools.map((t) => t.name)).toEqual(WIKI_TOOLS);
     expect(JSON.parse(fs.readFileSync(built, 'utf8'))).toEqual(toolSchemasOf(wiki.name, tools));
-    expect(readToolSchemas(built, wiki.name)?.size).toBe(7);
+    expect(readToolSchemas(built, wiki.name)?.size).toBe(9);
   });
 
   it('is the file the built plugin names', async () => {

@@ -1,5 +1,5 @@
 import { defineTool, z } from '@memory-service/kernel';
-import { SKILL_PAGE_MAX_BYTES, WIKI_TYPES_AGENT, WIKI_TYPES_USER, type Stores } from '@memory-service/stores';
+import { WIKI_TYPES_AGENT, WIKI_TYPES_USER, wikiLint, type Stores } from '@memory-service/stores';
 import { layerInput, pageInfo, pageInfoSchema, scopeOf, titleInput, userIdInput, wikiTypeInput } from '../common.js';
 
 export function wikiAddTool(stores: Stores) {
@@ -30,12 +30,7 @@ export function wikiAddTool(stores: Stores) {
       const scope = scopeOf(args);
       const tags = args.tags ?? stores.wiki.getByTitle(scope, args.title)?.tags;
       const page = stores.wiki.save(scope, { title: args.title, content: args.content, wiki_type: args.wiki_type, tags });
-      const lint: string[] = [];
-      if (page.wiki_type === 'skill' && page.size > SKILL_PAGE_MAX_BYTES) {
-        lint.push(`skill page is ${page.size} bytes, over the ${SKILL_PAGE_MAX_BYTES}-byte skill page cap`);
-      }
-      const otherLayer = args.layer === 'user' ? (WIKI_TYPES_AGENT as readonly string[]) : (WIKI_TYPES_USER as readonly string[]);
-      if (otherLayer.includes(page.wiki_type)) lint.push(`${page.wiki_type} is ${args.layer === 'user' ? 'an agent' : 'a user'}-layer type, saved on the ${args.layer} layer as asked`);
+      const lint = wikiLint(args.layer, page);
       return { status: page.created_new ? ('created' as const) : ('updated' as const), page: pageInfo(page), lint };
     },
   });

@@ -1,0 +1,49 @@
+import { defineTool, z } from '@memory-service/kernel';
+import { ISO_TIMESTAMP_ACCEPTED, WIKI_QUERY_CONTENT_MAX, WIKI_QUERY_DEFAULT_LIMIT, WIKI_QUERY_MAX_LIMIT, WIKI_QUERY_TITLE_MAX, type Stores } from '@memory-service/stores';
+import { layerInput, pageInfo, pageInfoSchema, scopeOf, userIdInput, wikiTypeInput } from '../common.js';
+
+const timestamp = (what: string) => z.string().max(100).optional().describe(`${what}, bound included: ${ISO_TIMESTAMP_ACCEPTED}`);
+
+export function wikiQueryTool(stores: Stores) {
+  return defineTool({
+    name: 'wiki_query',
+    title: 'Filter wiki pages',
+    description:
+      'Find the wiki pages of the layer and user_id that match every filter given (none: every page): wiki_type; tags, faceted ' +
+      '("dimension:value"; a plain tag is its own dimension): tags of one dimension match any of them, different dimensions all; ' +
+      'title and content: whole words ignoring case and accents, several words as a phrase ("cat" finds "my cat", not "vacation"); ' +
+      'created_since / created_until and updated_since / updated_until: ISO 8601 times, bounds included. Most recently updated first, ' +
+      `limit (default ${WIKI_QUERY_DEFAULT_LIMIT}, at most ${WIKI_QUERY_MAX_LIMIT}) from offset. Returns the pages without content ` +
+      '(title, wiki_type, tags, path for wiki_read, dates, size), count (on this page), total (all matching) and next_offset ' +
+      '(null when there are no more). Use wiki_search to rank pages by relevance to a question instead.',
+    input: z.object({
+      wiki_type: wikiTypeInput.optional().describe('Only pages of this type'),
+      tags: z.array(z.string().max(200)).max(50).optional().describe('Faceted tags: same dimension any of, different dimensions all of'),
+      title: z.string().max(WIKI_QUERY_TITLE_MAX).optional().describe('Whole words the title holds (case and accents ignored)'),
+      content: z.string().max(WIKI_QUERY_CONTENT_MAX).optional().describe('Whole words the content holds (case and accents ignored)'),
+      created_since: timestamp('Created at or after'),
+      created_until: timestamp('Created at or before'),
+      updated_since: timestamp('Last updated at or after'),
+      updated_until: timestamp('Last updated at or before'),
+      limit: z.number().int().min(1).max(WIKI_QUERY_MAX_LIMIT).default(WIKI_QUERY_DEFAULT_LIMIT).describe('Most pages returned'),
+      offset: z.number().int().min(0).max(1_000_000).default(0).describe('Pages to skip (next_offset of the previous call)'),
+      layer: layerInput,
+      user_id: userIdInput,
+    }),
+    output: z.object({
+      pages: z.array(pageInfoSchema),
+      count: z.number(),
+      total: z.number(),
+      offset: z.number(),
+      next_offset: z.number().nullable(),
+    }),
+    annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    handler: (args) => {
+      const { layer: _layer, user_id: _user, ...filter } = args;
+      const r = stores.wiki.query(scopeOf(args), filter);
+      const pages = r.pages.map(pageInfo);
+      const next = args.offset + pages.length;
+      return { pages, count: pages.length, total: r.total, offset: args.offset, next_offset: next < r.total && pages.length > 0 ? next : null };
+    },
+  });
+}
