@@ -25,6 +25,16 @@ describe('FactStore', () => {
     expect(env.stores.audit.forTarget(a.entry_id).map((e) => e.action)).toEqual(['create', 'update']);
   });
 
+  it('holding(): the facts of the scope whose value is exactly the text, oldest first', () => {
+    const f = env.stores.facts;
+    f.upsert(U, { key: 'a', value: 'Ships on Friday' });
+    f.upsert(U, { key: 'b', value: 'Ships on Friday' });
+    f.upsert(U, { key: 'c', value: 'ships on friday' });
+    f.upsert(A, { key: 'a', value: 'Ships on Friday' });
+    expect(f.holding(U, 'Ships on Friday').map((x) => x.key)).toEqual(['a', 'b']);
+    expect(f.holding(U2, 'Ships on Friday')).toEqual([]);
+  });
+
   it('keyFor(): the same value keeps its key, another takes a free number, in a few lookups', () => {
     const f = env.stores.facts;
     const put = (key: string, value: string) => f.upsert(U, { key, value, importance: 0.5, source: 'manual' });

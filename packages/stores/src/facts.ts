@@ -59,10 +59,11 @@ interface Row {
 export const FACT_PREFIX = 'fact';
 
 /**
- * Prefixes of the keys the primitives generate (`note:`, `thought:`, `auto:`, `personality:` plus
- * a slug of the value's first words and a family number): the user never chose them.
+ * Prefixes of the keys the service generates (`note:`, `thought:`, `auto:`, `personality:` from
+ * the primitives, `episode:` from the context tier's L3 to L4 consolidation, plus a slug of the
+ * value's first words and a family number): the user never chose them.
  */
-export const GENERATED_KEY_PREFIXES = ['note', 'thought', 'auto', 'personality'] as const;
+export const GENERATED_KEY_PREFIXES = ['note', 'thought', 'auto', 'personality', 'episode'] as const;
 export type GeneratedKeyPrefix = (typeof GENERATED_KEY_PREFIXES)[number];
 const GENERATED_KEY = new RegExp(`^(?:${GENERATED_KEY_PREFIXES.join('|')}):`);
 
@@ -201,6 +202,15 @@ export class FactStore {
     if (same !== Infinity) return familyName(base, '', same);
     const taken = this.ctx.stmt('SELECT 1 FROM facts WHERE layer = ? AND user_id = ? AND key = ?');
     return freeName(base, '', (key) => taken.get(scope.layer, scope.user_id, key) !== undefined);
+  }
+
+  /** The scope's facts whose value is exactly `value`, oldest first (one index lookup: facts_value). */
+  holding(scope: Scope, value: string): Fact[] {
+    checkScope(scope);
+    const rows = this.ctx
+      .stmt('SELECT * FROM facts WHERE layer = ? AND user_id = ? AND value = ? ORDER BY id')
+      .all(scope.layer, scope.user_id, value) as Row[];
+    return rows.map(toFact);
   }
 
   /** Any scope: entry ids are global. */
