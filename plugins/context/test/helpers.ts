@@ -6,7 +6,7 @@ import context from '../src/index.js';
 export { ManualClock, ToolCallError, primitives, context };
 export type { TestServer };
 
-export const CONTEXT_TOOLS = ['memory_steering', 'memory_compress'];
+export const CONTEXT_TOOLS = ['memory_get_smart_context', 'memory_context', 'memory_context_inject', 'memory_steering', 'memory_compress'];
 export const PRIMITIVES = ['think', 'dream', 'forget', 'evolve', 'project', 'memory_hook', 'wake_up'];
 
 /** A server with the primitives and context plugins on a fresh temp data dir, the context tier exposed. */

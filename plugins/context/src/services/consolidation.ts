@@ -1,0 +1,54 @@
+import type { Clock } from '@memory-service/kernel';
+import type { Scope, Stores } from '@memory-service/stores';
+import { keyWords } from './text.js';
+
+/** Episodes above this importance are carried into L4 (the think routing's L4 threshold, "above 0.7"). */
+export const CONSOLIDATION_MIN_IMPORTANCE = 0.7;
+/** How many of the scope's newest episodes one consolidation looks at. */
+export const CONSOLIDATION_WINDOW = 200;
+
+export interface ConsolidationResult {
+  consolidated: { episode_id: string; key: string; entry_id: string }[];
+  /** ISO time of this run, by the injected clock. */
+  ts: string;
+}
+
+/**
+ * L3 to L4 consolidation, deterministic: of the scope's CONSOLIDATION_WINDOW newest episodes, each
+ * with importance above CONSOLIDATION_MIN_IMPORTANCE whose summary no fact of the scope holds
+ * verbatim becomes a fact (oldest first): value = the summary, importance = the episode's,
+ * source `episode_promotion`, metadata.from_episode = the episode id, key `episode:<first words>` in
+ * its family (FactStore.keyFor), so it never overwrites another fact. A second run finds every such
+ * summary held and writes nothing. The episode stays. One transaction.
+ */
+export class Consolidator {
+  constructor(
+    private readonly stores: Stores,
+    private readonly clock: Clock,
+  ) {}
+
+  consolidate(scope: Scope): ConsolidationResult {
+    const ts = new Date(this.clock.now()).toISOString();
+    const consolidated = this.stores.transaction(() => {
+      const out: ConsolidationResult['consolidated'] = [];
+      const candidates = this.stores.episodes
+        .list(scope, { limit: CONSOLIDATION_WINDOW })
+        .filter((e) => e.importance > CONSOLIDATION_MIN_IMPORTANCE)
+        .reverse();
+      for (const ep of candidates) {
+        if (this.stores.facts.holding(scope, ep.summary).length > 0) continue;
+        const key = this.stores.facts.keyFor(scope, `episode:${keyWords(ep.summary)}`, ep.summary);
+        const fact = this.stores.facts.upsert(scope, {
+          key,
+          value: ep.summary,
+          importance: ep.importance,
+          source: 'episode_promotion',
+          metadata: { from_episode: ep.id },
+        });
+        out.push({ episode_id: ep.id, key, entry_id: fact.entry_id });
+      }
+      return out;
+    });
+    return { consolidated, ts };
+  }
+}

@@ -1,0 +1,16 @@
+import { cutChars, overChars } from '@memory-service/kernel';
+
+/** Longest excerpt of one memory in a context listing (characters). */
+export const ITEM_CHARS = 240;
+
+/** A compact single-line excerpt of at most `max` characters (code points). */
+export function excerpt(text: string, max = ITEM_CHARS): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return overChars(flat, max) ? `${cutChars(flat, max - 1)}…` : flat;
+}
+
+/** Key slug words: letters and digits, accents on Latin letters folded, lower case. */
+export function keyWords(text: string, n = 6): string {
+  const words = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return cutChars(words.slice(0, n).join('-'), 80).replace(/-+$/, '') || 'note';
+}
