@@ -31,3 +31,22 @@ export const linkRefSchema = z.object({ title: z.string(), relation: z.string(),
 export function pageInfo(p: WikiPageInfo): PageInfo {
   return { id: p.id, title: p.title, wiki_type: p.wiki_type, tags: p.tags, path: p.path, created: p.created, updated: p.updated, size: p.size };
 }
+
+/** The input of a paged listing: `limit` (1 to max) pages from `offset`. */
+export const offsetInput = z.number().int().min(0).max(1_000_000).default(0).describe('Pages to skip (next_offset of the previous call)');
+
+/** The answer of a paged listing: the pages, how many on this page and in all, and where the next page starts. */
+export const pagedOutput = z.object({
+  pages: z.array(pageInfoSchema),
+  count: z.number(),
+  total: z.number(),
+  offset: z.number(),
+  next_offset: z.number().nullable(),
+});
+
+/** One page of `total` matching pages that starts at `offset`; next_offset is null at the end. */
+export function paged(pages: WikiPageInfo[], total: number, offset: number): z.infer<typeof pagedOutput> {
+  const listed = pages.map(pageInfo);
+  const next = offset + listed.length;
+  return { pages: listed, count: listed.length, total, offset, next_offset: next < total && listed.length > 0 ? next : null };
+}

@@ -1,6 +1,6 @@
 import { defineTool, z } from '@memory-service/kernel';
 import type { Stores } from '@memory-service/stores';
-import { layerInput, pageInfo, pageInfoSchema, scopeOf, userIdInput, wikiTypeInput } from '../common.js';
+import { layerInput, offsetInput, paged, pagedOutput, scopeOf, userIdInput, wikiTypeInput } from '../common.js';
 
 export function wikiListTool(stores: Stores) {
   return defineTool({
@@ -13,24 +13,16 @@ export function wikiListTool(stores: Stores) {
     input: z.object({
       wiki_type: wikiTypeInput.optional().describe('Only pages of this type'),
       limit: z.number().int().min(1).max(200).default(50).describe('Most pages returned'),
-      offset: z.number().int().min(0).max(1_000_000).default(0).describe('Pages to skip (next_offset of the previous call)'),
+      offset: offsetInput,
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
-      pages: z.array(pageInfoSchema),
-      count: z.number(),
-      total: z.number(),
-      offset: z.number(),
-      next_offset: z.number().nullable(),
-    }),
+    output: pagedOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handler: (args) => {
       const scope = scopeOf(args);
-      const pages = stores.wiki.list(scope, { wiki_type: args.wiki_type, limit: args.limit, offset: args.offset }).map(pageInfo);
-      const total = stores.wiki.count(scope, args.wiki_type);
-      const next = args.offset + pages.length;
-      return { pages, count: pages.length, total, offset: args.offset, next_offset: next < total && pages.length > 0 ? next : null };
+      const pages = stores.wiki.list(scope, { wiki_type: args.wiki_type, limit: args.limit, offset: args.offset });
+      return paged(pages, stores.wiki.count(scope, args.wiki_type), args.offset);
     },
   });
 }

@@ -1,6 +1,6 @@
 import { defineTool, z } from '@memory-service/kernel';
 import { ISO_TIMESTAMP_ACCEPTED, WIKI_QUERY_CONTENT_MAX, WIKI_QUERY_DEFAULT_LIMIT, WIKI_QUERY_MAX_LIMIT, WIKI_QUERY_TITLE_MAX, type Stores } from '@memory-service/stores';
-import { layerInput, pageInfo, pageInfoSchema, scopeOf, userIdInput, wikiTypeInput } from '../common.js';
+import { layerInput, offsetInput, paged, pagedOutput, scopeOf, userIdInput, wikiTypeInput } from '../common.js';
 
 const timestamp = (what: string) => z.string().max(100).optional().describe(`${what}, bound included: ${ISO_TIMESTAMP_ACCEPTED}`);
 
@@ -26,24 +26,16 @@ export function wikiQueryTool(stores: Stores) {
       updated_since: timestamp('Last updated at or after'),
       updated_until: timestamp('Last updated at or before'),
       limit: z.number().int().min(1).max(WIKI_QUERY_MAX_LIMIT).default(WIKI_QUERY_DEFAULT_LIMIT).describe('Most pages returned'),
-      offset: z.number().int().min(0).max(1_000_000).default(0).describe('Pages to skip (next_offset of the previous call)'),
+      offset: offsetInput,
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
-      pages: z.array(pageInfoSchema),
-      count: z.number(),
-      total: z.number(),
-      offset: z.number(),
-      next_offset: z.number().nullable(),
-    }),
+    output: pagedOutput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handler: (args) => {
       const { layer: _layer, user_id: _user, ...filter } = args;
       const r = stores.wiki.query(scopeOf(args), filter);
-      const pages = r.pages.map(pageInfo);
-      const next = args.offset + pages.length;
-      return { pages, count: pages.length, total: r.total, offset: args.offset, next_offset: next < r.total && pages.length > 0 ? next : null };
+      return paged(r.pages, r.total, args.offset);
     },
   });
 }
