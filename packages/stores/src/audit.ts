@@ -62,6 +62,14 @@ export class AuditLog {
     return n;
   }
 
+  /** The audit rows of one scope about one target, oldest first (audit_log_target, then the scope checked). */
+  forTargetInScope(scope: Scope, target_id: string, limit = 200): AuditEntry[] {
+    const rows = this.ctx
+      .stmt('SELECT * FROM audit_log WHERE target_id = ? AND layer = ? AND user_id = ? ORDER BY id LIMIT ?')
+      .all(target_id, scope.layer, scope.user_id, limit) as AuditRow[];
+    return rows.map(toEntry);
+  }
+
   /** Every audit row about one target, oldest first. */
   forTarget(target_id: string, limit = 200): AuditEntry[] {
     const rows = this.ctx

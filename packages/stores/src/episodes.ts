@@ -2,6 +2,7 @@ import { cutChars } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
+import { memoryQuerySql, type MemoryQuery } from './memory-query.js';
 import { facetSql, tagDimension } from './tags.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, checkWordPattern, clamp, foldedTermsFilter, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso } from './util.js';
@@ -193,6 +194,21 @@ export class EpisodeStore {
       )
       .get(scope.layer, scope.user_id, since, summary, opts.tag) as Row | undefined;
     return row ? toEpisode(row) : null;
+  }
+
+  /**
+   * memory_query over the scope's episodes (memory-query.ts): newest created first, then the newest
+   * id, a page of `limit` from `offset`, with the total matching. A read: no access is recorded.
+   * content_like is the summary (it reads every episode of the scope the other filters leave).
+   */
+  query(scope: Scope, q: MemoryQuery): { episodes: Episode[]; total: number } {
+    checkScope(scope);
+    const { where, params, limit, offset } = memoryQuerySql(scope, q, 'episodes', { content: 'summary', tags: { table: 'episode_tags', fk: 'episode_id' } });
+    const total = (this.ctx.stmt(`SELECT COUNT(*) AS n FROM episodes t WHERE ${where}`).get(...params) as { n: number }).n;
+    const rows = this.ctx
+      .stmt(`SELECT t.* FROM episodes t WHERE ${where} ORDER BY t.created DESC, t.id DESC LIMIT ? OFFSET ?`)
+      .all(...params, limit, offset) as Row[];
+    return { episodes: rows.map(toEpisode), total };
   }
 
   count(scope: Scope): number {

@@ -1,6 +1,7 @@
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
+import { memoryQuerySql, type MemoryQuery } from './memory-query.js';
 import { familyName, familyNumber, freeName } from './name-family.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, parseId, parseJson, toIso } from './util.js';
@@ -247,6 +248,22 @@ export class FactStore {
       .stmt(`SELECT * FROM facts WHERE layer = ? AND user_id = ? ORDER BY ${order} LIMIT ? OFFSET ?`)
       .all(scope.layer, scope.user_id, limit, offset) as Row[];
     return rows.map(toFact);
+  }
+
+  /**
+   * memory_query over the scope's facts (memory-query.ts): newest created first, then the newest id,
+   * a page of `limit` from `offset`, with the total matching. A read: no access is recorded.
+   * content_like is the value, key_like the key; both read every fact of the scope the other
+   * filters leave (a substring has no index).
+   */
+  query(scope: Scope, q: MemoryQuery): { facts: Fact[]; total: number } {
+    checkScope(scope);
+    const { where, params, limit, offset } = memoryQuerySql(scope, q, 'core', { content: 'value', key: 'key' });
+    const total = (this.ctx.stmt(`SELECT COUNT(*) AS n FROM facts t WHERE ${where}`).get(...params) as { n: number }).n;
+    const rows = this.ctx
+      .stmt(`SELECT t.* FROM facts t WHERE ${where} ORDER BY t.created DESC, t.id DESC LIMIT ? OFFSET ?`)
+      .all(...params, limit, offset) as Row[];
+    return { facts: rows.map(toFact), total };
   }
 
   count(scope: Scope): number {

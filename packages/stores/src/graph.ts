@@ -1,6 +1,7 @@
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
+import { facetSql } from './tags.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso } from './util.js';
 
@@ -190,22 +191,9 @@ export class GraphStore {
     });
   }
 
-  /** Nodes of the scope, highest confidence first (ties: newest first). */
-  nodes(scope: Scope, opts: { node_type?: string; limit?: number } = {}): GraphNode[] {
-    checkScope(scope);
-    const limit = Math.max(0, Math.floor(opts.limit ?? 50));
-    const rows =
-      opts.node_type !== undefined
-        ? this.ctx
-            .stmt(
-              `SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? AND node_type = ?
-               ORDER BY confidence DESC, id DESC LIMIT ?`,
-            )
-            .all(scope.layer, scope.user_id, opts.node_type.toLowerCase(), limit)
-        : this.ctx
-            .stmt('SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? ORDER BY confidence DESC, id DESC LIMIT ?')
-            .all(scope.layer, scope.user_id, limit);
-    return (rows as NodeRow[]).map(toNode);
+  /** Nodes of the scope, highest confidence first (ties: newest first), `limit` from `offset`. */
+  nodes(scope: Scope, opts: { node_type?: string; limit?: number; offset?: number } = {}): GraphNode[] {
+    return this.query(scope, { node_type: opts.node_type, limit: opts.limit, offset: opts.offset });
   }
 
   /** Edges of the scope, or of one node in a direction (default out); both endpoint contents included. */
@@ -233,23 +221,29 @@ export class GraphStore {
     return rows.filter((r) => (seen.has(r.id) ? false : (seen.add(r.id), true))).slice(0, limit).map(toEdge);
   }
 
-  /** Nodes by tag and/or node type, highest confidence first. */
-  query(scope: Scope, opts: { tag?: string; node_type?: string; limit?: number } = {}): GraphNode[] {
+  /**
+   * Nodes by tags and/or node type, highest confidence first (ties: newest first), `limit` from
+   * `offset`. Tags are faceted (tags.ts): same dimension any of, different dimensions all of.
+   */
+  query(scope: Scope, opts: { tag?: string | readonly string[]; node_type?: string; limit?: number; offset?: number } = {}): GraphNode[] {
     checkScope(scope);
-    if (opts.tag === undefined) return this.nodes(scope, opts);
     const limit = Math.max(0, Math.floor(opts.limit ?? 50));
-    const params: (string | number)[] = [scope.layer, scope.user_id, opts.tag];
-    let typeSql = '';
+    const offset = Math.max(0, Math.floor(opts.offset ?? 0));
+    const where = ['n.layer = ?', 'n.user_id = ?'];
+    const params: (string | number)[] = [scope.layer, scope.user_id];
     if (opts.node_type !== undefined) {
-      typeSql = ' AND n.node_type = ?';
-      params.push(opts.node_type.toLowerCase());
+      where.push('n.node_type = ?');
+      params.push(opts.node_type.trim().toLowerCase());
+    }
+    const tags = opts.tag === undefined ? [] : typeof opts.tag === 'string' ? [opts.tag] : opts.tag;
+    const f = facetSql(tags, 'n.id', 'graph_node_tags', 'node_id', scope.layer, scope.user_id);
+    if (f.sql) {
+      where.push(f.sql);
+      params.push(...f.params);
     }
     const rows = this.ctx
-      .stmt(
-        `SELECT n.* FROM graph_node_tags g JOIN graph_nodes n ON n.id = g.node_id
-         WHERE g.layer = ? AND g.user_id = ? AND g.tag = ?${typeSql} ORDER BY n.confidence DESC, n.id DESC LIMIT ?`,
-      )
-      .all(...params, limit) as NodeRow[];
+      .stmt(`SELECT n.* FROM graph_nodes n WHERE ${where.join(' AND ')} ORDER BY n.confidence DESC, n.id DESC LIMIT ? OFFSET ?`)
+      .all(...params, limit, offset) as NodeRow[];
     return rows.map(toNode);
   }
 

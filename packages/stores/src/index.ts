@@ -1,7 +1,7 @@
 export * from './types.js';
 export * from './errors.js';
 export { slugify, safeJoin, idSegment, isInside, writeFileAtomic } from './paths.js';
-export { holdsWord } from './util.js';
+export { holdsWord, parseId } from './util.js';
 export { storesMigrations } from './migrations/index.js';
 export { FTS_TABLES } from './migrations/fts.js';
 export { StoreContext } from './context.js';
@@ -10,7 +10,7 @@ export { AuditLog, type AuditEntry, type ImportanceChange } from './audit.js';
 export { L1Ring, L1_FLUSH_MS, type L1Item, type L1PushInput, type L1File, type L1FileCheck } from './l1.js';
 export { SessionStore, type Session, type SessionEndInput, type SessionQualityDetail } from './sessions.js';
 export { ScratchpadStore, type ScratchpadEntry } from './scratchpad.js';
-export { EpisodeStore, type Episode, type EpisodeInput, type EpisodeListOptions } from './episodes.js';
+export { EpisodeStore, EPISODE_PREFIX, type Episode, type EpisodeInput, type EpisodeListOptions } from './episodes.js';
 export { tagDimension, facetGroups, matchesFacets } from './tags.js';
 export {
   FactStore,
@@ -19,6 +19,7 @@ export {
   IMPORTANCE_MAX,
   clampImportance,
   GENERATED_KEY_PREFIXES,
+  FACT_PREFIX,
   type GeneratedKeyPrefix,
   type Fact,
   type FactInput,
@@ -78,6 +79,7 @@ export {
   CAUSAL_RELATIONS,
   ALL_RELATIONS,
   normalizeContent,
+  NODE_PREFIX,
   type GraphNode,
   type GraphNodeInput,
   type GraphEdge,
@@ -117,3 +119,12 @@ export type { CatchUp } from './retrieval/index-sync.js';
 export * from './scorers/index.js';
 export { useStores, STORES_OWNER } from './kernel-binding.js';
 export { AccessLog, type AccessTable } from './access-log.js';
+export {
+  MEMORY_QUERY_MAX_LIMIT,
+  MEMORY_QUERY_DEFAULT_LIMIT,
+  MEMORY_QUERY_LIKE_MAX,
+  MEMORY_QUERY_TARGETS,
+  substringLike,
+  type MemoryQuery,
+  type MemoryQueryTarget,
+} from './memory-query.js';

@@ -151,12 +151,12 @@ export class SessionStore {
     return r ? toSession(r) : null;
   }
 
-  /** Recent sessions, newest first. */
-  list(scope: Scope, limit = 20): Session[] {
+  /** Recent sessions, newest first, `limit` of them from `offset`. */
+  list(scope: Scope, limit = 20, offset = 0): Session[] {
     checkScope(scope);
     const rows = this.ctx
-      .stmt('SELECT * FROM sessions WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ?')
-      .all(scope.layer, scope.user_id, Math.max(0, Math.floor(limit))) as Row[];
+      .stmt('SELECT * FROM sessions WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ? OFFSET ?')
+      .all(scope.layer, scope.user_id, Math.max(0, Math.floor(limit)), Math.max(0, Math.floor(offset))) as Row[];
     return rows.map(toSession);
   }
 
