@@ -1,14 +1,25 @@
 import { definePlugin } from '@memory-service/kernel';
+import { useStores } from '@memory-service/stores';
+import { memoryEpisodeGetTool } from './tools/memory-episode-get.js';
+import { memoryEpisodeListTool } from './tools/memory-episode-list.js';
+import { memoryEpisodeRecallTool } from './tools/memory-episode-recall.js';
 
 /**
- * The insight tier. Its tools are not built yet, so it registers none: the tier is a valid
- * MEMORY_EXPOSE token and lists no tools until they exist.
+ * The insight tier, its read-only tools so far: memory_episode_list, memory_episode_get,
+ * memory_episode_recall. Every tool reads only the caller's layer and user_id.
  */
 export default definePlugin({
   name: '@memory-service/plugin-insight',
   version: '0.1.0',
   tier: 'insight',
   kernel: '^1.0.0',
-  description: 'The insight tier of the memory service.',
-  setup() {},
+  description: 'The insight tier: read-only views of episodes, sessions, the graph and core memory of a layer and user_id.',
+  // Written by the build (scripts/tool-schemas.mjs) beside dist/bundle.js and dist/index.js.
+  toolSchemas: new URL('./tool-schemas.json', import.meta.url),
+  setup(ctx) {
+    const stores = useStores(ctx);
+    ctx.tools.register(memoryEpisodeListTool(stores));
+    ctx.tools.register(memoryEpisodeGetTool(stores));
+    ctx.tools.register(memoryEpisodeRecallTool(stores));
+  },
 });

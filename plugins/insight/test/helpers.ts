@@ -1,0 +1,47 @@
+import { expect } from 'vitest';
+import primitives from '@memory-service/plugin-primitives';
+import type { Scope, Stores } from '@memory-service/stores';
+import { createTestServer, ManualClock, ToolCallError, type TestServer } from '@memory-service/testing';
+import insight from '../src/index.js';
+
+export { ManualClock, ToolCallError, insight, primitives };
+export type { TestServer };
+
+export const INSIGHT_TOOLS = ['memory_episode_list', 'memory_episode_get', 'memory_episode_recall'];
+export const PRIMITIVES = ['think', 'dream', 'forget', 'evolve', 'project', 'memory_hook', 'wake_up'];
+
+/** A server with the primitives and insight plugins on a fresh temp data dir, the insight tier exposed. */
+export function start(opts: { clock?: ManualClock; expose?: string } = {}): Promise<TestServer> {
+  return createTestServer({ plugins: [primitives, insight], expose: opts.expose ?? 'insight', clock: opts.clock ?? new ManualClock() });
+}
+
+/** The structured error a failing tool call rejects with. */
+export async function toolError(p: Promise<unknown>): Promise<ToolCallError['error']> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err, 'the call should have failed').toBeInstanceOf(ToolCallError);
+  return (err as ToolCallError).error;
+}
+
+/** The server's stores, to seed records no primitive writes (episodes with chosen tags, graph edges). */
+export function storesOf(s: TestServer): Stores {
+  return s.kernel.container.resolve<Stores>('stores');
+}
+
+export const USER: Scope = { layer: 'user', user_id: 'default' };
+
+/** Every row of a table as JSON, to show that a read changed nothing (no access counts, no telemetry). */
+export function dump(s: TestServer, table: string): string {
+  storesOf(s).flush();
+  return JSON.stringify(s.kernel.storage.db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all());
+}
+
+/** Think a text that goes to L3 and return the episode id it reports. */
+export async function thinkEpisode(s: TestServer, text: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const r: any = await s.call('think', { text, layer: 'user', ...extra });
+  const l3 = r.actions.find((a: any) => a.store === 'l3');
+  expect(l3, `think should route "${text}" to L3`).toBeTruthy();
+  return l3.id;
+}
