@@ -3,10 +3,11 @@ import { useStores } from '@memory-service/stores';
 import { memoryEpisodeGetTool } from './tools/memory-episode-get.js';
 import { memoryEpisodeListTool } from './tools/memory-episode-list.js';
 import { memoryEpisodeRecallTool } from './tools/memory-episode-recall.js';
+import { memorySessionListTool } from './tools/memory-session-list.js';
 
 /**
  * The insight tier, its read-only tools so far: memory_episode_list, memory_episode_get,
- * memory_episode_recall. Every tool reads only the caller's layer and user_id.
+ * memory_episode_recall, memory_session_list. Every tool reads only the caller's layer and user_id.
  */
 export default definePlugin({
   name: '@memory-service/plugin-insight',
@@ -21,5 +22,6 @@ export default definePlugin({
     ctx.tools.register(memoryEpisodeListTool(stores));
     ctx.tools.register(memoryEpisodeGetTool(stores));
     ctx.tools.register(memoryEpisodeRecallTool(stores));
+    ctx.tools.register(memorySessionListTool(stores));
   },
 });
