@@ -3,11 +3,14 @@ import { useStores } from '@memory-service/stores';
 import { memoryEpisodeGetTool } from './tools/memory-episode-get.js';
 import { memoryEpisodeListTool } from './tools/memory-episode-list.js';
 import { memoryEpisodeRecallTool } from './tools/memory-episode-recall.js';
+import { memoryGraphEdgesTool } from './tools/memory-graph-edges.js';
+import { memoryGraphNodesTool } from './tools/memory-graph-nodes.js';
+import { memoryGraphQueryTool } from './tools/memory-graph-query.js';
 import { memorySessionListTool } from './tools/memory-session-list.js';
 
 /**
  * The insight tier, its read-only tools so far: memory_episode_list, memory_episode_get,
- * memory_episode_recall, memory_session_list. Every tool reads only the caller's layer and user_id.
+ * memory_episode_recall, memory_session_list, memory_graph_nodes, memory_graph_edges, memory_graph_query. Every tool reads only the caller's layer and user_id.
  */
 export default definePlugin({
   name: '@memory-service/plugin-insight',
@@ -23,5 +26,8 @@ export default definePlugin({
     ctx.tools.register(memoryEpisodeGetTool(stores));
     ctx.tools.register(memoryEpisodeRecallTool(stores));
     ctx.tools.register(memorySessionListTool(stores));
+    ctx.tools.register(memoryGraphNodesTool(stores));
+    ctx.tools.register(memoryGraphEdgesTool(stores));
+    ctx.tools.register(memoryGraphQueryTool(stores));
   },
 });
