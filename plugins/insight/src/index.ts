@@ -3,6 +3,7 @@ import { useStores } from '@memory-service/stores';
 import { memoryEpisodeGetTool } from './tools/memory-episode-get.js';
 import { memoryEpisodeListTool } from './tools/memory-episode-list.js';
 import { memoryEpisodeRecallTool } from './tools/memory-episode-recall.js';
+import { memoryFactBlameTool } from './tools/memory-fact-blame.js';
 import { memoryGraphEdgesTool } from './tools/memory-graph-edges.js';
 import { memoryGraphNodesTool } from './tools/memory-graph-nodes.js';
 import { memoryGraphQueryTool } from './tools/memory-graph-query.js';
@@ -10,7 +11,8 @@ import { memorySessionListTool } from './tools/memory-session-list.js';
 
 /**
  * The insight tier, its read-only tools so far: memory_episode_list, memory_episode_get,
- * memory_episode_recall, memory_session_list, memory_graph_nodes, memory_graph_edges, memory_graph_query. Every tool reads only the caller's layer and user_id.
+ * memory_episode_recall, memory_session_list, memory_graph_nodes, memory_graph_edges, memory_graph_query,
+ * memory_fact_blame. Every tool reads only the caller's layer and user_id.
  */
 export default definePlugin({
   name: '@memory-service/plugin-insight',
@@ -29,5 +31,6 @@ export default definePlugin({
     ctx.tools.register(memoryGraphNodesTool(stores));
     ctx.tools.register(memoryGraphEdgesTool(stores));
     ctx.tools.register(memoryGraphQueryTool(stores));
+    ctx.tools.register(memoryFactBlameTool(stores));
   },
 });
