@@ -7,12 +7,13 @@ import { memoryFactBlameTool } from './tools/memory-fact-blame.js';
 import { memoryGraphEdgesTool } from './tools/memory-graph-edges.js';
 import { memoryGraphNodesTool } from './tools/memory-graph-nodes.js';
 import { memoryGraphQueryTool } from './tools/memory-graph-query.js';
+import { memoryQueryTool } from './tools/memory-query.js';
 import { memorySessionListTool } from './tools/memory-session-list.js';
 
 /**
  * The insight tier, its read-only tools so far: memory_episode_list, memory_episode_get,
  * memory_episode_recall, memory_session_list, memory_graph_nodes, memory_graph_edges, memory_graph_query,
- * memory_fact_blame. Every tool reads only the caller's layer and user_id.
+ * memory_fact_blame, memory_query. Every tool reads only the caller's layer and user_id.
  */
 export default definePlugin({
   name: '@memory-service/plugin-insight',
@@ -32,5 +33,6 @@ export default definePlugin({
     ctx.tools.register(memoryGraphEdgesTool(stores));
     ctx.tools.register(memoryGraphQueryTool(stores));
     ctx.tools.register(memoryFactBlameTool(stores));
+    ctx.tools.register(memoryQueryTool(stores));
   },
 });
