@@ -8,12 +8,13 @@ import { memoryGraphEdgesTool } from './tools/memory-graph-edges.js';
 import { memoryGraphNodesTool } from './tools/memory-graph-nodes.js';
 import { memoryGraphQueryTool } from './tools/memory-graph-query.js';
 import { memoryQueryTool } from './tools/memory-query.js';
+import { memoryStatsTool } from './tools/memory-stats.js';
 import { memorySessionListTool } from './tools/memory-session-list.js';
 
 /**
  * The insight tier, its read-only tools so far: memory_episode_list, memory_episode_get,
  * memory_episode_recall, memory_session_list, memory_graph_nodes, memory_graph_edges, memory_graph_query,
- * memory_fact_blame, memory_query. Every tool reads only the caller's layer and user_id.
+ * memory_fact_blame, memory_query, memory_stats. Every tool reads only the caller's layer and user_id.
  */
 export default definePlugin({
   name: '@memory-service/plugin-insight',
@@ -34,5 +35,6 @@ export default definePlugin({
     ctx.tools.register(memoryGraphQueryTool(stores));
     ctx.tools.register(memoryFactBlameTool(stores));
     ctx.tools.register(memoryQueryTool(stores));
+    ctx.tools.register(memoryStatsTool(stores));
   },
 });

@@ -7,7 +7,7 @@ import insight from '../src/index.js';
 export { ManualClock, ToolCallError, insight, primitives };
 export type { TestServer };
 
-export const INSIGHT_TOOLS = ['memory_episode_list', 'memory_episode_get', 'memory_episode_recall', 'memory_session_list', 'memory_graph_nodes', 'memory_graph_edges', 'memory_graph_query', 'memory_fact_blame', 'memory_query'];
+export const INSIGHT_TOOLS = ['memory_episode_list', 'memory_episode_get', 'memory_episode_recall', 'memory_session_list', 'memory_graph_nodes', 'memory_graph_edges', 'memory_graph_query', 'memory_fact_blame', 'memory_query', 'memory_stats'];
 export const PRIMITIVES = ['think', 'dream', 'forget', 'evolve', 'project', 'memory_hook', 'wake_up'];
 
 /** A server with the primitives and insight plugins on a fresh temp data dir, the insight tier exposed. */
