@@ -149,3 +149,19 @@ describe('SessionStore.list, GraphStore.query, AuditLog.forTargetInScope', () =>
     expect(env.stores.audit.forTargetInScope(A, f.entry_id).map((e) => e.action)).toEqual(['update']);
   });
 });
+
+describe('faceted tag filters', () => {
+  it('use one statement shape however many tags and dimensions are given', () => {
+    const ep = env.stores.episodes;
+    const a = ep.add(U, { summary: 'a', tags: ['p:1', 'm:x'] });
+    const shapes = () => [...(env.stores.ctx as unknown as { cache: Map<string, unknown> }).cache.keys()].filter((k) => k.includes('json_each(g.value)')).length;
+    ep.query(U, { tag: ['p:1'] });
+    const one = shapes();
+    expect(one).toBeGreaterThan(0);
+    ep.query(U, { tag: ['p:1', 'p:2', 'm:x'] });
+    ep.query(U, { tag: ['p:1', 'p:2', 'm:x', 'q', 'r:1', 'r:2'] });
+    expect(shapes()).toBe(one);
+    expect(ep.query(U, { tag: ['p:1', 'p:2', 'm:x'] }).episodes.map((e) => e.id)).toEqual([a.id]);
+    expect(ep.list(U, { tag: ['p:2', 'm:x'] })).toEqual([]);
+  });
+});

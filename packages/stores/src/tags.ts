@@ -29,8 +29,12 @@ export function matchesFacets(recordTags: readonly string[], filter: readonly st
 }
 
 /**
- * SQL for a faceted filter over a tag table: one `id IN (...)` clause per dimension. `idCol` is
- * the record's id column; the tag table holds (record id column `fk`, layer, user_id, tag).
+ * SQL for a faceted filter over a tag table, of one shape whatever the filter (the tags go in as
+ * JSON parameters), so the statement cache holds one statement per caller however many tags and
+ * dimensions callers send. The record must carry one of the filter's tags (found through the
+ * table's (layer, user_id, tag) index) and, for every dimension, one of its tags (a lookup by
+ * the table's (record id, tag) key). `idCol` is the record's id column; the tag table holds
+ * (record id column `fk`, layer, user_id, tag). An empty filter gives an empty clause.
  */
 export function facetSql(
   filter: readonly string[],
@@ -40,13 +44,10 @@ export function facetSql(
   layer: string,
   userId: string,
 ): { sql: string; params: string[] } {
-  const parts: string[] = [];
-  const params: string[] = [];
-  for (const g of facetGroups(filter)) {
-    parts.push(
-      `${idCol} IN (SELECT ${fk} FROM ${tagTable} WHERE layer = ? AND user_id = ? AND tag IN (${g.map(() => '?').join(', ')}))`,
-    );
-    params.push(layer, userId, ...g);
-  }
-  return { sql: parts.join(' AND '), params };
+  const groups = facetGroups(filter);
+  if (groups.length === 0) return { sql: '', params: [] };
+  const sql =
+    `${idCol} IN (SELECT ${fk} FROM ${tagTable} WHERE layer = ? AND user_id = ? AND tag IN (SELECT value FROM json_each(?)))` +
+    ` AND NOT EXISTS (SELECT 1 FROM json_each(?) AS g WHERE NOT EXISTS (SELECT 1 FROM ${tagTable} AS f WHERE f.${fk} = ${idCol} AND f.tag IN (SELECT value FROM json_each(g.value))))`;
+  return { sql, params: [layer, userId, JSON.stringify(groups.flat()), JSON.stringify(groups)] };
 }
