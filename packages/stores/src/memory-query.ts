@@ -81,13 +81,25 @@ export function memoryQuerySql(
   const min = q.importance_min === undefined ? undefined : checkImportance(q.importance_min, 'importance_min');
   const max = q.importance_max === undefined ? undefined : checkImportance(q.importance_max, 'importance_max');
   if (min !== undefined && max !== undefined && min > max) throw validationError('importance_min', 'importance_min must not be above importance_max', `0..${max}`);
-  if (min !== undefined) (where.push('t.importance >= ?'), params.push(min));
-  if (max !== undefined) (where.push('t.importance <= ?'), params.push(max));
+  if (min !== undefined) {
+    where.push('t.importance >= ?');
+    params.push(min);
+  }
+  if (max !== undefined) {
+    where.push('t.importance <= ?');
+    params.push(max);
+  }
   const since = q.created_since === undefined ? undefined : checkIsoTimestamp(q.created_since, 'created_since');
   const until = q.created_until === undefined ? undefined : checkIsoTimestamp(q.created_until, 'created_until');
   if (since !== undefined && until !== undefined && since > until) throw validationError('created_since', 'created_since must not be after created_until', `at or before ${until}`);
-  if (since !== undefined) (where.push('t.created >= ?'), params.push(since));
-  if (until !== undefined) (where.push('t.created <= ?'), params.push(until));
+  if (since !== undefined) {
+    where.push('t.created >= ?');
+    params.push(since);
+  }
+  if (until !== undefined) {
+    where.push('t.created <= ?');
+    params.push(until);
+  }
   if (q.key_like !== undefined) {
     if (!cols.key) throw validationError('key_like', `key_like applies to target core only, not ${target}`, ['core']);
     where.push(`t.${cols.key} LIKE ? ESCAPE '\\'`);
@@ -104,7 +116,10 @@ export function memoryQuerySql(
       throw validationError('tag', 'tag must be a tag or a list of at most 50 tags of at most 200 characters', 'faceted tags dimension:value');
     }
     const f = facetSql(tags, 't.id', cols.tags.table, cols.tags.fk, scope.layer, scope.user_id);
-    if (f.sql) (where.push(f.sql), params.push(...f.params));
+    if (f.sql) {
+      where.push(f.sql);
+      params.push(...f.params);
+    }
   }
   const limit = q.limit === undefined ? MEMORY_QUERY_DEFAULT_LIMIT : checkCount(q.limit, 'limit', 1, MEMORY_QUERY_MAX_LIMIT);
   const offset = q.offset === undefined ? 0 : checkCount(q.offset, 'offset', 0, 1_000_000);
