@@ -40,6 +40,22 @@ describe('the first-party server as an MCP host sees it', () => {
     expect(reflected.structuredContent).toMatchObject({ created: 1, by_type: [{ wiki_type: 'work_notes', created: 1, updated: 0 }], orphans: [{ title: 'Plan' }] });
   });
 
+  it('MEMORY_EXPOSE=insight lists the ten built insight tools next to the primitives, and reads what think wrote', async () => {
+    const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_EXPOSE: 'insight' });
+    open.push(c);
+    const names = (await c.client.listTools()).tools.map((t) => t.name).sort();
+    const insight = ['memory_episode_list', 'memory_episode_get', 'memory_episode_recall', 'memory_session_list', 'memory_graph_nodes', 'memory_graph_edges', 'memory_graph_query', 'memory_fact_blame', 'memory_query', 'memory_stats'];
+    expect(names).toEqual([...PRIMITIVES, ...insight].sort());
+    const thought: any = await c.client.callTool({ name: 'think', arguments: { text: 'The staging database migrates every Tuesday night after the backup finishes.', layer: 'user' } });
+    const l3 = thought.structuredContent.actions.find((a: any) => a.store === 'l3');
+    const got: any = await c.client.callTool({ name: 'memory_episode_get', arguments: { episode_id: l3.id } });
+    expect(got.structuredContent.episode.summary).toBe('The staging database migrates every Tuesday night after the backup finishes.');
+    const found: any = await c.client.callTool({ name: 'memory_query', arguments: { target: 'episodes', content_like: 'tuesday' } });
+    expect(found.structuredContent.episodes.map((e: any) => e.id)).toEqual([l3.id]);
+    const stats: any = await c.client.callTool({ name: 'memory_stats', arguments: {} });
+    expect(stats.structuredContent).toMatchObject({ l3: 1, l2: 0, recall_count: 0 });
+  });
+
   it('think then dream round-trips through the real bin, and layers stay apart', async () => {
     const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir() });
     open.push(c);
