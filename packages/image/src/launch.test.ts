@@ -15,9 +15,12 @@ import {
   pruneCaches,
   CACHE_MAX_AGE_MS,
   readCache,
+  readVerifiedInputs,
   shortHash,
+  verifiedInputsFile,
   writeCache,
   type ImageManifest,
+  type VerifiedInputs,
 } from './launch.js';
 
 const posix = process.platform !== 'win32';
@@ -96,6 +99,54 @@ describe('launch: when the image applies', () => {
   });
 });
 
+describe('launch: inputs verified by content', () => {
+  it('records an input hashed and found the same, and trusts that size and mtime next time without hashing', () => {
+    const { root, file, manifest } = fixture();
+    const roots = { pkg: path.join(root, 'pkg') };
+    const later = new Date(Date.now() + 60_000);
+    fs.utimesSync(file, later, later);
+    const hashed: VerifiedInputs = {};
+    expect(inputsUnchanged(manifest, roots, {}, hashed)).toBe(true);
+    const mtimeMs = fs.statSync(file).mtimeMs;
+    expect(hashed).toEqual({ [file]: `${manifest.inputs[0]!.sha256}:${manifest.inputs[0]!.size}:${mtimeMs}` });
+    // Other bytes under the recorded size and mtime: the record is trusted (the file is not read).
+    fs.writeFileSync(file, 'export const a = 2;\n');
+    fs.utimesSync(file, later, later);
+    expect(inputsUnchanged(manifest, roots, hashed)).toBe(true);
+    // Without the record, or once the mtime moves on, the bytes are hashed again and differ.
+    expect(inputsUnchanged(manifest, roots)).toBe(false);
+    const later2 = new Date(Date.now() + 120_000);
+    fs.utimesSync(file, later2, later2);
+    expect(inputsUnchanged(manifest, roots, hashed)).toBe(false);
+    // A record made for another build of the input (another sha256) does not count.
+    fs.writeFileSync(file, 'export const a = 1;\n');
+    fs.utimesSync(file, later, later);
+    const other: VerifiedInputs = { [file]: `${'cd'.repeat(32)}:${manifest.inputs[0]!.size}:${mtimeMs}` };
+    const again: VerifiedInputs = {};
+    expect(inputsUnchanged(manifest, roots, other, again)).toBe(true);
+    expect(Object.keys(again)).toEqual([file]);
+  });
+
+  it('keeps the record beside the code cache, read back only when private and well-formed', () => {
+    const dir = tempDir();
+    const { manifest } = fixture();
+    const file = verifiedInputsFile(dir, manifest);
+    expect(path.basename(file)).toBe(`server-${'ab'.repeat(8)}-inputs.json`);
+    expect(readVerifiedInputs(file)).toEqual({});
+    expect(writeCache(file, Buffer.from(JSON.stringify({ '/a.js': 'x:1:2', '/b.js': 3 })))).toBe(true);
+    expect(readVerifiedInputs(file)).toEqual({ '/a.js': 'x:1:2' });
+    fs.writeFileSync(file, '[1, 2]');
+    expect(readVerifiedInputs(file)).toEqual({});
+    fs.writeFileSync(file, 'not json');
+    expect(readVerifiedInputs(file)).toEqual({});
+    if (process.getuid) {
+      fs.writeFileSync(file, JSON.stringify({ '/a.js': 'x:1:2' }));
+      fs.chmodSync(file, 0o666);
+      expect(readVerifiedInputs(file)).toEqual({});
+    }
+  });
+});
+
 describe('launch: the code cache', () => {
   it('lives under NODE_COMPILE_CACHE or the temp dir, and NODE_DISABLE_COMPILE_CACHE=1 turns it off', () => {
     expect(cacheDir({ NODE_COMPILE_CACHE: '/var/cache/x' })).toBe(path.join(path.resolve('/var/cache/x'), 'memory-service-image'));
@@ -167,15 +218,18 @@ describe('launch: the code cache', () => {
     make('server-dddd-v20-x64-1.bin.123.tmp', 2 * 3_600_000);
     make('server-eeee-v20-x64-1.bin.456.tmp', 60_000);
     make('notes.txt', CACHE_MAX_AGE_MS + day);
+    make('server-ffff-inputs.json', CACHE_MAX_AGE_MS + day);
+    make('server-gggg-inputs.json', CACHE_MAX_AGE_MS - day);
     fs.mkdirSync(path.join(dir, 'server-dir.bin'));
     fs.utimesSync(path.join(dir, 'server-dir.bin'), new Date(0), new Date(0));
-    expect(pruneCaches(dir, keep, now)).toBe(2);
+    expect(pruneCaches(dir, keep, now)).toBe(3);
     expect(fs.readdirSync(dir).sort()).toEqual([
       'notes.txt',
       'server-aaaa-v20-x64-1.bin',
       'server-cccc-v20-x64-1.bin',
       'server-dir.bin',
       'server-eeee-v20-x64-1.bin.456.tmp',
+      'server-gggg-inputs.json',
     ]);
     expect(pruneCaches(path.join(dir, 'missing'), keep, now)).toBe(0);
   });

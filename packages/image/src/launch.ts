@@ -137,8 +137,9 @@ export const CACHE_MAX_AGE_MS = 30 * 86_400_000;
 const TMP_MAX_AGE_MS = 3_600_000;
 
 /**
- * Remove the caches of images, Nodes and flags not started from in CACHE_MAX_AGE_MS (a file is
- * written only where none could be read, so its age is the last time one had to be made), and the
+ * Remove the caches (and verified-inputs records) of images, Nodes and flags not started from in
+ * CACHE_MAX_AGE_MS (a file is written only where none could be read, so its age is the last time
+ * one had to be made), and the
  * temporary files of killed writes: every build and every upgrade names a new file of about 1 MB,
  * and nothing else removes the old ones. Run after a write, which is rare; `keep` is never removed.
  * A cache still in use that is removed costs its server one write at its next start.
@@ -154,7 +155,7 @@ export function pruneCaches(dir: string, keep: string, now = Date.now()): number
   for (const name of names) {
     const file = path.join(dir, name);
     if (file === keep || !name.startsWith('server-')) continue;
-    const maxAge = name.endsWith('.bin') ? CACHE_MAX_AGE_MS : name.endsWith('.tmp') ? TMP_MAX_AGE_MS : null;
+    const maxAge = name.endsWith('.bin') || name.endsWith('-inputs.json') ? CACHE_MAX_AGE_MS : name.endsWith('.tmp') ? TMP_MAX_AGE_MS : null;
     if (maxAge === null) continue;
     try {
       const stat = fs.lstatSync(file);
@@ -227,10 +228,19 @@ export function layoutRoots(manifest: ImageManifest, packageDir: string): Record
 }
 
 /**
- * Whether every file the image was built from is still what it was: size and mtime as recorded,
- * or else the same content (an install or a rebuild that changed nothing keeps the image usable).
+ * Inputs found to hold their build's bytes although their mtime is not the build's: file ->
+ * `<sha256>:<size>:<mtimeMs>`. Kept beside the code cache, so that the next start trusts the same
+ * size and mtime instead of hashing the file again (an npm install gives every file one fixed mtime,
+ * and a build tool's cache restores files with new ones: each start hashed them all).
  */
-export function inputsUnchanged(manifest: ImageManifest, roots: Record<string, string>): boolean {
+export type VerifiedInputs = Record<string, string>;
+
+/**
+ * Whether every file the image was built from is still what it was: size and mtime as recorded,
+ * or as `verified` records them, or else the same content (an install or a rebuild that changed
+ * nothing keeps the image usable). Files hashed and found the same are added to `hashed`.
+ */
+export function inputsUnchanged(manifest: ImageManifest, roots: Record<string, string>, verified: VerifiedInputs = {}, hashed?: VerifiedInputs): boolean {
   for (const input of manifest.inputs) {
     const root = roots[input.pkg];
     if (root === undefined) return false;
@@ -243,9 +253,32 @@ export function inputsUnchanged(manifest: ImageManifest, roots: Record<string, s
     }
     if (stat.size !== input.size) return false;
     if (stat.mtimeMs === input.mtimeMs) continue;
+    const seen = `${input.sha256}:${stat.size}:${stat.mtimeMs}`;
+    if (verified[file] === seen) continue;
     if (sha256(file) !== input.sha256) return false;
+    if (hashed) hashed[file] = seen;
   }
   return true;
+}
+
+/** The file of an image's verified inputs, in the cache directory. */
+export function verifiedInputsFile(dir: string, manifest: Pick<ImageManifest, 'hash'>): string {
+  return path.join(dir, `server-${manifest.hash.slice(0, 16)}-inputs.json`);
+}
+
+/** The verified inputs recorded in `file` when it exists and may be trusted (readCache); none otherwise. */
+export function readVerifiedInputs(file: string): VerifiedInputs {
+  const bytes = readCache(file);
+  if (!bytes) return {};
+  try {
+    const parsed: unknown = JSON.parse(bytes.toString('utf8'));
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return {};
+    const out: VerifiedInputs = {};
+    for (const [k, v] of Object.entries(parsed)) if (typeof v === 'string') out[k] = v;
+    return out;
+  } catch {
+    return {};
+  }
 }
 
 /** Run the image's script (with the cache when given); its exports and the script. */
@@ -280,19 +313,24 @@ export async function launch(argv: string[], env: NodeJS.ProcessEnv = process.en
     if (!fs.existsSync(manifestFile)) return false;
     const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as ImageManifest;
     if (manifest.format !== 1) return false;
+    const dir = cacheDir(env);
+    const cacheUsable = dir !== null && prepareCacheDir(dir);
+    const verifiedFile = cacheUsable ? verifiedInputsFile(dir, manifest) : null;
+    const verified = verifiedFile ? readVerifiedInputs(verifiedFile) : {};
+    const hashed: VerifiedInputs = {};
     // The build's layout first (a workspace, or packages installed side by side): a stat per
     // file. Resolving each package from here costs about 1 ms apiece, so it is the second try.
     let roots: Record<string, string> | null = layoutRoots(manifest, path.dirname(dist));
-    if (!inputsUnchanged(manifest, roots)) {
+    if (!inputsUnchanged(manifest, roots, verified, hashed)) {
       roots = packageRoots(manifest, (spec) => import.meta.resolve(spec));
-      if (roots && !inputsUnchanged(manifest, roots)) roots = null;
+      if (roots && !inputsUnchanged(manifest, roots, verified, hashed)) roots = null;
     }
     if (!roots) {
       log('info', 'the server image is older than the packages it was built from (npm run build makes a new one); starting from the modules');
       return false;
     }
-    const dir = cacheDir(env);
-    if (dir && prepareCacheDir(dir)) {
+    if (verifiedFile && Object.keys(hashed).length > 0) writeCache(verifiedFile, Buffer.from(JSON.stringify({ ...verified, ...hashed })));
+    if (cacheUsable) {
       cacheFile = path.join(dir, cacheFileName(manifest, env));
       cached = readCache(cacheFile);
     }
