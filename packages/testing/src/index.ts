@@ -49,6 +49,21 @@ export class ToolCallError extends Error {
   }
 }
 
+/**
+ * The error of a tool call that must fail (what `call` rejects with on isError): its JSON, to check
+ * the field and accepted values it names. A call that succeeds, or fails otherwise, fails the test.
+ */
+export async function toolError(call: Promise<unknown>): Promise<ToolCallError['error']> {
+  let outcome: unknown;
+  try {
+    outcome = await call;
+  } catch (err) {
+    if (err instanceof ToolCallError) return err.error;
+    throw err;
+  }
+  throw new Error(`the call should have failed as a tool error, but it answered ${JSON.stringify(outcome)?.slice(0, 300)}`);
+}
+
 export function tempDataDir(prefix = 'memory-service-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }

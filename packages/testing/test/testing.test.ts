@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { definePlugin, defineTool, z } from '@memory-service/kernel';
 import { describe, expect, it } from 'vitest';
-import { createTestServer, ManualClock, ToolCallError } from '../src/index.js';
+import { createTestServer, ManualClock, ToolCallError, toolError } from '../src/index.js';
 
 const clockPlugin = definePlugin({
   name: 'clock-plugin',
@@ -44,6 +44,14 @@ describe('createTestServer', () => {
     const raw = await s.callRaw('clock_now', { offset_ms: 1.5 });
     expect(raw.isError).toBe(true);
     expect(JSON.parse(raw.text).error.field).toBe('offset_ms');
+    await s.close();
+  });
+
+  it('toolError gives the error of a failing call, and fails when the call succeeds or fails otherwise', async () => {
+    const s = await createTestServer({ plugins: [clockPlugin] });
+    expect(await toolError(s.call('clock_now', { offset_ms: 'soon' }))).toMatchObject({ type: 'ValidationError', field: 'offset_ms' });
+    await expect(toolError(s.call('clock_now'))).rejects.toThrow(/should have failed as a tool error, but it answered \{"now":/);
+    await expect(toolError(Promise.reject(new Error('transport closed')))).rejects.toThrow('transport closed');
     await s.close();
   });
 

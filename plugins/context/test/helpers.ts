@@ -1,9 +1,8 @@
-import { expect } from 'vitest';
 import primitives from '@memory-service/plugin-primitives';
-import { createTestServer, ManualClock, ToolCallError, type TestServer } from '@memory-service/testing';
+import { createTestServer, ManualClock, ToolCallError, toolError, type TestServer } from '@memory-service/testing';
 import context from '../src/index.js';
 
-export { ManualClock, ToolCallError, primitives, context };
+export { ManualClock, ToolCallError, toolError, primitives, context };
 export type { TestServer };
 
 export const CONTEXT_TOOLS = ['memory_get_smart_context', 'memory_context', 'memory_context_inject', 'memory_steering', 'memory_compress'];
@@ -14,12 +13,3 @@ export function start(opts: { clock?: ManualClock; expose?: string } = {}): Prom
   return createTestServer({ plugins: [primitives, context], expose: opts.expose ?? 'context', clock: opts.clock ?? new ManualClock() });
 }
 
-/** The structured error a failing tool call rejects with. */
-export async function toolError(p: Promise<unknown>): Promise<ToolCallError['error']> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err, 'the call should have failed').toBeInstanceOf(ToolCallError);
-  return (err as ToolCallError).error;
-}

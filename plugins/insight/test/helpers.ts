@@ -1,10 +1,10 @@
 import { expect } from 'vitest';
 import primitives from '@memory-service/plugin-primitives';
 import type { Scope, Stores } from '@memory-service/stores';
-import { createTestServer, ManualClock, ToolCallError, type TestServer } from '@memory-service/testing';
+import { createTestServer, ManualClock, ToolCallError, toolError, type TestServer } from '@memory-service/testing';
 import insight from '../src/index.js';
 
-export { ManualClock, ToolCallError, insight, primitives };
+export { ManualClock, ToolCallError, toolError, insight, primitives };
 export type { TestServer };
 
 export const INSIGHT_TOOLS = ['memory_episode_list', 'memory_episode_get', 'memory_episode_recall', 'memory_session_list', 'memory_graph_nodes', 'memory_graph_edges', 'memory_graph_query', 'memory_fact_blame', 'memory_query', 'memory_stats'];
@@ -15,15 +15,6 @@ export function start(opts: { clock?: ManualClock; expose?: string } = {}): Prom
   return createTestServer({ plugins: [primitives, insight], expose: opts.expose ?? 'insight', clock: opts.clock ?? new ManualClock() });
 }
 
-/** The structured error a failing tool call rejects with. */
-export async function toolError(p: Promise<unknown>): Promise<ToolCallError['error']> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err, 'the call should have failed').toBeInstanceOf(ToolCallError);
-  return (err as ToolCallError).error;
-}
 
 /** The server's stores, to seed records no primitive writes (episodes with chosen tags, graph edges). */
 export function storesOf(s: TestServer): Stores {

@@ -1,11 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect } from 'vitest';
 import type { ConfigData, PluginDefinition } from '@memory-service/kernel';
-import { createTestServer, ManualClock, ToolCallError, type TestServer } from '@memory-service/testing';
+import { createTestServer, ManualClock, ToolCallError, toolError, type TestServer } from '@memory-service/testing';
 import primitives from '../src/index.js';
 
-export { ManualClock, ToolCallError, primitives };
+export { ManualClock, ToolCallError, toolError, primitives };
 export type { TestServer };
 
 export interface StartOptions {
@@ -25,15 +24,6 @@ export function start(opts: StartOptions = {}): Promise<TestServer> {
   });
 }
 
-/** The structured error a failing tool call rejects with. */
-export async function toolError(p: Promise<unknown>): Promise<ToolCallError['error']> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err, 'the call should have failed').toBeInstanceOf(ToolCallError);
-  return (err as ToolCallError).error;
-}
 
 /** Write what the stores batch (L1 files, access counts, recall telemetry) before reading the disk. */
 export function flushStores(s: TestServer): void {

@@ -1,9 +1,8 @@
-import { expect } from 'vitest';
 import primitives from '@memory-service/plugin-primitives';
-import { createTestServer, ManualClock, ToolCallError, type TestServer } from '@memory-service/testing';
+import { createTestServer, ManualClock, ToolCallError, toolError, type TestServer } from '@memory-service/testing';
 import wiki from '../src/index.js';
 
-export { ManualClock, ToolCallError, primitives, wiki };
+export { ManualClock, ToolCallError, toolError, primitives, wiki };
 export type { TestServer };
 
 export const WIKI_TOOLS = ['wiki_add', 'wiki_search', 'wiki_list', 'wiki_read', 'wiki_delete', 'wiki_summarize', 'wiki_link', 'wiki_query', 'wiki_reflect'];
@@ -14,15 +13,6 @@ export function start(opts: { clock?: ManualClock; expose?: string } = {}): Prom
   return createTestServer({ plugins: [primitives, wiki], expose: opts.expose ?? 'wiki', clock: opts.clock ?? new ManualClock() });
 }
 
-/** The structured error a failing tool call rejects with. */
-export async function toolError(p: Promise<unknown>): Promise<ToolCallError['error']> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err, 'the call should have failed').toBeInstanceOf(ToolCallError);
-  return (err as ToolCallError).error;
-}
 
 /** Row count of a table, to show that a failed call wrote nothing. */
 export function rows(s: TestServer, table: 'wiki_pages' | 'wiki_links' | 'shadow_bin'): number {
