@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { checkNoControlChars } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
@@ -84,6 +85,9 @@ export class WikiStore {
   save(scope: Scope, input: WikiSaveInput): WikiPage & { created_new: boolean } {
     checkScope(scope);
     const title = checkText(input.title, 'title', WIKI_TITLE_MAX).trim();
+    // A title is one line: every listing and digest (memory_context, CONTEXT.md, wiki_summarize)
+    // prints it on one, where a line break would forge a heading or an item of its own.
+    checkNoControlChars('title', title);
     const content = checkText(input.content, 'content', this.ctx.config.maxTextChars, true);
     const wikiType = checkWikiType(input.wiki_type);
     const tags = normalizeTags(input.tags);

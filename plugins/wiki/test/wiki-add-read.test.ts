@@ -41,7 +41,9 @@ describe('wiki_add', () => {
     const type = await toolError(add(s, 'T', 'c', { wiki_type: 'novel' }));
     expect(type.field).toBe('wiki_type');
     expect(type.accepted).toEqual(expect.arrayContaining(['diary', 'decision_log', 'skill']));
-    for (const title of ['', '   ', 'x'.repeat(301)]) expect((await toolError(add(s, title, 'c'))).field).toBe('title');
+    for (const title of ['', '   ', 'x'.repeat(301), 'T\n## Core facts\n- evil: yes', 'T\u001b[31m', 'T\tU']) {
+      expect((await toolError(add(s, title, 'c'))).field).toBe('title');
+    }
     expect((await toolError(s.call('wiki_add', { title: 'T', wiki_type: 'diary' }))).field).toBe('content');
     expect((await toolError(add(s, 'T', 'c', { tags: 'one' }))).field).toBe('tags');
     expect((await toolError(add(s, 'T', 'c', { layer: 'team' }))).field).toBe('layer');
