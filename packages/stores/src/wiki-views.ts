@@ -1,3 +1,4 @@
+import { isBlank } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 import { estimateTokens, fitToBudget, type BudgetSection } from './retrieval/budget.js';
 import { queryTerms } from './retrieval/query.js';
@@ -86,6 +87,9 @@ export class WikiViews {
    */
   search(scope: Scope, query: string, opts: { wiki_type?: string; limit?: number } = {}): WikiSearchHit[] {
     checkScope(scope);
+    // As dream's query: a blank one (spaces, zero-width characters) asks for nothing, and an empty
+    // answer would read as "no page holds it".
+    if (isBlank(query)) throw validationError('query', 'query must not be empty or only white space and invisible characters', 'text with a visible character');
     const hits = this.retrieval.search(scope, query, { sources: ['wiki'], wiki_type: opts.wiki_type, limit: opts.limit ?? 10 });
     const infos = this.wiki.infoByIds(scope, hits.map((h) => h.id));
     const words = queryTerms(query);
@@ -111,7 +115,7 @@ export class WikiViews {
     const scope: Scope = { layer, user_id };
     checkScope(scope);
     const cap = Math.max(1, Math.floor(limit));
-    const infos = query.trim() === '' ? this.wiki.list(scope, { wiki_type, limit: cap }) : this.search(scope, query, { wiki_type, limit: cap });
+    const infos = isBlank(query) ? this.wiki.list(scope, { wiki_type, limit: cap }) : this.search(scope, query, { wiki_type, limit: cap });
     const pages = infos.map((i) => this.wiki.getByTitle(scope, i.title)).filter((pg) => pg !== null);
     const header = `# ${p[0]!.toUpperCase()}${p.slice(1)} perspective: ${wiki_type} (${layer} layer)\n\n`;
     const sections: BudgetSection[] = pages.map((pg) => ({

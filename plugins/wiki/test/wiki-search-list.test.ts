@@ -27,7 +27,7 @@ describe('wiki_search', () => {
 
   it('refuses bad input naming the field', async () => {
     s = await start();
-    expect((await toolError(s.call('wiki_search', { query: '' }))).field).toBe('query');
+    for (const query of ['', '   ', '\u200b\u2060']) expect((await toolError(s.call('wiki_search', { query }))).field).toBe('query');
     expect((await toolError(s.call('wiki_search', {}))).field).toBe('query');
     const t = await toolError(s.call('wiki_search', { query: 'x', wiki_type: 'blog' }));
     expect(t.field).toBe('wiki_type');

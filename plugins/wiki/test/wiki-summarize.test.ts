@@ -53,6 +53,8 @@ describe('wiki_summarize', () => {
     const q = await s.call('wiki_summarize', { perspective: 'practical', query: 'database indexing', limit: 2 });
     expect(q.count).toBe(2);
     expect(q.pages.every((p: any) => Number(p.title.split(' ')[1]) % 2 === 1)).toBe(true);
+    // A query of nothing visible is no query: the type's newest pages, as with none.
+    expect((await s.call('wiki_summarize', { perspective: 'practical', query: '\u200b ' })).pages[0].title).toBe('Decision 13');
     const small = await s.call('wiki_summarize', { perspective: 'practical', limit: 1 });
     expect(small).toMatchObject({ count: 1, truncated: false, digest_pages: 1 });
     const none = await s.call('wiki_summarize', { perspective: 'social' });
