@@ -52,3 +52,8 @@ export const tagFilterInput = z
   .union([z.string().min(1).max(200), z.array(z.string().min(1).max(200)).max(50)])
   .optional()
   .describe('Faceted tags ("dimension:value"; a plain tag is its own dimension): tags of one dimension match any of them, different dimensions all');
+
+/** The tags of a tag filter as a list, trimmed, blanks dropped; undefined when none was given. */
+export function tagList(tag: string | string[] | undefined): string[] | undefined {
+  return tag === undefined ? undefined : (typeof tag === 'string' ? [tag] : tag).map((t) => t.trim()).filter(Boolean);
+}

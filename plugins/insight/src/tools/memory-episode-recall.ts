@@ -1,6 +1,6 @@
 import { defineTool, z } from '@memory-service/kernel';
 import type { Stores } from '@memory-service/stores';
-import { episodeOut, episodeSchema, layerInput, limitInput, offsetInput, page, pagingOutput, READ_ONLY, scopeOf, tagFilterInput, userIdInput } from '../common.js';
+import { episodeOut, episodeSchema, layerInput, limitInput, offsetInput, page, pagingOutput, tagList, READ_ONLY, scopeOf, tagFilterInput, userIdInput } from '../common.js';
 
 export function memoryEpisodeRecallTool(stores: Stores) {
   return defineTool({
@@ -22,8 +22,7 @@ export function memoryEpisodeRecallTool(stores: Stores) {
     output: z.object({ episodes: z.array(episodeSchema), ...pagingOutput }),
     annotations: READ_ONLY,
     handler: (args) => {
-      const tag = args.tag === undefined ? undefined : (typeof args.tag === 'string' ? [args.tag] : args.tag).map((t) => t.trim()).filter(Boolean);
-      const rows = stores.episodes.list(scopeOf(args), { tag, limit: args.limit + 1, offset: args.offset });
+      const rows = stores.episodes.list(scopeOf(args), { tag: tagList(args.tag), limit: args.limit + 1, offset: args.offset });
       const p = page(rows, args.limit, args.offset);
       return { episodes: p.items.map(episodeOut), count: p.count, offset: p.offset, next_offset: p.next_offset };
     },

@@ -1,6 +1,6 @@
 import { defineTool, z } from '@memory-service/kernel';
 import { validationError, type Stores } from '@memory-service/stores';
-import { layerInput, limitInput, offsetInput, page, pagingOutput, READ_ONLY, scopeOf, tagFilterInput, userIdInput } from '../common.js';
+import { layerInput, limitInput, offsetInput, page, pagingOutput, READ_ONLY, scopeOf, tagFilterInput, tagList, userIdInput } from '../common.js';
 import { nodeOut, nodeSchema, nodeTypeInput } from '../graph-common.js';
 
 export function memoryGraphQueryTool(stores: Stores) {
@@ -23,7 +23,7 @@ export function memoryGraphQueryTool(stores: Stores) {
     output: z.object({ nodes: z.array(nodeSchema), ...pagingOutput }),
     annotations: READ_ONLY,
     handler: (args) => {
-      const tag = args.tag === undefined ? [] : (typeof args.tag === 'string' ? [args.tag] : args.tag).map((t) => t.trim()).filter(Boolean);
+      const tag = tagList(args.tag) ?? [];
       if (tag.length === 0 && args.node_type === undefined) {
         throw validationError('tag', 'give tag (one or more tags) or node_type, or both; use memory_graph_nodes to list every node', 'tag or node_type');
       }
