@@ -128,3 +128,4 @@ export {
   type MemoryQuery,
   type MemoryQueryTarget,
 } from './memory-query.js';
+export { Consolidator, CONSOLIDATION_MIN_IMPORTANCE, CONSOLIDATION_WINDOW, keyWords, type ConsolidationResult } from './consolidation.js';

@@ -8,7 +8,7 @@ import { memorySteeringTool } from './tools/memory-steering.js';
 
 export { steer, STEERING_ROUTES, STEERING_MAX_HINTS } from './services/steering.js';
 export { compress, compressLog, compressPython, isPython } from './services/compress.js';
-export { Consolidator } from './services/consolidation.js';
+export { Consolidator } from '@memory-service/stores';
 export { allocate, SMART_SOURCES, SMART_WEIGHTS, SmartContextBuilder } from './services/smart-context.js';
 
 /**

@@ -8,9 +8,3 @@ export function excerpt(text: string, max = ITEM_CHARS): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return overChars(flat, max) ? `${cutChars(flat, max - 1)}…` : flat;
 }
-
-/** Key slug words: letters and digits, accents on Latin letters folded, lower case. */
-export function keyWords(text: string, n = 6): string {
-  const words = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return cutChars(words.slice(0, n).join('-'), 80).replace(/-+$/, '') || 'note';
-}

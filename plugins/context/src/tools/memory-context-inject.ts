@@ -1,7 +1,7 @@
 import { defineTool, z, type Clock, type Logger } from '@memory-service/kernel';
 import type { Stores } from '@memory-service/stores';
 import { budgetInput, layerInput, scopeOf, userIdInput } from '../common.js';
-import { CONSOLIDATION_MIN_IMPORTANCE, Consolidator } from '../services/consolidation.js';
+import { CONSOLIDATION_MIN_IMPORTANCE, Consolidator } from '@memory-service/stores';
 import { contextMdSegments, renderSnapshot, writeSnapshot } from '../services/context-md.js';
 import { buildContext } from '../services/context-summary.js';
 import { countsSchema } from './memory-context.js';

@@ -1,6 +1,6 @@
-import type { Clock } from '@memory-service/kernel';
-import type { Scope, Stores } from '@memory-service/stores';
-import { keyWords } from './text.js';
+import { cutChars, type Clock } from '@memory-service/kernel';
+import type { Stores } from './stores.js';
+import type { Scope } from './types.js';
 
 /** Episodes above this importance are carried into L4 (the think routing's L4 threshold, "above 0.7"). */
 export const CONSOLIDATION_MIN_IMPORTANCE = 0.7;
@@ -51,4 +51,10 @@ export class Consolidator {
     });
     return { consolidated, ts };
   }
+}
+
+/** Key slug words: letters and digits, accents on Latin letters folded, lower case. */
+export function keyWords(text: string, n = 6): string {
+  const words = text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return cutChars(words.slice(0, n).join('-'), 80).replace(/-+$/, '') || 'note';
 }
