@@ -9,7 +9,15 @@ export { Stores, DEFERRED_WRITE_MS, ACCESS_FLUSH_ROWS, INDEX_CATCH_UP_MS } from 
 export { AuditLog, type AuditEntry, type ImportanceChange } from './audit.js';
 export { L1Ring, L1_FLUSH_MS, type L1Item, type L1PushInput, type L1File, type L1FileCheck } from './l1.js';
 export { SessionStore, type Session, type SessionEndInput, type SessionQualityDetail } from './sessions.js';
-export { ScratchpadStore, type ScratchpadEntry } from './scratchpad.js';
+export {
+  ScratchpadStore,
+  SCRATCHPAD_PROMOTE_TARGETS,
+  type ScratchpadEntry,
+  type ScratchpadPromoteTarget,
+  type ScratchpadPromoteOptions,
+  type ScratchpadPromotion,
+} from './scratchpad.js';
+export { SessionCloser, SESSION_SUMMARY_TAG, type SessionCloseOptions, type SessionClosed } from './session-close.js';
 export { EpisodeStore, EPISODE_PREFIX, type Episode, type EpisodeInput, type EpisodeListOptions } from './episodes.js';
 export { tagDimension, facetGroups, matchesFacets } from './tags.js';
 export {
@@ -129,3 +137,22 @@ export {
   type MemoryQueryTarget,
 } from './memory-query.js';
 export { Consolidator, CONSOLIDATION_MIN_IMPORTANCE, CONSOLIDATION_WINDOW, keyWords, type ConsolidationResult } from './consolidation.js';
+export {
+  SkillStore,
+  SKILL_PROMOTED_TAG,
+  DREAM_SKILL_TAG,
+  AGENT_DISTILLED_TAG,
+  SKILL_PROMOTE_MAX_EPISODES,
+  SKILL_TITLE_CHARS,
+  skillSourceTag,
+  skillFooter,
+  type SkillPromotion,
+} from './skills.js';
+export {
+  CounterfactualStore,
+  COUNTERFACTUAL_PREFIX,
+  COUNTERFACTUAL_ANCHOR_MAX,
+  COUNTERFACTUAL_TEXT_MAX,
+  COUNTERFACTUAL_LIST_MAX,
+  type Counterfactual,
+} from './counterfactuals.js';

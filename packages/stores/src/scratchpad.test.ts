@@ -44,3 +44,49 @@ describe('ScratchpadStore', () => {
     expect(env.stores.scratchpad.clear(A, 'a')).toBe(1);
   });
 });
+
+describe('ScratchpadStore.promote', () => {
+  it('moves an entry into an L3 episode and drops it from the pad, in one transaction', () => {
+    env.stores.scratchpad.write(U, 'idea', 'Cache the embeddings per file');
+    const r = env.stores.scratchpad.promote(U, 'idea', 'episode', { importance: 0.7, tags: ['topic:perf'] });
+    if (r.target !== 'episode') throw new Error('episode expected');
+    expect(r.episode).toMatchObject({ summary: 'Cache the embeddings per file', importance: 0.7, tags: ['scratchpad', 'topic:perf'] });
+    expect(r.episode.meta).toMatchObject({ origin: 'scratchpad', key: 'idea' });
+    expect(env.stores.scratchpad.get(U, 'idea')).toBeNull();
+    expect(env.stores.episodes.get(U, r.episode.id)?.summary).toBe('Cache the embeddings per file');
+  });
+
+  it('moves an entry into an L4 fact under its key or fact_key, never over another value', () => {
+    env.stores.scratchpad.write(U, 'editor', 'vim');
+    const r = env.stores.scratchpad.promote(U, 'editor', 'fact');
+    if (r.target !== 'fact') throw new Error('fact expected');
+    expect(r.fact).toMatchObject({ key: 'editor', value: 'vim', source: 'staging_promotion', created_new: true });
+    env.stores.scratchpad.write(U, 'editor', 'emacs');
+    let err: any;
+    try {
+      env.stores.scratchpad.promote(U, 'editor', 'fact');
+    } catch (e) {
+      err = e;
+    }
+    expect(err?.field).toBe('fact_key');
+    expect(env.stores.facts.get(U, 'editor')?.value).toBe('vim');
+    expect(env.stores.scratchpad.get(U, 'editor')?.content).toBe('emacs');
+    const moved = env.stores.scratchpad.promote(U, 'editor', 'fact', { fact_key: 'editor_2' });
+    expect(moved.target === 'fact' && moved.fact.value).toBe('emacs');
+    env.stores.scratchpad.write(U, 'again', 'vim');
+    const same = env.stores.scratchpad.promote(U, 'again', 'fact', { fact_key: 'editor' });
+    expect(same.target === 'fact' && same.fact.created_new).toBe(false);
+    expect(env.stores.scratchpad.count(U)).toBe(0);
+  });
+
+  it('names key for a missing or empty entry and target for an unknown target; nothing moves', () => {
+    expect(() => env.stores.scratchpad.promote(U, 'nope', 'episode')).toThrow(expect.objectContaining({ field: 'key' }));
+    env.stores.scratchpad.write(A, 'nope', 'agent note');
+    expect(() => env.stores.scratchpad.promote(U, 'nope', 'fact')).toThrow(expect.objectContaining({ field: 'key' }));
+    env.stores.scratchpad.write(U, 'blank', '  ');
+    expect(() => env.stores.scratchpad.promote(U, 'blank', 'episode')).toThrow(expect.objectContaining({ field: 'key' }));
+    expect(() => env.stores.scratchpad.promote(U, 'blank', 'wiki' as any)).toThrow(expect.objectContaining({ field: 'target' }));
+    expect(env.stores.scratchpad.count(U)).toBe(1);
+    expect(env.stores.episodes.count(U)).toBe(0);
+  });
+});

@@ -1,6 +1,10 @@
+import { isBlank } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
+import type { Episode, EpisodeStore } from './episodes.js';
+import { notFound, validationError } from './errors.js';
+import type { Fact, FactStore } from './facts.js';
 import type { Scope } from './types.js';
-import { checkScope, checkText } from './util.js';
+import { checkScope, checkText, clamp } from './util.js';
 
 export interface ScratchpadEntry {
   key: string;
@@ -9,12 +13,32 @@ export interface ScratchpadEntry {
   updated: string;
 }
 
+/** Where memory_scratchpad promote moves an entry: an L3 episode or an L4 fact. */
+export const SCRATCHPAD_PROMOTE_TARGETS = ['episode', 'fact'] as const;
+export type ScratchpadPromoteTarget = (typeof SCRATCHPAD_PROMOTE_TARGETS)[number];
+
+export interface ScratchpadPromoteOptions {
+  /** Importance of the episode or fact written (default 0.5). */
+  importance?: number;
+  /** Extra tags of the episode (target episode); `scratchpad` is always added. */
+  tags?: string[];
+  /** Key of the fact (target fact); default the entry's key. */
+  fact_key?: string;
+}
+
+export type ScratchpadPromotion =
+  | { target: 'episode'; entry: ScratchpadEntry; episode: Episode }
+  | { target: 'fact'; entry: ScratchpadEntry; fact: Fact & { created_new: boolean } };
+
 /**
  * L2.5 scratchpad: keyed working notes per scope, upsert by key. At capacity (20 by default)
  * writing a new key evicts the least recently written entry.
  */
 export class ScratchpadStore {
-  constructor(private readonly ctx: StoreContext) {}
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly targets?: { episodes: EpisodeStore; facts: FactStore },
+  ) {}
 
   /** Upsert; returns the entry and the key evicted to make room, if any. */
   write(scope: Scope, key: string, content: string): ScratchpadEntry & { evicted: string | null } {
@@ -93,6 +117,54 @@ export class ScratchpadStore {
       const e = this.get(scope, key);
       if (e) this.clear(scope, key);
       return e;
+    });
+  }
+
+  /**
+   * Move one entry into an L3 episode (its content the summary, tagged `scratchpad`) or an L4 fact
+   * (key `fact_key`, default the entry's key; source staging_promotion), and drop it from the pad,
+   * in one transaction. A missing key is an error naming key. A fact key already holding another
+   * value is an error naming fact_key (the fact is not overwritten); one holding the same value is
+   * kept as it is.
+   */
+  promote(scope: Scope, key: string, target: ScratchpadPromoteTarget, opts: ScratchpadPromoteOptions = {}): ScratchpadPromotion {
+    checkScope(scope);
+    checkText(key, 'key', 200);
+    if (!(SCRATCHPAD_PROMOTE_TARGETS as readonly string[]).includes(target)) {
+      throw validationError('target', `target must be one of ${SCRATCHPAD_PROMOTE_TARGETS.join(', ')}`, SCRATCHPAD_PROMOTE_TARGETS);
+    }
+    if (!this.targets) throw new Error('ScratchpadStore.promote needs the episode and fact stores');
+    const { episodes, facts } = this.targets;
+    const importance = clamp(opts.importance ?? 0.5, 0, 1);
+    return this.ctx.tx(() => {
+      const entry = this.get(scope, key);
+      if (!entry) throw notFound(`scratchpad entry of layer ${scope.layer}, user_id ${JSON.stringify(scope.user_id)}`, key, 'key');
+      if (isBlank(entry.content)) throw validationError('key', `the scratchpad entry ${JSON.stringify(key)} is empty: there is nothing to promote`, 'a key whose entry holds text');
+      if (target === 'episode') {
+        const episode = episodes.add(scope, {
+          summary: entry.content,
+          importance,
+          emotional_weight: 0,
+          tags: ['scratchpad', ...(opts.tags ?? [])],
+          meta: { origin: 'scratchpad', key: entry.key },
+        });
+        this.clear(scope, key);
+        return { target, entry, episode };
+      }
+      const factKey = checkText(opts.fact_key ?? entry.key, 'fact_key', 500).trim();
+      const before = facts.get(scope, factKey);
+      if (before && before.value !== entry.content) {
+        throw validationError(
+          'fact_key',
+          `the fact ${JSON.stringify(factKey)} already holds another value; pass another fact_key (or forget that fact first)`,
+          'a key with no fact, or one holding the same value',
+        );
+      }
+      const fact = before
+        ? { ...before, created_new: false }
+        : facts.upsert(scope, { key: factKey, value: entry.content, importance, source: 'staging_promotion', metadata: { origin: 'scratchpad', key: entry.key } });
+      this.clear(scope, key);
+      return { target, entry, fact };
     });
   }
 }

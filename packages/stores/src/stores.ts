@@ -2,6 +2,7 @@ import { stderrLogger, writeIfFree } from '@memory-service/kernel';
 import { AccessLog } from './access-log.js';
 import { AuditLog } from './audit.js';
 import { StoreContext } from './context.js';
+import { CounterfactualStore } from './counterfactuals.js';
 import { EpisodeStore } from './episodes.js';
 import { FactStore } from './facts.js';
 import { GraphStore } from './graph.js';
@@ -12,8 +13,10 @@ import { RecallEventStore } from './recall-events.js';
 import { SNAPSHOT_DIR } from './retrieval/index-sync.js';
 import { Retrieval } from './retrieval/retrieval.js';
 import { ScratchpadStore } from './scratchpad.js';
+import { SessionCloser } from './session-close.js';
 import { SessionStore } from './sessions.js';
 import { ShadowBin } from './shadow-bin.js';
+import { SkillStore } from './skills.js';
 import { TimelineStore } from './timeline.js';
 import { DEFAULT_STORES_CONFIG, type StoresConfig, type StoresOptions } from './types.js';
 import { WikiStore } from './wiki.js';
@@ -104,6 +107,8 @@ export class Stores {
   readonly audit: AuditLog;
   readonly l1: L1Ring;
   readonly sessions: SessionStore;
+  /** Closes a session and saves its summary episode (memory_session_end, memory_hook session_ended). */
+  readonly sessionCloser: SessionCloser;
   readonly scratchpad: ScratchpadStore;
   readonly episodes: EpisodeStore;
   readonly facts: FactStore;
@@ -114,6 +119,10 @@ export class Stores {
   readonly shadowBin: ShadowBin;
   readonly projects: ProjectStore;
   readonly retrieval: Retrieval;
+  /** Skill pages: episodes promoted verbatim, or skills written directly (memory_skill_promote). */
+  readonly skills: SkillStore;
+  /** Counterfactuals: anchor, premise, projection (memory_counterfactual). */
+  readonly counterfactuals: CounterfactualStore;
   /** Wiki search and perspective digests (the page store with retrieval). */
   readonly wikiViews: WikiViews;
 
@@ -131,9 +140,10 @@ export class Stores {
     this.auditMarkAtStart = (this.ctx.stmt('SELECT max(id) FROM audit_log').pluck(true).get() as number | null) ?? 0;
     this.l1 = new L1Ring(this.ctx);
     this.sessions = new SessionStore(this.ctx, this.audit);
-    this.scratchpad = new ScratchpadStore(this.ctx);
     this.episodes = new EpisodeStore(this.ctx, this.audit);
     this.facts = new FactStore(this.ctx, this.audit);
+    this.scratchpad = new ScratchpadStore(this.ctx, { episodes: this.episodes, facts: this.facts });
+    this.sessionCloser = new SessionCloser(this.sessions, this.episodes, (fn) => this.ctx.tx(fn));
     this.wiki = new WikiStore(this.ctx, this.audit);
     this.graph = new GraphStore(this.ctx, this.audit);
     this.timeline = new TimelineStore(this.ctx);
@@ -147,6 +157,8 @@ export class Stores {
     this.projects = new ProjectStore(this.ctx, this.audit);
     this.retrieval = new Retrieval(this.ctx, (source, id) => this.accesses.pending(source, id));
     this.wikiViews = new WikiViews(this.wiki, this.retrieval);
+    this.skills = new SkillStore(this.ctx, this.episodes, this.wiki);
+    this.counterfactuals = new CounterfactualStore(this.ctx, this.audit);
   }
 
   private readonly deferred: (() => void)[] = [];

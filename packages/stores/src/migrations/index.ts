@@ -1,5 +1,6 @@
 import type { Migration } from '../types.js';
 import { coreSchema } from './core.js';
+import { counterfactualsSchema } from './counterfactuals.js';
 import { dropAuditTsSchema } from './drop-audit-ts.js';
 import { dropFtsSchema } from './drop-fts.js';
 import { episodeContextSchema } from './episode-context.js';
@@ -13,4 +14,4 @@ import { vocabSchema } from './vocab.js';
 import { wikiFileRemovalsSchema } from './wiki-file-removals.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema];

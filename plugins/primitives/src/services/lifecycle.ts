@@ -1,5 +1,5 @@
 import { isBlank, type Config, type EventContext, type Hooks, type InjectBlock, type Logger } from '@memory-service/kernel';
-import { fitToBudget, scoreImportance, type Episode, type Scope, type Session, type Stores } from '@memory-service/stores';
+import { fitToBudget, scoreImportance, SESSION_SUMMARY_TAG, type Episode, type Scope, type Session, type Stores } from '@memory-service/stores';
 import { excerpt, type Action } from '../common.js';
 import { derivedNodeIds } from './forgetter.js';
 import { freeFactKey } from './thinker.js';
@@ -85,16 +85,9 @@ export class LifecycleHandlers {
     const closed = this.stores.transaction(() => {
       const earlier = this.endedRecently(scope, summary, topics ?? [], state_deltas ?? {});
       if (earlier) return { ...earlier, repeat: true };
-      // The session is scored before its summary episode is written: that episode is not an entry linked to it.
-      const session = this.stores.sessions.end(scope, { summary, topics, state_deltas });
-      const episode = this.stores.episodes.add(scope, {
-        summary,
-        importance: Math.max(0.5, scoreImportance(summary)),
-        emotional_weight: 0,
-        tags: ['session_summary'],
-        meta: { origin: 'session_ended' },
-      });
-      return { session, episode: episode as Episode | null, repeat: false };
+      // Shared with memory_session_end (SessionCloser): score and close, then the summary episode.
+      const { session, episode } = this.stores.sessionCloser.close(scope, { summary, topics, state_deltas }, { origin: 'session_ended' });
+      return { session, episode, repeat: false };
     });
     const { session, episode } = closed;
     if (closed.repeat) {
@@ -125,7 +118,7 @@ export class LifecycleHandlers {
     const since = new Date(this.stores.ctx.clock.now() - AUTO_SAVE_REPEAT_MS).toISOString();
     if (!last || last.ended === null || last.ended < since || last.summary !== summary) return undefined;
     if (JSON.stringify(last.topics) !== JSON.stringify(topics) || JSON.stringify(last.state_deltas) !== JSON.stringify(deltas)) return undefined;
-    return { session: last, episode: this.stores.episodes.latestWithSummary(scope, summary, { tag: 'session_summary', since: last.ended }) };
+    return { session: last, episode: this.stores.episodes.latestWithSummary(scope, summary, { tag: SESSION_SUMMARY_TAG, since: last.ended }) };
   }
 
   /**
