@@ -25,6 +25,7 @@ describe('ScratchpadStore', () => {
     expect(env.stores.scratchpad.count(U)).toBe(20);
     const e = env.stores.scratchpad.write(U, 'new', 'x');
     expect(e.evicted).toBe('k1');
+    expect(e.evicted_entries).toEqual([expect.objectContaining({ key: 'k1', content: 'c1' })]);
     const keys = env.stores.scratchpad.read(U).map((x) => x.key);
     expect(keys).toHaveLength(20);
     expect(keys).not.toContain('k1');

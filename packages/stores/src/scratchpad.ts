@@ -40,8 +40,12 @@ export class ScratchpadStore {
     private readonly targets?: { episodes: EpisodeStore; facts: FactStore },
   ) {}
 
-  /** Upsert; returns the entry and the key evicted to make room, if any. */
-  write(scope: Scope, key: string, content: string): ScratchpadEntry & { evicted: string | null } {
+  /**
+   * Upsert; returns the entry, the key evicted to make room (the least recently written entry), if
+   * any, and the evicted entries in full (more than one only when the capacity was lowered), so the
+   * caller can tell what left the pad.
+   */
+  write(scope: Scope, key: string, content: string): ScratchpadEntry & { evicted: string | null; evicted_entries: ScratchpadEntry[] } {
     checkScope(scope);
     checkText(key, 'key', 200);
     checkText(content, 'content', this.ctx.config.maxTextChars, true);
@@ -54,14 +58,16 @@ export class ScratchpadStore {
         .stmt('SELECT 1 FROM scratchpad WHERE layer = ? AND user_id = ? AND key = ?')
         .get(scope.layer, scope.user_id, key);
       let evicted: string | null = null;
+      let evictedEntries: ScratchpadEntry[] = [];
       if (!exists) {
         const count = this.count(scope);
         if (count >= this.ctx.config.scratchpadMax) {
           const oldest = this.ctx
-            .stmt('SELECT id, key FROM scratchpad WHERE layer = ? AND user_id = ? ORDER BY seq LIMIT ?')
-            .all(scope.layer, scope.user_id, count - this.ctx.config.scratchpadMax + 1) as { id: number; key: string }[];
+            .stmt('SELECT id, key, content, created, updated FROM scratchpad WHERE layer = ? AND user_id = ? ORDER BY seq LIMIT ?')
+            .all(scope.layer, scope.user_id, count - this.ctx.config.scratchpadMax + 1) as (ScratchpadEntry & { id: number })[];
           for (const o of oldest) this.ctx.stmt('DELETE FROM scratchpad WHERE id = ?').run(o.id);
           evicted = oldest[0]?.key ?? null;
+          evictedEntries = oldest.map(({ key, content, created, updated }) => ({ key, content, created, updated }));
         }
       }
       this.ctx
@@ -70,7 +76,7 @@ export class ScratchpadStore {
            ON CONFLICT (layer, user_id, key) DO UPDATE SET content = excluded.content, updated = excluded.updated, seq = excluded.seq`,
         )
         .run(scope.layer, scope.user_id, key, content, now, now, seqRow.s + 1);
-      return { ...(this.get(scope, key) as ScratchpadEntry), evicted };
+      return { ...(this.get(scope, key) as ScratchpadEntry), evicted, evicted_entries: evictedEntries };
     });
   }
 
