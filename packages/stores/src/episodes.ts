@@ -220,6 +220,21 @@ export class EpisodeStore {
     ).n;
   }
 
+  /** Set an episode's importance (clamped to 0.05..1.0, logged in importance_audit); null when absent. */
+  setImportance(scope: Scope, id: string, importance: number, reason: string): Episode | null {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const ep = this.get(scope, id);
+      if (!ep) return null;
+      const next = Math.round(clamp(importance, 0.05, 1) * 10_000) / 10_000;
+      if (next === ep.importance) return ep;
+      this.ctx.stmt('UPDATE episodes SET importance = ? WHERE id = ?').run(next, parseId(EPISODE_PREFIX, id) as number);
+      this.audit.logImportance(ep.id, ep.importance, next, reason);
+      this.audit.log(scope, 'importance', 'episode', ep.id, { old: ep.importance, new: next, reason });
+      return this.get(scope, id);
+    });
+  }
+
   /** Replace an episode's tags; returns the updated episode or null when absent. */
   setTags(scope: Scope, id: string, tags: string[]): Episode | null {
     checkScope(scope);

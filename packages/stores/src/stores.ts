@@ -21,6 +21,11 @@ import { TimelineStore } from './timeline.js';
 import { DEFAULT_STORES_CONFIG, type StoresConfig, type StoresOptions } from './types.js';
 import { WikiStore } from './wiki.js';
 import { WikiViews } from './wiki-views.js';
+import { WriteGate } from './write-gate.js';
+import { TypedSchemas } from './typed-schemas.js';
+import { WatchRuleStore } from './watch-rules.js';
+import { Rememberer } from './remember.js';
+import { DailyBrief } from './daily-brief.js';
 import { validationError } from './errors.js';
 
 /**
@@ -125,6 +130,16 @@ export class Stores {
   readonly counterfactuals: CounterfactualStore;
   /** Wiki search and perspective digests (the page store with retrieval). */
   readonly wikiViews: WikiViews;
+  /** Write-gate rules of <data_dir>/rules.yaml (importance boost and episode tags). */
+  readonly writeGate: WriteGate;
+  /** Typed-fact schemas (built-in and <data_dir>/schemas/*.yaml) and memory_save_typed. */
+  readonly typedSchemas: TypedSchemas;
+  /** Watch rules (memory_watch) and their hits. */
+  readonly watchRules: WatchRuleStore;
+  /** memory_remember: scrubbed, deduplicated, gated L4 facts with a graph node. */
+  readonly rememberer: Rememberer;
+  /** daily_brief's sections. */
+  readonly dailyBrief: DailyBrief;
 
   /** The newest audit entry when this Stores was made: the saves after it are its own (repairAfterStop). */
   private readonly auditMarkAtStart: number;
@@ -159,6 +174,11 @@ export class Stores {
     this.wikiViews = new WikiViews(this.wiki, this.retrieval);
     this.skills = new SkillStore(this.ctx, this.episodes, this.wiki);
     this.counterfactuals = new CounterfactualStore(this.ctx, this.audit);
+    this.writeGate = new WriteGate(this.ctx, this.episodes);
+    this.typedSchemas = new TypedSchemas(this.ctx, this.facts);
+    this.watchRules = new WatchRuleStore(this.ctx, this.audit, this.episodes, this.scratchpad);
+    this.rememberer = new Rememberer(this.ctx, this.facts, this.graph, this.writeGate);
+    this.dailyBrief = new DailyBrief(this.ctx, this.facts, this.episodes, this.scratchpad, this.timeline);
   }
 
   private readonly deferred: (() => void)[] = [];

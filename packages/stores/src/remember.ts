@@ -1,0 +1,90 @@
+import type { StoreContext } from './context.js';
+import { clampImportance, type Fact, type FactStore } from './facts.js';
+import type { GraphStore } from './graph.js';
+import { scrubSecrets, type SecretKind } from './secrets.js';
+import type { Scope } from './types.js';
+import { checkScope, checkText } from './util.js';
+import type { WriteGate } from './write-gate.js';
+import { cutChars } from '@memory-service/kernel';
+
+/**
+ * How long memory_remember treats the same key and value as already remembered: a repeat within
+ * it (a retried call, an agent saying it twice in a session) writes nothing.
+ */
+export const REMEMBER_DEDUP_TTL_MS = 30 * 60 * 1000;
+/** Importance of a remembered fact when the caller gives none: an explicit "remember this" is meant to be kept. */
+export const REMEMBER_DEFAULT_IMPORTANCE = 0.7;
+export const REMEMBER_KEY_MAX = 200;
+
+/** What the importance gate is asked: the importance asked for and the fact; it answers the importance to store. */
+export type ImportanceGate = (importance: number, fact: Scope & { key: string; value: string }) => number;
+
+export interface RememberResult {
+  fact: Fact;
+  deduplicated: boolean;
+  /** True when the key held another value, now replaced. */
+  updated: boolean;
+  requested_importance: number;
+  /** Secrets replaced in the value, per kind (counts only). */
+  redacted: Partial<Record<SecretKind, number>>;
+  redacted_total: number;
+  node_id: string | null;
+  /** Tags the write-gate rules gave (on the graph node). */
+  gate_tags: string[];
+}
+
+/**
+ * memory_remember: an explicit L4 fact (source user_explicit) plus a graph node. The value is
+ * scrubbed of secrets first; the same key and value again within REMEMBER_DEDUP_TTL_MS writes
+ * nothing; the importance goes through the gate (the kernel's importance_gate hook) and is
+ * clamped to 0.05..1.0.
+ */
+export class Rememberer {
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly facts: FactStore,
+    private readonly graph: GraphStore,
+    private readonly writeGate: WriteGate,
+  ) {}
+
+  remember(scope: Scope, input: { key: string; value: string; importance?: number }, gate: ImportanceGate = (i) => i): RememberResult {
+    checkScope(scope);
+    const key = checkText(input.key, 'key', REMEMBER_KEY_MAX).trim();
+    const raw = checkText(input.value, 'value', this.ctx.config.maxTextChars).trim();
+    const requested = input.importance ?? REMEMBER_DEFAULT_IMPORTANCE;
+    const scrub = scrubSecrets(raw);
+    const value = scrub.text;
+    return this.ctx.tx(() => {
+      const before = this.facts.get(scope, key);
+      const since = new Date(this.ctx.clock.now() - REMEMBER_DEDUP_TTL_MS).toISOString();
+      const base = { requested_importance: requested, redacted: scrub.redacted, redacted_total: scrub.total };
+      if (before && before.value === value && before.metadata.origin === 'memory_remember' && before.updated >= since) {
+        const nodes = Array.isArray(before.metadata.derived_nodes) ? (before.metadata.derived_nodes as string[]) : [];
+        return { ...base, fact: before, deduplicated: true, updated: false, node_id: nodes[0] ?? null, gate_tags: [] };
+      }
+      const gated = gate(requested, { ...scope, key, value });
+      const importance = clampImportance(typeof gated === 'number' && Number.isFinite(gated) ? gated : requested);
+      const gateTags = this.writeGate.evaluate(value).tags;
+      const node = this.graph.addNode(scope, {
+        content: cutChars(`${key}: ${value}`, 500),
+        node_type: 'fact',
+        tags: ['remember', ...gateTags],
+        confidence: importance,
+        dedupe: true,
+      });
+      const fact = this.facts.upsert(scope, {
+        key,
+        value,
+        importance,
+        source: 'user_explicit',
+        metadata: {
+          origin: 'memory_remember',
+          derived_nodes: [node.node_id],
+          ...(scrub.total > 0 ? { redacted: scrub.redacted } : {}),
+          ...(gateTags.length > 0 ? { gate_tags: gateTags } : {}),
+        },
+      });
+      return { ...base, fact, deduplicated: false, updated: before !== null && before.value !== value, node_id: node.node_id, gate_tags: gateTags };
+    });
+  }
+}

@@ -1,0 +1,82 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeEnv, A, U, U2, type Env } from './test-helpers.js';
+import { StoreError } from './errors.js';
+import type { WatchEvent } from './watch-rules.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+function fieldOf(fn: () => unknown): string | undefined {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).toBeInstanceOf(StoreError);
+    return (e as StoreError).field;
+  }
+  throw new Error('did not throw');
+}
+
+const ev = (over: Partial<WatchEvent> = {}): WatchEvent => ({ text: 'Deploy on Friday', importance: 0.6, l4_importance: null, sender: null, refs: [], ...over });
+
+describe('WatchRuleStore', () => {
+  it('adds, lists, disables and deletes rules of one scope', () => {
+    const w = env.stores.watchRules;
+    const r = w.add(U, { name: 'deploys', trigger: 'message_received', predicate: { keywords: ['deploy'] }, action: 'log' });
+    expect(r).toMatchObject({ id: 'watch_1', name: 'deploys', trigger: 'message_received', predicate: { keywords: ['deploy'] }, action: 'log', enabled: true, hits_24h: 0 });
+    expect(w.list(A)).toEqual([]);
+    expect(w.list(U2)).toEqual([]);
+    expect(w.setEnabled(U, r.id, false)).toMatchObject({ changed: true, rule: { enabled: false } });
+    expect(w.setEnabled(U, r.id, false).changed).toBe(false);
+    expect(fieldOf(() => w.setEnabled(A, r.id, false))).toBe('rule_id');
+    expect(fieldOf(() => w.delete(U, 'nope'))).toBe('rule_id');
+    expect(w.delete(U, r.id).name).toBe('deploys');
+    expect(w.list(U)).toEqual([]);
+    expect(fieldOf(() => w.delete(U, r.id))).toBe('rule_id');
+  });
+
+  it('refuses bad triggers, actions, predicates and duplicate names, naming the field', () => {
+    const w = env.stores.watchRules;
+    const add = (over: Record<string, unknown>) => () => w.add(U, { name: 'r', trigger: 'new_message', predicate: {}, action: 'log', ...over } as never);
+    expect(fieldOf(add({ trigger: 'think' }))).toBe('trigger');
+    expect(fieldOf(add({ action: 'email' }))).toBe('action_kind');
+    expect(fieldOf(add({ trigger: 'remember', action: 'tag' }))).toBe('action_kind');
+    expect(fieldOf(add({ predicate: { colour: 'red' } }))).toBe('predicate_json');
+    expect(fieldOf(add({ predicate: { min_importance: 2 } }))).toBe('predicate_json');
+    expect(fieldOf(add({ predicate: { keywords: [] } }))).toBe('predicate_json');
+    expect(fieldOf(add({ predicate: [] }))).toBe('predicate_json');
+    expect(fieldOf(add({ trigger: 'remember', predicate: { sender: 'bob' } }))).toBe('predicate_json');
+    expect(fieldOf(add({ name: ' ' }))).toBe('name');
+    add({})();
+    expect(fieldOf(add({}))).toBe('name');
+    expect(w.list(U)).toHaveLength(1);
+  });
+
+  it('matches each predicate key, counts hits in the last 24 hours by the clock, and runs the actions', () => {
+    const w = env.stores.watchRules;
+    const log = w.add(U, { name: 'important', trigger: 'new_message', predicate: { min_importance: 0.5 }, action: 'log' });
+    const tag = w.add(U, { name: 'From Ann', trigger: 'new_message', predicate: { sender: 'ann', keywords: 'deploy' }, action: 'tag' });
+    const note = w.add(U, { name: 'core', trigger: 'new_message', predicate: { l4_min_importance: 0.8 }, action: 'note' });
+    const ep = env.stores.episodes.add(U, { summary: 'Deploy on Friday' });
+    expect(w.fire(U, 'new_message', ev({ importance: 0.4, sender: 'Ann', refs: [{ store: 'l3', id: ep.id }] }))).toEqual([
+      { rule_id: tag.id, name: 'From Ann', action: 'tag', effect: `tagged ${ep.id} watch:from-ann` },
+    ]);
+    expect(env.stores.episodes.get(U, ep.id)!.tags).toEqual(['watch:from-ann']);
+    expect(w.fire(U, 'new_message', ev({ importance: 0.9, l4_importance: 0.9 })).map((f) => f.rule_id)).toEqual([log.id, note.id]);
+    expect(env.stores.scratchpad.get(U, 'watch:core')!.content).toContain('core (new_message) matched');
+    expect(env.stores.audit.forTargetInScope(U, log.id).map((e) => e.action)).toEqual(['create', 'watch_hit']);
+    // Other scopes and triggers see none of it.
+    expect(w.fire(A, 'new_message', ev({ importance: 1 }))).toEqual([]);
+    expect(w.fire(U, 'auto_save_candidate', ev({ importance: 1 }))).toEqual([]);
+    expect(w.list(U).map((r) => r.hits_24h)).toEqual([1, 1, 1]);
+    env.clock.advance(23 * 3600_000);
+    w.fire(U, 'new_message', ev({ importance: 0.7 }));
+    expect(w.list(U).map((r) => r.hits_24h)).toEqual([2, 1, 1]);
+    env.clock.advance(2 * 3600_000);
+    expect(w.list(U).map((r) => r.hits_24h)).toEqual([1, 0, 0]);
+    w.setEnabled(U, log.id, false);
+    expect(w.fire(U, 'new_message', ev({ importance: 0.7 }))).toEqual([]);
+  });
+});
