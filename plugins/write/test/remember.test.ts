@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock, start, storesOf, toolError, type TestServer } from './helpers.js';
+
+let s: TestServer;
+afterEach(async () => {
+  await s?.close();
+});
+
+function dump(table: string): string {
+  storesOf(s).flush();
+  return JSON.stringify(s.kernel.storage.db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all());
+}
+
+function rules(text: string): void {
+  fs.writeFileSync(path.join(s.dataDir, 'rules.yaml'), text);
+}
+
+describe('memory_remember', () => {
+  it('stores a user_explicit fact and a graph node, with secrets replaced by markers and counted', async () => {
+    s = await start();
+    const r = await s.call('memory_remember', {
+      key: 'deploy',
+      value: 'Deploy with Authorization: Bearer abcdefghijk12345 and AKIAIOSFODNN7EXAMPLE, password=hunter22',
+      importance: 0.6,
+    });
+    expect(r).toMatchObject({
+      key: 'deploy',
+      value: 'Deploy with Authorization: Bearer [REDACTED:bearer_token] and [REDACTED:aws_access_key], password=[REDACTED:password]',
+      importance: 0.6,
+      requested_importance: 0.6,
+      source: 'user_explicit',
+      deduplicated: false,
+      updated: false,
+      redacted: { bearer_token: 1, aws_access_key: 1, password: 1 },
+      redacted_total: 3,
+      dedup_ttl_minutes: 30,
+    });
+    const fact = storesOf(s).facts.get({ layer: 'user', user_id: 'default' }, 'deploy');
+    expect(fact).toMatchObject({ entry_id: r.entry_id, value: r.value, metadata: { origin: 'memory_remember', derived_nodes: [r.node_id] } });
+    expect(storesOf(s).graph.getNode({ layer: 'user', user_id: 'default' }, r.node_id)).toMatchObject({ node_type: 'fact', tags: ['remember'] });
+    for (const t of ['facts', 'graph_nodes', 'audit_log']) expect(dump(t)).not.toMatch(/hunter22|AKIAIOSFODNN7EXAMPLE|abcdefghijk12345/);
+  });
+
+  it('answers deduplicated and writes nothing for the same key and value within 30 minutes, then writes again', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const first = await s.call('memory_remember', { key: 'editor', value: 'Helix' });
+    expect(first.importance).toBe(0.7);
+    clock.advance(29 * 60_000);
+    const before = dump('facts') + dump('graph_nodes') + dump('audit_log');
+    const again = await s.call('memory_remember', { key: 'editor', value: 'Helix' });
+    expect(again).toMatchObject({ deduplicated: true, entry_id: first.entry_id, node_id: first.node_id });
+    expect(dump('facts') + dump('graph_nodes') + dump('audit_log')).toBe(before);
+    clock.advance(2 * 60_000);
+    const later = await s.call('memory_remember', { key: 'editor', value: 'Helix' });
+    expect(later).toMatchObject({ deduplicated: false, entry_id: first.entry_id, updated: false });
+    const changed = await s.call('memory_remember', { key: 'editor', value: 'Zed' });
+    expect(changed).toMatchObject({ deduplicated: false, updated: true, entry_id: first.entry_id, value: 'Zed' });
+  });
+
+  it('runs the importance gate: the write-gate boost (sum capped at 0.3), clamped to 0.05..1.0, and the rules\' tags on the node', async () => {
+    s = await start();
+    rules('- {when_content_contains: allergy, importance_boost: 0.2, tags: [health]}\n- {when_content_contains: [peanut, nuts], importance_boost: 0.25, tags: [food]}\n');
+    const r = await s.call('memory_remember', { key: 'allergy', value: 'Peanut allergy', importance: 0.3 });
+    expect(r).toMatchObject({ importance: 0.6, requested_importance: 0.3, gate_tags: ['health', 'food'] });
+    expect(storesOf(s).graph.getNode({ layer: 'user', user_id: 'default' }, r.node_id)!.tags).toEqual(['remember', 'health', 'food']);
+    expect((await s.call('memory_remember', { key: 'a2', value: 'nuts allergy', importance: 0.9 })).importance).toBe(1);
+    expect((await s.call('memory_remember', { key: 'plain', value: 'likes tea', importance: 0 })).importance).toBe(0.05);
+    expect((await s.call('memory_remember', { key: 'plain2', value: 'likes coffee', importance: 0.45 })).importance).toBe(0.45);
+  });
+
+  it('names the field of a bad key, value, importance or layer, and writes nothing', async () => {
+    s = await start();
+    const before = dump('facts');
+    expect((await toolError(s.call('memory_remember', { key: '', value: 'x' }))).field).toBe('key');
+    expect((await toolError(s.call('memory_remember', { key: '   ', value: 'x' }))).field).toBe('key');
+    expect((await toolError(s.call('memory_remember', { key: 'k', value: ' \n ' }))).field).toBe('value');
+    expect((await toolError(s.call('memory_remember', { key: 'k' }))).field).toBe('value');
+    expect((await toolError(s.call('memory_remember', { key: 'k', value: 'v', importance: 1.5 }))).field).toBe('importance');
+    expect((await toolError(s.call('memory_remember', { key: 'k', value: 'v', layer: 'auto' }))).field).toBe('layer');
+    expect(dump('facts')).toBe(before);
+  });
+
+  it('keeps layers and user_ids apart: the same key in each scope is its own fact, and no dedup crosses scopes', async () => {
+    s = await start();
+    const u = await s.call('memory_remember', { key: 'name', value: 'Ann' });
+    const a = await s.call('memory_remember', { key: 'name', value: 'Ann', layer: 'agent' });
+    const b = await s.call('memory_remember', { key: 'name', value: 'Ann', user_id: 'bob' });
+    expect(new Set([u.entry_id, a.entry_id, b.entry_id]).size).toBe(3);
+    expect([u, a, b].map((x) => x.deduplicated)).toEqual([false, false, false]);
+    expect(storesOf(s).facts.get({ layer: 'agent', user_id: 'default' }, 'name')!.entry_id).toBe(a.entry_id);
+  });
+});
