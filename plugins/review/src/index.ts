@@ -1,8 +1,14 @@
 import { definePlugin } from '@memory-service/kernel';
+import { useStores } from '@memory-service/stores';
+import { dailyBriefTool } from './tools/daily-brief.js';
+import { memoryWatchTool } from './tools/memory-watch.js';
+import { tapWatchRules } from './watch-taps.js';
 
 /**
- * The review tier. Its tools are not built yet, so it registers none: the tier is a valid
- * MEMORY_EXPOSE token and lists no tools until they exist.
+ * The review tier, its tools so far: memory_watch and daily_brief (memory_proposals and
+ * memory_report_card are not built yet and are not registered). The watch rules are evaluated in
+ * taps registered here (think's message_received, the new_message and auto_save_candidate events,
+ * memory_remember's importance_gate), so they work whether or not the tier's tools are exposed.
  */
 export default definePlugin({
   name: '@memory-service/plugin-review',
@@ -10,5 +16,10 @@ export default definePlugin({
   tier: 'review',
   kernel: '^1.0.0',
   description: 'The review tier of the memory service.',
-  setup() {},
+  setup(ctx) {
+    const stores = useStores(ctx);
+    ctx.tools.register(memoryWatchTool(stores));
+    ctx.tools.register(dailyBriefTool(stores));
+    tapWatchRules(ctx.name, ctx.hooks, stores);
+  },
 });
