@@ -157,6 +157,7 @@ export {
   type Counterfactual,
 } from './counterfactuals.js';
 export { scrubSecrets, redactionMarker, SECRET_KINDS, type SecretKind, type ScrubResult } from './secrets.js';
+export {
   WriteGate,
   WRITE_GATE_FILE,
   WRITE_GATE_BOOST_CAP,
@@ -168,6 +169,7 @@ export { scrubSecrets, redactionMarker, SECRET_KINDS, type SecretKind, type Scru
   type WriteGateRuleset,
   type WriteGateMatch,
 } from './write-gate.js';
+export {
   TypedSchemas,
   BUILTIN_TYPED_SCHEMAS,
   TYPED_SCHEMA_DIR,
@@ -179,6 +181,7 @@ export { scrubSecrets, redactionMarker, SECRET_KINDS, type SecretKind, type Scru
   type TypedFieldType,
   type TypedSchemaWarning,
 } from './typed-schemas.js';
+export {
   WatchRuleStore,
   WATCH_TRIGGERS,
   WATCH_ACTIONS,
@@ -196,6 +199,7 @@ export { scrubSecrets, redactionMarker, SECRET_KINDS, type SecretKind, type Scru
   type WatchAction,
 } from './watch-rules.js';
 export { Rememberer, REMEMBER_DEDUP_TTL_MS, REMEMBER_DEFAULT_IMPORTANCE, type RememberResult, type ImportanceGate } from './remember.js';
+export {
   DailyBrief,
   BRIEF_WINDOW_MS,
   isTodoFact,
