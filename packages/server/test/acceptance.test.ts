@@ -40,11 +40,12 @@ describe('the first-party server as an MCP host sees it', () => {
     expect(reflected.structuredContent).toMatchObject({ created: 1, by_type: [{ wiki_type: 'work_notes', created: 1, updated: 0 }], orphans: [{ title: 'Plan' }] });
   });
 
-  it('MEMORY_EXPOSE=insight lists the ten built insight tools next to the primitives, and reads what think wrote', async () => {
+  it('MEMORY_EXPOSE=insight lists the built insight tools next to the primitives, and reads what think wrote', async () => {
     const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_EXPOSE: 'insight' });
     open.push(c);
     const names = (await c.client.listTools()).tools.map((t) => t.name).sort();
-    const insight = ['memory_episode_list', 'memory_episode_get', 'memory_episode_recall', 'memory_session_list', 'memory_graph_nodes', 'memory_graph_edges', 'memory_graph_query', 'memory_fact_blame', 'memory_query', 'memory_stats'];
+    // memory_history comes with the write plugin and is in the insight tier too.
+    const insight = ['memory_episode_list', 'memory_episode_get', 'memory_episode_recall', 'memory_session_list', 'memory_graph_nodes', 'memory_graph_edges', 'memory_graph_query', 'memory_fact_blame', 'memory_query', 'memory_stats', 'memory_history'];
     expect(names).toEqual([...PRIMITIVES, ...insight].sort());
     const thought: any = await c.client.callTool({ name: 'think', arguments: { text: 'The staging database migrates every Tuesday night after the backup finishes.', layer: 'user' } });
     const l3 = thought.structuredContent.actions.find((a: any) => a.store === 'l3');

@@ -4,6 +4,7 @@ import { validationError } from './errors.js';
 import { memoryQuerySql, type MemoryQuery } from './memory-query.js';
 import { familyName, familyNumber, freeName } from './name-family.js';
 import type { Layer, Scope } from './types.js';
+import type { VersionLog } from './versions.js';
 import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, parseId, parseJson, toIso } from './util.js';
 
 export const FACT_SOURCES = ['user_explicit', 'staging_promotion', 'episode_promotion', 'legacy', 'manual'] as const;
@@ -103,15 +104,23 @@ export function clampImportance(v: number): number {
   return round4(clamp(v, IMPORTANCE_MIN, IMPORTANCE_MAX));
 }
 
-/** L4 core memory: keyed facts, unique per (layer, user_id, key); importance within 0.05..1.0. */
+/**
+ * L4 core memory: keyed facts, unique per (layer, user_id, key); importance within 0.05..1.0.
+ * Every change of a fact's value or importance, and every deletion, writes a version (VersionLog)
+ * in the same transaction: these methods are the only writers of the facts table.
+ */
 export class FactStore {
   constructor(
     private readonly ctx: StoreContext,
     private readonly audit: AuditLog,
+    private readonly versions: VersionLog,
   ) {}
 
-  /** Add or update the fact with this key; the entry_id is kept on update. */
-  upsert(scope: Scope, input: FactInput): Fact & { created_new: boolean } {
+  /**
+   * Add or update the fact with this key; the entry_id is kept on update. `reason` is kept in the
+   * version the change writes (default `upsert`).
+   */
+  upsert(scope: Scope, input: FactInput, reason = 'upsert'): Fact & { created_new: boolean } {
     checkScope(scope);
     const key = checkText(input.key, 'key', 500);
     const value = checkText(input.value, 'value', this.ctx.config.maxTextChars, true);
@@ -131,7 +140,9 @@ export class FactStore {
           .run(value, importance, source, JSON.stringify(metadata), now, parseId(FACT_PREFIX, before.entry_id));
         this.audit.log(scope, 'update', 'fact', before.entry_id, { key, old_value: before.value, source });
         if (before.importance !== importance) this.audit.logImportance(before.entry_id, before.importance, importance, 'upsert');
-        return { ...(this.get(scope, key) as Fact), created_new: false };
+        const after = this.get(scope, key) as Fact;
+        if (before.value !== value || before.importance !== importance) this.versions.recordFact(after, 'update', reason);
+        return { ...after, created_new: false };
       }
       const info = this.ctx
         .stmt(
@@ -141,7 +152,9 @@ export class FactStore {
         .run(scope.layer, scope.user_id, key, value, importance, source, JSON.stringify(metadata), now, now);
       const entryId = makeId(FACT_PREFIX, Number(info.lastInsertRowid));
       this.audit.log(scope, 'create', 'fact', entryId, { key, source });
-      return { ...(this.get(scope, key) as Fact), created_new: true };
+      const created = this.get(scope, key) as Fact;
+      this.versions.recordFact(created, 'create', reason);
+      return { ...created, created_new: true };
     });
   }
 
@@ -151,7 +164,7 @@ export class FactStore {
     return this.ctx.tx(() => {
       const existing = this.get(scope, fact.key);
       if (existing) {
-        this.upsert(scope, fact);
+        this.upsert(scope, fact, 'restore');
         return this.get(scope, fact.key) as Fact;
       }
       const n = parseId(FACT_PREFIX, fact.entry_id);
@@ -176,7 +189,9 @@ export class FactStore {
         );
       const entryId = makeId(FACT_PREFIX, Number(info.lastInsertRowid));
       this.audit.log(scope, 'restore', 'fact', entryId, { key: fact.key });
-      return this.get(scope, fact.key) as Fact;
+      const restored = this.get(scope, fact.key) as Fact;
+      this.versions.recordFact(restored, 'create', 'restore');
+      return restored;
     });
   }
 
@@ -222,13 +237,18 @@ export class FactStore {
     return r ? toFact(r) : null;
   }
 
-  delete(scope: Scope, key: string): Fact | null {
+  /**
+   * Delete the fact with this key. Its version history keeps only that it was deleted (`reason`
+   * names the deleter, default `delete`): the values it held go with it, as a forget means them gone.
+   */
+  delete(scope: Scope, key: string, reason = 'delete'): Fact | null {
     checkScope(scope);
     return this.ctx.tx(() => {
       const f = this.get(scope, key);
       if (!f) return null;
       this.ctx.stmt('DELETE FROM facts WHERE id = ?').run(parseId(FACT_PREFIX, f.entry_id));
       this.audit.log(scope, 'delete', 'fact', f.entry_id, { key });
+      this.versions.recordFactDeletion(f, reason);
       return f;
     });
   }
@@ -287,6 +307,7 @@ export class FactStore {
       const next = clampImportance(f.importance + delta);
       if (next !== f.importance) {
         this.ctx.stmt('UPDATE facts SET importance = ? WHERE id = ?').run(next, parseId(FACT_PREFIX, entry_id));
+        this.versions.recordFact({ ...f, importance: next }, 'update', `importance:${reason}`);
       }
       this.audit.logImportance(entry_id, f.importance, next, reason);
       this.audit.log({ layer: f.layer, user_id: f.user_id }, 'importance', 'fact', entry_id, {
@@ -315,24 +336,32 @@ export class FactStore {
   /** Delete the facts findMatching finds; returns them. The pattern must hold a letter or digit (checkWordPattern). */
   deleteMatching(scope: Scope, pattern: string): Fact[] {
     checkWordPattern(pattern);
-    return this.ctx.tx(() =>
-      this.audit.deleteLogged(scope, 'facts', 'fact', this.findMatching(scope, pattern), (f) => ({
+    return this.ctx.tx(() => {
+      const found = this.findMatching(scope, pattern);
+      for (const f of found) this.versions.recordFactDeletion(f, 'delete_matching');
+      return this.audit.deleteLogged(scope, 'facts', 'fact', found, (f) => ({
         rowid: parseId(FACT_PREFIX, f.entry_id),
         id: f.entry_id,
         detail: { key: f.key, pattern },
-      })),
-    );
+      }));
+    });
   }
 
   /**
    * Delete every fact created at or after the ISO time; returns the count. A fact created before
    * and only updated since (the same text thought again keeps its key) is older than the window
-   * and stays: deleting it destroyed a memory the window never wrote, with no copy.
+   * and stays: deleting it destroyed a memory the window never wrote, with no copy. The deleted
+   * facts' versions (all written inside the window) go too: a purge leaves no copy in the history.
    */
   deleteSince(scope: Scope, sinceIso: string): number {
     sinceIso = toIso(sinceIso);
     checkScope(scope);
     return this.ctx.tx(() => {
+      const ids = this.ctx
+        .stmt('SELECT id FROM facts WHERE layer = ? AND user_id = ? AND created >= ?')
+        .pluck(true)
+        .all(scope.layer, scope.user_id, sinceIso) as number[];
+      this.versions.purge('facts', ids.map((id) => makeId(FACT_PREFIX, id)));
       const n = this.ctx
         .stmt('DELETE FROM facts WHERE layer = ? AND user_id = ? AND created >= ?')
         .run(scope.layer, scope.user_id, sinceIso).changes;

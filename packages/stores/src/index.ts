@@ -210,3 +210,18 @@ export {
   type BriefSuggestion,
   type BriefSectionError,
 } from './daily-brief.js';
+export { VersionLog, FACT_VERSION_PREFIX, WIKI_VERSION_PREFIX, type FactVersion, type WikiVersion, type VersionOp } from './versions.js';
+export { BranchStore, BRANCH_MAX, type BranchInfo, type BranchDiff, type BranchMerge, type BranchAdded, type BranchChanged, type BranchRemoved } from './branches.js';
+export { StashStore, STASH_MAX, STASH_NOTE_MAX, type Stash, type StashInfo } from './stashes.js';
+export {
+  ProcedureStore,
+  PROCEDURE_STEPS_MAX,
+  PROCEDURE_TEXT_MAX,
+  PROCEDURE_NOTE_MAX,
+  PROCEDURE_OUTCOMES,
+  type Procedure,
+  type ProcedureInfo,
+  type ProcedureOutcome,
+  type ProcedureSaveInput,
+} from './procedures.js';
+export { recordName, RECORD_NAME_MAX, RECORD_NAME_ACCEPTED } from './record-name.js';

@@ -116,6 +116,26 @@ export class ScratchpadStore {
     );
   }
 
+  /**
+   * Append entries as they were (content, created, updated), after the present ones, in the given
+   * order (memory_stash pop). The caller checks that no key is present and that they fit the limit;
+   * a present key or an overflow here is refused, naming `field`, rather than evicting anything.
+   */
+  putBack(scope: Scope, entries: readonly ScratchpadEntry[], field = 'name'): void {
+    checkScope(scope);
+    this.ctx.tx(() => {
+      if (this.count(scope) + entries.length > this.ctx.config.scratchpadMax) {
+        throw validationError(field, `the scratchpad holds at most ${this.ctx.config.scratchpadMax} entries`, { max_entries: this.ctx.config.scratchpadMax });
+      }
+      let seq = this.ctx.stmt('SELECT COALESCE(MAX(seq), 0) FROM scratchpad WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number;
+      const insert = this.ctx.stmt('INSERT INTO scratchpad (layer, user_id, key, content, created, updated, seq) VALUES (?, ?, ?, ?, ?, ?, ?)');
+      for (const e of entries) {
+        if (this.get(scope, e.key)) throw validationError(field, `the scratchpad holds key ${JSON.stringify(e.key)} already`);
+        insert.run(scope.layer, scope.user_id, e.key, e.content, e.created, e.updated, ++seq);
+      }
+    });
+  }
+
   /** Remove and return one entry (used by promote), or null when absent. */
   take(scope: Scope, key: string): ScratchpadEntry | null {
     checkScope(scope);

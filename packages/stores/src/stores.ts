@@ -26,6 +26,10 @@ import { TypedSchemas } from './typed-schemas.js';
 import { WatchRuleStore } from './watch-rules.js';
 import { Rememberer } from './remember.js';
 import { DailyBrief } from './daily-brief.js';
+import { VersionLog } from './versions.js';
+import { BranchStore } from './branches.js';
+import { StashStore } from './stashes.js';
+import { ProcedureStore } from './procedures.js';
 import { validationError } from './errors.js';
 
 /**
@@ -140,6 +144,14 @@ export class Stores {
   readonly rememberer: Rememberer;
   /** daily_brief's sections. */
   readonly dailyBrief: DailyBrief;
+  /** Version history of facts and wiki pages (memory_history). */
+  readonly versions: VersionLog;
+  /** Named what-if copies of a scope's facts (memory_branch). */
+  readonly branches: BranchStore;
+  /** Scratchpad entries set aside (memory_stash). */
+  readonly stashes: StashStore;
+  /** Named step lists with run counts (memory_procedure). */
+  readonly procedures: ProcedureStore;
 
   /** The newest audit entry when this Stores was made: the saves after it are its own (repairAfterStop). */
   private readonly auditMarkAtStart: number;
@@ -156,10 +168,14 @@ export class Stores {
     this.l1 = new L1Ring(this.ctx);
     this.sessions = new SessionStore(this.ctx, this.audit);
     this.episodes = new EpisodeStore(this.ctx, this.audit);
-    this.facts = new FactStore(this.ctx, this.audit);
+    this.versions = new VersionLog(this.ctx);
+    this.facts = new FactStore(this.ctx, this.audit, this.versions);
     this.scratchpad = new ScratchpadStore(this.ctx, { episodes: this.episodes, facts: this.facts });
     this.sessionCloser = new SessionCloser(this.sessions, this.episodes, (fn) => this.ctx.tx(fn));
-    this.wiki = new WikiStore(this.ctx, this.audit);
+    this.wiki = new WikiStore(this.ctx, this.audit, this.versions);
+    this.branches = new BranchStore(this.ctx, this.facts);
+    this.stashes = new StashStore(this.ctx, this.scratchpad);
+    this.procedures = new ProcedureStore(this.ctx);
     this.graph = new GraphStore(this.ctx, this.audit);
     this.timeline = new TimelineStore(this.ctx);
     this.recallEvents = new RecallEventStore(this.ctx);

@@ -7,6 +7,7 @@ import { notFound, validationError } from './errors.js';
 import { freeName } from './name-family.js';
 import { idSegment, isInside, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
+import type { VersionLog } from './versions.js';
 import { checkScope, checkText, makeId, normalizeTags, parseId, rowsMatching, toIso, wordFilterArgs, wordFilterSql } from './util.js';
 import { WikiFilesBehind } from './wiki-files.js';
 import { wikiQuery, type WikiQuery, type WikiQueryResult } from './wiki-query.js';
@@ -68,6 +69,7 @@ export class WikiStore {
   constructor(
     private readonly ctx: StoreContext,
     private readonly audit: AuditLog,
+    private readonly versions: VersionLog,
   ) {
     this.filesBehind = new WikiFilesBehind(ctx);
   }
@@ -81,8 +83,11 @@ export class WikiStore {
     return safeJoin(this.ctx.dataDir, 'wiki', scope.layer, idSegment(scope.user_id));
   }
 
-  /** Add a page, or update the page with this title in the scope. */
-  save(scope: Scope, input: WikiSaveInput): WikiPage & { created_new: boolean } {
+  /**
+   * Add a page, or update the page with this title in the scope. A new page, or a change of its
+   * content, type or tags, writes a version (VersionLog) with `reason` (default `save`).
+   */
+  save(scope: Scope, input: WikiSaveInput, reason = 'save'): WikiPage & { created_new: boolean } {
     checkScope(scope);
     const title = checkText(input.title, 'title', WIKI_TITLE_MAX).trim();
     // A title is one line: every listing and digest (memory_context, CONTEXT.md, wiki_summarize)
@@ -121,6 +126,9 @@ export class WikiStore {
       // The file will hold exactly `content`: the row is read back for its id and dates, not the file.
       const page: WikiPage = { ...toInfo(this.row(scope, title) as Row), content };
       this.audit.log(scope, before ? 'update' : 'create', 'wiki_page', page.id, { title, wiki_type: wikiType, path: rel });
+      if (!before || before.content !== content || before.wiki_type !== wikiType || before.tags !== JSON.stringify(tags)) {
+        this.versions.recordWiki(page, before ? 'update' : 'create', reason);
+      }
       return { ...page, created_new: !before };
     });
   }
@@ -288,7 +296,7 @@ export class WikiStore {
       const r = this.row(scope, title);
       if (!r) return null;
       const page = this.withFileContent(r);
-      this.remove(scope, r);
+      this.remove(scope, r, 'delete');
       return page;
     });
   }
@@ -310,7 +318,7 @@ export class WikiStore {
       for (const r of rows) {
         const page = toInfo(r);
         if (keep(page)) continue;
-        this.remove(scope, r);
+        this.remove(scope, r, null);
         out.push(page);
       }
       return out;
@@ -421,8 +429,12 @@ export class WikiStore {
     return written;
   }
 
-  /** Delete a page's row and links, and its file once the transaction commits (inside one). */
-  private remove(scope: Scope, r: Omit<Row, 'content'>): void {
+  /**
+   * Delete a page's row and links, and its file once the transaction commits (inside one). Its
+   * history keeps one `delete` version with `reason`, or nothing when reason is null (a time-window
+   * purge, which means every trace of the page gone).
+   */
+  private remove(scope: Scope, r: Omit<Row, 'content'>, reason: string | null): void {
     this.ctx.stmt('DELETE FROM wiki_pages WHERE id = ?').run(r.id);
     this.ctx
       .stmt('DELETE FROM wiki_links WHERE layer = ? AND user_id = ? AND (from_title = ? OR to_title = ?)')
@@ -430,6 +442,9 @@ export class WikiStore {
     this.holdUntilCommit(r.path, null);
     this.filesBehind.removeAfterCommit(r.path, 'removing the page file');
     this.audit.log(scope, 'delete', 'wiki_page', makeId('wiki', r.id), { title: r.title, path: r.path });
+    const info = toInfo(r);
+    if (reason === null) this.versions.purge('wiki', [info.id]);
+    else this.versions.recordWikiDeletion(info, reason);
   }
 
   /** Note what the file at `rel` will hold once the open transaction commits (nothing outside one). */

@@ -10,6 +10,10 @@ import { memoryScratchpadTool } from './tools/memory-scratchpad.js';
 import { memorySessionEndTool } from './tools/memory-session-end.js';
 import { memorySessionStartTool } from './tools/memory-session-start.js';
 import { memorySkillPromoteTool } from './tools/memory-skill-promote.js';
+import { memoryBranchTool } from './tools/memory-branch.js';
+import { memoryHistoryTool } from './tools/memory-history.js';
+import { memoryProcedureTool } from './tools/memory-procedure.js';
+import { memoryStashTool } from './tools/memory-stash.js';
 
 /**
  * The write tier: memory_remember, memory_save_typed, memory_load_rules, memory_scratchpad,
@@ -38,6 +42,10 @@ export default definePlugin({
     ctx.tools.register(memorySessionEndTool(stores, ctx.hooks, ctx.logger));
     ctx.tools.register(memorySkillPromoteTool(stores));
     ctx.tools.register(memoryCounterfactualTool(stores));
+    ctx.tools.register(memoryHistoryTool(stores));
+    ctx.tools.register(memoryBranchTool(stores));
+    ctx.tools.register(memoryStashTool(stores));
+    ctx.tools.register(memoryProcedureTool(stores));
     ctx.hooks.importance_gate.tap(ctx.name, (importance, fact) => importance + stores.writeGate.evaluate(fact.value).boost);
     ctx.hooks.message_received.tapPromise(ctx.name, async (message) => {
       const scope = { layer: message.layer, user_id: message.user_id };
