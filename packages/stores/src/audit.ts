@@ -86,7 +86,24 @@ export class AuditLog {
     return rows.map(toEntry);
   }
 
-  /** Remove a scope's audit rows at or after an ISO time (emergency purge); returns the count. */
+  /**
+   * Sums of the scope's auto-save dispatches (audit rows `auto_save`, one per new_message or
+   * auto_save_candidate the primitives handled) at or after the ISO time: how many were dispatched
+   * and how many saved to L3, L4 and the graph.
+   */
+  autoSaveSums(scope: Scope, sinceIso: string): { dispatched: number; saved_l3: number; saved_l4: number; saved_graph: number } {
+    const r = this.ctx
+      .stmt(
+        `SELECT COUNT(*) AS dispatched,
+                COALESCE(SUM(json_extract(detail, '$.saved_l3')), 0) AS saved_l3,
+                COALESCE(SUM(json_extract(detail, '$.saved_l4')), 0) AS saved_l4,
+                COALESCE(SUM(json_extract(detail, '$.saved_graph')), 0) AS saved_graph
+         FROM audit_log WHERE layer = ? AND user_id = ? AND ts >= ? AND action = 'auto_save'`,
+      )
+      .get(scope.layer, scope.user_id, toIso(sinceIso)) as { dispatched: number; saved_l3: number; saved_l4: number; saved_graph: number };
+    return r;
+  }
+
   /**
    * Delete each row by its rowid and log its deletion, in one transaction; returns the rows.
    * `ref` names a row's rowid, the id the audit log records and the detail it keeps.
@@ -109,6 +126,7 @@ export class AuditLog {
     });
   }
 
+  /** Remove a scope's audit rows at or after an ISO time (emergency purge); returns the count. */
   deleteSince(scope: Scope, sinceIso: string): number {
     sinceIso = toIso(sinceIso);
     return this.ctx.tx(

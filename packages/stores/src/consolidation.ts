@@ -8,7 +8,8 @@ export const CONSOLIDATION_MIN_IMPORTANCE = 0.7;
 export const CONSOLIDATION_WINDOW = 200;
 
 export interface ConsolidationResult {
-  consolidated: { episode_id: string; key: string; entry_id: string }[];
+  /** One per promoted episode; transition_id is its memory_transitions row (revertible through memory_proposals revert_transition). */
+  consolidated: { episode_id: string; key: string; entry_id: string; transition_id: string }[];
   /** ISO time of this run, by the injected clock. */
   ts: string;
 }
@@ -19,7 +20,9 @@ export interface ConsolidationResult {
  * verbatim becomes a fact (oldest first): value = the summary, importance = the episode's,
  * source `episode_promotion`, metadata.from_episode = the episode id, key `episode:<first words>` in
  * its family (FactStore.keyFor), so it never overwrites another fact. A second run finds every such
- * summary held and writes nothing. The episode stays. One transaction.
+ * summary held and writes nothing. The episode stays. Each promotion is recorded in
+ * memory_transitions (TransitionStore); an episode whose promotion was reverted is not promoted
+ * again. One transaction.
  */
 export class Consolidator {
   constructor(
@@ -37,6 +40,7 @@ export class Consolidator {
         .reverse();
       for (const ep of candidates) {
         if (this.stores.facts.holding(scope, ep.summary).length > 0) continue;
+        if (this.stores.transitions.wasReverted(scope, ep.id)) continue;
         const key = this.stores.facts.keyFor(scope, `episode:${keyWords(ep.summary)}`, ep.summary);
         const fact = this.stores.facts.upsert(scope, {
           key,
@@ -45,7 +49,8 @@ export class Consolidator {
           source: 'episode_promotion',
           metadata: { from_episode: ep.id },
         });
-        out.push({ episode_id: ep.id, key, entry_id: fact.entry_id });
+        const t = this.stores.transitions.record(scope, { episode_id: ep.id, entry_id: fact.entry_id, key, value: fact.value });
+        out.push({ episode_id: ep.id, key, entry_id: fact.entry_id, transition_id: t.id });
       }
       return out;
     });

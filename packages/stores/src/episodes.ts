@@ -58,6 +58,8 @@ interface Row {
 }
 
 export const EPISODE_PREFIX = 'ep';
+/** The tag of a dream marker: an episode that is an agent's note for its next session (docs/decisions.md). */
+export const DREAM_MARKER_TAG = 'dream_marker';
 /** Longest neighbouring context kept with an episode. */
 export const EPISODE_CONTEXT_MAX_CHARS = 1000;
 
@@ -233,6 +235,29 @@ export class EpisodeStore {
       this.audit.log(scope, 'importance', 'episode', ep.id, { old: ep.importance, new: next, reason });
       return this.get(scope, id);
     });
+  }
+
+  /** How many episodes of the scope carry the tag, optionally only those created at or after the ISO time. */
+  countTagged(scope: Scope, tag: string, sinceIso?: string): number {
+    checkScope(scope);
+    const since = sinceIso === undefined ? null : toIso(sinceIso);
+    return this.ctx
+      .stmt(
+        `SELECT COUNT(*) FROM episode_tags t JOIN episodes e ON e.id = t.episode_id
+         WHERE t.layer = ? AND t.user_id = ? AND t.tag = ? AND (? IS NULL OR e.created >= ?)`,
+      )
+      .pluck(true)
+      .get(scope.layer, scope.user_id, tag, since, since) as number;
+  }
+
+  /** The scope's episodes just before and just after this one (by id), either null at an end. */
+  neighbours(scope: Scope, id: string): { before: Episode | null; after: Episode | null } {
+    checkScope(scope);
+    const n = parseId(EPISODE_PREFIX, id);
+    if (n === null) return { before: null, after: null };
+    const b = this.ctx.stmt('SELECT * FROM episodes WHERE layer = ? AND user_id = ? AND id < ? ORDER BY id DESC LIMIT 1').get(scope.layer, scope.user_id, n) as Row | undefined;
+    const a = this.ctx.stmt('SELECT * FROM episodes WHERE layer = ? AND user_id = ? AND id > ? ORDER BY id LIMIT 1').get(scope.layer, scope.user_id, n) as Row | undefined;
+    return { before: b ? toEpisode(b) : null, after: a ? toEpisode(a) : null };
   }
 
   /** Replace an episode's tags; returns the updated episode or null when absent. */

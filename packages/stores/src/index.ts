@@ -18,7 +18,7 @@ export {
   type ScratchpadPromotion,
 } from './scratchpad.js';
 export { SessionCloser, SESSION_SUMMARY_TAG, type SessionCloseOptions, type SessionClosed } from './session-close.js';
-export { EpisodeStore, EPISODE_PREFIX, type Episode, type EpisodeInput, type EpisodeListOptions } from './episodes.js';
+export { EpisodeStore, EPISODE_PREFIX, type Episode, type EpisodeInput, type EpisodeListOptions, DREAM_MARKER_TAG } from './episodes.js';
 export { tagDimension, facetGroups, matchesFacets } from './tags.js';
 export {
   FactStore,
@@ -95,17 +95,10 @@ export {
   type GraphRelation,
 } from './graph.js';
 export { TimelineStore, type TimelineEvent } from './timeline.js';
-export { RecallEventStore, RECALL_TRIM_MAX_ROWS, recallTrimEvery, type RecallEvent, type RecallEventInput } from './recall-events.js';
+export { RecallEventStore, RECALL_TRIM_MAX_ROWS, recallTrimEvery, type RecallEvent, type RecallEventInput, type OpenGap } from './recall-events.js';
 export { ShadowBin, SHADOW_ORIGINS, type ShadowEntry, type ShadowArchiveInput, type ShadowOrigin } from './shadow-bin.js';
 export { ARTIFACT_PATH_MAX, ProjectStore, type Project, type ProjectDecision, type ProjectArtifact } from './projects/projects.js';
-export {
-  scanCodeSymbols,
-  extractSymbols,
-  SKIPPED_DIRS,
-  type CodeSymbol,
-  type ScanOptions,
-  type ScanResult,
-} from './projects/code-symbols.js';
+export { scanCodeSymbols, extractSymbols, SKIPPED_DIRS, type CodeSymbol, type ScanOptions, type ScanResult } from './projects/code-symbols.js';
 export {
   Retrieval,
   RETRIEVAL_SOURCES,
@@ -123,7 +116,6 @@ export {
 } from './retrieval/retrieval.js';
 export { STOP_WORDS, queryTerms, buildMatch, wordTokens, foldText } from './retrieval/query.js';
 export { fitToBudget, type BudgetSection, type FittedSections } from './retrieval/budget.js';
-export type { CatchUp } from './retrieval/index-sync.js';
 export * from './scorers/index.js';
 export { useStores, STORES_OWNER } from './kernel-binding.js';
 export { AccessLog, type AccessTable } from './access-log.js';
@@ -211,7 +203,16 @@ export {
   type BriefSectionError,
 } from './daily-brief.js';
 export { VersionLog, FACT_VERSION_PREFIX, WIKI_VERSION_PREFIX, type FactVersion, type WikiVersion, type VersionOp } from './versions.js';
-export { BranchStore, BRANCH_MAX, type BranchInfo, type BranchDiff, type BranchMerge, type BranchAdded, type BranchChanged, type BranchRemoved } from './branches.js';
+export {
+  BranchStore,
+  BRANCH_MAX,
+  type BranchInfo,
+  type BranchDiff,
+  type BranchMerge,
+  type BranchAdded,
+  type BranchChanged,
+  type BranchRemoved,
+} from './branches.js';
 export { StashStore, STASH_MAX, STASH_NOTE_MAX, type Stash, type StashInfo } from './stashes.js';
 export {
   ProcedureStore,
@@ -225,3 +226,30 @@ export {
   type ProcedureSaveInput,
 } from './procedures.js';
 export { recordName, RECORD_NAME_MAX, RECORD_NAME_ACCEPTED } from './record-name.js';
+export {
+  ProposalStore,
+  PROPOSAL_PREFIX,
+  PROPOSAL_KINDS,
+  PROPOSAL_STATUSES,
+  PROPOSAL_DEFAULT_WIKI_TYPE,
+  PROPOSAL_DEFAULT_IMPORTANCE,
+  type Proposal,
+  type ProposalKind,
+  type ProposalStatus,
+  type ProposalInput,
+  type ProposalPayload,
+  type ProposalApplied,
+} from './proposals.js';
+export { TransitionStore, TRANSITION_PREFIX, type MemoryTransition } from './transitions.js';
+export {
+  DisclosureStore,
+  DISCLOSURE_PREFIX,
+  DISCLOSURE_MATCH_SCORE,
+  DISCLOSURE_NAME_MAX,
+  DISCLOSURE_KEYWORDS_MAX,
+  DISCLOSURE_KEYWORD_MAX,
+  DISCLOSURE_CONTENT_MAX,
+  DISCLOSURE_RULES_MAX,
+  type DisclosureRule,
+} from './disclosure.js';
+export { dayDigest, DAY_DIGEST_NEWEST, type DayDigest, type DayDigestItem, type DayDigestKind } from './day-digest.js';

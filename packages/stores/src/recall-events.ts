@@ -13,6 +13,16 @@ export interface RecallEvent {
   created: string;
 }
 
+/** A dream query that found nothing and was not answered since (RecallEventStore.openGaps). */
+export interface OpenGap {
+  /** The query as last asked. */
+  query: string;
+  /** Its calls in the period that found nothing, since it last found something. */
+  misses: number;
+  first_miss: string;
+  last_miss: string;
+}
+
 /** What a dream call records: its query, intent, number of hits and time taken (ms). */
 export interface RecallEventInput {
   query: string;
@@ -198,6 +208,41 @@ export class RecallEventStore {
         n: number;
       }
     ).n;
+  }
+
+  /**
+   * The scope's open gaps since the ISO time: each distinct dream query (compared trimmed, lower
+   * case, runs of white space as one space) with a call that found nothing (result_count 0) at or
+   * after `sinceIso` and no later call of the same query that found something. Newest last miss
+   * first, `limit` at most; `misses` counts the query's empty calls in the period.
+   */
+  openGaps(scope: Scope, sinceIso: string, limit = 50): OpenGap[] {
+    checkScope(scope);
+    sinceIso = toIso(sinceIso);
+    const rows = this.ctx
+      .stmt('SELECT id, query, result_count, created FROM recall_events WHERE layer = ? AND user_id = ? AND created >= ? ORDER BY id')
+      .all(scope.layer, scope.user_id, sinceIso) as { id: number; query: string; result_count: number; created: string }[];
+    const byQuery = new Map<string, OpenGap & { lastId: number }>();
+    for (const r of rows) {
+      const norm = r.query.trim().replace(/\s+/g, ' ').toLowerCase();
+      if (!norm) continue;
+      if (r.result_count > 0) {
+        // Answered: the misses before it are closed.
+        byQuery.delete(norm);
+        continue;
+      }
+      const g = byQuery.get(norm);
+      if (g) {
+        g.misses++;
+        g.last_miss = r.created;
+        g.lastId = r.id;
+        g.query = r.query;
+      } else byQuery.set(norm, { query: r.query, misses: 1, first_miss: r.created, last_miss: r.created, lastId: r.id });
+    }
+    return [...byQuery.values()]
+      .sort((a, b) => b.lastId - a.lastId)
+      .slice(0, Math.max(0, Math.floor(limit)))
+      .map(({ query, misses, first_miss, last_miss }) => ({ query, misses, first_miss, last_miss }));
   }
 
   /** The most recent events, newest first. */

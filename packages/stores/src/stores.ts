@@ -3,12 +3,15 @@ import { AccessLog } from './access-log.js';
 import { AuditLog } from './audit.js';
 import { StoreContext } from './context.js';
 import { CounterfactualStore } from './counterfactuals.js';
+import { dayDigest, type DayDigest } from './day-digest.js';
+import { DisclosureStore } from './disclosure.js';
 import { EpisodeStore } from './episodes.js';
 import { FactStore } from './facts.js';
 import { GraphStore } from './graph.js';
 import { L1Ring } from './l1.js';
 import { removeStaleTemps, safeJoin } from './paths.js';
 import { ProjectStore } from './projects/projects.js';
+import { ProposalStore } from './proposals.js';
 import { RecallEventStore } from './recall-events.js';
 import { SNAPSHOT_DIR } from './retrieval/index-sync.js';
 import { Retrieval } from './retrieval/retrieval.js';
@@ -18,7 +21,8 @@ import { SessionStore } from './sessions.js';
 import { ShadowBin } from './shadow-bin.js';
 import { SkillStore } from './skills.js';
 import { TimelineStore } from './timeline.js';
-import { DEFAULT_STORES_CONFIG, type StoresConfig, type StoresOptions } from './types.js';
+import { TransitionStore } from './transitions.js';
+import { DEFAULT_STORES_CONFIG, type Scope, type StoresConfig, type StoresOptions } from './types.js';
 import { WikiStore } from './wiki.js';
 import { WikiViews } from './wiki-views.js';
 import { WriteGate } from './write-gate.js';
@@ -152,6 +156,12 @@ export class Stores {
   readonly stashes: StashStore;
   /** Named step lists with run counts (memory_procedure). */
   readonly procedures: ProcedureStore;
+  /** Staged mutations (memory_proposals). */
+  readonly proposals: ProposalStore;
+  /** L3 to L4 promotions of the Consolidator (memory_transitions). */
+  readonly transitions: TransitionStore;
+  /** Disclosure rules (memory_disclose). */
+  readonly disclosure: DisclosureStore;
 
   /** The newest audit entry when this Stores was made: the saves after it are its own (repairAfterStop). */
   private readonly auditMarkAtStart: number;
@@ -195,6 +205,14 @@ export class Stores {
     this.watchRules = new WatchRuleStore(this.ctx, this.audit, this.episodes, this.scratchpad);
     this.rememberer = new Rememberer(this.ctx, this.facts, this.graph, this.writeGate);
     this.dailyBrief = new DailyBrief(this.ctx, this.facts, this.episodes, this.scratchpad, this.timeline);
+    this.proposals = new ProposalStore(this.ctx, this.audit, { facts: this.facts, wiki: this.wiki, shadowBin: this.shadowBin });
+    this.transitions = new TransitionStore(this.ctx, this.audit, this.facts);
+    this.disclosure = new DisclosureStore(this.ctx, this.audit);
+  }
+
+  /** Today's activity of the scope by the clock (day-digest.ts): counts and newest facts, episodes, wiki pages, timeline events. */
+  dayDigest(scope: Scope): DayDigest {
+    return dayDigest(this.ctx, scope);
   }
 
   private readonly deferred: (() => void)[] = [];

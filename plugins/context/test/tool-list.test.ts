@@ -3,6 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readToolSchemas, toolSchemasOf } from '@memory-service/kernel';
 import { CONTEXT_TOOLS, context, PRIMITIVES, start, type TestServer } from './helpers.js';
 
+/** Every tool the context plugin registers, in registration order: recall protocol and recap, then the helpers' list. */
+const TIER = ['memory_recall_protocol', 'memory_recap', ...CONTEXT_TOOLS];
 const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'];
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -16,11 +18,11 @@ async function names(expose: string): Promise<string[]> {
 }
 
 describe('exposure', () => {
-  it('MEMORY_EXPOSE=context lists the context tools next to the primitives, and not recap or recall_protocol', async () => {
+  it('MEMORY_EXPOSE=context lists the seven context tools next to the primitives, recap and recall_protocol among them', async () => {
     const listed = await names('context');
-    expect(listed).toEqual([...PRIMITIVES, ...CONTEXT_TOOLS].sort());
-    expect(listed).not.toContain('memory_recap');
-    expect(listed).not.toContain('memory_recall_protocol');
+    expect(listed).toEqual([...PRIMITIVES, ...TIER].sort());
+    expect(listed).toContain('memory_recap');
+    expect(listed).toContain('memory_recall_protocol');
   });
 
   it('the default surface hides them', async () => {
@@ -30,8 +32,8 @@ describe('exposure', () => {
   it('gives every context tool a title, a description, both schemas and all four hints', async () => {
     const s = await start();
     servers.push(s);
-    const tools = (await s.client.listTools()).tools.filter((t) => CONTEXT_TOOLS.includes(t.name));
-    expect(tools).toHaveLength(CONTEXT_TOOLS.length);
+    const tools = (await s.client.listTools()).tools.filter((t) => TIER.includes(t.name));
+    expect(tools).toHaveLength(TIER.length);
     for (const t of tools) {
       expect(t.title, t.name).toBeTruthy();
       expect(t.description!.length, t.name).toBeGreaterThan(40);
@@ -40,7 +42,7 @@ describe('exposure', () => {
       for (const hint of HINTS) expect(typeof (t.annotations as Record<string, unknown>)?.[hint], `${t.name}.${hint}`).toBe('boolean');
     }
     const ro = Object.fromEntries(tools.map((t) => [t.name, t.annotations?.readOnlyHint]));
-    expect(ro).toEqual(Object.fromEntries(CONTEXT_TOOLS.map((n) => [n, n !== 'memory_context_inject'])));
+    expect(ro).toEqual(Object.fromEntries(TIER.map((n) => [n, n !== 'memory_context_inject'])));
   });
 });
 
@@ -52,9 +54,9 @@ describe("the context plugin's tool schemas file", () => {
     const s = await start();
     servers.push(s);
     const tools = s.kernel.tools().filter((t) => t.plugin === context.name);
-    expect(tools.map((t) => t.name)).toEqual(CONTEXT_TOOLS);
+    expect(tools.map((t) => t.name)).toEqual(TIER);
     expect(JSON.parse(fs.readFileSync(built, 'utf8'))).toEqual(toolSchemasOf(context.name, tools));
-    expect(readToolSchemas(built, context.name)?.size).toBe(CONTEXT_TOOLS.length);
+    expect(readToolSchemas(built, context.name)?.size).toBe(TIER.length);
   });
 
   it('is the file the built plugin names', async () => {

@@ -1,5 +1,5 @@
-import { definePlugin } from '@memory-service/kernel';
-import { useStores } from '@memory-service/stores';
+import { cutChars, definePlugin } from '@memory-service/kernel';
+import { DISCLOSURE_MATCH_SCORE, useStores } from '@memory-service/stores';
 import { memoryCounterfactualTool } from './tools/memory-counterfactual.js';
 import { memoryEpisodeSaveTool } from './tools/memory-episode-save.js';
 import { memoryGraphAddTool } from './tools/memory-graph-add.js';
@@ -14,6 +14,7 @@ import { memoryBranchTool } from './tools/memory-branch.js';
 import { memoryHistoryTool } from './tools/memory-history.js';
 import { memoryProcedureTool } from './tools/memory-procedure.js';
 import { memoryStashTool } from './tools/memory-stash.js';
+import { memoryDiscloseTool } from './tools/memory-disclose.js';
 
 /**
  * The write tier: memory_remember, memory_save_typed, memory_load_rules, memory_scratchpad,
@@ -46,10 +47,18 @@ export default definePlugin({
     ctx.tools.register(memoryBranchTool(stores));
     ctx.tools.register(memoryStashTool(stores));
     ctx.tools.register(memoryProcedureTool(stores));
+    ctx.tools.register(memoryDiscloseTool(stores));
     ctx.hooks.importance_gate.tap(ctx.name, (importance, fact) => importance + stores.writeGate.evaluate(fact.value).boost);
     ctx.hooks.message_received.tapPromise(ctx.name, async (message) => {
       const scope = { layer: message.layer, user_id: message.user_id };
       for (const ref of message.ids) if (ref.store === 'l3') stores.writeGate.applyToEpisode(scope, ref.id);
+    });
+    ctx.hooks.session_inject.tapPromise(ctx.name, async (blocks, c) => {
+      const rules = stores.disclosure.matching({ layer: c.layer, user_id: c.user_id }, c.text);
+      if (rules.length === 0) return blocks;
+      const text = rules.map((r) => `- ${r.name} (${r.rule_id}): ${cutChars(r.content, 1000)}`).join('\n');
+      // First: a rule the text triggered is what the caller asked to be shown.
+      return [{ source: 'triggered', title: 'Triggered disclosures', text, score: DISCLOSURE_MATCH_SCORE }, ...blocks];
     });
   },
 });

@@ -10,10 +10,11 @@ import { orderIndexesSchema } from './order-indexes.js';
 import { recallForgetsSchema } from './recall-forgets.js';
 import { retrievalChangesSchema } from './retrieval-changes.js';
 import { retrievalSnapshotsSchema } from './retrieval-snapshots.js';
+import { stagingSchema } from './staging.js';
 import { vocabSchema } from './vocab.js';
 import { versionsSchema } from './versions.js';
 import { watchRulesSchema } from './watch-rules.js';
 import { wikiFileRemovalsSchema } from './wiki-file-removals.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema, stagingSchema];

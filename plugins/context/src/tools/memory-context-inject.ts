@@ -14,7 +14,8 @@ export function memoryContextInjectTool(stores: Stores, clock: Clock, resolvePat
     description:
       'For the start of a session. First an L3 to L4 consolidation: each of the 200 newest episodes with importance above ' +
       `${CONSOLIDATION_MIN_IMPORTANCE} whose text no fact holds becomes a fact (key episode:<first words>, never overwriting another fact; ` +
-      'a second run adds nothing). Then the memory_context summary (top 10 facts, recent turns, wiki, episodes) within the token budget, ' +
+      'a second run adds nothing; each promotion is recorded with a transition_id, which memory_proposals revert_transition undoes, and a ' +
+      'reverted episode is not promoted again). Then the memory_context summary (top 10 facts, recent turns, wiki, episodes) within the token budget, ' +
       'with estimated_tokens and was_truncated. Last, a three-section CONTEXT.md snapshot (core facts, recent activity, wiki ' +
       'perspectives) is written at <data_dir>/<layer>/CONTEXT.md for user_id "default", <data_dir>/<layer>/users/<user_id slug>/CONTEXT.md ' +
       'otherwise; a failed write is reported in context_md_error and context_md_path is null, the rest still answered.',
@@ -28,7 +29,14 @@ export function memoryContextInjectTool(stores: Stores, clock: Clock, resolvePat
       estimated_tokens: z.number(),
       was_truncated: z.boolean(),
       consolidated_episodes: z.number(),
-      consolidated: z.array(z.object({ episode_id: z.string(), key: z.string(), entry_id: z.string() })),
+      consolidated: z.array(
+        z.object({
+          episode_id: z.string(),
+          key: z.string(),
+          entry_id: z.string(),
+          transition_id: z.string().describe('The promotion in memory_transitions (tr_<n>): memory_proposals revert_transition undoes it'),
+        }),
+      ),
       last_consolidation_ts: z.string().describe('ISO time of the consolidation this call ran'),
       context_md_path: z.string().nullable().describe('Relative to the data dir; null when the write failed'),
       context_md_error: z.string().optional(),

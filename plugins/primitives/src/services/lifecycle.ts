@@ -132,35 +132,18 @@ export class LifecycleHandlers {
     if (isBlank(text)) return { saved: false, importance: 0, threshold, reason: 'payload.text is empty', actions: [] };
     const importance = scoreImportance(text);
     const actions: Action[] = [];
-    let earlier: Episode | undefined;
-    this.stores.transaction(() => {
-      if (importance >= threshold) {
-        earlier = this.savedRecently(scope, text);
-        if (earlier) return void actions.push(...this.savedWith(scope, earlier, text, importance));
-      }
-      actions.push({ store: 'l1', id: this.stores.l1.push(scope, { text, kind: e.event }).id });
-      if (importance < threshold) return;
-      const node = this.stores.graph.addNode(scope, { content: excerpt(text, 500), node_type: 'memory', tags: ['auto_save'], confidence: importance });
-      // The episode names its node (as think's do), so a repeat can answer with it and forget removes both.
-      const ep = this.stores.episodes.add(scope, {
-        summary: text,
+    const earlier = this.stores.transaction(() => {
+      const repeat = this.dispatch(scope, e, text, importance, actions);
+      // One audit row per dispatch, with what it saved (memory_report_card sums them: AuditLog.autoSaveSums).
+      const saved = (store: string) => (!repeat && actions.some((a) => a.store === store) ? 1 : 0);
+      this.stores.audit.log(scope, 'auto_save', 'hook', e.event, {
         importance,
-        emotional_weight: 0,
-        tags: ['auto_save', e.event],
-        meta: { origin: e.event, derived_nodes: [node.node_id] },
+        saved_l3: saved('l3'),
+        saved_l4: saved('l4'),
+        saved_graph: saved('graph'),
+        ...(repeat ? { repeat_of: repeat.id } : {}),
       });
-      actions.push({ store: 'l3', id: ep.id }, { store: 'graph', id: node.node_id });
-      if (importance >= l4Threshold) {
-        const fact = this.stores.facts.upsert(scope, {
-          key: freeFactKey(this.stores, scope, 'auto', text),
-          value: text,
-          importance,
-          source: 'staging_promotion',
-          // Names the node made from the same text, so forget exact removes both (as think does).
-          metadata: { origin: e.event, derived_nodes: [node.node_id] },
-        });
-        actions.push({ store: 'l4', id: fact.entry_id, key: fact.key });
-      }
+      return repeat;
     });
     if (earlier) {
       const origin = typeof earlier.meta.origin === 'string' ? earlier.meta.origin : 'an auto-save';
@@ -175,6 +158,45 @@ export class LifecycleHandlers {
       };
     }
     return { saved: importance >= threshold, importance, threshold, l4_threshold: l4Threshold, actions };
+  }
+
+  /**
+   * The auto-save writes of one dispatch (in autoSave's transaction), their ids pushed on `actions`;
+   * returns the earlier episode of the same text when it was saved recently (nothing written then).
+   */
+  private dispatch(scope: Scope, e: EventContext, text: string, importance: number, actions: Action[]): Episode | undefined {
+    const { threshold, l4Threshold } = this;
+    if (importance >= threshold) {
+      const earlier = this.savedRecently(scope, text);
+      if (earlier) {
+        actions.push(...this.savedWith(scope, earlier, text, importance));
+        return earlier;
+      }
+    }
+    actions.push({ store: 'l1', id: this.stores.l1.push(scope, { text, kind: e.event }).id });
+    if (importance < threshold) return undefined;
+    const node = this.stores.graph.addNode(scope, { content: excerpt(text, 500), node_type: 'memory', tags: ['auto_save'], confidence: importance });
+    // The episode names its node (as think's do), so a repeat can answer with it and forget removes both.
+    const ep = this.stores.episodes.add(scope, {
+      summary: text,
+      importance,
+      emotional_weight: 0,
+      tags: ['auto_save', e.event],
+      meta: { origin: e.event, derived_nodes: [node.node_id] },
+    });
+    actions.push({ store: 'l3', id: ep.id }, { store: 'graph', id: node.node_id });
+    if (importance >= l4Threshold) {
+      const fact = this.stores.facts.upsert(scope, {
+        key: freeFactKey(this.stores, scope, 'auto', text),
+        value: text,
+        importance,
+        source: 'staging_promotion',
+        // Names the node made from the same text, so forget exact removes both (as think does).
+        metadata: { origin: e.event, derived_nodes: [node.node_id] },
+      });
+      actions.push({ store: 'l4', id: fact.entry_id, key: fact.key });
+    }
+    return undefined;
   }
 
   /** The newest episode of the scope auto-saved from exactly this text within AUTO_SAVE_REPEAT_MS, if any. */

@@ -1,0 +1,59 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StoreError } from './errors.js';
+import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+const err = (fn: () => unknown): StoreError => {
+  try {
+    fn();
+  } catch (e) {
+    return e as StoreError;
+  }
+  throw new Error('expected an error');
+};
+
+describe('DisclosureStore', () => {
+  it('adds enabled rules and matches any keyword as a case-insensitive substring', () => {
+    const r = env.stores.disclosure.add(U, { name: 'allergy', trigger_keywords: ['Peanut', 'restaurant'], content: 'The user is allergic to peanuts' });
+    expect(r).toMatchObject({ rule_id: 'disc_1', enabled: true, trigger_keywords: ['Peanut', 'restaurant'] });
+    expect(env.stores.disclosure.matching(U, 'Book a RESTAURANTS table').map((x) => x.rule_id)).toEqual(['disc_1']);
+    expect(env.stores.disclosure.matching(U, 'peanut butter')).toHaveLength(1);
+    expect(env.stores.disclosure.matching(U, 'cinema tonight')).toEqual([]);
+    expect(env.stores.disclosure.matching(U, '')).toEqual([]);
+  });
+
+  it('disable stops matching, enable restores it; delete removes the rule', () => {
+    const r = env.stores.disclosure.add(U, { name: 'n', trigger_keywords: ['tax'], content: 'c' });
+    expect(env.stores.disclosure.setEnabled(U, r.rule_id, false)).toMatchObject({ changed: true, rule: { enabled: false } });
+    expect(env.stores.disclosure.matching(U, 'tax return')).toEqual([]);
+    expect(env.stores.disclosure.setEnabled(U, r.rule_id, false).changed).toBe(false);
+    expect(env.stores.disclosure.setEnabled(U, r.rule_id, true).rule.enabled).toBe(true);
+    expect(env.stores.disclosure.matching(U, 'tax return')).toHaveLength(1);
+    env.stores.disclosure.delete(U, r.rule_id);
+    expect(env.stores.disclosure.list(U)).toEqual([]);
+    expect(err(() => env.stores.disclosure.delete(U, r.rule_id)).field).toBe('rule_id');
+  });
+
+  it('refuses bad input naming the field, and a duplicate name', () => {
+    expect(err(() => env.stores.disclosure.add(U, { name: '', trigger_keywords: ['a'], content: 'c' })).field).toBe('name');
+    expect(err(() => env.stores.disclosure.add(U, { name: 'n', trigger_keywords: [], content: 'c' })).field).toBe('trigger_keywords');
+    expect(err(() => env.stores.disclosure.add(U, { name: 'n', trigger_keywords: [' '], content: 'c' })).field).toBe('trigger_keywords');
+    expect(err(() => env.stores.disclosure.add(U, { name: 'n', trigger_keywords: ['a'], content: ' ' })).field).toBe('content');
+    env.stores.disclosure.add(U, { name: 'n', trigger_keywords: ['a'], content: 'c' });
+    expect(err(() => env.stores.disclosure.add(U, { name: 'n', trigger_keywords: ['b'], content: 'c' })).field).toBe('name');
+    expect(env.stores.disclosure.list(U)).toHaveLength(1);
+  });
+
+  it('keeps scopes apart', () => {
+    const r = env.stores.disclosure.add(U, { name: 'n', trigger_keywords: ['tax'], content: 'c' });
+    expect(env.stores.disclosure.matching(A, 'tax')).toEqual([]);
+    expect(env.stores.disclosure.matching(U2, 'tax')).toEqual([]);
+    expect(err(() => env.stores.disclosure.setEnabled(U2, r.rule_id, false)).code).toBe('STORES_ERR_NOT_FOUND');
+    expect(env.stores.disclosure.add(U2, { name: 'n', trigger_keywords: ['x'], content: 'c' }).rule_id).toBe('disc_2');
+  });
+});

@@ -1,0 +1,146 @@
+import { checkNoControlChars } from '@memory-service/kernel';
+import type { AuditLog } from './audit.js';
+import type { StoreContext } from './context.js';
+import { notFound, StoreError, validationError } from './errors.js';
+import type { Layer, Scope } from './types.js';
+import { checkScope, checkText, makeId, parseId, parseJson } from './util.js';
+
+export const DISCLOSURE_PREFIX = 'disc';
+/** The score a matching disclosure rule's block carries (spec: disclosure match score). */
+export const DISCLOSURE_MATCH_SCORE = 0.95;
+export const DISCLOSURE_NAME_MAX = 100;
+export const DISCLOSURE_KEYWORDS_MAX = 20;
+export const DISCLOSURE_KEYWORD_MAX = 100;
+export const DISCLOSURE_CONTENT_MAX = 4000;
+/** Rules one scope holds at most. */
+export const DISCLOSURE_RULES_MAX = 200;
+
+export interface DisclosureRule {
+  /** `disc_<n>`. */
+  rule_id: string;
+  layer: Layer;
+  user_id: string;
+  name: string;
+  trigger_keywords: string[];
+  content: string;
+  enabled: boolean;
+  created: string;
+  updated: string;
+}
+
+interface Row {
+  id: number;
+  layer: Layer;
+  user_id: string;
+  name: string;
+  trigger_keywords: string;
+  content: string;
+  enabled: number;
+  created: string;
+  updated: string;
+}
+
+function toRule(r: Row): DisclosureRule {
+  return {
+    rule_id: makeId(DISCLOSURE_PREFIX, r.id),
+    layer: r.layer,
+    user_id: r.user_id,
+    name: r.name,
+    trigger_keywords: parseJson<string[]>(r.trigger_keywords, []),
+    content: r.content,
+    enabled: r.enabled === 1,
+    created: r.created,
+    updated: r.updated,
+  };
+}
+
+/**
+ * Disclosure rules (memory_disclose): content surfaced when a text holds any of a rule's trigger
+ * keywords (OR, case-insensitive substring). Added enabled; enable, disable and delete by rule_id.
+ */
+export class DisclosureStore {
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly audit: AuditLog,
+  ) {}
+
+  add(scope: Scope, input: { name: string; trigger_keywords: string[]; content: string }): DisclosureRule {
+    checkScope(scope);
+    const name = checkText(input.name, 'name', DISCLOSURE_NAME_MAX).trim();
+    checkNoControlChars('name', name);
+    if (!Array.isArray(input.trigger_keywords) || input.trigger_keywords.length === 0 || input.trigger_keywords.length > DISCLOSURE_KEYWORDS_MAX) {
+      throw validationError('trigger_keywords', `trigger_keywords must be a list of 1 to ${DISCLOSURE_KEYWORDS_MAX} keywords`, `1..${DISCLOSURE_KEYWORDS_MAX} strings`);
+    }
+    const keywords: string[] = [];
+    for (const k of input.trigger_keywords) {
+      const kw = checkText(k, 'trigger_keywords', DISCLOSURE_KEYWORD_MAX).trim();
+      if (!keywords.some((x) => x.toLowerCase() === kw.toLowerCase())) keywords.push(kw);
+    }
+    const content = checkText(input.content, 'content', DISCLOSURE_CONTENT_MAX);
+    return this.ctx.tx(() => {
+      if (this.ctx.stmt('SELECT 1 FROM disclosure_rules WHERE layer = ? AND user_id = ? AND name = ?').get(scope.layer, scope.user_id, name)) {
+        throw new StoreError('STORES_ERR_CONFLICT', `a disclosure rule named ${JSON.stringify(name)} already exists in this layer and user_id`, { field: 'name' });
+      }
+      const n = this.ctx.stmt('SELECT COUNT(*) FROM disclosure_rules WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number;
+      if (n >= DISCLOSURE_RULES_MAX) throw validationError('name', `this layer and user_id already hold ${DISCLOSURE_RULES_MAX} disclosure rules (the most); delete one first`);
+      const now = this.ctx.iso();
+      const info = this.ctx
+        .stmt('INSERT INTO disclosure_rules (layer, user_id, name, trigger_keywords, content, enabled, created, updated) VALUES (?, ?, ?, ?, ?, 1, ?, ?)')
+        .run(scope.layer, scope.user_id, name, JSON.stringify(keywords), content, now, now);
+      const id = makeId(DISCLOSURE_PREFIX, Number(info.lastInsertRowid));
+      this.audit.log(scope, 'create', 'disclosure_rule', id, { name });
+      return this.get(scope, id) as DisclosureRule;
+    });
+  }
+
+  get(scope: Scope, ruleId: string): DisclosureRule | null {
+    checkScope(scope);
+    const n = parseId(DISCLOSURE_PREFIX, ruleId.trim());
+    if (n === null) return null;
+    const r = this.ctx.stmt('SELECT * FROM disclosure_rules WHERE id = ? AND layer = ? AND user_id = ?').get(n, scope.layer, scope.user_id) as Row | undefined;
+    return r ? toRule(r) : null;
+  }
+
+  /** The scope's rules, oldest first. */
+  list(scope: Scope): DisclosureRule[] {
+    checkScope(scope);
+    const rows = this.ctx.stmt('SELECT * FROM disclosure_rules WHERE layer = ? AND user_id = ? ORDER BY id').all(scope.layer, scope.user_id) as Row[];
+    return rows.map(toRule);
+  }
+
+  private mustGet(scope: Scope, ruleId: string): DisclosureRule {
+    const r = this.get(scope, ruleId);
+    if (!r) throw notFound(`disclosure rule of layer ${scope.layer}, user_id ${JSON.stringify(scope.user_id)}`, ruleId.trim().slice(0, 100), 'rule_id');
+    return r;
+  }
+
+  /** Enable or disable a rule; `changed` is false when it already was. */
+  setEnabled(scope: Scope, ruleId: string, enabled: boolean): { rule: DisclosureRule; changed: boolean } {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const r = this.mustGet(scope, ruleId);
+      if (r.enabled === enabled) return { rule: r, changed: false };
+      this.ctx.stmt('UPDATE disclosure_rules SET enabled = ?, updated = ? WHERE id = ?').run(enabled ? 1 : 0, this.ctx.iso(), parseId(DISCLOSURE_PREFIX, r.rule_id));
+      this.audit.log(scope, enabled ? 'enable' : 'disable', 'disclosure_rule', r.rule_id, { name: r.name });
+      return { rule: this.get(scope, r.rule_id) as DisclosureRule, changed: true };
+    });
+  }
+
+  delete(scope: Scope, ruleId: string): DisclosureRule {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const r = this.mustGet(scope, ruleId);
+      this.ctx.stmt('DELETE FROM disclosure_rules WHERE id = ?').run(parseId(DISCLOSURE_PREFIX, r.rule_id));
+      this.audit.log(scope, 'delete', 'disclosure_rule', r.rule_id, { name: r.name });
+      return r;
+    });
+  }
+
+  /** The scope's enabled rules with a trigger keyword in the text (case-insensitive substring; any keyword), oldest first. */
+  matching(scope: Scope, text: string): DisclosureRule[] {
+    checkScope(scope);
+    if (typeof text !== 'string' || text.length === 0) return [];
+    const hay = text.toLowerCase();
+    return this.list(scope).filter((r) => r.enabled && r.trigger_keywords.some((k) => hay.includes(k.toLowerCase())));
+  }
+}
