@@ -136,6 +136,18 @@ export class AuditLog {
     );
   }
 
+  /** How many of a scope's audit rows are older than an ISO time (memory_cleanup's retention). */
+  countBefore(scope: Scope, beforeIso: string): number {
+    beforeIso = toIso(beforeIso, 'before');
+    return this.ctx.stmt('SELECT COUNT(*) FROM audit_log WHERE layer = ? AND user_id = ? AND ts < ?').pluck(true).get(scope.layer, scope.user_id, beforeIso) as number;
+  }
+
+  /** Remove a scope's audit rows older than an ISO time (memory_cleanup's retention); returns the count. */
+  deleteBefore(scope: Scope, beforeIso: string): number {
+    beforeIso = toIso(beforeIso, 'before');
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM audit_log WHERE layer = ? AND user_id = ? AND ts < ?').run(scope.layer, scope.user_id, beforeIso).changes);
+  }
+
   logImportance(entry_id: string, oldValue: number, newValue: number, reason: string): void {
     this.ctx
       .stmt('INSERT INTO importance_audit (entry_id, old, new, reason, ts) VALUES (?, ?, ?, ?, ?)')

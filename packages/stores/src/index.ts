@@ -253,3 +253,45 @@ export {
   type DisclosureRule,
 } from './disclosure.js';
 export { dayDigest, DAY_DIGEST_NEWEST, type DayDigest, type DayDigestItem, type DayDigestKind } from './day-digest.js';
+export { LucidityPurge, PURGE_HOURS_MAX, type PurgeResult } from './lucidity-purge.js';
+export {
+  Cleanup,
+  CLEANUP_TASKS,
+  CLEANUP_LIST_MAX,
+  AUDIT_RETENTION_DAYS_DEFAULT,
+  AUDIT_RETENTION_DAYS_MAX,
+  BACKUPS_KEEP_DEFAULT,
+  BACKUPS_KEEP_MAX,
+  BACKUPS_DIR,
+  episodeKey,
+  type CleanupTask,
+  type CleanupOptions,
+  type CleanupResult,
+  type DedupCoreResult,
+  type CompressEpisodesResult,
+  type DreamBufferResult,
+  type AuditTrimResult,
+  type BackupsResult,
+  type CompactionResult,
+} from './cleanup.js';
+export { Replica, REPLICA_FILE, REPLICA_FRESH_SECONDS, REPLICA_COUNTED_TABLES, type ReplicaSync, type ReplicaStatus } from './replica.js';
+export {
+  ScopeData,
+  EXPORTS_DIR,
+  EXPORT_INLINE_MAX_BYTES,
+  EXPORT_FILE_MAX_BYTES,
+  IMPORT_MODES,
+  type ImportMode,
+  type ImportResult,
+  type KindCounts,
+} from './scope-data.js';
+export {
+  SCOPE_DOC_FORMAT,
+  SCOPE_DOC_VERSION,
+  SCOPE_DOC_VERSIONS,
+  SCOPE_DOC_KINDS,
+  SCOPE_DOC_MAX_RECORDS,
+  checkScopeDocument,
+  type ScopeDocument,
+  type ScopeDocKind,
+} from './scope-doc.js';

@@ -91,3 +91,20 @@ describe('ScratchpadStore.promote', () => {
     expect(env.stores.episodes.count(U)).toBe(0);
   });
 });
+
+describe('ScratchpadStore.deleteSince', () => {
+  it('removes the entries written at or after the time (a rewrite counts), in the scope only', () => {
+    env.stores.scratchpad.write(U, 'old', 'a');
+    env.stores.scratchpad.write(U, 'rewritten', 'b');
+    env.stores.scratchpad.write(A, 'agent', 'c');
+    env.clock.advance(60_000);
+    const since = new Date(env.clock.now()).toISOString();
+    env.stores.scratchpad.write(U, 'rewritten', 'b2');
+    env.stores.scratchpad.write(U, 'new', 'd');
+    env.stores.scratchpad.write(A, 'agent new', 'e');
+    expect(env.stores.scratchpad.deleteSince(U, since)).toBe(2);
+    expect(env.stores.scratchpad.read(U).map((e) => e.key)).toEqual(['old']);
+    expect(env.stores.scratchpad.count(A)).toBe(2);
+    expect(() => env.stores.scratchpad.deleteSince(U, 'not a date')).toThrow(expect.objectContaining({ field: 'since' }));
+  });
+});

@@ -4,7 +4,7 @@ import type { Episode, EpisodeStore } from './episodes.js';
 import { notFound, validationError } from './errors.js';
 import type { Fact, FactStore } from './facts.js';
 import type { Scope } from './types.js';
-import { checkScope, checkText, clamp } from './util.js';
+import { checkScope, checkText, clamp, toIso } from './util.js';
 
 export interface ScratchpadEntry {
   key: string;
@@ -134,6 +134,17 @@ export class ScratchpadStore {
         insert.run(scope.layer, scope.user_id, e.key, e.content, e.created, e.updated, ++seq);
       }
     });
+  }
+
+  /**
+   * Remove the scope's entries written (created or last updated) at or after the ISO time; returns
+   * how many. An entry rewritten in the window holds only what the window wrote: an upsert keeps no
+   * earlier content.
+   */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    sinceIso = toIso(sinceIso);
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM scratchpad WHERE layer = ? AND user_id = ? AND updated >= ?').run(scope.layer, scope.user_id, sinceIso).changes);
   }
 
   /** Remove and return one entry (used by promote), or null when absent. */

@@ -1,6 +1,7 @@
 import { stderrLogger, writeIfFree } from '@memory-service/kernel';
 import { AccessLog } from './access-log.js';
 import { AuditLog } from './audit.js';
+import { Cleanup } from './cleanup.js';
 import { StoreContext } from './context.js';
 import { CounterfactualStore } from './counterfactuals.js';
 import { dayDigest, type DayDigest } from './day-digest.js';
@@ -9,14 +10,17 @@ import { EpisodeStore } from './episodes.js';
 import { FactStore } from './facts.js';
 import { GraphStore } from './graph.js';
 import { L1Ring } from './l1.js';
+import { LucidityPurge } from './lucidity-purge.js';
 import { removeStaleTemps, safeJoin } from './paths.js';
 import { ProjectStore } from './projects/projects.js';
 import { ProposalStore } from './proposals.js';
 import { RecallEventStore } from './recall-events.js';
+import { Replica } from './replica.js';
 import { SNAPSHOT_DIR } from './retrieval/index-sync.js';
 import { Retrieval } from './retrieval/retrieval.js';
 import { ScratchpadStore } from './scratchpad.js';
 import { SessionCloser } from './session-close.js';
+import { ScopeData } from './scope-data.js';
 import { SessionStore } from './sessions.js';
 import { ShadowBin } from './shadow-bin.js';
 import { SkillStore } from './skills.js';
@@ -162,6 +166,14 @@ export class Stores {
   readonly transitions: TransitionStore;
   /** Disclosure rules (memory_disclose). */
   readonly disclosure: DisclosureStore;
+  /** The emergency purge of a scope's last hours (memory_lucidity_purge). */
+  readonly lucidityPurge: LucidityPurge;
+  /** Dedup, episode merging, trims and compaction (memory_cleanup). */
+  readonly cleanup: Cleanup;
+  /** A scope's export and import (memory_data). */
+  readonly scopeData: ScopeData;
+  /** The read-only copy of the database at <data_dir>/replica.db (memory_sync_replica). */
+  readonly replica: Replica;
 
   /** The newest audit entry when this Stores was made: the saves after it are its own (repairAfterStop). */
   private readonly auditMarkAtStart: number;
@@ -208,6 +220,10 @@ export class Stores {
     this.proposals = new ProposalStore(this.ctx, this.audit, { facts: this.facts, wiki: this.wiki, shadowBin: this.shadowBin });
     this.transitions = new TransitionStore(this.ctx, this.audit, this.facts);
     this.disclosure = new DisclosureStore(this.ctx, this.audit);
+    this.lucidityPurge = new LucidityPurge(this);
+    this.cleanup = new Cleanup(this);
+    this.scopeData = new ScopeData(this);
+    this.replica = new Replica(this.ctx);
   }
 
   /** Today's activity of the scope by the clock (day-digest.ts): counts and newest facts, episodes, wiki pages, timeline events. */

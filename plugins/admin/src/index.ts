@@ -1,14 +1,27 @@
 import { definePlugin } from '@memory-service/kernel';
+import { useStores } from '@memory-service/stores';
+import { memoryCleanupTool } from './tools/memory-cleanup.js';
+import { memoryDataTool } from './tools/memory-data.js';
+import { memoryLucidityPurgeTool } from './tools/memory-lucidity-purge.js';
+import { memorySyncReplicaTool } from './tools/memory-sync-replica.js';
 
 /**
- * The admin tier. Its tools are not built yet, so it registers none: the tier is a valid
- * MEMORY_EXPOSE token and lists no tools until they exist.
+ * The admin tier, its tools so far: memory_cleanup (dedup, episode merging, trims, backups pruning
+ * and compaction; dry run by default), memory_data (a user's export and import), memory_lucidity_purge
+ * (emergency purge of the last hours, confirm required) and memory_sync_replica (the read-only copy
+ * of the database). memory_api_key, memory_backup and memory_saga are not built yet, so not registered.
  */
 export default definePlugin({
   name: '@memory-service/plugin-admin',
   version: '0.1.0',
   tier: 'admin',
   kernel: '^1.0.0',
-  description: 'The admin tier of the memory service.',
-  setup() {},
+  description: 'The admin tier of the memory service: housekeeping, export and import, emergency purge and the read-only replica.',
+  setup(ctx) {
+    const stores = useStores(ctx);
+    ctx.tools.register(memoryCleanupTool(stores));
+    ctx.tools.register(memoryDataTool(stores));
+    ctx.tools.register(memoryLucidityPurgeTool(stores));
+    ctx.tools.register(memorySyncReplicaTool(stores));
+  },
 });

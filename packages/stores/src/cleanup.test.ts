@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { episodeKey } from './cleanup.js';
+import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv({ recallEventsKeep: 3 });
+});
+afterEach(() => env.close());
+
+const DAY = 86_400_000;
+
+/** Every row of every table, and the files of the data dir's backups folder. */
+function snapshot(): string {
+  const tables = env.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck(true).all() as string[];
+  const rows = tables.map((t) => [t, env.db.prepare(`SELECT * FROM "${t}"`).all()]);
+  const dir = path.join(env.dir, 'backups');
+  return JSON.stringify([rows, fs.existsSync(dir) ? fs.readdirSync(dir).sort() : null]);
+}
+
+function seed(scope = U) {
+  const s = env.stores;
+  s.facts.upsert(scope, { key: 'color', value: 'blue', importance: 0.4 });
+  s.facts.upsert(scope, { key: 'favourite colour', value: 'blue', importance: 0.9 });
+  s.facts.upsert(scope, { key: 'colour again', value: 'blue', importance: 0.4 });
+  s.facts.upsert(scope, { key: 'city', value: 'Lyon' });
+  s.episodes.add(scope, { summary: 'Met Ana at the café.', tags: ['social'], importance: 0.3 });
+  s.episodes.add(scope, { summary: 'met ana at the cafe', tags: ['food'], importance: 0.6 });
+  s.episodes.add(scope, { summary: 'Walked the dog' });
+}
+
+describe('Cleanup', () => {
+  it('a dry run reports what each task would remove and changes nothing in the database or on disk', () => {
+    seed();
+    for (let i = 0; i < 5; i++) env.db.prepare("INSERT INTO recall_events (layer, user_id, query, intent, result_count, ms, created) VALUES ('user', 'default', ?, 'balanced', 0, 1, ?)").run(`q${i}`, env.stores.ctx.iso());
+    fs.mkdirSync(path.join(env.dir, 'backups'));
+    for (let i = 0; i < 4; i++) {
+      const f = path.join(env.dir, 'backups', `b${i}.db`);
+      fs.writeFileSync(f, 'x');
+      fs.utimesSync(f, 1000 + i, 1000 + i);
+    }
+    env.clock.advance(100 * DAY);
+    env.stores.facts.upsert(U, { key: 'fresh', value: 'new' });
+    const before = snapshot();
+    const r = env.stores.cleanup.run(U, { dryRun: true, backupsKeep: 2 });
+    expect(snapshot()).toBe(before);
+    expect(r.dry_run).toBe(true);
+    expect(r.dedup_core).toEqual({ groups: 1, removed: 2, archived: 0, removed_keys: ['colour again', 'color'] });
+    expect(r.compress_episodes).toMatchObject({ groups: 1, removed: 1, archived: 0, retagged: 1, removed_ids: ['ep_1'] });
+    expect(r.dream_buffer).toEqual({ rows: 5, keep: 3, removed: 2 });
+    expect(r.audit?.removed).toBe(env.db.prepare("SELECT COUNT(*) FROM audit_log WHERE layer = 'user' AND ts < ?").pluck(true).get(r.audit?.cutoff));
+    expect(r.audit?.removed).toBeGreaterThan(0);
+    expect(r.backups).toMatchObject({ dir_exists: true, files: 4, removed: 2, removed_files: ['b1.db', 'b0.db'], saga_table: false });
+    expect(r.compaction?.vacuum).toBe('none');
+  });
+
+  it('applied, archives and removes the duplicates and trims, each task as its dry run said', () => {
+    seed();
+    seed(U2);
+    for (let i = 0; i < 5; i++) env.stores.recallEvents.record(U, { query: `q${i}`, intent: 'balanced', result_count: 0, ms: 1 });
+    const dry = env.stores.cleanup.run(U, { dryRun: true, tasks: ['dedup_core', 'compress_episodes', 'dream_buffer'] });
+    const r = env.stores.cleanup.run(U, { dryRun: false, tasks: ['dedup_core', 'compress_episodes', 'dream_buffer'] });
+    expect(r.dedup_core?.removed).toBe(dry.dedup_core?.removed);
+    expect(r.dedup_core?.archived).toBe(2);
+    expect(env.stores.facts.holding(U, 'blue').map((f) => f.key)).toEqual(['favourite colour']);
+    // The merged episode keeps the most important summary and takes in the other's tags.
+    const eps = env.stores.episodes.list(U);
+    expect(eps.map((e) => e.summary).sort()).toEqual(['Walked the dog', 'met ana at the cafe']);
+    expect(eps.find((e) => e.summary === 'met ana at the cafe')?.tags).toEqual(['food', 'social']);
+    expect(env.stores.shadowBin.list(U).map((e) => e.origin_store).sort()).toEqual(['l3', 'l4', 'l4']);
+    expect(env.stores.recallEvents.recent(U, 10).map((e) => e.query)).toEqual(['q4', 'q3', 'q2']);
+    // Another user_id is untouched.
+    expect(env.stores.facts.holding(U2, 'blue')).toHaveLength(3);
+    expect(env.stores.episodes.count(U2)).toBe(3);
+    // A second run finds nothing more.
+    const again = env.stores.cleanup.run(U, { dryRun: false, tasks: ['dedup_core', 'compress_episodes'] });
+    expect([again.dedup_core?.removed, again.compress_episodes?.removed]).toEqual([0, 0]);
+  });
+
+  it('trims audit rows past the retention and backups past the count; compaction vacuums free pages', () => {
+    env.stores.facts.upsert(U, { key: 'old', value: 'x'.repeat(20_000) });
+    env.stores.facts.upsert(A, { key: 'agent', value: 'kept' });
+    env.clock.advance(10 * DAY);
+    env.stores.facts.upsert(U, { key: 'new', value: 'y' });
+    env.stores.facts.delete(U, 'old');
+    fs.mkdirSync(path.join(env.dir, 'backups', 'sub'), { recursive: true });
+    for (let i = 0; i < 3; i++) {
+      const f = path.join(env.dir, 'backups', `b${i}.db`);
+      fs.writeFileSync(f, 'x');
+      fs.utimesSync(f, 1000 + i, 1000 + i);
+    }
+    const r = env.stores.cleanup.run(U, { dryRun: false, tasks: ['audit', 'backups', 'compaction'], auditRetentionDays: 5, backupsKeep: 1 });
+    expect(r.audit?.removed).toBe(1);
+    expect(env.db.prepare("SELECT COUNT(*) FROM audit_log WHERE layer = 'user' AND ts < ?").pluck(true).get(r.audit?.cutoff)).toBe(0);
+    expect(env.db.prepare("SELECT COUNT(*) FROM audit_log WHERE layer = 'agent'").pluck(true).get()).toBe(1);
+    expect(fs.readdirSync(path.join(env.dir, 'backups')).sort()).toEqual(['b2.db', 'sub']);
+    expect(r.backups?.removed_files).toEqual(['b1.db', 'b0.db']);
+    expect(r.compaction?.freelist_pages_before).toBeGreaterThan(0);
+    expect(r.compaction?.vacuum).toBe('vacuum');
+    expect(r.compaction?.freelist_pages_after).toBe(0);
+    expect(env.db.prepare('SELECT COUNT(*) FROM retrieval_changes WHERE old IS NOT NULL').pluck(true).get()).toBe(0);
+    // The indexes still answer after the compaction.
+    expect(env.stores.retrieval.search(A, 'kept').map((h) => h.id)).toEqual([env.stores.facts.get(A, 'agent')?.entry_id]);
+  });
+
+  it('refuses an empty task list and out-of-range options, naming the field', () => {
+    expect(() => env.stores.cleanup.run(U, { dryRun: true, tasks: [] })).toThrow(expect.objectContaining({ field: 'tasks' }));
+    expect(() => env.stores.cleanup.run(U, { dryRun: true, auditRetentionDays: 0 })).toThrow(expect.objectContaining({ field: 'audit_retention_days' }));
+    expect(() => env.stores.cleanup.run(U, { dryRun: true, backupsKeep: 1.5 })).toThrow(expect.objectContaining({ field: 'backups_keep' }));
+  });
+
+  it('episodeKey folds case, accents, punctuation and spacing', () => {
+    expect(episodeKey('  Met Ana — at the Café!! ')).toBe(episodeKey('met ana at the cafe'));
+    expect(episodeKey('Met Ana')).not.toBe(episodeKey('Met Anna'));
+    expect(episodeKey('...')).toBe('');
+  });
+});

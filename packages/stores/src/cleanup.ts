@@ -1,0 +1,298 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { validationError } from './errors.js';
+import type { Fact } from './facts.js';
+import type { Episode } from './episodes.js';
+import { safeJoin } from './paths.js';
+import { RECALL_TRIM_MAX_ROWS } from './recall-events.js';
+import { foldText } from './retrieval/query.js';
+import type { Stores } from './stores.js';
+import type { Scope } from './types.js';
+import { checkScope } from './util.js';
+
+export const CLEANUP_TASKS = ['dedup_core', 'compress_episodes', 'dream_buffer', 'audit', 'backups', 'compaction'] as const;
+export type CleanupTask = (typeof CLEANUP_TASKS)[number];
+
+export const AUDIT_RETENTION_DAYS_DEFAULT = 90;
+export const AUDIT_RETENTION_DAYS_MAX = 3650;
+export const BACKUPS_KEEP_DEFAULT = 10;
+export const BACKUPS_KEEP_MAX = 1000;
+/** The folder of the data dir whose oldest files the backups task prunes. */
+export const BACKUPS_DIR = 'backups';
+/** Names (keys, ids, files) a task lists of what it removed or would remove; the counts are whole. */
+export const CLEANUP_LIST_MAX = 50;
+
+export interface CleanupOptions {
+  dryRun: boolean;
+  tasks?: readonly CleanupTask[];
+  auditRetentionDays?: number;
+  backupsKeep?: number;
+}
+
+export interface DedupCoreResult {
+  groups: number;
+  removed: number;
+  archived: number;
+  removed_keys: string[];
+}
+export interface CompressEpisodesResult {
+  groups: number;
+  removed: number;
+  archived: number;
+  /** Survivors whose tags took in their duplicates' tags. */
+  retagged: number;
+  removed_ids: string[];
+}
+export interface DreamBufferResult {
+  rows: number;
+  keep: number;
+  removed: number;
+}
+export interface AuditTrimResult {
+  retention_days: number;
+  cutoff: string;
+  removed: number;
+}
+export interface BackupsResult {
+  dir_exists: boolean;
+  files: number;
+  keep: number;
+  removed: number;
+  removed_files: string[];
+  /** Whether the database has a saga table (memory_saga's); none exists in this version, so no saga row is removed. */
+  saga_table: boolean;
+  saga_rows_removed: number;
+}
+export interface CompactionResult {
+  /** Old texts of deleted or changed records the retrieval change log still held (cleared). */
+  old_texts: number;
+  freelist_pages_before: number;
+  freelist_pages_after: number;
+  /** 'vacuum', 'incremental' (auto_vacuum is incremental), 'none' (no free page, or a dry run) or 'busy' (another connection held the database). */
+  vacuum: 'vacuum' | 'incremental' | 'none' | 'busy';
+  indexes_refreshed: boolean;
+}
+
+export interface CleanupResult {
+  dry_run: boolean;
+  tasks: CleanupTask[];
+  dedup_core?: DedupCoreResult;
+  compress_episodes?: CompressEpisodesResult;
+  dream_buffer?: DreamBufferResult;
+  audit?: AuditTrimResult;
+  backups?: BackupsResult;
+  compaction?: CompactionResult;
+}
+
+/** An episode summary as compress_episodes compares it: folded as retrieval folds, punctuation and spacing dropped. */
+export function episodeKey(summary: string): string {
+  return foldText(summary)
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
+}
+
+const newestFirst = (a: { created: string }, b: { created: string }) => (a.created < b.created ? 1 : a.created > b.created ? -1 : 0);
+
+/**
+ * memory_cleanup. Scope tasks (dedup_core, compress_episodes, dream_buffer, audit) change only the
+ * (layer, user_id) given, in one transaction, archiving every fact and episode they remove in the
+ * Shadow Bin first; backups and compaction act on the data dir and database as a whole. A dry run
+ * reads what each task would remove and writes nothing, in the database or on disk.
+ */
+export class Cleanup {
+  constructor(private readonly stores: Stores) {}
+
+  run(scope: Scope, opts: CleanupOptions): CleanupResult {
+    checkScope(scope);
+    const tasks = CLEANUP_TASKS.filter((t) => (opts.tasks ?? CLEANUP_TASKS).includes(t));
+    if (opts.tasks !== undefined && opts.tasks.length === 0) throw validationError('tasks', 'tasks must name at least one task (or be left out for all)', CLEANUP_TASKS);
+    const retention = opts.auditRetentionDays ?? AUDIT_RETENTION_DAYS_DEFAULT;
+    if (!Number.isInteger(retention) || retention < 1 || retention > AUDIT_RETENTION_DAYS_MAX) {
+      throw validationError('audit_retention_days', `audit_retention_days must be a whole number from 1 to ${AUDIT_RETENTION_DAYS_MAX}`, `1..${AUDIT_RETENTION_DAYS_MAX}`);
+    }
+    const keep = opts.backupsKeep ?? BACKUPS_KEEP_DEFAULT;
+    if (!Number.isInteger(keep) || keep < 1 || keep > BACKUPS_KEEP_MAX) {
+      throw validationError('backups_keep', `backups_keep must be a whole number from 1 to ${BACKUPS_KEEP_MAX}`, `1..${BACKUPS_KEEP_MAX}`);
+    }
+    const dry = opts.dryRun;
+    const out: CleanupResult = { dry_run: dry, tasks };
+    const has = (t: CleanupTask) => tasks.includes(t);
+    // Recall telemetry still queued belongs in the count the dream_buffer task trims.
+    if (has('dream_buffer') && !dry) this.stores.writeDeferred();
+    const scoped = () => {
+      if (has('dedup_core')) out.dedup_core = this.dedupCore(scope, dry);
+      if (has('compress_episodes')) out.compress_episodes = this.compressEpisodes(scope, dry);
+      if (has('dream_buffer')) out.dream_buffer = this.dreamBuffer(scope, dry);
+      if (has('audit')) out.audit = this.auditTrim(scope, retention, dry);
+      if (!dry) {
+        this.stores.audit.log(scope, 'cleanup', 'scope', `${scope.layer}:${scope.user_id}`, { tasks, ...summarize(out) });
+      }
+    };
+    if (dry) scoped();
+    else this.stores.transaction(scoped);
+    if (has('backups')) out.backups = this.backups(keep, dry);
+    if (has('compaction')) out.compaction = this.compaction(dry);
+    return out;
+  }
+
+  /** Facts of the scope holding the same value: the most important (then the latest updated, then the newest) stays. */
+  private dedupCore(scope: Scope, dry: boolean): DedupCoreResult {
+    const s = this.stores;
+    const values = s.ctx
+      .stmt('SELECT value FROM facts WHERE layer = ? AND user_id = ? GROUP BY value HAVING COUNT(*) > 1 ORDER BY MIN(id)')
+      .pluck(true)
+      .all(scope.layer, scope.user_id) as string[];
+    const res: DedupCoreResult = { groups: values.length, removed: 0, archived: 0, removed_keys: [] };
+    for (const value of values) {
+      const ranked = s.facts.holding(scope, value).sort(
+        (a: Fact, b: Fact) => b.importance - a.importance || (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0) || idNum(b.entry_id) - idNum(a.entry_id),
+      );
+      const kept = ranked[0]!;
+      for (const f of ranked.slice(1)) {
+        if (!dry) {
+          s.shadowBin.archive(scope, { origin_store: 'l4', origin_id: f.key, content: f, reason: `memory_cleanup dedup_core: same value as ${kept.key}` });
+          s.facts.delete(scope, f.key);
+          res.archived++;
+        }
+        res.removed++;
+        if (res.removed_keys.length < CLEANUP_LIST_MAX) res.removed_keys.push(f.key);
+      }
+    }
+    return res;
+  }
+
+  /**
+   * Episodes of the scope whose summaries are the same once folded (case, accents, punctuation,
+   * spacing: episodeKey) are merged into one: the most important (then the newest) stays and takes
+   * in the others' tags; the others are archived and deleted.
+   */
+  private compressEpisodes(scope: Scope, dry: boolean): CompressEpisodesResult {
+    const s = this.stores;
+    const rows = s.ctx.stmt('SELECT id, summary FROM episodes WHERE layer = ? AND user_id = ? ORDER BY id').all(scope.layer, scope.user_id) as { id: number; summary: string }[];
+    const groups = new Map<string, number[]>();
+    for (const r of rows) {
+      const key = episodeKey(r.summary);
+      if (!key) continue;
+      const g = groups.get(key);
+      if (g) g.push(r.id);
+      else groups.set(key, [r.id]);
+    }
+    const res: CompressEpisodesResult = { groups: 0, removed: 0, archived: 0, retagged: 0, removed_ids: [] };
+    for (const ids of groups.values()) {
+      if (ids.length < 2) continue;
+      res.groups++;
+      const eps = ids.map((n) => s.episodes.get(scope, `ep_${n}`)).filter((e): e is Episode => e !== null);
+      eps.sort((a, b) => b.importance - a.importance || newestFirst(a, b) || idNum(b.id) - idNum(a.id));
+      const kept = eps[0]!;
+      const tags = [...kept.tags];
+      for (const e of eps.slice(1)) {
+        for (const t of e.tags) if (!tags.includes(t)) tags.push(t);
+        if (!dry) {
+          s.shadowBin.archive(scope, { origin_store: 'l3', origin_id: e.id, content: e, reason: `memory_cleanup compress_episodes: merged into ${kept.id}` });
+          s.episodes.delete(scope, e.id);
+          res.archived++;
+        }
+        res.removed++;
+        if (res.removed_ids.length < CLEANUP_LIST_MAX) res.removed_ids.push(e.id);
+      }
+      if (tags.length !== kept.tags.length) {
+        res.retagged++;
+        if (!dry) s.episodes.setTags(scope, kept.id, tags);
+      }
+    }
+    return res;
+  }
+
+  /** recall_events (dream's telemetry) of the scope beyond the keep bound (config recallEventsKeep), oldest first. */
+  private dreamBuffer(scope: Scope, dry: boolean): DreamBufferResult {
+    const s = this.stores;
+    const keep = s.config.recallEventsKeep;
+    const rows = s.recallEvents.count(scope);
+    if (dry) return { rows, keep, removed: Math.max(0, rows - keep) };
+    let removed = 0;
+    for (;;) {
+      const n = s.recallEvents.trim(scope, keep);
+      removed += n;
+      if (n < RECALL_TRIM_MAX_ROWS) break;
+    }
+    return { rows, keep, removed };
+  }
+
+  /** audit_log rows of the scope older than the retention. */
+  private auditTrim(scope: Scope, days: number, dry: boolean): AuditTrimResult {
+    const cutoff = new Date(this.stores.ctx.clock.now() - days * 86_400_000).toISOString();
+    const removed = dry ? this.stores.audit.countBefore(scope, cutoff) : this.stores.audit.deleteBefore(scope, cutoff);
+    return { retention_days: days, cutoff, removed };
+  }
+
+  /** The files of `<data_dir>/backups` beyond the newest `keep` (by modification time, then name). */
+  private backups(keep: number, dry: boolean): BackupsResult {
+    const dir = safeJoin(this.stores.ctx.dataDir, BACKUPS_DIR);
+    const sagaTable = (this.stores.ctx.stmt("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name LIKE '%saga%'").pluck(true).get() as number) > 0;
+    const res: BackupsResult = { dir_exists: false, files: 0, keep, removed: 0, removed_files: [], saga_table: sagaTable, saga_rows_removed: 0 };
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return res;
+    }
+    res.dir_exists = true;
+    const files: { name: string; mtime: number }[] = [];
+    for (const name of names) {
+      const st = fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false });
+      if (st?.isFile()) files.push({ name, mtime: st.mtimeMs });
+    }
+    files.sort((a, b) => b.mtime - a.mtime || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+    res.files = files.length;
+    for (const f of files.slice(keep)) {
+      if (!dry) fs.rmSync(safeJoin(dir, f.name), { force: true });
+      res.removed++;
+      if (res.removed_files.length < CLEANUP_LIST_MAX) res.removed_files.push(f.name);
+    }
+    return res;
+  }
+
+  /**
+   * Forgetting compaction: the retrieval change log's copies of deleted and changed texts are
+   * cleared (the indexes here take them in first), the indexes due for it are rebuilt, SQLite's
+   * statistics refreshed, and the free pages deleted records left are given back (VACUUM, or an
+   * incremental vacuum when auto_vacuum is incremental), so what was forgotten is no longer in the file.
+   */
+  private compaction(dry: boolean): CompactionResult {
+    const s = this.stores;
+    const freelist = () => s.ctx.db.pragma('freelist_count', { simple: true }) as number;
+    const before = freelist();
+    const oldTexts = s.ctx.stmt('SELECT COUNT(*) FROM retrieval_changes WHERE old IS NOT NULL').pluck(true).get() as number;
+    if (dry || s.ctx.db.inTransaction) return { old_texts: oldTexts, freelist_pages_before: before, freelist_pages_after: before, vacuum: 'none', indexes_refreshed: false };
+    s.retrieval.dropOldTexts(0, s.retrieval.changeSeq());
+    s.retrieval.refresh();
+    s.ctx.db.pragma('optimize');
+    let vacuum: CompactionResult['vacuum'] = 'none';
+    if (before > 0) {
+      try {
+        if ((s.ctx.db.pragma('auto_vacuum', { simple: true }) as number) === 2) {
+          s.ctx.db.pragma('incremental_vacuum');
+          vacuum = 'incremental';
+        } else {
+          s.ctx.db.exec('VACUUM');
+          vacuum = 'vacuum';
+        }
+      } catch (err) {
+        if (!/busy|locked/i.test((err as Error).message)) throw err;
+        vacuum = 'busy';
+      }
+    }
+    return { old_texts: oldTexts, freelist_pages_before: before, freelist_pages_after: freelist(), vacuum, indexes_refreshed: true };
+  }
+}
+
+function idNum(id: string): number {
+  return Number(id.slice(id.lastIndexOf('_') + 1)) || 0;
+}
+
+/** The counts of each task, for the audit row (no keys, ids or file names). */
+function summarize(r: CleanupResult): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [task, v] of Object.entries(r)) if (v && typeof v === 'object' && !Array.isArray(v) && 'removed' in v) out[task] = (v as { removed: number }).removed;
+  return out;
+}

@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { sqliteDriver } from '@memory-service/kernel';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { REPLICA_FILE, REPLICA_FRESH_SECONDS } from './replica.js';
+import { U, U2, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+describe('Replica', () => {
+  it('status before any sync: no replica', () => {
+    expect(env.stores.replica.status()).toMatchObject({ exists: false, size_bytes: null, synced_at: null, age_seconds: null, fresh: false });
+  });
+
+  it('sync writes one self-contained copy with the rows of the live database and its sync time', async () => {
+    env.stores.facts.upsert(U, { key: 'a', value: 'one' });
+    env.stores.facts.upsert(U2, { key: 'b', value: 'two' });
+    env.stores.episodes.add(U, { summary: 'ep' });
+    const r = await env.stores.replica.sync(U);
+    expect(r.rows).toMatchObject({ facts: 2, episodes: 1 });
+    expect(r.scope_rows).toMatchObject({ facts: 1, episodes: 1 });
+    expect(r.synced_at).toBe(new Date(env.clock.now()).toISOString());
+    const file = path.join(env.dir, REPLICA_FILE);
+    expect(r.size_bytes).toBe(fs.statSync(file).size);
+    // No journal, WAL or temp file is left beside it.
+    expect(fs.readdirSync(env.dir).filter((f) => f.startsWith('replica'))).toEqual([REPLICA_FILE]);
+    const copy = new (sqliteDriver().Database)(file, { readonly: true });
+    try {
+      expect(copy.prepare('SELECT key FROM facts ORDER BY key').pluck(true).all()).toEqual(['a', 'b']);
+      expect(copy.pragma('journal_mode', { simple: true })).toBe('delete');
+    } finally {
+      copy.close();
+    }
+  });
+
+  it('a later sync replaces the copy; status ages it by the clock', async () => {
+    await env.stores.replica.sync(U);
+    env.stores.facts.upsert(U, { key: 'later', value: 'x' });
+    env.clock.advance(60_000);
+    const second = await env.stores.replica.sync(U);
+    expect(second.rows.facts).toBe(1);
+    env.clock.advance((REPLICA_FRESH_SECONDS - 60) * 1000);
+    expect(env.stores.replica.status()).toMatchObject({ exists: true, synced_at: second.synced_at, age_seconds: REPLICA_FRESH_SECONDS - 60, fresh: true });
+    env.clock.advance(61_000);
+    expect(env.stores.replica.status()).toMatchObject({ age_seconds: REPLICA_FRESH_SECONDS + 1, fresh: false });
+  });
+
+  it('a file that is not a replica exists with no known age', () => {
+    fs.writeFileSync(path.join(env.dir, REPLICA_FILE), 'not a database');
+    expect(env.stores.replica.status()).toMatchObject({ exists: true, size_bytes: 14, synced_at: null, fresh: false });
+  });
+});

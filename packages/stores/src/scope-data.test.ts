@@ -1,0 +1,132 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ScopeDocument } from './scope-doc.js';
+import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+function seed(scope = U) {
+  const s = env.stores;
+  s.facts.upsert(scope, { key: 'city', value: 'Lyon', importance: 0.8, source: 'user_explicit', metadata: { origin: 'test' } });
+  env.clock.advance(1000);
+  s.episodes.add(scope, { summary: 'Hiked the Vercors', tags: ['trip', 'mood:happy'], emotional_weight: 0.7, context: 'before' });
+  s.wiki.save(scope, { title: 'Trips', content: '# Trips\nVercors', wiki_type: 'diary', tags: ['travel'] });
+  s.wiki.save(scope, { title: 'Review', content: 'good', wiki_type: 'retrospective' });
+  s.wiki.link(scope, 'Review', 'Trips', 'review_of');
+  const a = s.graph.addNode(scope, { content: 'Ana', node_type: 'person' });
+  const b = s.graph.addNode(scope, { content: 'Lyon', node_type: 'place', tags: ['city'] });
+  s.graph.addEdge(scope, { from: a.node_id, to: b.node_id, relation: 'mentions', strength: 0.4 });
+  s.timeline.add(scope, { type: 'thought', summary: 'thinking', metadata: { training_value: 'high' } });
+  s.sessions.start(scope);
+  s.sessions.end(scope, { summary: 'done', topics: ['trip'] });
+  s.scratchpad.write(scope, 'todo', 'pack');
+}
+
+/** A document without what differs between two scopes holding the same memories (ids, export time, scope). */
+function comparable(doc: ScopeDocument) {
+  const nodes = new Map(doc.graph_nodes.map((n) => [n.node_id, n.content]));
+  return {
+    ...doc,
+    exported_at: null,
+    user_id: null,
+    layer: null,
+    episodes: doc.episodes.map(({ id: _id, ...e }) => e),
+    graph_nodes: doc.graph_nodes.map(({ node_id: _n, ...n }) => n),
+    graph_edges: doc.graph_edges.map((e) => ({ ...e, from: nodes.get(e.from), to: nodes.get(e.to) })),
+  };
+}
+
+describe('ScopeData', () => {
+  it('round trip: export, import into another user_id, export again gives the same memories with their times', () => {
+    seed();
+    const doc = env.stores.scopeData.exportScope(U);
+    expect(doc.facts[0]).toMatchObject({ key: 'city', value: 'Lyon', importance: 0.8, source: 'user_explicit', metadata: { origin: 'test' } });
+    expect(doc.wiki_links).toEqual([{ from_title: 'Review', to_title: 'Trips', relation: 'review_of', created: expect.any(String) }]);
+    env.clock.advance(3_600_000);
+    const r = env.stores.scopeData.importScope(U2, JSON.parse(JSON.stringify(doc)), 'merge');
+    expect(r.imported).toEqual({ facts: 1, episodes: 1, wiki_pages: 2, wiki_links: 1, graph_nodes: 2, graph_edges: 1, timeline: 1, sessions: 1, scratchpad: 1 });
+    const again = env.stores.scopeData.exportScope(U2);
+    expect(comparable(again)).toEqual(comparable(doc));
+    // The imported page has its file, and search finds the imported memories.
+    expect(fs.readFileSync(path.join(env.dir, env.stores.wiki.getByTitle(U2, 'Trips')!.path), 'utf8')).toBe('# Trips\nVercors');
+    expect(env.stores.retrieval.search(U2, 'Vercors').length).toBeGreaterThan(0);
+    // Importing the same document again adds nothing.
+    const twice = env.stores.scopeData.importScope(U2, doc, 'merge');
+    expect(Object.values(twice.imported).every((n) => n === 0)).toBe(true);
+    expect(twice.skipped.facts).toBe(1);
+  });
+
+  it('merge keeps a fact of the same key and a page of the same title as the target holds them', () => {
+    seed();
+    const doc = env.stores.scopeData.exportScope(U);
+    env.stores.facts.upsert(U2, { key: 'city', value: 'Paris' });
+    env.stores.wiki.save(U2, { title: 'Trips', content: 'mine', wiki_type: 'diary' });
+    const r = env.stores.scopeData.importScope(U2, doc, 'merge');
+    expect(r.skipped).toMatchObject({ facts: 1, wiki_pages: 1 });
+    expect(env.stores.facts.get(U2, 'city')?.value).toBe('Paris');
+    expect(env.stores.wiki.getByTitle(U2, 'Trips')?.content).toBe('mine');
+  });
+
+  it('replace clears the target first, archiving its facts, episodes, nodes and pages', () => {
+    seed();
+    const doc = env.stores.scopeData.exportScope(U);
+    env.stores.facts.upsert(U2, { key: 'old', value: 'gone' });
+    env.stores.episodes.add(U2, { summary: 'old episode' });
+    env.stores.scratchpad.write(U2, 'old', 'note');
+    const r = env.stores.scopeData.importScope(U2, doc, 'replace');
+    expect(r.cleared).toMatchObject({ facts: 1, episodes: 1, scratchpad: 1 });
+    expect(r.archived).toBe(2);
+    expect(env.stores.facts.get(U2, 'old')).toBeNull();
+    expect(env.stores.shadowBin.list(U2).map((e) => e.origin_id).sort()).toEqual(['ep_2', 'old'].sort());
+    expect(env.stores.facts.get(U2, 'city')?.value).toBe('Lyon');
+  });
+
+  it('a malformed document names the path of the bad field and writes nothing', () => {
+    seed();
+    const doc = env.stores.scopeData.exportScope(U) as any;
+    const before = env.db.prepare('SELECT COUNT(*) FROM audit_log').pluck(true).get();
+    const bad = (mutate: (d: any) => void) => {
+      const d = JSON.parse(JSON.stringify(doc));
+      mutate(d);
+      return d;
+    };
+    const cases: [(d: any) => void, string][] = [
+      [(d) => (d.version = 99), 'data.version'],
+      [(d) => (d.format = 'other'), 'data.format'],
+      [(d) => d.facts.push({ key: '', value: 'x' }), 'data.facts[1].key'],
+      [(d) => d.facts.push({ key: 'city', value: 'x' }), 'data.facts[1].key'],
+      [(d) => (d.episodes[0].importance = 2), 'data.episodes[0].importance'],
+      [(d) => (d.wiki_pages[1].wiki_type = 'nope'), 'data.wiki_pages[1].wiki_type'],
+      [(d) => (d.graph_edges[0].to = 'node_999'), 'data.graph_edges[0].to'],
+      [(d) => (d.timeline[0].created = 'yesterday'), 'data.timeline[0].created'],
+      [(d) => (d.sessions[0].status = 'paused'), 'data.sessions[0].status'],
+      [(d) => (d.scratchpad = 'x'), 'data.scratchpad'],
+      [(d) => (d.extra = []), 'data.extra'],
+      [(d) => (d.wiki_links[0].to_title = 'Missing'), 'data.wiki_links[0].to_title'],
+    ];
+    for (const [mutate, field] of cases) {
+      expect(() => env.stores.scopeData.importScope(U2, bad(mutate), 'replace'), field).toThrow(expect.objectContaining({ field }));
+    }
+    expect(env.db.prepare('SELECT COUNT(*) FROM audit_log').pluck(true).get()).toBe(before);
+    expect(env.stores.facts.count(U2)).toBe(0);
+    expect(env.stores.episodes.count(U2)).toBe(0);
+  });
+
+  it('refuses a scratchpad that would overflow the target, and never reads outside exports/', () => {
+    const doc = env.stores.scopeData.exportScope(U);
+    doc.scratchpad = Array.from({ length: 21 }, (_, i) => ({ key: `k${i}`, content: 'x', created: '', updated: '' }));
+    expect(() => env.stores.scopeData.importScope(A, doc, 'merge')).toThrow(expect.objectContaining({ field: 'data.scratchpad' }));
+    expect(env.stores.scratchpad.count(A)).toBe(0);
+    for (const name of ['../memory.db', 'a/b.json', '.json', 'x.txt']) expect(() => env.stores.scopeData.readFile(name)).toThrow(expect.objectContaining({ field: 'file' }));
+    expect(() => env.stores.scopeData.readFile('missing.json')).toThrow(expect.objectContaining({ field: 'file', code: 'STORES_ERR_NOT_FOUND' }));
+    const { file } = env.stores.scopeData.writeFile(doc);
+    expect(file).toMatch(/^user-default-\d{8}T\d{9}Z\.json$/);
+    expect(env.stores.scopeData.readFile(file)).toEqual(JSON.parse(JSON.stringify(doc)));
+    expect(env.stores.scopeData.writeFile(doc).file).toMatch(/-2\.json$/);
+  });
+});

@@ -1,0 +1,350 @@
+import fs from 'node:fs';
+import { StoreError, validationError, notFound } from './errors.js';
+import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
+import {
+  SCOPE_DOC_FORMAT,
+  SCOPE_DOC_KINDS,
+  SCOPE_DOC_VERSION,
+  checkScopeDocument,
+  type DocSession,
+  type ScopeDocKind,
+  type ScopeDocument,
+} from './scope-doc.js';
+import type { Stores } from './stores.js';
+import type { Scope } from './types.js';
+import { checkScope, makeId, parseId, parseJson } from './util.js';
+import type { WikiType } from './wiki-types.js';
+import { normalizeContent, type GraphRelation } from './graph.js';
+import type { WikiLinkRelation } from './wiki-types.js';
+import type { FactSource } from './facts.js';
+
+/** The folder of the data dir that holds export files. */
+export const EXPORTS_DIR = 'exports';
+/** An export whose JSON is larger than this is written to a file instead of returned inline. */
+export const EXPORT_INLINE_MAX_BYTES = 1_000_000;
+/** The largest export file an import reads. */
+export const EXPORT_FILE_MAX_BYTES = 64 * 1024 * 1024;
+/** An export file name an import accepts: a plain name in the exports folder, ending .json. */
+const FILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.json$/;
+
+export const IMPORT_MODES = ['merge', 'replace'] as const;
+export type ImportMode = (typeof IMPORT_MODES)[number];
+
+export type KindCounts = Record<ScopeDocKind, number>;
+
+export interface ImportResult {
+  mode: ImportMode;
+  imported: KindCounts;
+  /** merge: records left out because the target holds them (same key, title, or the same record). */
+  skipped: KindCounts;
+  /** replace: records of the target cleared first (facts, episodes, graph nodes and wiki pages archived in the Shadow Bin). */
+  cleared: KindCounts;
+  archived: number;
+}
+
+const zero = (): KindCounts => Object.fromEntries(SCOPE_DOC_KINDS.map((k) => [k, 0])) as KindCounts;
+
+/** The ISO time a record keeps, or now for one the document gives none. */
+const at = (t: string, now: string) => (t === '' ? now : t);
+
+/**
+ * memory_data: a (layer, user_id) scope as one versioned JSON document (scope-doc.ts), and that
+ * document written into a scope. Import checks the whole document first and writes in one
+ * transaction through the stores' own writes (so the retrieval log, the wiki files and the audit
+ * trail follow), then gives each record the times the document holds: an imported memory keeps
+ * its age.
+ */
+export class ScopeData {
+  constructor(private readonly stores: Stores) {}
+
+  exportScope(scope: Scope): ScopeDocument {
+    checkScope(scope);
+    const c = this.stores.ctx;
+    const all = (sql: string) => c.stmt(sql).all(scope.layer, scope.user_id) as Record<string, any>[];
+    return {
+      format: SCOPE_DOC_FORMAT,
+      version: SCOPE_DOC_VERSION,
+      exported_at: c.iso(),
+      layer: scope.layer,
+      user_id: scope.user_id,
+      facts: all('SELECT * FROM facts WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
+        key: r.key,
+        value: r.value,
+        importance: r.importance,
+        source: r.source as FactSource,
+        metadata: parseJson<Record<string, unknown>>(r.metadata, {}),
+        created: r.created,
+        updated: r.updated,
+      })),
+      episodes: all('SELECT * FROM episodes WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
+        id: makeId('ep', r.id),
+        summary: r.summary,
+        emotional_weight: r.emotional_weight,
+        importance: r.importance,
+        tags: parseJson<string[]>(r.tags, []),
+        meta: parseJson<Record<string, unknown>>(r.meta, {}),
+        context: r.context ?? '',
+        created: r.created,
+      })),
+      wiki_pages: all('SELECT id, title FROM wiki_pages WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => {
+        // The page as a read sees it (its file's text when the file is newer than the row).
+        const p = this.stores.wiki.getByTitle(scope, r.title)!;
+        return { title: p.title, wiki_type: p.wiki_type as WikiType, tags: p.tags, content: p.content, created: p.created, updated: p.updated };
+      }),
+      wiki_links: all('SELECT * FROM wiki_links WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
+        from_title: r.from_title,
+        to_title: r.to_title,
+        relation: r.relation as WikiLinkRelation,
+        created: r.created,
+      })),
+      graph_nodes: all('SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
+        node_id: makeId('node', r.id),
+        content: r.content,
+        node_type: r.node_type,
+        tags: parseJson<string[]>(r.tags, []),
+        confidence: r.confidence,
+        created: r.created,
+      })),
+      graph_edges: all('SELECT * FROM graph_edges WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
+        from: makeId('node', r.from_id),
+        to: makeId('node', r.to_id),
+        relation: r.relation as GraphRelation,
+        strength: r.strength,
+        created: r.created,
+      })),
+      timeline: all('SELECT * FROM timeline_events WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
+        type: r.type,
+        summary: r.summary,
+        metadata: parseJson<Record<string, unknown>>(r.metadata, {}),
+        created: r.created,
+      })),
+      sessions: all('SELECT * FROM sessions WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
+        status: r.status,
+        started: r.started,
+        ended: r.ended,
+        summary: r.summary,
+        topics: parseJson<string[]>(r.topics, []),
+        state_deltas: parseJson<unknown>(r.state_deltas, {}),
+        quality: r.quality,
+        quality_detail: parseJson<Record<string, unknown> | null>(r.quality_detail, null),
+      })),
+      scratchpad: all('SELECT key, content, created, updated FROM scratchpad WHERE layer = ? AND user_id = ? ORDER BY seq').map((r) => ({
+        key: r.key,
+        content: r.content,
+        created: r.created,
+        updated: r.updated,
+      })),
+    };
+  }
+
+  /** Records of each kind in a document. */
+  static counts(doc: ScopeDocument): KindCounts {
+    return Object.fromEntries(SCOPE_DOC_KINDS.map((k) => [k, doc[k].length])) as KindCounts;
+  }
+
+  /** Write an export to `<data_dir>/exports/<layer>-<user_id slug>-<time>.json` (a free name); returns the file name and bytes. */
+  writeFile(doc: ScopeDocument): { file: string; bytes: number } {
+    const stamp = doc.exported_at.replace(/[-:.]/g, '');
+    const base = `${doc.layer}-${idSegment(doc.user_id)}-${stamp}`;
+    let name = `${base}.json`;
+    for (let n = 2; fs.existsSync(safeJoin(this.stores.ctx.dataDir, EXPORTS_DIR, name)); n++) name = `${base}-${n}.json`;
+    const text = JSON.stringify(doc);
+    writeFileAtomic(safeJoin(this.stores.ctx.dataDir, EXPORTS_DIR, name), text);
+    return { file: name, bytes: Buffer.byteLength(text, 'utf8') };
+  }
+
+  /** The parsed JSON of an export file in `<data_dir>/exports/`; errors name `field`. */
+  readFile(name: string, field = 'file'): unknown {
+    if (typeof name !== 'string' || !FILE_NAME.test(name) || name.includes('..')) {
+      throw validationError(field, `${field} must be the name of a .json file in ${EXPORTS_DIR}/ (letters, digits, '.', '_', '-'), as export returned it`, 'an export file name');
+    }
+    const file = safeJoin(this.stores.ctx.dataDir, EXPORTS_DIR, name);
+    const st = fs.statSync(file, { throwIfNoEntry: false });
+    if (!st || !st.isFile()) throw notFound(`export file in ${EXPORTS_DIR}/`, name, field);
+    if (st.size > EXPORT_FILE_MAX_BYTES) throw validationError(field, `${field} is larger than ${EXPORT_FILE_MAX_BYTES} bytes`, `at most ${EXPORT_FILE_MAX_BYTES} bytes`);
+    try {
+      return JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch (err) {
+      throw validationError(field, `${field} ${name} is not valid JSON: ${(err as Error).message}`, 'a memory_data export');
+    }
+  }
+
+  /** Check a document whole without writing (errors name the path under `root`); see checkScopeDocument. */
+  check(input: unknown, root = 'data'): ScopeDocument {
+    return checkScopeDocument(input, root, this.stores.config.maxTextChars);
+  }
+
+  /**
+   * Check `input` whole (errors name the path under `root`), then write it into `scope` in one
+   * transaction. merge leaves out what the target holds: a fact of the same key, a page of the
+   * same title, a scratchpad entry of the same key, and an episode, graph node, edge, timeline
+   * event or session identical to one it held before the import (so importing twice adds nothing).
+   * replace first clears the target's records of every kind, archiving its facts, episodes, graph
+   * nodes and wiki pages in the Shadow Bin. Nothing is written when any check fails.
+   */
+  importScope(scope: Scope, input: unknown, mode: ImportMode, root = 'data'): ImportResult {
+    checkScope(scope);
+    if (!(IMPORT_MODES as readonly string[]).includes(mode)) throw validationError('mode', `mode must be one of ${IMPORT_MODES.join(', ')}`, IMPORT_MODES);
+    const doc = this.check(input, root);
+    const s = this.stores;
+    const max = s.config.scratchpadMax;
+    return s.transaction(() => {
+      const res: ImportResult = { mode, imported: zero(), skipped: zero(), cleared: zero(), archived: 0 };
+      if (mode === 'replace') this.clear(scope, res);
+      const now = s.ctx.iso();
+      const c = s.ctx;
+      const step = <T>(kind: ScopeDocKind, i: number, fn: () => T): T => {
+        try {
+          return fn();
+        } catch (err) {
+          if (err instanceof StoreError && err.field) throw validationError(`${root}.${kind}[${i}].${err.field}`, `${root}.${kind}[${i}]: ${err.message}`, err.accepted);
+          throw err;
+        }
+      };
+      const sql = (q: string, ...args: unknown[]) => c.stmt(q).run(...args);
+
+      doc.facts.forEach((f, i) => {
+        if (s.facts.get(scope, f.key)) return void res.skipped.facts++;
+        const made = step('facts', i, () => s.facts.upsert(scope, { key: f.key, value: f.value, importance: f.importance, source: f.source, metadata: f.metadata }));
+        sql('UPDATE facts SET created = ?, updated = ? WHERE id = ?', at(f.created, now), at(f.updated, now), parseId('fact', made.entry_id));
+        res.imported.facts++;
+      });
+
+      const held = (q: string) => new Set((c.stmt(q).all(scope.layer, scope.user_id) as { k: string }[]).map((r) => r.k));
+      const epHeld = mode === 'merge' ? held("SELECT created || char(0) || summary AS k FROM episodes WHERE layer = ? AND user_id = ?") : new Set<string>();
+      doc.episodes.forEach((e, i) => {
+        if (epHeld.has(`${at(e.created, now)}\u0000${e.summary}`)) return void res.skipped.episodes++;
+        const made = step('episodes', i, () => s.episodes.add(scope, { summary: e.summary, emotional_weight: e.emotional_weight, importance: e.importance, tags: e.tags, meta: e.meta, context: e.context }));
+        sql('UPDATE episodes SET created = ? WHERE id = ?', at(e.created, now), parseId('ep', made.id));
+        res.imported.episodes++;
+      });
+
+      doc.wiki_pages.forEach((p, i) => {
+        if (s.wiki.getByTitle(scope, p.title)) return void res.skipped.wiki_pages++;
+        const made = step('wiki_pages', i, () => s.wiki.save(scope, { title: p.title, content: p.content, wiki_type: p.wiki_type, tags: p.tags }));
+        sql('UPDATE wiki_pages SET created = ?, updated = ? WHERE id = ?', at(p.created, now), at(p.updated, now), parseId('wiki', made.id));
+        res.imported.wiki_pages++;
+      });
+      doc.wiki_links.forEach((l, i) => {
+        const made = step('wiki_links', i, () => s.wiki.link(scope, l.from_title, l.to_title, l.relation, { from: 'from_title', to: 'to_title' }));
+        if (!made.created_new) return void res.skipped.wiki_links++;
+        sql('UPDATE wiki_links SET created = ? WHERE layer = ? AND user_id = ? AND from_title = ? AND to_title = ? AND relation = ?', at(l.created, now), scope.layer, scope.user_id, l.from_title, l.to_title, l.relation);
+        res.imported.wiki_links++;
+      });
+
+      // Nodes the target held before: a node of the document with the same type and content is that node.
+      const nodeHeld = new Map<string, string>();
+      if (mode === 'merge') {
+        for (const r of c.stmt('SELECT id, node_type, norm_content FROM graph_nodes WHERE layer = ? AND user_id = ? ORDER BY id').all(scope.layer, scope.user_id) as { id: number; node_type: string; norm_content: string }[]) {
+          const k = `${r.node_type}\u0000${r.norm_content}`;
+          if (!nodeHeld.has(k)) nodeHeld.set(k, makeId('node', r.id));
+        }
+      }
+      const nodeMap = new Map<string, string>();
+      doc.graph_nodes.forEach((n, i) => {
+        const type = n.node_type.trim().toLowerCase();
+        const existing = nodeHeld.get(`${type}\u0000${normalizeContent(n.content.trim())}`);
+        if (existing) {
+          nodeMap.set(n.node_id, existing);
+          return void res.skipped.graph_nodes++;
+        }
+        const made = step('graph_nodes', i, () => s.graph.addNode(scope, { content: n.content, node_type: n.node_type, tags: n.tags, confidence: n.confidence }));
+        nodeMap.set(n.node_id, made.node_id);
+        if (made.existed) return void res.skipped.graph_nodes++;
+        sql('UPDATE graph_nodes SET created = ? WHERE id = ?', at(n.created, now), parseId('node', made.node_id));
+        res.imported.graph_nodes++;
+      });
+      const edgeExists = c.stmt('SELECT 1 FROM graph_edges WHERE from_id = ? AND to_id = ? AND relation = ?');
+      doc.graph_edges.forEach((e, i) => {
+        const from = nodeMap.get(e.from)!;
+        const to = nodeMap.get(e.to)!;
+        const ids = [parseId('node', from), parseId('node', to)];
+        if (edgeExists.get(ids[0], ids[1], e.relation)) return void res.skipped.graph_edges++;
+        step('graph_edges', i, () => s.graph.addEdge(scope, { from, to, relation: e.relation, strength: e.strength }));
+        sql('UPDATE graph_edges SET created = ? WHERE from_id = ? AND to_id = ? AND relation = ?', at(e.created, now), ids[0], ids[1], e.relation);
+        res.imported.graph_edges++;
+      });
+
+      const evHeld = mode === 'merge' ? held("SELECT created || char(0) || type || char(0) || summary AS k FROM timeline_events WHERE layer = ? AND user_id = ?") : new Set<string>();
+      doc.timeline.forEach((t, i) => {
+        if (evHeld.has(`${at(t.created, now)}\u0000${t.type}\u0000${t.summary}`)) return void res.skipped.timeline++;
+        const made = step('timeline', i, () => s.timeline.add(scope, { type: t.type, summary: t.summary, metadata: t.metadata }));
+        sql('UPDATE timeline_events SET created = ? WHERE id = ?', at(t.created, now), parseId('evt', made.id));
+        res.imported.timeline++;
+      });
+
+      const sessHeld = held('SELECT started AS k FROM sessions WHERE layer = ? AND user_id = ?');
+      const hasOpen = () => c.stmt("SELECT 1 FROM sessions WHERE layer = ? AND user_id = ? AND status = 'open'").get(scope.layer, scope.user_id) !== undefined;
+      doc.sessions.forEach((x: DocSession) => {
+        // One open session per scope: the document's open one is left out when the target has one open.
+        if (sessHeld.has(x.started) || (x.status === 'open' && hasOpen())) return void res.skipped.sessions++;
+        const info = sql(
+          'INSERT INTO sessions (layer, user_id, status, started, ended, summary, topics, state_deltas, quality, quality_detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+          scope.layer,
+          scope.user_id,
+          x.status,
+          x.started,
+          x.ended,
+          x.summary,
+          JSON.stringify(x.topics),
+          JSON.stringify(x.state_deltas ?? {}),
+          x.quality,
+          x.quality_detail === null ? null : JSON.stringify(x.quality_detail),
+        );
+        s.audit.log(scope, 'import', 'session', makeId('sess', Number(info.lastInsertRowid)));
+        res.imported.sessions++;
+      });
+
+      const newKeys = doc.scratchpad.filter((e) => !s.scratchpad.get(scope, e.key));
+      if (s.scratchpad.count(scope) + newKeys.length > max) {
+        throw validationError(`${root}.scratchpad`, `${root}.scratchpad would take the scratchpad of the target past its ${max} entries (it holds ${s.scratchpad.count(scope)}, the document adds ${newKeys.length}); nothing was imported`, `at most ${max} entries in all`);
+      }
+      doc.scratchpad.forEach((e, i) => {
+        if (!newKeys.includes(e)) return void res.skipped.scratchpad++;
+        step('scratchpad', i, () => s.scratchpad.write(scope, e.key, e.content));
+        sql('UPDATE scratchpad SET created = ?, updated = ? WHERE layer = ? AND user_id = ? AND key = ?', at(e.created, now), at(e.updated, now), scope.layer, scope.user_id, e.key);
+        res.imported.scratchpad++;
+      });
+      s.audit.log(scope, 'import', 'scope', `${scope.layer}:${scope.user_id}`, { mode, from: { layer: doc.layer, user_id: doc.user_id }, imported: res.imported, skipped: res.skipped, cleared: res.cleared });
+      return res;
+    });
+  }
+
+  /** replace: every record of the scope goes, its facts, episodes, graph nodes and wiki pages archived first. */
+  private clear(scope: Scope, res: ImportResult): void {
+    const s = this.stores;
+    const reason = 'memory_data import replace';
+    const c = s.ctx;
+    for (const key of c.stmt('SELECT key FROM facts WHERE layer = ? AND user_id = ? ORDER BY id').pluck(true).all(scope.layer, scope.user_id) as string[]) {
+      const f = s.facts.get(scope, key)!;
+      s.shadowBin.archive(scope, { origin_store: 'l4', origin_id: key, content: f, reason });
+      s.facts.delete(scope, key);
+      res.cleared.facts++;
+      res.archived++;
+    }
+    for (const n of c.stmt('SELECT id FROM episodes WHERE layer = ? AND user_id = ? ORDER BY id').pluck(true).all(scope.layer, scope.user_id) as number[]) {
+      const e = s.episodes.get(scope, makeId('ep', n))!;
+      s.shadowBin.archive(scope, { origin_store: 'l3', origin_id: e.id, content: e, reason });
+      s.episodes.delete(scope, e.id);
+      res.cleared.episodes++;
+      res.archived++;
+    }
+    res.cleared.graph_edges = c.stmt('SELECT COUNT(*) FROM graph_edges WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number;
+    for (const n of c.stmt('SELECT id FROM graph_nodes WHERE layer = ? AND user_id = ? ORDER BY id').pluck(true).all(scope.layer, scope.user_id) as number[]) {
+      const node = s.graph.getNode(scope, makeId('node', n))!;
+      s.shadowBin.archive(scope, { origin_store: 'graph', origin_id: node.node_id, content: node, reason });
+      s.graph.deleteNode(scope, node.node_id);
+      res.cleared.graph_nodes++;
+      res.archived++;
+    }
+    res.cleared.wiki_links = c.stmt('SELECT COUNT(*) FROM wiki_links WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number;
+    for (const title of c.stmt('SELECT title FROM wiki_pages WHERE layer = ? AND user_id = ? ORDER BY id').pluck(true).all(scope.layer, scope.user_id) as string[]) {
+      s.shadowBin.deleteWikiPage(scope, title, true, reason);
+      res.cleared.wiki_pages++;
+      res.archived++;
+    }
+    res.cleared.timeline = c.stmt('DELETE FROM timeline_events WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
+    res.cleared.sessions = c.stmt('DELETE FROM sessions WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
+    res.cleared.scratchpad = s.scratchpad.clear(scope);
+  }
+}

@@ -1,0 +1,324 @@
+import { overChars } from '@memory-service/kernel';
+import { validationError } from './errors.js';
+import { FACT_SOURCES, IMPORTANCE_MAX, IMPORTANCE_MIN, type FactSource } from './facts.js';
+import { ALL_RELATIONS, type GraphRelation } from './graph.js';
+import { WIKI_TITLE_MAX } from './wiki.js';
+import { WIKI_LINK_RELATIONS, WIKI_TYPES, type WikiLinkRelation, type WikiType } from './wiki-types.js';
+
+/** The `format` of a scope export (memory_data). */
+export const SCOPE_DOC_FORMAT = 'memory-service-scope-export';
+/** The version of the document this service writes; import reads these versions. */
+export const SCOPE_DOC_VERSION = 1;
+export const SCOPE_DOC_VERSIONS = [1] as const;
+/** Most records of one kind a document may hold. */
+export const SCOPE_DOC_MAX_RECORDS = 100_000;
+
+export interface DocFact {
+  key: string;
+  value: string;
+  importance: number;
+  source: FactSource;
+  metadata: Record<string, unknown>;
+  created: string;
+  updated: string;
+}
+export interface DocEpisode {
+  /** The id in the exported scope (informational: an import gives each episode a new id). */
+  id?: string;
+  summary: string;
+  emotional_weight: number;
+  importance: number;
+  tags: string[];
+  meta: Record<string, unknown>;
+  context: string;
+  created: string;
+}
+export interface DocWikiPage {
+  title: string;
+  wiki_type: WikiType;
+  tags: string[];
+  content: string;
+  created: string;
+  updated: string;
+}
+export interface DocWikiLink {
+  from_title: string;
+  to_title: string;
+  relation: WikiLinkRelation;
+  created: string;
+}
+export interface DocGraphNode {
+  /** The node's id in the document, which its edges name. */
+  node_id: string;
+  content: string;
+  node_type: string;
+  tags: string[];
+  confidence: number;
+  created: string;
+}
+export interface DocGraphEdge {
+  from: string;
+  to: string;
+  relation: GraphRelation;
+  strength: number;
+  created: string;
+}
+export interface DocTimelineEvent {
+  type: string;
+  summary: string;
+  metadata: Record<string, unknown>;
+  created: string;
+}
+export interface DocSession {
+  status: 'open' | 'closed';
+  started: string;
+  ended: string | null;
+  summary: string | null;
+  topics: string[];
+  state_deltas: unknown;
+  quality: number | null;
+  quality_detail: Record<string, unknown> | null;
+}
+export interface DocScratchpadEntry {
+  key: string;
+  content: string;
+  created: string;
+  updated: string;
+}
+
+/** One (layer, user_id) scope as memory_data exports it and imports it. */
+export interface ScopeDocument {
+  format: typeof SCOPE_DOC_FORMAT;
+  version: number;
+  exported_at: string;
+  layer: string;
+  user_id: string;
+  facts: DocFact[];
+  episodes: DocEpisode[];
+  wiki_pages: DocWikiPage[];
+  wiki_links: DocWikiLink[];
+  graph_nodes: DocGraphNode[];
+  graph_edges: DocGraphEdge[];
+  timeline: DocTimelineEvent[];
+  sessions: DocSession[];
+  scratchpad: DocScratchpadEntry[];
+}
+
+export const SCOPE_DOC_KINDS = ['facts', 'episodes', 'wiki_pages', 'wiki_links', 'graph_nodes', 'graph_edges', 'timeline', 'sessions', 'scratchpad'] as const;
+export type ScopeDocKind = (typeof SCOPE_DOC_KINDS)[number];
+
+type Obj = Record<string, unknown>;
+
+/** Reads the fields of one record, each error naming its path (`data.facts[3].key`). */
+class Fields {
+  constructor(
+    private readonly o: Obj,
+    readonly at: string,
+  ) {}
+
+  private fail(name: string, problem: string, accepted?: unknown): never {
+    throw validationError(`${this.at}.${name}`, `${this.at}.${name} ${problem}`, accepted);
+  }
+
+  raw(name: string): unknown {
+    return this.o[name];
+  }
+
+  text(name: string, max: number, opts: { empty?: boolean; optional?: string } = {}): string {
+    const v = this.o[name];
+    if (v === undefined && opts.optional !== undefined) return opts.optional;
+    if (typeof v !== 'string') this.fail(name, 'must be a string', 'string');
+    if (!opts.empty && v.trim() === '') this.fail(name, 'must not be empty', 'a non-empty string');
+    if (overChars(v, max)) this.fail(name, `is longer than ${max} characters`, `at most ${max} characters`);
+    return v;
+  }
+
+  nullableText(name: string, max: number): string | null {
+    return this.o[name] === null || this.o[name] === undefined ? null : this.text(name, max, { empty: true });
+  }
+
+  number(name: string, lo: number, hi: number, def?: number): number {
+    const v = this.o[name];
+    if (v === undefined && def !== undefined) return def;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) this.fail(name, `must be a number from ${lo} to ${hi}`, `${lo}..${hi}`);
+    return v;
+  }
+
+  oneOf<T extends string>(name: string, values: readonly T[], def?: T): T {
+    const v = this.o[name];
+    if (v === undefined && def !== undefined) return def;
+    if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) this.fail(name, `must be one of ${values.join(', ')}`, values);
+    return v as T;
+  }
+
+  tags(name: string): string[] {
+    const v = this.o[name];
+    if (v === undefined) return [];
+    if (!Array.isArray(v) || v.some((t) => typeof t !== 'string' || overChars(t, 200))) this.fail(name, 'must be a list of strings of at most 200 characters', 'list of strings');
+    return v as string[];
+  }
+
+  object(name: string): Record<string, unknown> {
+    const v = this.o[name];
+    if (v === undefined) return {};
+    if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(name, 'must be an object', 'object');
+    return v as Record<string, unknown>;
+  }
+
+  time(name: string, def?: string): string {
+    const v = this.o[name];
+    // An empty time is none, as a checked document holds it (import then uses the time of the import).
+    if ((v === undefined || v === '') && def !== undefined) return def;
+    if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) this.fail(name, 'must be an ISO-8601 date', 'ISO-8601 date');
+    return new Date(Date.parse(v)).toISOString();
+  }
+
+  nullableTime(name: string): string | null {
+    return this.o[name] === null || this.o[name] === undefined ? null : this.time(name);
+  }
+}
+
+function records(doc: Obj, kind: ScopeDocKind, root: string): Fields[] {
+  const v = doc[kind];
+  if (v === undefined) return [];
+  if (!Array.isArray(v)) throw validationError(`${root}.${kind}`, `${root}.${kind} must be a list`, 'list');
+  if (v.length > SCOPE_DOC_MAX_RECORDS) throw validationError(`${root}.${kind}`, `${root}.${kind} holds more than ${SCOPE_DOC_MAX_RECORDS} records`, `at most ${SCOPE_DOC_MAX_RECORDS}`);
+  return v.map((r, i) => {
+    const at = `${root}.${kind}[${i}]`;
+    if (r === null || typeof r !== 'object' || Array.isArray(r)) throw validationError(at, `${at} must be an object`, 'object');
+    return new Fields(r as Obj, at);
+  });
+}
+
+function unique(fields: Fields[], name: string, value: (i: number) => string): void {
+  const seen = new Set<string>();
+  fields.forEach((f, i) => {
+    const v = value(i);
+    if (seen.has(v)) throw validationError(`${f.at}.${name}`, `${f.at}.${name} repeats ${JSON.stringify(v.slice(0, 100))}, given earlier in the list`, `a ${name} not given before`);
+    seen.add(v);
+  });
+}
+
+/**
+ * Check a scope document whole before anything is written: its format and version, and every
+ * record's fields, each error naming the path of the bad field under `root` (`data.facts[3].key`).
+ * Returns the document with defaults filled in and times as ISO strings. `maxText` is the longest
+ * text a store takes (config maxTextChars).
+ */
+export function checkScopeDocument(input: unknown, root: string, maxText: number): ScopeDocument {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) throw validationError(root, `${root} must be an object (a memory_data export)`, 'object');
+  const doc = input as Obj;
+  if (doc.format !== SCOPE_DOC_FORMAT) throw validationError(`${root}.format`, `${root}.format must be ${JSON.stringify(SCOPE_DOC_FORMAT)}`, [SCOPE_DOC_FORMAT]);
+  if (!(SCOPE_DOC_VERSIONS as readonly unknown[]).includes(doc.version)) {
+    throw validationError(`${root}.version`, `${root}.version must be one of ${SCOPE_DOC_VERSIONS.join(', ')} (got ${JSON.stringify(doc.version)})`, SCOPE_DOC_VERSIONS);
+  }
+  for (const key of Object.keys(doc)) {
+    if (!['format', 'version', 'exported_at', 'layer', 'user_id', ...SCOPE_DOC_KINDS].includes(key)) {
+      throw validationError(`${root}.${key}`, `${root}.${key} is not a field of the export`, ['format', 'version', 'exported_at', 'layer', 'user_id', ...SCOPE_DOC_KINDS]);
+    }
+  }
+  const facts = records(doc, 'facts', root).map((f) => ({
+    key: f.text('key', 500),
+    value: f.text('value', maxText, { empty: true }),
+    importance: f.number('importance', IMPORTANCE_MIN, IMPORTANCE_MAX, 0.5),
+    source: f.oneOf('source', FACT_SOURCES, 'manual'),
+    metadata: f.object('metadata'),
+    created: f.time('created', ''),
+    updated: f.time('updated', ''),
+  }));
+  unique(records(doc, 'facts', root), 'key', (i) => facts[i]!.key);
+  const episodes = records(doc, 'episodes', root).map((f) => ({
+    summary: f.text('summary', maxText),
+    emotional_weight: f.number('emotional_weight', 0, 1, 0),
+    importance: f.number('importance', 0, 1, 0.5),
+    tags: f.tags('tags'),
+    meta: f.object('meta'),
+    context: f.text('context', 1000, { empty: true, optional: '' }),
+    created: f.time('created', ''),
+  }));
+  const wiki_pages = records(doc, 'wiki_pages', root).map((f) => ({
+    title: f.text('title', WIKI_TITLE_MAX).trim(),
+    wiki_type: f.oneOf('wiki_type', WIKI_TYPES) as WikiType,
+    tags: f.tags('tags'),
+    content: f.text('content', maxText, { empty: true }),
+    created: f.time('created', ''),
+    updated: f.time('updated', ''),
+  }));
+  unique(records(doc, 'wiki_pages', root), 'title', (i) => wiki_pages[i]!.title);
+  const wiki_links = records(doc, 'wiki_links', root).map((f) => ({
+    from_title: f.text('from_title', WIKI_TITLE_MAX).trim(),
+    to_title: f.text('to_title', WIKI_TITLE_MAX).trim(),
+    relation: f.oneOf('relation', WIKI_LINK_RELATIONS),
+    created: f.time('created', ''),
+  }));
+  const graph_nodes = records(doc, 'graph_nodes', root).map((f) => ({
+    node_id: f.text('node_id', 100),
+    content: f.text('content', maxText),
+    node_type: f.text('node_type', 100),
+    tags: f.tags('tags'),
+    confidence: f.number('confidence', 0, 1, 0.5),
+    created: f.time('created', ''),
+  }));
+  unique(records(doc, 'graph_nodes', root), 'node_id', (i) => graph_nodes[i]!.node_id);
+  const nodeIds = new Set(graph_nodes.map((n) => n.node_id));
+  const graph_edges = records(doc, 'graph_edges', root).map((f) => {
+    const e = {
+      from: f.text('from', 100),
+      to: f.text('to', 100),
+      relation: f.oneOf('relation', ALL_RELATIONS),
+      strength: f.number('strength', 0, 1, 1),
+      created: f.time('created', ''),
+    };
+    for (const end of ['from', 'to'] as const) {
+      if (!nodeIds.has(e[end])) throw validationError(`${f.at}.${end}`, `${f.at}.${end} names no node_id of ${root}.graph_nodes: ${JSON.stringify(e[end])}`, 'a node_id of graph_nodes');
+    }
+    return e;
+  });
+  const timeline = records(doc, 'timeline', root).map((f) => ({
+    type: f.text('type', 100),
+    summary: f.text('summary', maxText, { empty: true }),
+    metadata: f.object('metadata'),
+    created: f.time('created', ''),
+  }));
+  const sessionFields = records(doc, 'sessions', root);
+  const sessions = sessionFields.map((f) => {
+    const status = f.oneOf('status', ['open', 'closed'] as const);
+    const quality = f.raw('quality');
+    return {
+      status,
+      started: f.time('started'),
+      ended: f.nullableTime('ended'),
+      summary: f.nullableText('summary', maxText),
+      topics: f.tags('topics'),
+      state_deltas: f.raw('state_deltas') ?? {},
+      quality: quality === null || quality === undefined ? null : Math.round(f.number('quality', 0, 80)),
+      quality_detail: f.raw('quality_detail') == null ? null : f.object('quality_detail'),
+    };
+  });
+  const open = sessions.map((s, i) => (s.status === 'open' ? i : -1)).filter((i) => i >= 0);
+  if (open.length > 1) throw validationError(`${sessionFields[open[1]!]!.at}.status`, `${root}.sessions holds more than one open session`, 'at most one open session');
+  const scratchFields = records(doc, 'scratchpad', root);
+  const scratchpad = scratchFields.map((f) => ({
+    key: f.text('key', 200),
+    content: f.text('content', maxText, { empty: true }),
+    created: f.time('created', ''),
+    updated: f.time('updated', ''),
+  }));
+  unique(scratchFields, 'key', (i) => scratchpad[i]!.key);
+  return {
+    format: SCOPE_DOC_FORMAT,
+    version: doc.version as number,
+    exported_at: typeof doc.exported_at === 'string' ? doc.exported_at : '',
+    layer: typeof doc.layer === 'string' ? doc.layer : '',
+    user_id: typeof doc.user_id === 'string' ? doc.user_id : '',
+    facts,
+    episodes,
+    wiki_pages,
+    wiki_links,
+    graph_nodes,
+    graph_edges,
+    timeline,
+    sessions,
+    scratchpad,
+  };
+}

@@ -1,0 +1,82 @@
+import { defineTool, z } from '@memory-service/kernel';
+import {
+  EXPORT_INLINE_MAX_BYTES,
+  EXPORTS_DIR,
+  IMPORT_MODES,
+  SCOPE_DOC_FORMAT,
+  SCOPE_DOC_KINDS,
+  SCOPE_DOC_VERSION,
+  ScopeData,
+  validationError,
+  type Stores,
+} from '@memory-service/stores';
+import { layerInput, scopeOf, scopeOutput, userIdInput } from '../common.js';
+
+const kindCounts = z.object(Object.fromEntries(SCOPE_DOC_KINDS.map((k) => [k, z.number()])) as Record<(typeof SCOPE_DOC_KINDS)[number], z.ZodNumber>);
+
+export function memoryDataTool(stores: Stores) {
+  return defineTool({
+    name: 'memory_data',
+    title: 'Export or import a user\'s memory',
+    description:
+      'Per-user export and import of one layer and user_id. action export returns the scope as one versioned JSON document ' +
+      `(format "${SCOPE_DOC_FORMAT}", version ${SCOPE_DOC_VERSION}): facts, episodes, wiki_pages (with content), wiki_links, ` +
+      'graph_nodes, graph_edges, timeline, sessions and scratchpad, each record with its times. It comes back inline as `data`, ' +
+      `or, with to_file true or when its JSON is over ${EXPORT_INLINE_MAX_BYTES} bytes, as a file in <data_dir>/${EXPORTS_DIR}/ ` +
+      'whose name is returned as `file`. action import writes such a document (inline `data`, or `file`, a name in the exports ' +
+      'folder) into the layer and user_id given, in one transaction, keeping each record\'s times. mode merge (default) keeps what ' +
+      'the target holds: a fact of the same key, a wiki page of the same title, a scratchpad key, and an episode, node, edge, event ' +
+      'or session identical to one it holds are skipped (importing twice adds nothing). mode replace first clears the target ' +
+      '(its facts, episodes, graph nodes and wiki pages archived in the Shadow Bin; the whole previous scope also saved as an export ' +
+      'file, returned as previous_export). The document is checked whole first: a malformed one is an error naming the path of ' +
+      'the bad field (e.g. data.facts[3].key) and nothing is written. Ids are new in the target (edges are re-pointed).',
+    input: z.object({
+      action: z.enum(['export', 'import']),
+      to_file: z.boolean().default(false).describe(`export: write the document to <data_dir>/${EXPORTS_DIR}/ instead of returning it inline`),
+      data: z.record(z.string(), z.unknown()).optional().describe('import: the document, as export returned it'),
+      file: z.string().min(1).max(300).optional().describe(`import: the name of an export file in <data_dir>/${EXPORTS_DIR}/`),
+      mode: z.enum(IMPORT_MODES).default('merge').describe('import: merge (keep what the target holds) or replace (clear the target first, archived)'),
+      layer: layerInput,
+      user_id: userIdInput,
+    }),
+    output: z.object({
+      ...scopeOutput,
+      action: z.enum(['export', 'import']),
+      counts: kindCounts.describe('export: records per kind in the document; import: records per kind in the document read'),
+      data: z.record(z.string(), z.unknown()).optional().describe('export: the document, when returned inline'),
+      file: z.string().optional().describe(`export: the file in <data_dir>/${EXPORTS_DIR}/ holding the document`),
+      bytes: z.number().optional().describe('export: size of the document\'s JSON'),
+      mode: z.enum(IMPORT_MODES).optional(),
+      imported: kindCounts.optional(),
+      skipped: kindCounts.optional(),
+      cleared: kindCounts.optional(),
+      archived: z.number().optional().describe('import replace: records of the target archived in the Shadow Bin'),
+      previous_export: z.string().nullable().optional().describe('import replace: the export file of what the target held before (null when it held nothing)'),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    handler: (args) => {
+      const scope = scopeOf(args);
+      const sd = stores.scopeData;
+      if (args.action === 'export') {
+        for (const f of ['data', 'file'] as const) if (args[f] !== undefined) throw validationError(f, `${f} is an input of action import, not export`, 'action import');
+        const doc = sd.exportScope(scope);
+        const counts = ScopeData.counts(doc);
+        const bytes = Buffer.byteLength(JSON.stringify(doc), 'utf8');
+        if (!args.to_file && bytes <= EXPORT_INLINE_MAX_BYTES) return { ...scope, action: args.action, counts, data: doc as unknown as Record<string, unknown>, bytes };
+        const written = sd.writeFile(doc);
+        return { ...scope, action: args.action, counts, file: written.file, bytes: written.bytes };
+      }
+      if ((args.data === undefined) === (args.file === undefined)) {
+        throw validationError(args.data === undefined ? 'data' : 'file', 'import takes exactly one of data (the document) or file (an export file name)', 'data or file');
+      }
+      const root = args.data !== undefined ? 'data' : 'file';
+      const doc = sd.check(args.data ?? sd.readFile(args.file as string, 'file'), root);
+      const before = args.mode === 'replace' ? sd.exportScope(scope) : null;
+      const res = sd.importScope(scope, doc, args.mode, root);
+      // Written once the import went through, inside the call's transaction: a file that cannot be
+      // written fails the call, and the import is rolled back with it.
+      const previous = before && Object.values(ScopeData.counts(before)).some((n) => n > 0) ? sd.writeFile(before).file : null;
+      return { ...scope, action: args.action, counts: ScopeData.counts(doc), ...res, ...(args.mode === 'replace' ? { previous_export: previous } : {}) };
+    },
+  });
+}
