@@ -3,13 +3,14 @@
  * `type`, `field`, `accepted`) so a tool layer can turn one into a tool error that names the
  * field at fault and what it accepts.
  */
-export type StoreErrorCode = 'STORES_ERR_VALIDATION' | 'STORES_ERR_NOT_FOUND' | 'STORES_ERR_PATH' | 'STORES_ERR_CONFLICT';
+export type StoreErrorCode = 'STORES_ERR_VALIDATION' | 'STORES_ERR_NOT_FOUND' | 'STORES_ERR_PATH' | 'STORES_ERR_CONFLICT' | 'STORES_ERR_VALUE';
 
 const TYPES: Record<StoreErrorCode, string> = {
   STORES_ERR_VALIDATION: 'ValidationError',
   STORES_ERR_NOT_FOUND: 'NotFoundError',
   STORES_ERR_PATH: 'PathError',
   STORES_ERR_CONFLICT: 'ConflictError',
+  STORES_ERR_VALUE: 'ValueError',
 };
 
 export interface StoreErrorOptions {
@@ -52,4 +53,9 @@ export function validationError(field: string, message: string, accepted?: unkno
 
 export function notFound(what: string, id: string, field?: string): StoreError {
   return new StoreError('STORES_ERR_NOT_FOUND', `${what} not found: ${id}`, { field, details: { id } });
+}
+
+/** The spec's raised ValueError (a hostile or unknown standing query): a bad value, naming the field and what it accepts. */
+export function valueError(field: string, message: string, accepted?: unknown): StoreError {
+  return new StoreError('STORES_ERR_VALUE', message, { field, accepted });
 }

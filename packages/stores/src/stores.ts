@@ -39,6 +39,10 @@ import { BranchStore } from './branches.js';
 import { StashStore } from './stashes.js';
 import { ProcedureStore } from './procedures.js';
 import { validationError } from './errors.js';
+import { RecallCache } from './memory-search.js';
+import { QualityStore } from './quality.js';
+import { ReflectionStore } from './reflections.js';
+import { StandingStore } from './standing.js';
 
 /**
  * Longest delay of deferred bookkeeping writes (access counts, recall telemetry). A second:
@@ -174,6 +178,14 @@ export class Stores {
   readonly scopeData: ScopeData;
   /** The read-only copy of the database at <data_dir>/replica.db (memory_sync_replica). */
   readonly replica: Replica;
+  /** Standing queries: named memory_query filters kept as YAML files (memory_standing). */
+  readonly standing: StandingStore;
+  /** Feedback on core facts and its report (memory_quality). */
+  readonly quality: QualityStore;
+  /** Deterministic reflections over a period (memory_reflect). */
+  readonly reflections: ReflectionStore;
+  /** memory_recall's TTL cache over L3 and L4 retrieval, dropped on any write to the scope. */
+  readonly recall: RecallCache;
 
   /** The newest audit entry when this Stores was made: the saves after it are its own (repairAfterStop). */
   private readonly auditMarkAtStart: number;
@@ -224,6 +236,10 @@ export class Stores {
     this.cleanup = new Cleanup(this);
     this.scopeData = new ScopeData(this);
     this.replica = new Replica(this.ctx);
+    this.standing = new StandingStore(this.ctx, this.facts, this.episodes);
+    this.quality = new QualityStore(this.ctx, this.audit, this.facts);
+    this.reflections = new ReflectionStore(this.ctx);
+    this.recall = new RecallCache(this.ctx, this.retrieval);
   }
 
   /** Today's activity of the scope by the clock (day-digest.ts): counts and newest facts, episodes, wiki pages, timeline events. */

@@ -69,6 +69,8 @@ export interface SearchOptions {
   sources?: readonly RetrievalSource[];
   /** Restrict wiki hits to one type. */
   wiki_type?: string;
+  /** Fusion weights in place of the intent's (each 0..1, summing to 1): memory_search's keyword strategy. */
+  weights?: FusionWeights;
 }
 
 interface Candidate {
@@ -301,7 +303,7 @@ export class Retrieval {
     if (stems.length === 0) return [];
     const pool = Math.min(500, Math.max(10, Math.ceil(limit * 1.5)));
     const key = scopeKey(scope.layer, scope.user_id);
-    const q: SearchQuery = { scope, key, sources, stems, pool, limit, wikiType, w: INTENT_WEIGHTS[intent] };
+    const q: SearchQuery = { scope, key, sources, stems, pool, limit, wikiType, w: opts.weights ?? INTENT_WEIGHTS[intent] };
     // Outside a transaction, with every index current as far as this process knows, the search
     // reads at that seq and the row reads check that the log has not moved past it: one statement
     // fewer than reading the log's newest seq first. When it has moved (another process wrote, or

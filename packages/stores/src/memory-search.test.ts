@@ -1,0 +1,104 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RecallCache, RECALL_CACHE_TTL_MS, strategyOptions } from './memory-search.js';
+import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+describe('RecallCache', () => {
+  it('serves a repeated recall from the cache until the TTL passes', () => {
+    env.stores.facts.upsert(U, { key: 'editor', value: 'Uses Vim daily', importance: 0.8 });
+    const first = env.stores.recall.recall(U, 'vim');
+    expect(first.cached).toBe(false);
+    expect(first.hits.map((h) => h.source)).toEqual(['l4']);
+    const again = env.stores.recall.recall(U, 'vim');
+    expect(again).toMatchObject({ cached: true, computed_at: first.computed_at });
+    expect(again.hits).toEqual(first.hits);
+    // Keyed by limit and query too.
+    expect(env.stores.recall.recall(U, 'vim', 3).cached).toBe(false);
+    expect(env.stores.recall.recall(U, 'Vim').cached).toBe(false);
+    env.clock.advance(RECALL_CACHE_TTL_MS - 1);
+    expect(env.stores.recall.recall(U, 'vim').cached).toBe(true);
+    env.clock.advance(1);
+    expect(env.stores.recall.recall(U, 'vim').cached).toBe(false);
+  });
+
+  it('drops the answer on any write to the scope (insert, update, importance, delete, another process), not on another scope', () => {
+    const s = env.stores;
+    const f = s.facts.upsert(U, { key: 'editor', value: 'Uses Vim daily', importance: 0.8 });
+    const hits = () => s.recall.recall(U, 'vim daily');
+    expect(hits().cached).toBe(false);
+    // Writes elsewhere leave it cached.
+    s.facts.upsert(U2, { key: 'editor', value: 'Uses Vim daily', importance: 0.8 });
+    s.episodes.add(A, { summary: 'vim daily' });
+    expect(hits().cached).toBe(true);
+    // A new episode of the scope shows at once.
+    const ep = s.episodes.add(U, { summary: 'Configured vim plugins daily' });
+    const afterInsert = hits();
+    expect(afterInsert.cached).toBe(false);
+    expect(afterInsert.hits.map((h) => h.id)).toContain(ep.id);
+    expect(hits().cached).toBe(true);
+    // An importance change moves the score.
+    s.facts.adjustImportance(f.entry_id, -0.5, 'agent_feedback');
+    const afterImportance = hits();
+    expect(afterImportance.cached).toBe(false);
+    expect(afterImportance.hits.find((h) => h.id === f.entry_id)?.explain.signals.importance).toBe(0.3);
+    // An update of the value.
+    s.facts.upsert(U, { key: 'editor', value: 'Uses Emacs now', importance: 0.3 });
+    expect(hits().hits.map((h) => h.id)).not.toContain(f.entry_id);
+    // A delete, and a write by another connection on the same database.
+    s.episodes.add(U, { summary: 'vim daily notes' });
+    expect(hits().hits).toHaveLength(2);
+    s.facts.delete(U, 'editor');
+    expect(hits().cached).toBe(false);
+    expect(hits().cached).toBe(true);
+    const other = env.second().stores;
+    other.episodes.add(U, { summary: 'vim daily from elsewhere' });
+    const fromOther = hits();
+    expect(fromOther.cached).toBe(false);
+    expect(fromOther.hits).toHaveLength(3);
+  });
+
+  it('never keeps an answer computed inside a transaction, and evicts the least recently used beyond its size', () => {
+    env.stores.facts.upsert(U, { key: 'editor', value: 'Uses Vim daily', importance: 0.8 });
+    env.stores.transaction(() => {
+      env.stores.facts.upsert(U, { key: 'shell', value: 'vim keys in zsh', importance: 0.8 });
+      expect(env.stores.recall.recall(U, 'vim').hits).toHaveLength(2);
+    });
+    expect(env.stores.recall.recall(U, 'vim').cached).toBe(false);
+    const small = new RecallCache(env.stores.ctx, env.stores.retrieval, 1000, 2);
+    small.recall(U, 'a vim');
+    small.recall(U, 'b vim');
+    expect(small.recall(U, 'a vim').cached).toBe(true);
+    small.recall(U, 'c vim');
+    expect(small.size).toBe(2);
+    expect(small.recall(U, 'a vim').cached).toBe(true);
+    expect(small.recall(U, 'b vim').cached).toBe(false);
+  });
+
+  it('refuses a blank query or a limit out of 1..50, naming the field', () => {
+    expect(() => env.stores.recall.recall(U, '  ')).toThrow(expect.objectContaining({ field: 'query' }));
+    expect(() => env.stores.recall.recall(U, 'x', 51)).toThrow(expect.objectContaining({ field: 'limit' }));
+    expect(() => env.stores.recall.recall(U, 'x', 0)).toThrow(expect.objectContaining({ field: 'limit' }));
+  });
+});
+
+describe('strategyOptions', () => {
+  it('maps each strategy to a weighting of the one retrieval ranking; keyword ranks by text relevance alone', () => {
+    expect(strategyOptions('hybrid')).toEqual({ intent: 'balanced' });
+    expect(strategyOptions('recent')).toEqual({ intent: 'recent' });
+    expect(strategyOptions('core')).toEqual({ intent: 'core' });
+    expect(() => strategyOptions('fuzzy' as never)).toThrow(expect.objectContaining({ field: 'strategy' }));
+    const s = env.stores;
+    s.facts.upsert(U, { key: 'a', value: 'deploy deploy deploy pipeline', importance: 0.05 });
+    env.clock.advance(30 * 24 * 3600_000);
+    s.facts.upsert(U, { key: 'b', value: 'deploy pipeline', importance: 1 });
+    const keyword = s.retrieval.search(U, 'deploy', { limit: 2, ...strategyOptions('keyword') });
+    expect(keyword.map((h) => h.title)).toEqual(['a', 'b']);
+    expect(keyword[0].explain).toMatchObject({ importance: 0, recency: 0, access: 0, bm25: 1 });
+    expect(s.retrieval.search(U, 'deploy', { limit: 2, ...strategyOptions('core') }).map((h) => h.title)).toEqual(['b', 'a']);
+  });
+});

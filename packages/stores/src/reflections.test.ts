@@ -1,0 +1,66 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recurringTerms } from './reflections.js';
+import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => env.close());
+
+describe('ReflectionStore', () => {
+  it('counts the period records, top tags, most recalled and recurring terms, deterministically, and stores the reflection', () => {
+    const s = env.stores;
+    s.facts.upsert(U, { key: 'old', value: 'Old deploy note', importance: 0.5 });
+    env.clock.advance(48 * 3600_000);
+    const f = s.facts.upsert(U, { key: 'deploy', value: 'Deploy runs on Fridays', importance: 0.5 });
+    const e1 = s.episodes.add(U, { summary: 'The deploy failed on staging', tags: ['ops', 'env:staging'] });
+    s.episodes.add(U, { summary: 'Fixed the deploy script for staging', tags: ['ops'] });
+    s.episodes.add(U2, { summary: 'Bob deploy deploy', tags: ['ops'] });
+    s.retrieval.touch([{ source: 'l4', id: f.entry_id } as never, { source: 'l3', id: e1.id } as never, { source: 'l3', id: e1.id } as never]);
+    env.clock.advance(1000);
+    const r = s.reflections.write(U);
+    expect(r).toMatchObject({ id: expect.stringMatching(/^refl_\d+$/), topic: null, period_hours: 24 });
+    expect(r.counts).toEqual({ facts: 1, episodes: 2, wiki_pages: 0, graph_nodes: 0, events: 0, sessions_closed: 0, recalls: 0 });
+    expect(r.top_tags).toEqual([{ tag: 'ops', count: 2 }, { tag: 'env:staging', count: 1 }]);
+    expect(r.most_recalled.map((m) => [m.id, m.access_count])).toEqual([[e1.id, 2], [f.entry_id, 1]]);
+    expect(r.recurring_terms).toEqual([{ term: 'deploy', records: 3 }, { term: 'staging', records: 2 }]);
+    expect(r.summary).toContain('1 new facts, 2 new episodes');
+    expect(r.summary).toContain('Top tags: ops (2)');
+    // A longer period takes the old fact in; a topic keeps only the records holding it.
+    expect(s.reflections.write(U, { period_hours: 72 }).counts.facts).toBe(2);
+    const t = s.reflections.write(U, { topic: 'STAGING' });
+    expect(t.counts).toMatchObject({ facts: 0, episodes: 2 });
+    expect(t.recurring_terms.map((x) => x.term)).toEqual(['deploy']);
+    // Stored: listed newest first, topic filter ignoring case, per scope.
+    expect(s.reflections.list(U).map((x) => x.id)).toEqual([t.id, expect.any(String), r.id]);
+    expect(s.reflections.list(U, { topic: 'staging' }).map((x) => x.id)).toEqual([t.id]);
+    expect(s.reflections.list(U, { limit: 1 })).toHaveLength(1);
+    expect(s.reflections.list(U)[2]).toEqual(r);
+    expect(s.reflections.list(A)).toEqual([]);
+    expect(s.reflections.write(A).summary).toContain('Nothing was recorded');
+  });
+
+  it('refuses a bad period, topic or limit naming the field, storing nothing', () => {
+    const field = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (err) {
+        return (err as { field?: string }).field;
+      }
+      return 'none';
+    };
+    expect(field(() => env.stores.reflections.write(U, { period_hours: 0 }))).toBe('period_hours');
+    expect(field(() => env.stores.reflections.write(U, { period_hours: 8761 }))).toBe('period_hours');
+    expect(field(() => env.stores.reflections.write(U, { topic: '  ' }))).toBe('topic');
+    expect(field(() => env.stores.reflections.list(U, { limit: 51 }))).toBe('limit');
+    expect(env.stores.reflections.list(U)).toEqual([]);
+  });
+
+  it('recurringTerms counts each record once and skips stop words, numbers, short words and the topic', () => {
+    expect(recurringTerms(['the cat cat sat 2026', 'The CAT sat', 'a dog'], undefined)).toEqual([{ term: 'cat', records: 2 }, { term: 'sat', records: 2 }]);
+    expect(recurringTerms(['the cat sat', 'the cat sat'], 'cats and a Cat')).toEqual([{ term: 'sat', records: 2 }]);
+    // One stem, one term, shown by its shortest form.
+    expect(recurringTerms(['Deploys failed', 'the deploy', 'deploying now'])).toEqual([{ term: 'deploy', records: 3 }]);
+  });
+});

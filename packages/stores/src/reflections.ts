@@ -1,0 +1,234 @@
+import type { StoreContext } from './context.js';
+import { validationError } from './errors.js';
+import { substringLike } from './memory-query.js';
+import { STOP_WORDS, wordTokens } from './retrieval/query.js';
+import { porterStem } from './retrieval/stemmer.js';
+import type { Scope } from './types.js';
+import { checkScope, isoOf, makeId, parseJson } from './util.js';
+import { checkPeriodHours } from './wiki-reflect.js';
+
+export const REFLECTION_PREFIX = 'refl';
+export const REFLECT_HOURS_DEFAULT = 24;
+export const REFLECT_TOPIC_MAX = 200;
+/** Rows of each ranked list a reflection keeps. */
+export const REFLECT_TOP_TAGS = 5;
+export const REFLECT_TOP_RECALLED = 5;
+export const REFLECT_TOP_TERMS = 10;
+/** A term recurs when this many records of the period hold it. */
+export const REFLECT_TERM_MIN_RECORDS = 2;
+export const REFLECT_LIST_DEFAULT = 10;
+export const REFLECT_LIST_MAX = 50;
+
+export interface ReflectionCounts {
+  facts: number;
+  episodes: number;
+  wiki_pages: number;
+  graph_nodes: number;
+  events: number;
+  sessions_closed: number;
+  recalls: number;
+}
+
+export interface Reflection {
+  id: string;
+  topic: string | null;
+  period_hours: number;
+  period_start: string;
+  period_end: string;
+  summary: string;
+  counts: ReflectionCounts;
+  top_tags: { tag: string; count: number }[];
+  most_recalled: { source: 'l3' | 'l4'; id: string; text: string; access_count: number }[];
+  recurring_terms: { term: string; records: number }[];
+  created: string;
+}
+
+interface Row {
+  id: number;
+  topic: string | null;
+  period_hours: number;
+  period_start: string;
+  period_end: string;
+  summary: string;
+  body: string;
+  created: string;
+}
+
+function toReflection(r: Row): Reflection {
+  const body = parseJson<Partial<Reflection>>(r.body, {});
+  return {
+    id: makeId(REFLECTION_PREFIX, r.id),
+    topic: r.topic,
+    period_hours: r.period_hours,
+    period_start: r.period_start,
+    period_end: r.period_end,
+    summary: r.summary,
+    counts: body.counts as ReflectionCounts,
+    top_tags: body.top_tags ?? [],
+    most_recalled: body.most_recalled ?? [],
+    recurring_terms: body.recurring_terms ?? [],
+    created: r.created,
+  };
+}
+
+/** A topic: 1 to REFLECT_TOPIC_MAX characters with a visible one, trimmed; undefined stays undefined. */
+export function checkTopic(topic: unknown): string | undefined {
+  if (topic === undefined || topic === null) return undefined;
+  if (typeof topic !== 'string' || topic.trim().length === 0 || topic.length > REFLECT_TOPIC_MAX) {
+    throw validationError('topic', `topic must be a text of 1 to ${REFLECT_TOPIC_MAX} characters`, `1..${REFLECT_TOPIC_MAX} characters`);
+  }
+  return topic.trim();
+}
+
+function excerpt(text: string, max = 120): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 3)}...` : t;
+}
+
+/**
+ * memory_reflect's reflections: a deterministic digest (no language model) of what one layer and
+ * user_id recorded over the last period_hours, optionally only the records holding a topic
+ * (a plain substring, ignoring ASCII case): counts of new facts, episodes, wiki pages written,
+ * graph nodes, timeline events, closed sessions and recalls; the top episode tags; the memories
+ * most recalled (accessed) in the period; the terms recurring across its records. Each is stored.
+ */
+export class ReflectionStore {
+  constructor(private readonly ctx: StoreContext) {}
+
+  /** Compute a reflection over the period ending now and store it. */
+  write(scope: Scope, opts: { period_hours?: number; topic?: string } = {}): Reflection {
+    checkScope(scope);
+    const hours = checkPeriodHours(opts.period_hours ?? REFLECT_HOURS_DEFAULT);
+    const topic = checkTopic(opts.topic);
+    const nowMs = this.ctx.clock.now();
+    const end = isoOf(nowMs);
+    const start = isoOf(nowMs - hours * 3_600_000);
+    const like = topic === undefined ? null : substringLike(topic);
+    // One condition per table: the scope, the period, and the topic when there is one.
+    const where = (time: string, texts: string[]) =>
+      `layer = ? AND user_id = ? AND ${time} >= ? AND ${time} <= ?${like === null ? '' : ` AND (${texts.map((c) => `${c} LIKE ? ESCAPE '\\'`).join(' OR ')})`}`;
+    const args = (texts: string[]) => [scope.layer, scope.user_id, start, end, ...(like === null ? [] : texts.map(() => like))];
+    const count = (table: string, time: string, texts: string[]) =>
+      (this.ctx.stmt(`SELECT COUNT(*) FROM ${table} WHERE ${where(time, texts)}`).pluck(true).get(...args(texts)) as number);
+    const T = {
+      facts: ['key', 'value'],
+      episodes: ['summary', 'tags'],
+      wiki: ['title', 'content'],
+      graph: ['content'],
+      events: ['summary'],
+      sessions: ['summary', 'topics'],
+      recalls: ['query'],
+    };
+    const counts: ReflectionCounts = {
+      facts: count('facts', 'created', T.facts),
+      episodes: count('episodes', 'created', T.episodes),
+      wiki_pages: count('wiki_pages', 'updated', T.wiki),
+      graph_nodes: count('graph_nodes', 'created', T.graph),
+      events: count('timeline_events', 'created', T.events),
+      sessions_closed: count('sessions', 'ended', T.sessions),
+      recalls: count('recall_events', 'created', T.recalls),
+    };
+    const top_tags = this.ctx
+      .stmt(
+        `SELECT t.tag AS tag, COUNT(*) AS count FROM episode_tags t WHERE t.episode_id IN (SELECT id FROM episodes WHERE ${where('created', T.episodes)})
+         GROUP BY t.tag ORDER BY count DESC, t.tag ASC LIMIT ${REFLECT_TOP_TAGS}`,
+      )
+      .all(...args(T.episodes)) as { tag: string; count: number }[];
+    const recalled = [
+      ...(this.ctx
+        .stmt(`SELECT 'l4' AS source, id, key || ': ' || value AS text, access_count FROM facts WHERE ${where('last_access', T.facts)} AND access_count > 0 ORDER BY access_count DESC, id ASC LIMIT ${REFLECT_TOP_RECALLED}`)
+        .all(...args(T.facts)) as { source: 'l4'; id: number; text: string; access_count: number }[]),
+      ...(this.ctx
+        .stmt(`SELECT 'l3' AS source, id, summary AS text, access_count FROM episodes WHERE ${where('last_access', T.episodes)} AND access_count > 0 ORDER BY access_count DESC, id ASC LIMIT ${REFLECT_TOP_RECALLED}`)
+        .all(...args(T.episodes)) as { source: 'l3'; id: number; text: string; access_count: number }[]),
+    ];
+    const most_recalled = recalled
+      .map((r) => ({ source: r.source, id: makeId(r.source === 'l4' ? 'fact' : 'ep', r.id), text: excerpt(r.text), access_count: r.access_count }))
+      .sort((a, b) => b.access_count - a.access_count || (a.source < b.source ? -1 : a.source > b.source ? 1 : 0) || a.id.length - b.id.length || (a.id < b.id ? -1 : 1))
+      .slice(0, REFLECT_TOP_RECALLED);
+    const texts: string[] = [
+      ...(this.ctx.stmt(`SELECT value FROM facts WHERE ${where('created', T.facts)}`).pluck(true).all(...args(T.facts)) as string[]),
+      ...(this.ctx.stmt(`SELECT summary FROM episodes WHERE ${where('created', T.episodes)}`).pluck(true).all(...args(T.episodes)) as string[]),
+      ...(this.ctx.stmt(`SELECT title FROM wiki_pages WHERE ${where('updated', T.wiki)}`).pluck(true).all(...args(T.wiki)) as string[]),
+      ...(this.ctx.stmt(`SELECT content FROM graph_nodes WHERE ${where('created', T.graph)}`).pluck(true).all(...args(T.graph)) as string[]),
+      ...(this.ctx.stmt(`SELECT query FROM recall_events WHERE ${where('created', T.recalls)}`).pluck(true).all(...args(T.recalls)) as string[]),
+    ];
+    const recurring_terms = recurringTerms(texts, topic);
+    const summary = describe({ hours, topic, counts, top_tags, most_recalled, recurring_terms });
+    const body = JSON.stringify({ counts, top_tags, most_recalled, recurring_terms });
+    return this.ctx.tx(() => {
+      const info = this.ctx
+        .stmt('INSERT INTO reflections (layer, user_id, topic, period_hours, period_start, period_end, summary, body, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(scope.layer, scope.user_id, topic ?? null, hours, start, end, summary, body, end);
+      return toReflection(this.ctx.stmt('SELECT * FROM reflections WHERE id = ?').get(info.lastInsertRowid) as Row);
+    });
+  }
+
+  /** The scope's reflections, newest first; with a topic, only those written for it (ignoring case). */
+  list(scope: Scope, opts: { topic?: string; limit?: number } = {}): Reflection[] {
+    checkScope(scope);
+    const topic = checkTopic(opts.topic);
+    const limit = opts.limit ?? REFLECT_LIST_DEFAULT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > REFLECT_LIST_MAX) throw validationError('limit', `limit must be a whole number from 1 to ${REFLECT_LIST_MAX}`, `1..${REFLECT_LIST_MAX}`);
+    const rows = (
+      topic === undefined
+        ? this.ctx.stmt('SELECT * FROM reflections WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ?').all(scope.layer, scope.user_id, limit)
+        : this.ctx.stmt('SELECT * FROM reflections WHERE layer = ? AND user_id = ? AND lower(topic) = lower(?) ORDER BY id DESC LIMIT ?').all(scope.layer, scope.user_id, topic, limit)
+    ) as Row[];
+    return rows.map(toReflection);
+  }
+}
+
+/**
+ * The terms held by at least REFLECT_TERM_MIN_RECORDS of the texts (each text counts a term once),
+ * words of one stem counted as one term (deploy, deploys) shown by its shortest form (then the
+ * first alphabetically), most records first, then alphabetically; stop words, numbers, words under
+ * three characters and the topic's own words are left out.
+ */
+export function recurringTerms(texts: readonly string[], topic?: string): { term: string; records: number }[] {
+  const skip = new Set(topic === undefined ? [] : wordTokens(topic).map((w) => porterStem(w)));
+  const records = new Map<string, { n: number; form: string }>();
+  for (const text of texts) {
+    const seen = new Map<string, string>();
+    for (const w of wordTokens(text)) {
+      if (w.length < 3 || /^\d+$/.test(w) || STOP_WORDS.has(w)) continue;
+      const stem = porterStem(w);
+      if (skip.has(stem)) continue;
+      const prev = seen.get(stem);
+      if (prev === undefined || w.length < prev.length || (w.length === prev.length && w < prev)) seen.set(stem, w);
+    }
+    for (const [stem, form] of seen) {
+      const r = records.get(stem);
+      if (!r) records.set(stem, { n: 1, form });
+      else {
+        r.n++;
+        if (form.length < r.form.length || (form.length === r.form.length && form < r.form)) r.form = form;
+      }
+    }
+  }
+  return [...records.values()]
+    .filter((r) => r.n >= REFLECT_TERM_MIN_RECORDS)
+    .sort((a, b) => b.n - a.n || (a.form < b.form ? -1 : a.form > b.form ? 1 : 0))
+    .slice(0, REFLECT_TOP_TERMS)
+    .map((r) => ({ term: r.form, records: r.n }));
+}
+
+function describe(r: {
+  hours: number;
+  topic?: string;
+  counts: ReflectionCounts;
+  top_tags: Reflection['top_tags'];
+  most_recalled: Reflection['most_recalled'];
+  recurring_terms: Reflection['recurring_terms'];
+}): string {
+  const c = r.counts;
+  const lines = [
+    `Reflection over the last ${r.hours} h${r.topic === undefined ? '' : ` on "${excerpt(r.topic, 80)}"`}: ${c.facts} new facts, ${c.episodes} new episodes, ` +
+      `${c.wiki_pages} wiki pages written, ${c.graph_nodes} graph nodes, ${c.events} timeline events, ${c.sessions_closed} sessions closed, ${c.recalls} recalls.`,
+  ];
+  if (r.top_tags.length) lines.push(`Top tags: ${r.top_tags.map((t) => `${t.tag} (${t.count})`).join(', ')}.`);
+  if (r.most_recalled.length) lines.push(`Most recalled: ${r.most_recalled.map((m) => `${m.id} "${excerpt(m.text, 60)}" (${m.access_count})`).join('; ')}.`);
+  if (r.recurring_terms.length) lines.push(`Recurring terms: ${r.recurring_terms.map((t) => `${t.term} (${t.records})`).join(', ')}.`);
+  if (c.facts + c.episodes + c.wiki_pages + c.graph_nodes + c.events + c.sessions_closed + c.recalls === 0) lines.push('Nothing was recorded in this period.');
+  return lines.join('\n');
+}

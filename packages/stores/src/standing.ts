@@ -1,0 +1,247 @@
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import type { StoreContext } from './context.js';
+import type { EpisodeStore, Episode } from './episodes.js';
+import { notFound, validationError, valueError } from './errors.js';
+import type { Fact, FactStore } from './facts.js';
+import { MEMORY_QUERY_MAX_LIMIT, MEMORY_QUERY_TARGETS, memoryQuerySql, type MemoryQuery, type MemoryQueryTarget } from './memory-query.js';
+import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
+import type { Scope } from './types.js';
+import { checkScope } from './util.js';
+
+/** The longest standing query name, in characters (the spec's limit). */
+export const STANDING_NAME_MAX = 100;
+/** A name: ASCII letters and digits, with `_` and `-` inside (never first), so it is a file name as it stands. */
+export const STANDING_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+export const STANDING_NAME_ACCEPTED = `1 to ${STANDING_NAME_MAX} characters: ASCII letters and digits, and _ or - after the first`;
+/** The filters a standing query may hold: memory_query's (limit clamped on run), plus its target. */
+export const STANDING_FILTER_KEYS = ['target', 'importance_min', 'importance_max', 'key_like', 'content_like', 'created_since', 'created_until', 'tag', 'limit'] as const;
+/** Every key spec_json accepts: the filters and a description. */
+export const STANDING_SPEC_KEYS = [...STANDING_FILTER_KEYS, 'description'] as const;
+export const STANDING_DESCRIPTION_MAX = 500;
+/** Standing queries kept per layer and user_id. */
+export const STANDING_MAX = 100;
+/** The longest spec_json text, in characters. */
+export const STANDING_SPEC_JSON_MAX = 20_000;
+
+export type StandingFilters = Omit<MemoryQuery, 'offset'> & { target: MemoryQueryTarget };
+
+export interface StandingQuery {
+  name: string;
+  description: string;
+  filters: StandingFilters;
+  created: string;
+  updated: string;
+}
+
+export interface StandingRun {
+  name: string;
+  target: MemoryQueryTarget;
+  /** The limit applied: the run's or the query's, clamped to 1..MEMORY_QUERY_MAX_LIMIT. */
+  limit: number;
+  /** True when the limit asked for was outside 1..MEMORY_QUERY_MAX_LIMIT and was clamped. */
+  limit_clamped: boolean;
+  facts: Fact[];
+  episodes: Episode[];
+  total: number;
+}
+
+const requireHere = createRequire(import.meta.url);
+let yamlModule: typeof import('yaml') | undefined;
+/** The yaml package, loaded on first use. */
+function yaml(): typeof import('yaml') {
+  return (yamlModule ??= requireHere('yaml') as typeof import('yaml'));
+}
+
+const SCOPE_FOR_CHECKS: Scope = { layer: 'user', user_id: 'default' };
+
+/** A limit clamped to 1..MEMORY_QUERY_MAX_LIMIT (whole numbers only), and whether it was clamped. */
+export function clampLimit(value: unknown, field: string): { limit: number; clamped: boolean } {
+  if (typeof value !== 'number' || !Number.isInteger(value)) throw validationError(field, `${field} must be a whole number (clamped to 1..${MEMORY_QUERY_MAX_LIMIT})`, `1..${MEMORY_QUERY_MAX_LIMIT}`);
+  const limit = Math.min(MEMORY_QUERY_MAX_LIMIT, Math.max(1, value));
+  return { limit, clamped: limit !== value };
+}
+
+/**
+ * Check a standing query name without touching a file or the database: a hostile name (a path, a
+ * name over STANDING_NAME_MAX characters, anything but ASCII letters, digits, `_` and `-`) raises
+ * a ValueError naming `name`.
+ */
+export function checkStandingName(name: unknown): string {
+  if (typeof name !== 'string' || name.length === 0 || name.length > STANDING_NAME_MAX || !STANDING_NAME_PATTERN.test(name)) {
+    const shown = typeof name === 'string' ? JSON.stringify(name.slice(0, 60)) + (name.length > 60 ? '...' : '') : typeof name;
+    throw valueError('name', `standing query name must be ${STANDING_NAME_ACCEPTED}; got ${shown}`, STANDING_NAME_ACCEPTED);
+  }
+  return name;
+}
+
+/**
+ * Check a standing query's spec (spec_json as an object or its JSON text) without touching a file
+ * or the database: an unknown key raises a ValueError naming `spec_json`; a filter value memory_query
+ * would refuse raises its validation error naming `spec_json.<filter>`. Returns the filters and the
+ * description.
+ */
+export function checkStandingSpec(spec: unknown): { filters: StandingFilters; description: string } {
+  let obj = spec;
+  if (typeof spec === 'string') {
+    if (spec.length > STANDING_SPEC_JSON_MAX) throw validationError('spec_json', `spec_json must be at most ${STANDING_SPEC_JSON_MAX} characters`, { max: STANDING_SPEC_JSON_MAX });
+    try {
+      obj = JSON.parse(spec);
+    } catch {
+      throw validationError('spec_json', 'spec_json must be a JSON object of filters', `a JSON object with keys among ${STANDING_SPEC_KEYS.join(', ')}`);
+    }
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
+    throw validationError('spec_json', 'spec_json must be a JSON object of filters', `a JSON object with keys among ${STANDING_SPEC_KEYS.join(', ')}`);
+  }
+  const rec = obj as Record<string, unknown>;
+  const unknown = Object.keys(rec).filter((k) => !(STANDING_SPEC_KEYS as readonly string[]).includes(k));
+  if (unknown.length > 0) {
+    throw valueError('spec_json', `spec_json has unknown filter keys: ${unknown.slice(0, 10).map((k) => JSON.stringify(k.slice(0, 60))).join(', ')}`, STANDING_SPEC_KEYS);
+  }
+  const description = rec.description ?? '';
+  if (typeof description !== 'string' || description.length > STANDING_DESCRIPTION_MAX) {
+    throw validationError('spec_json.description', `description must be a text of at most ${STANDING_DESCRIPTION_MAX} characters`, { max: STANDING_DESCRIPTION_MAX });
+  }
+  const target = rec.target ?? 'core';
+  if (!(MEMORY_QUERY_TARGETS as readonly unknown[]).includes(target)) {
+    throw validationError('spec_json.target', `target must be one of ${MEMORY_QUERY_TARGETS.join(', ')}`, MEMORY_QUERY_TARGETS);
+  }
+  const filters: StandingFilters = { target: target as MemoryQueryTarget };
+  for (const k of STANDING_FILTER_KEYS) {
+    if (k === 'target' || rec[k] === undefined) continue;
+    (filters as unknown as Record<string, unknown>)[k] = rec[k];
+  }
+  if (filters.limit !== undefined) clampLimit(filters.limit, 'spec_json.limit');
+  // memory_query's own checks, on the SQL text alone (nothing runs): each error named within spec_json.
+  const { target: _t, limit: _l, ...q } = filters;
+  try {
+    memoryQuerySql(SCOPE_FOR_CHECKS, q, filters.target, filters.target === 'core' ? { content: 'value', key: 'key' } : { content: 'summary', tags: { table: 'episode_tags', fk: 'episode_id' } });
+  } catch (err) {
+    const e = err as { field?: string; message: string; accepted?: unknown };
+    if (e.field) throw validationError(`spec_json.${e.field}`, e.message, e.accepted);
+    throw err;
+  }
+  return { filters, description };
+}
+
+/**
+ * Standing queries: named memory_query filters of one layer and user_id, each a YAML file
+ * `<data_dir>/.meta/standing/<layer>/<user_id segment>/<name>.yaml` (names are case-insensitive: the
+ * file is named in lower case). Every name and spec is checked before any file or SQL access.
+ */
+export class StandingStore {
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly facts: FactStore,
+    private readonly episodes: EpisodeStore,
+  ) {}
+
+  /** The folder of a scope's standing queries. */
+  dir(scope: Scope): string {
+    return safeJoin(this.ctx.dataDir, '.meta', 'standing', scope.layer, idSegment(scope.user_id));
+  }
+
+  private file(scope: Scope, name: string): string {
+    return safeJoin(this.dir(scope), `${name.toLowerCase()}.yaml`);
+  }
+
+  /** Save (or replace) a standing query; returns it and whether it replaced one of the same name. */
+  save(scope: Scope, name: string, spec: unknown): { query: StandingQuery; replaced: boolean } {
+    checkStandingName(name);
+    const { filters, description } = checkStandingSpec(spec);
+    checkScope(scope);
+    const file = this.file(scope, name);
+    const before = this.read(scope, name);
+    if (!before && this.names(scope).length >= STANDING_MAX) {
+      throw validationError('name', `at most ${STANDING_MAX} standing queries are kept per layer and user_id; delete one first`, { max: STANDING_MAX });
+    }
+    const now = this.ctx.iso();
+    const query: StandingQuery = { name, description, filters, created: before?.created ?? now, updated: now };
+    writeFileAtomic(file, yaml().stringify({ name, description, filters, created: query.created, updated: now }));
+    return { query, replaced: before !== null };
+  }
+
+  /** The scope's standing queries, by name; a file that does not read as one is left out (and reported on the logger). */
+  list(scope: Scope): StandingQuery[] {
+    checkScope(scope);
+    const out: StandingQuery[] = [];
+    for (const n of this.names(scope)) {
+      try {
+        const q = this.read(scope, n);
+        if (q) out.push(q);
+      } catch (err) {
+        this.ctx.logger.warn(`standing query file ${n}.yaml left out: ${(err as Error).message}`);
+      }
+    }
+    return out.sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1));
+  }
+
+  /** One standing query, or null when the scope has none of that name. */
+  get(scope: Scope, name: string): StandingQuery | null {
+    checkStandingName(name);
+    checkScope(scope);
+    return this.read(scope, name);
+  }
+
+  /** Run a standing query through memory_query's filters; `limit` overrides the query's, both clamped. */
+  run(scope: Scope, name: string, opts: { limit?: number; offset?: number } = {}): StandingRun {
+    checkStandingName(name);
+    const asked = opts.limit === undefined ? undefined : clampLimit(opts.limit, 'limit');
+    checkScope(scope);
+    const q = this.read(scope, name);
+    if (!q) throw notFound(`standing query of layer ${scope.layer}, user_id ${JSON.stringify(scope.user_id)}`, name, 'name');
+    const { target, limit: saved, ...filters } = q.filters;
+    const { limit, clamped } = asked ?? (saved === undefined ? { limit: 50, clamped: false } : clampLimit(saved, 'limit'));
+    const query: MemoryQuery = { ...filters, limit, offset: opts.offset ?? 0 };
+    if (target === 'core') {
+      const r = this.facts.query(scope, query);
+      return { name: q.name, target, limit, limit_clamped: clamped, facts: r.facts, episodes: [], total: r.total };
+    }
+    const r = this.episodes.query(scope, query);
+    return { name: q.name, target, limit, limit_clamped: clamped, facts: [], episodes: r.episodes, total: r.total };
+  }
+
+  /** Delete a standing query; an unknown name is an error naming `name`. */
+  delete(scope: Scope, name: string): StandingQuery {
+    checkStandingName(name);
+    checkScope(scope);
+    const q = this.read(scope, name);
+    if (!q) throw notFound(`standing query of layer ${scope.layer}, user_id ${JSON.stringify(scope.user_id)}`, name, 'name');
+    fs.rmSync(this.file(scope, name), { force: true });
+    return q;
+  }
+
+  /** The names (lower case, as the files are named) of the scope's standing query files. */
+  private names(scope: Scope): string[] {
+    let entries: string[];
+    try {
+      entries = fs.readdirSync(this.dir(scope));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw err;
+    }
+    return entries.filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -'.yaml'.length)).filter((n) => n.length <= STANDING_NAME_MAX && STANDING_NAME_PATTERN.test(n));
+  }
+
+  /**
+   * The standing query of a checked name, its file read and checked again (a file edited by hand
+   * with an unknown key raises before any SQL); null when there is no file.
+   */
+  private read(scope: Scope, name: string): StandingQuery | null {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.file(scope, name), 'utf8');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    const doc = yaml().parse(text) as Record<string, unknown> | null;
+    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) throw valueError('name', `standing query file of ${JSON.stringify(name)} is not a YAML mapping`);
+    const storedName = typeof doc.name === 'string' && doc.name.toLowerCase() === name.toLowerCase() ? doc.name : name;
+    const { filters, description } = checkStandingSpec({ ...(doc.filters as object), description: doc.description ?? '' });
+    const created = typeof doc.created === 'string' ? doc.created : '';
+    const updated = typeof doc.updated === 'string' ? doc.updated : created;
+    return { name: storedName, description, filters, created, updated };
+  }
+}

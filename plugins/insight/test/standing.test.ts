@@ -1,0 +1,131 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock, start, storesOf, toolError, USER, type TestServer } from './helpers.js';
+
+let s: TestServer;
+afterEach(async () => {
+  vi.restoreAllMocks();
+  await s?.close();
+});
+
+const st = async (args: Record<string, unknown>): Promise<any> => s.call('memory_standing', args);
+const metaDir = () => path.join(s.dataDir, '.meta');
+const metaFiles = () => (fs.existsSync(metaDir()) ? fs.readdirSync(metaDir(), { recursive: true }).map(String).sort() : []);
+
+describe('memory_standing with both tiers exposed', () => {
+  it('saves, lists payload-free, runs through the query DSL with the limit clamped, replaces and deletes, per layer and user_id', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock, expose: 'insight,write' });
+    const facts = storesOf(s).facts;
+    for (const [key, value, importance] of [['pref:editor', 'Uses Vim', 0.9], ['pref:shell', 'Uses zsh', 0.3], ['home', 'Lives in Lisbon', 0.95]] as const) {
+      facts.upsert(USER, { key, value, importance });
+      clock.advance(1000);
+    }
+    const saved = await st({ action: 'save', name: 'high_prefs', spec_json: JSON.stringify({ key_like: 'pref:', importance_min: 0.5, description: 'important preferences' }) });
+    expect(saved).toMatchObject({ action: 'save', replaced: false, query: { name: 'high_prefs', description: 'important preferences', filters: { target: 'core', key_like: 'pref:', importance_min: 0.5 } } });
+    expect(fs.existsSync(path.join(s.dataDir, '.meta', 'standing', 'user', 'default', 'high_prefs.yaml'))).toBe(true);
+    await st({ action: 'save', name: 'eps', spec_json: { target: 'episodes', limit: 1000 } });
+    const list = await st({ action: 'list' });
+    expect(list).toEqual({ action: 'list', queries: [{ name: 'eps', description: '' }, { name: 'high_prefs', description: 'important preferences' }] });
+    const run = await st({ action: 'run', name: 'high_prefs' });
+    expect(run).toMatchObject({ action: 'run', name: 'high_prefs', target: 'core', total: 1, count: 1, limit: 50, limit_clamped: false, episodes: [], next_offset: null });
+    expect(run.facts.map((f: any) => f.value)).toEqual(['Uses Vim']);
+    // Other scopes see none of it.
+    expect((await st({ action: 'list', user_id: 'bob' })).queries).toEqual([]);
+    expect((await st({ action: 'list', layer: 'agent' })).queries).toEqual([]);
+    expect((await toolError(st({ action: 'run', name: 'high_prefs', user_id: 'bob' }))).field).toBe('name');
+    // Limits: the saved 1000 and an asked 500 or 0 are clamped, not refused.
+    const ep = storesOf(s).episodes;
+    for (let i = 0; i < 202; i++) ep.add(USER, { summary: `walk ${i}` });
+    expect(await st({ action: 'run', name: 'eps' })).toMatchObject({ limit: 200, limit_clamped: true, count: 200, total: 202, next_offset: 200 });
+    expect(await st({ action: 'run', name: 'eps', limit: 500, offset: 200 })).toMatchObject({ limit: 200, limit_clamped: true, count: 2, next_offset: null });
+    expect(await st({ action: 'run', name: 'eps', limit: 0 })).toMatchObject({ limit: 1, count: 1 });
+    // Replace, then delete.
+    const again = await st({ action: 'save', name: 'HIGH_PREFS', spec_json: { key_like: 'pref:' } });
+    expect(again).toMatchObject({ replaced: true, query: { name: 'HIGH_PREFS', created: saved.query.created } });
+    expect((await st({ action: 'run', name: 'high_prefs' })).total).toBe(2);
+    expect(await st({ action: 'delete', name: 'high_prefs' })).toMatchObject({ action: 'delete', query: { name: 'HIGH_PREFS' } });
+    expect((await st({ action: 'list' })).queries.map((q: any) => q.name)).toEqual(['eps']);
+    const gone = await toolError(st({ action: 'delete', name: 'high_prefs' }));
+    expect(gone).toMatchObject({ field: 'name', type: 'NotFoundError' });
+  });
+
+  it('raises a ValueError for a hostile name before any file or SQL access', async () => {
+    s = await start({ expose: 'insight,write' });
+    const fsCalls = ['readFileSync', 'readdirSync', 'writeFileSync', 'renameSync', 'rmSync', 'mkdirSync'].map((m) => vi.spyOn(fs, m as 'readFileSync'));
+    const sql = vi.spyOn(storesOf(s).ctx, 'stmt');
+    for (const name of ['../../../etc/passwd', '../x', 'a/b', '..', '.meta', 'x'.repeat(101), 'über', 'a b', 'a;rm', '']) {
+      for (const action of ['save', 'run', 'delete']) {
+        const err = await toolError(st({ action, name, spec_json: { key_like: 'x' } }));
+        expect(err, `${action} ${JSON.stringify(name)}`).toMatchObject({ type: 'ValueError', field: 'name' });
+      }
+    }
+    expect(fsCalls.every((f) => f.mock.calls.length === 0)).toBe(true);
+    expect(sql).not.toHaveBeenCalled();
+    vi.restoreAllMocks();
+    expect(metaFiles()).toEqual([]);
+    // 100 characters, letters, digits, _ and - are accepted.
+    expect((await st({ action: 'save', name: `A-b_${'x'.repeat(96)}`, spec_json: {} })).replaced).toBe(false);
+  });
+
+  it('raises a ValueError for an unknown filter key before any file or SQL access, and names a bad filter value', async () => {
+    s = await start({ expose: 'insight,write' });
+    const writes = vi.spyOn(fs, 'writeFileSync');
+    const reads = vi.spyOn(fs, 'readFileSync');
+    const sql = vi.spyOn(storesOf(s).ctx, 'stmt');
+    for (const spec_json of [{ key_like: 'x', evil: 1 }, '{"sql": "DROP TABLE facts"}', { offset: 3 }, { user_id: 'bob' }]) {
+      const err = await toolError(st({ action: 'save', name: 'q', spec_json }));
+      expect(err).toMatchObject({ type: 'ValueError', field: 'spec_json' });
+      expect(err.message).toMatch(/unknown filter key/);
+    }
+    expect(writes).not.toHaveBeenCalled();
+    expect(reads).not.toHaveBeenCalled();
+    expect(sql).not.toHaveBeenCalled();
+    vi.restoreAllMocks();
+    expect(metaFiles()).toEqual([]);
+    const field = async (spec_json: unknown) => (await toolError(st({ action: 'save', name: 'q', spec_json }))).field;
+    expect(await field('not json')).toBe('spec_json');
+    expect(await field({ importance_min: 3 })).toBe('spec_json.importance_min');
+    expect(await field({ target: 'wiki' })).toBe('spec_json.target');
+    expect(await field({ key_like: 'x', target: 'episodes' })).toBe('spec_json.key_like');
+    expect(await field({ created_until: 'soon' })).toBe('spec_json.created_until');
+    expect(await field({ limit: 1.5 })).toBe('spec_json.limit');
+    expect((await toolError(st({ action: 'save', name: 'q' }))).field).toBe('spec_json');
+    expect((await toolError(st({ action: 'run' }))).field).toBe('name');
+    expect((await toolError(st({ action: 'run', name: 'q', limit: 2.5 }))).field).toBe('limit');
+    expect((await toolError(st({ action: 'purge' }))).field).toBe('action');
+    expect(metaFiles()).toEqual([]);
+  });
+});
+
+describe('memory_standing tiers', () => {
+  it('with only insight exposed: list and run work, save and delete are refused naming action, and nothing is written', async () => {
+    s = await start({ expose: 'insight' });
+    storesOf(s).standing.save(USER, 'mine', { description: 'seeded' });
+    const before = metaFiles();
+    expect((await st({ action: 'list' })).queries).toEqual([{ name: 'mine', description: 'seeded' }]);
+    expect((await st({ action: 'run', name: 'mine' })).total).toBe(0);
+    for (const action of ['save', 'delete']) {
+      const err = await toolError(st({ action, name: 'mine', spec_json: {} }));
+      expect(err).toMatchObject({ type: 'TierError', field: 'action', accepted: ['list', 'run'] });
+      expect(err.message).toMatch(/write tier/);
+    }
+    expect(metaFiles()).toEqual(before);
+    expect((await s.client.listTools()).tools.find((t) => t.name === 'memory_standing')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, openWorldHint: false });
+  });
+
+  it('with only write exposed: save and delete work, list and run are refused naming action', async () => {
+    s = await start({ expose: 'write' });
+    expect((await st({ action: 'save', name: 'mine', spec_json: {} })).replaced).toBe(false);
+    for (const action of ['list', 'run']) {
+      expect(await toolError(st({ action, name: 'mine' }))).toMatchObject({ type: 'TierError', field: 'action', accepted: ['save', 'delete'] });
+    }
+    expect((await st({ action: 'delete', name: 'mine' })).query.name).toBe('mine');
+  });
+
+  it('is hidden when neither tier is exposed', async () => {
+    s = await start({ expose: 'primitives' });
+    expect((await s.client.listTools()).tools.map((t) => t.name)).not.toContain('memory_standing');
+  });
+});
