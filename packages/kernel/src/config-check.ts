@@ -28,6 +28,8 @@ export const CONFIG_SETTINGS: Readonly<Record<string, Readonly<Record<string, Nu
   },
   think: { max_text_chars: { integer: true, min: 100, max: 10_000_000 } },
   scratchpad: { max_entries: { integer: true, min: 1, max: 10_000 } },
+  // Hours between scheduled backups of memory.db (the stores' BackupStore); 0, the default, is off.
+  backup: { interval_hours: { integer: true, min: 0, max: 8760 } },
 });
 
 /** Top-level keys of config.yaml the service reads: its sections and `plugins`. */

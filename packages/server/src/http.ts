@@ -167,6 +167,37 @@ function originAllowed(req: FastifyRequest): boolean {
   }
 }
 
+/**
+ * The API keys memory_api_key manages, as the stores register them in the kernel's container
+ * (`apiKeys`); the server only asks whether any exists and what a presented key is.
+ */
+interface ApiKeyChecker {
+  any(): boolean;
+  verify(key: string): 'ok' | 'unknown' | 'revoked';
+}
+
+/** The routes answered without a key: a load balancer's or orchestrator's probes. */
+const OPEN_PATHS = new Set(['/health', '/alive']);
+
+/**
+ * Once any API key has been created, every request but /health and /alive must carry
+ * `Authorization: Bearer <API_KEY>`: none (or another scheme) is a 401, a key that is unknown or
+ * revoked a 403. Answers the refusal, or null to let the request through.
+ */
+function authRefusal(checker: ApiKeyChecker | null, req: FastifyRequest): { status: number; error: Record<string, unknown> } | null {
+  if (!checker || OPEN_PATHS.has(req.url.split('?')[0]!)) return null;
+  if (!checker.any()) return null;
+  const header = req.headers.authorization;
+  const m = typeof header === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
+  if (!m) {
+    const message = header === undefined ? 'This server requires an API key: send Authorization: Bearer <API_KEY>' : 'The Authorization header must be "Bearer <API_KEY>"';
+    return { status: 401, error: { type: 'AuthenticationError', message, field: 'authorization', accepted: 'Bearer <API_KEY>' } };
+  }
+  const verdict = checker.verify(m[1]!);
+  if (verdict === 'ok') return null;
+  return { status: 403, error: { type: 'ForbiddenError', message: verdict === 'revoked' ? 'This API key was revoked' : 'Unknown API key', field: 'authorization' } };
+}
+
 /** Whether a request is to the MCP endpoint. */
 function isMcp(req: FastifyRequest): boolean {
   return req.url.split('?')[0] === '/mcp';
@@ -317,6 +348,7 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
 
   // A browser page may only reach this server from a loopback origin or this server's own host,
   // on every route: /api/tools reaches every tool.
+  const apiKeys = kernel.container.hasRegistration('apiKeys') ? kernel.container.resolve<ApiKeyChecker>('apiKeys') : null;
   const listeningOnLoopback = LOOPBACK.has(opts.host.toLowerCase()) || opts.host.startsWith('127.');
   app.addHook('onRequest', async (req, reply) => {
     if (!hostAllowed(req, listeningOnLoopback)) {
@@ -324,6 +356,20 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     }
     if (!originAllowed(req)) {
       return reply.code(403).send({ error: { type: 'ForbiddenError', message: `Origin ${req.headers.origin} is not allowed` } });
+    }
+    // API keys (memory_api_key): checked before the request is run or counted.
+    let refusal: ReturnType<typeof authRefusal>;
+    try {
+      refusal = authRefusal(apiKeys, req);
+    } catch (err) {
+      // The key store cannot be read (the database is closing or broken): refuse rather than let the request through.
+      refusal = { status: 503, error: { type: 'ServerError', message: `API keys cannot be checked: ${(err as Error).message}` } };
+    }
+    if (refusal) {
+      if (refusal.status === 401) void reply.header('www-authenticate', 'Bearer');
+      return isMcp(req)
+        ? reply.code(refusal.status).send({ jsonrpc: '2.0', error: { code: SERVER_ERROR, message: String(refusal.error.message) }, id: null })
+        : reply.code(refusal.status).send({ error: refusal.error });
     }
     // A GET /mcp is a session's stream of server messages, open until the session ends: a stop
     // does not wait for it. Every other request is answered before the connections are closed.

@@ -44,8 +44,8 @@ describe('the first-party server as an MCP host sees it', () => {
     const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_EXPOSE: 'insight' });
     open.push(c);
     const names = (await c.client.listTools()).tools.map((t) => t.name).sort();
-    // memory_history comes with the write plugin and is in the insight tier too.
-    const insight = ['memory_episode_list', 'memory_episode_get', 'memory_episode_recall', 'memory_session_list', 'memory_graph_nodes', 'memory_graph_edges', 'memory_graph_query', 'memory_fact_blame', 'memory_query', 'memory_stats', 'memory_history'];
+    // memory_history and memory_standing are in the insight and write tiers both.
+    const insight = ['memory_query', 'memory_fact_blame', 'memory_history', 'memory_quality', 'memory_reflect', 'memory_stats', 'memory_search', 'memory_recall', 'memory_episode_recall', 'memory_episode_list', 'memory_episode_get', 'memory_session_list', 'memory_graph_query', 'memory_graph_nodes', 'memory_graph_edges', 'memory_diagnose', 'memory_standing'];
     expect(names).toEqual([...PRIMITIVES, ...insight].sort());
     const thought: any = await c.client.callTool({ name: 'think', arguments: { text: 'The staging database migrates every Tuesday night after the backup finishes.', layer: 'user' } });
     const l3 = thought.structuredContent.actions.find((a: any) => a.store === 'l3');

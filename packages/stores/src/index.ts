@@ -7,6 +7,24 @@ export { FTS_TABLES } from './migrations/fts.js';
 export { StoreContext } from './context.js';
 export { Stores, DEFERRED_WRITE_MS, ACCESS_FLUSH_ROWS, INDEX_CATCH_UP_MS } from './stores.js';
 export { AuditLog, type AuditEntry, type ImportanceChange } from './audit.js';
+export { Breaker, BreakerRegistry, BREAKER_NAMES, BREAKER_THRESHOLD, BREAKER_COOLDOWN_MS, type BreakerName, type BreakerState, type BreakerSnapshot } from './ops/breakers.js';
+export { ApiKeyStore, API_KEY_NAME_MAX, API_KEY_PREFIX, API_KEY_TOUCH_MS, type ApiKeyInfo, type ApiKeyVerdict } from './ops/api-keys.js';
+export { BackupStore, BACKUP_DIR, BACKUP_NAME, BACKUP_KINDS, type BackupKind, type BackupInfo, type BackupStatus, type SchedulerState } from './ops/backups.js';
+export {
+  Health,
+  HEAL_ACTIONS,
+  L1_QUARANTINE_DIR,
+  PROPOSAL_BACKLOG_WARN,
+  PROPOSAL_MAX_AGE_MS,
+  type HealAction,
+  type HealResult,
+  type HealthCheck,
+  type CheckStatus,
+  type OverallStatus,
+  type Diagnosis,
+  type MigrationHost,
+} from './ops/health.js';
+export { Sagas, runSaga, SAGA_NAMES, type SagaName, type SagaStep, type SagaResult, type StepOutcome, type StepStatus } from './ops/sagas.js';
 export { L1Ring, L1_FLUSH_MS, type L1Item, type L1PushInput, type L1File, type L1FileCheck } from './l1.js';
 export { SessionStore, type Session, type SessionEndInput, type SessionQualityDetail } from './sessions.js';
 export {
@@ -117,7 +135,7 @@ export {
 export { STOP_WORDS, queryTerms, buildMatch, wordTokens, foldText } from './retrieval/query.js';
 export { fitToBudget, type BudgetSection, type FittedSections } from './retrieval/budget.js';
 export * from './scorers/index.js';
-export { useStores, STORES_OWNER } from './kernel-binding.js';
+export { useStores, STORES_OWNER, BACKUP_INTERVAL_HOURS_DEFAULT } from './kernel-binding.js';
 export { AccessLog, type AccessTable } from './access-log.js';
 export {
   MEMORY_QUERY_MAX_LIMIT,

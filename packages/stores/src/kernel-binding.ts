@@ -5,6 +5,9 @@ import { DEFAULT_STORES_CONFIG } from './types.js';
 
 export const STORES_OWNER = '@memory-service/stores';
 
+/** Hours between scheduled backups unless backup.interval_hours says otherwise: 0, the scheduler is off. */
+export const BACKUP_INTERVAL_HOURS_DEFAULT = 0;
+
 /** Delay after ready before the retrieval indexes are built in the background. */
 export const RETRIEVAL_WARM_DELAY_MS = 250;
 
@@ -30,7 +33,10 @@ export function useStores(ctx: PluginContext): Stores {
       recallEventsKeep: ctx.config.integer('retrieval.recall_events_keep', DEFAULT_STORES_CONFIG.recallEventsKeep, 1, 1_000_000),
     },
   });
-  ctx.container.register({ stores: asValue(stores) });
+  // apiKeys: the HTTP server checks a request's Authorization against it (packages/server/src/http.ts).
+  ctx.container.register({ stores: asValue(stores), apiKeys: asValue(stores.apiKeys) });
+  // The backup scheduler: off unless backup.interval_hours is set (0 = off); stopped by close (SIGTERM, SIGINT).
+  const backupHours = ctx.config.integer('backup.interval_hours', BACKUP_INTERVAL_HOURS_DEFAULT, 0, 8760);
   // The retrieval indexes are built shortly after ready, off the start-up path, instead of on the
   // first search (about 2 s at 100,000 memories on a small machine); what a killed process left
   // on disk is mended then too (Stores.repairAfterStop).
@@ -47,9 +53,11 @@ export function useStores(ctx: PluginContext): Stores {
       }
     }, RETRIEVAL_WARM_DELAY_MS);
     warming.unref();
+    stores.backups.startScheduler(backupHours * 3_600_000);
   });
   ctx.hooks.close.tapPromise(STORES_OWNER, async () => {
     if (warming) clearTimeout(warming);
+    stores.backups.stopScheduler();
     stores.flush();
     stores.retrieval.persist();
   });

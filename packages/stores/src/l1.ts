@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { StoreContext } from './context.js';
 import { writeIfFree } from '@memory-service/kernel';
+import type { Breaker } from './ops/breakers.js';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
@@ -111,7 +112,14 @@ export class L1Ring {
    */
   private readonly newest: NewestItems;
 
-  constructor(private readonly ctx: StoreContext) {
+  /**
+   * `breaker` (the l1_files breaker of Stores) counts the outcome of the timed file writes: once it
+   * opens, the timer skips them until its cooldown ends (the ring is canonical; the files catch up).
+   */
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly breaker?: Breaker,
+  ) {
     let shared = NEWEST.get(ctx.db);
     if (!shared) NEWEST.set(ctx.db, (shared = { version: -1, items: new Map() }));
     this.newest = shared;
@@ -129,6 +137,11 @@ export class L1Ring {
     if (this.scheduled) clearTimeout(this.scheduled);
     this.scheduled = null;
     if (this.dirty.size === 0 || !this.ctx.db.open) return;
+    if (!wait && this.breaker && !this.breaker.allow()) {
+      this.scheduled = setTimeout(() => this.flush(false), Math.max(L1_FLUSH_MS, this.breaker.remainingMs()));
+      this.scheduled.unref();
+      return;
+    }
     const scopes = [...this.dirty.values()];
     this.dirty.clear();
     const failed: { scope: Scope; err: unknown }[] = [];
@@ -154,6 +167,9 @@ export class L1Ring {
       for (const s of scopes) this.markDirty(s);
       return;
     }
+    // Only the timed flushes count as failures: the breaker guards the background work, not a flush asked for (close).
+    if (failed.length === 0) this.breaker?.success();
+    else if (!wait) this.breaker?.failure(failed[0]!.err);
     if (failed.length === 0) {
       if (this.failures > 0) this.ctx.logger.info('L1 files are written again');
       this.failures = 0;
@@ -363,12 +379,21 @@ export class L1Ring {
 
   /**
    * Remove every invalid L1 file, then rewrite the files of all scopes that still hold items in
-   * the table, so a healed data dir matches the canonical ring. Returns the removed files.
+   * the table, so a healed data dir matches the canonical ring. With `backupDir`, each invalid file
+   * is copied there first (as `<layer>-<file>`). Returns the removed files and their copies.
    */
-  purgeInvalid(): { removed: string[]; rewritten: number } {
+  purgeInvalid(backupDir?: string): { removed: string[]; rewritten: number; backed_up: string[] } {
     const removed: string[] = [];
+    const backedUp: string[] = [];
     for (const check of this.validate()) {
       if (!check.valid) {
+        // A copy first (memory_heal keeps the bad content, in case it holds something to recover).
+        if (backupDir) {
+          fs.mkdirSync(backupDir, { recursive: true });
+          const copy = path.join(backupDir, `${path.basename(path.dirname(check.file))}-${path.basename(check.file)}`);
+          fs.copyFileSync(check.file, copy);
+          backedUp.push(copy);
+        }
         fs.rmSync(check.file, { force: true });
         removed.push(check.file);
       }
@@ -383,7 +408,7 @@ export class L1Ring {
         }
       }
     });
-    return { removed, rewritten };
+    return { removed, rewritten, backed_up: backedUp };
   }
 
   /**

@@ -11,6 +11,11 @@ import { FactStore } from './facts.js';
 import { GraphStore } from './graph.js';
 import { L1Ring } from './l1.js';
 import { LucidityPurge } from './lucidity-purge.js';
+import { ApiKeyStore } from './ops/api-keys.js';
+import { BackupStore } from './ops/backups.js';
+import { BreakerRegistry } from './ops/breakers.js';
+import { Health } from './ops/health.js';
+import { Sagas } from './ops/sagas.js';
 import { removeStaleTemps, safeJoin } from './paths.js';
 import { ProjectStore } from './projects/projects.js';
 import { ProposalStore } from './proposals.js';
@@ -186,6 +191,16 @@ export class Stores {
   readonly reflections: ReflectionStore;
   /** memory_recall's TTL cache over L3 and L4 retrieval, dropped on any write to the scope. */
   readonly recall: RecallCache;
+  /** Circuit breakers of the background work (deferred writes, index catch-up, L1 files, backup scheduler). */
+  readonly breakers: BreakerRegistry;
+  /** HTTP API keys (memory_api_key), service-wide. */
+  readonly apiKeys: ApiKeyStore;
+  /** Online backups of memory.db and their scheduler (memory_backup). */
+  readonly backups: BackupStore;
+  /** Data-dir checks and repairs (memory_diagnose, memory_heal). */
+  readonly health: Health;
+  /** Compensation sagas (memory_saga). */
+  readonly sagas: Sagas;
 
   /** The newest audit entry when this Stores was made: the saves after it are its own (repairAfterStop). */
   private readonly auditMarkAtStart: number;
@@ -199,7 +214,8 @@ export class Stores {
     }, opts.transactions);
     this.audit = new AuditLog(this.ctx);
     this.auditMarkAtStart = (this.ctx.stmt('SELECT max(id) FROM audit_log').pluck(true).get() as number | null) ?? 0;
-    this.l1 = new L1Ring(this.ctx);
+    this.breakers = new BreakerRegistry(opts.clock);
+    this.l1 = new L1Ring(this.ctx, this.breakers.get('l1_files'));
     this.sessions = new SessionStore(this.ctx, this.audit);
     this.episodes = new EpisodeStore(this.ctx, this.audit);
     this.versions = new VersionLog(this.ctx);
@@ -240,6 +256,17 @@ export class Stores {
     this.quality = new QualityStore(this.ctx, this.audit, this.facts);
     this.reflections = new ReflectionStore(this.ctx);
     this.recall = new RecallCache(this.ctx, this.retrieval);
+    this.apiKeys = new ApiKeyStore(this.ctx);
+    this.backups = new BackupStore(this.ctx, this.breakers.get('backup_scheduler'), {
+      beforeCopy: () => this.writeDeferred(),
+      afterRestore: () => {
+        this.retrieval.reset();
+        this.l1.reconcileFiles();
+        this.l1.flush();
+      },
+    });
+    this.health = new Health(this.ctx, this.l1, this.breakers);
+    this.sagas = new Sagas(this);
   }
 
   /** Today's activity of the scope by the clock (day-digest.ts): counts and newest facts, episodes, wiki pages, timeline events. */
@@ -268,7 +295,9 @@ export class Stores {
    * a think. What it leaves (a rebuild) goes to `idleRebuild`.
    */
   private readonly catchUp = new QuietTask(INDEX_CATCH_UP_MS, () => this.lastCommit, () => {
-    if (this.retrieval.catchUp().left.length > 0) this.idleRebuild.arm();
+    // Its breaker (index_catch_up) counts the outcome; while open the catch-up is skipped (a search catches up itself).
+    const run = this.breakers.get('index_catch_up').run(() => this.retrieval.catchUp());
+    if (run.ran && run.value.left.length > 0) this.idleRebuild.arm();
   });
   /**
    * Once writes have stopped for INDEX_IDLE_REBUILD_MS, rebuild (and save) what the catch-up left:
@@ -336,6 +365,9 @@ export class Stores {
     this.deferTimer = null;
     this.deferSoon = false;
     if ((this.deferred.length === 0 && this.accesses.rows === 0) || !this.ctx.db.open) return;
+    const breaker = this.breakers.get('deferred_writes');
+    // On the timer, an open breaker (deferred_writes) skips the write until its cooldown ends; the batch stays queued.
+    if (!wait && !breaker.allow()) return this.scheduleDeferred(Math.max(DEFERRED_WRITE_MS, breaker.remainingMs()));
     const batch = this.deferred.splice(0);
     const accesses = this.accesses.take(this.ctx);
     const write = () =>
@@ -358,6 +390,7 @@ export class Stores {
       }
       this.lockBusy = false;
       this.deferFailures = 0;
+      breaker.success();
       return;
     }
     try {
@@ -368,6 +401,7 @@ export class Stores {
       this.lockBusy = true;
       const delay = Math.min(DEFERRED_WRITE_MS * 2 ** this.deferFailures, DEFERRED_RETRY_MAX_MS);
       this.deferFailures++;
+      breaker.failure(err);
       this.ctx.logger.error(`writing the deferred bookkeeping failed (kept, tried again in ${delay} ms): ${(err as Error).message}`);
       this.scheduleDeferred(delay);
       return;
@@ -377,6 +411,7 @@ export class Stores {
       this.scheduleDeferred();
     } else {
       this.deferFailures = 0;
+      breaker.success();
     }
   }
 

@@ -4,6 +4,9 @@ import { memoryCleanupTool } from './tools/memory-cleanup.js';
 import { memoryDataTool } from './tools/memory-data.js';
 import { memoryLucidityPurgeTool } from './tools/memory-lucidity-purge.js';
 import { memorySyncReplicaTool } from './tools/memory-sync-replica.js';
+import { memoryApiKeyTool } from './tools/memory-api-key.js';
+import { memoryBackupTool } from './tools/memory-backup.js';
+import { memorySagaTool } from './tools/memory-saga.js';
 
 /**
  * The admin tier, its tools so far: memory_cleanup (dedup, episode merging, trims, backups pruning
@@ -23,5 +26,8 @@ export default definePlugin({
     ctx.tools.register(memoryDataTool(stores));
     ctx.tools.register(memoryLucidityPurgeTool(stores));
     ctx.tools.register(memorySyncReplicaTool(stores));
+    ctx.tools.register(memoryApiKeyTool(stores));
+    ctx.tools.register(memoryBackupTool(stores, ctx.storage));
+    ctx.tools.register(memorySagaTool(stores));
   },
 });

@@ -1,5 +1,6 @@
 import { definePlugin } from '@memory-service/kernel';
 import { useStores } from '@memory-service/stores';
+import { memoryDiagnoseTool } from './tools/memory-diagnose.js';
 import { memoryEpisodeGetTool } from './tools/memory-episode-get.js';
 import { memoryEpisodeListTool } from './tools/memory-episode-list.js';
 import { memoryEpisodeRecallTool } from './tools/memory-episode-recall.js';
@@ -50,5 +51,6 @@ export default definePlugin({
     ctx.tools.register(memoryQualityTool(stores));
     ctx.tools.register(memoryReflectTool(stores));
     ctx.tools.register(memoryStandingTool(stores));
+    ctx.tools.register(memoryDiagnoseTool(stores, ctx.storage));
   },
 });

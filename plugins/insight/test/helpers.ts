@@ -36,3 +36,6 @@ export async function thinkEpisode(s: TestServer, text: string, extra: Record<st
   expect(l3, `think should route "${text}" to L3`).toBeTruthy();
   return l3.id;
 }
+
+// memory_diagnose (test/diagnose.test.ts) is registered after the tools above.
+INSIGHT_TOOLS.push('memory_diagnose');

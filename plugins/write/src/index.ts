@@ -15,6 +15,7 @@ import { memoryHistoryTool } from './tools/memory-history.js';
 import { memoryProcedureTool } from './tools/memory-procedure.js';
 import { memoryStashTool } from './tools/memory-stash.js';
 import { memoryDiscloseTool } from './tools/memory-disclose.js';
+import { memoryHealTool } from './tools/memory-heal.js';
 
 /**
  * The write tier: memory_remember, memory_save_typed, memory_load_rules, memory_scratchpad,
@@ -48,6 +49,7 @@ export default definePlugin({
     ctx.tools.register(memoryStashTool(stores));
     ctx.tools.register(memoryProcedureTool(stores));
     ctx.tools.register(memoryDiscloseTool(stores));
+    ctx.tools.register(memoryHealTool(stores, ctx.storage));
     ctx.hooks.importance_gate.tap(ctx.name, (importance, fact) => importance + stores.writeGate.evaluate(fact.value).boost);
     ctx.hooks.message_received.tapPromise(ctx.name, async (message) => {
       const scope = { layer: message.layer, user_id: message.user_id };

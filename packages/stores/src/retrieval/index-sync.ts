@@ -88,6 +88,11 @@ export class RetrievalIndex {
     private readonly weights: ReadonlyMap<string, readonly number[]>,
   ) {}
 
+  /** Forget every index built in this process (Retrieval.reset). */
+  drop(): void {
+    this.built.clear();
+  }
+
   /** The newest seq of the change log: what an index must have applied to be current. */
   maxSeq(): number {
     // A bare max() reads the last row of the primary key; wrapped in coalesce() SQLite scans the table.

@@ -454,6 +454,14 @@ export class Retrieval {
     return this.index.catchUp();
   }
 
+  /**
+   * Drop the indexes built in this process: the next search builds them from the tables. After a
+   * restore (BackupStore) the change log may be behind their cursors, so they cannot catch up.
+   */
+  reset(): void {
+    this.index.drop();
+  }
+
   /** The newest seq of the retrieval change log (see migrations/retrieval-changes.ts). */
   changeSeq(): number {
     return this.index.maxSeq();

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { makeEnv, U, type Env } from '../test-helpers.js';
+
+let env: Env;
+beforeEach(() => {
+  env = makeEnv();
+});
+afterEach(() => {
+  env.stores.backups.stopScheduler();
+  env.close();
+});
+
+describe('BackupStore', () => {
+  it('create copies memory.db online into backups/, named by the clock; list is newest first; status counts them', async () => {
+    const b = env.stores.backups;
+    expect(b.status()).toEqual({ scheduler: { enabled: false, interval_hours: 0, next_run: null, last_error: null }, last_backup: null, count: 0, total_bytes: 0 });
+    env.stores.facts.upsert(U, { key: 'city', value: 'Lisbon' });
+    const first = await b.create();
+    expect(first.name).toBe('manual-20260101T000000000Z.db');
+    expect(first.created).toBe('2026-01-01T00:00:00.000Z');
+    // Two at one clock time get distinct names.
+    const second = await b.create();
+    expect(second.name).toBe('manual-20260101T000000000Z-2.db');
+    env.clock.advance(3_600_000);
+    const third = await b.create('scheduled');
+    expect(b.list().map((x) => x.name)).toEqual([third.name, second.name, first.name]);
+    expect(b.status()).toMatchObject({ count: 3, last_backup: { name: third.name, kind: 'scheduled' } });
+    expect(fs.existsSync(path.join(env.dir, 'backups', first.name))).toBe(true);
+    b.verify(first.name);
+    const copy = new (env.db.constructor as any)(path.join(env.dir, 'backups', first.name), { readonly: true });
+    expect(copy.prepare("SELECT value FROM facts WHERE key = 'city'").get()).toEqual({ value: 'Lisbon' });
+    copy.close();
+  });
+
+  it('restore backs the current db up first, copies the backup into the live db, and the same connection keeps working', async () => {
+    const b = env.stores.backups;
+    env.stores.facts.upsert(U, { key: 'city', value: 'Lisbon' });
+    const taken = await b.create();
+    env.clock.advance(1000);
+    env.stores.facts.upsert(U, { key: 'city', value: 'Porto' });
+    env.stores.facts.upsert(U, { key: 'pet', value: 'cat' });
+    expect(env.stores.retrieval.search(U, 'Porto').length).toBeGreaterThan(0);
+    let migrated = 0;
+    const out = await b.restore(taken.name, () => migrated++);
+    expect(out.restored.name).toBe(taken.name);
+    expect(out.safety_backup.kind).toBe('pre-restore');
+    expect(migrated).toBe(1);
+    expect(env.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(env.db.pragma('quick_check', { simple: true })).toBe('ok');
+    expect(env.stores.facts.get(U, 'city')?.value).toBe('Lisbon');
+    expect(env.stores.facts.get(U, 'pet')).toBeNull();
+    // The retrieval indexes were dropped: search sees the restored content, not the old.
+    expect(env.stores.retrieval.search(U, 'Porto')).toEqual([]);
+    expect(env.stores.retrieval.search(U, 'Lisbon').length).toBeGreaterThan(0);
+    env.stores.facts.upsert(U, { key: 'after', value: 'written after the restore' });
+    expect(env.stores.facts.count(U)).toBe(2);
+    // The pre-restore copy holds what was replaced, so a restore can be undone.
+    await b.restore(out.safety_backup.name);
+    expect(env.stores.facts.get(U, 'pet')?.value).toBe('cat');
+  });
+
+  it('restore refuses a bad name, a missing backup and a file that is no database, changing nothing', async () => {
+    const b = env.stores.backups;
+    env.stores.facts.upsert(U, { key: 'k', value: 'v' });
+    await expect(b.restore('../memory.db')).rejects.toMatchObject({ field: 'name', type: 'ValidationError' });
+    await expect(b.restore('memory')).rejects.toMatchObject({ field: 'name' });
+    await expect(b.restore(42)).rejects.toMatchObject({ field: 'name' });
+    await expect(b.restore('manual-nothing.db')).rejects.toMatchObject({ field: 'name', type: 'NotFoundError' });
+    fs.mkdirSync(b.dir, { recursive: true });
+    fs.writeFileSync(path.join(b.dir, 'junk.db'), 'this is not sqlite');
+    await expect(b.restore('junk.db')).rejects.toMatchObject({ field: 'name', message: expect.stringContaining('not a usable memory database') });
+    expect(b.list().map((x) => x.name)).toEqual(['junk.db']);
+    expect(env.stores.facts.get(U, 'k')?.value).toBe('v');
+  });
+
+  it('the scheduler is off at 0, and on with an interval names its next run by the clock; stop turns it off', () => {
+    const b = env.stores.backups;
+    b.startScheduler(0);
+    expect(b.status().scheduler.enabled).toBe(false);
+    b.startScheduler(24 * 3_600_000);
+    expect(b.status().scheduler).toEqual({ enabled: true, interval_hours: 24, next_run: '2026-01-02T00:00:00.000Z', last_error: null });
+    b.stopScheduler();
+    expect(b.status().scheduler).toMatchObject({ enabled: false, next_run: null });
+  });
+
+  it('a second backup while one runs is refused as a conflict', async () => {
+    const b = env.stores.backups;
+    const one = b.create();
+    await expect(b.create()).rejects.toMatchObject({ type: 'ConflictError' });
+    await one;
+    expect(b.list()).toHaveLength(1);
+  });
+});

@@ -1,0 +1,283 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { StoreContext } from '../context.js';
+import { StoreError, notFound, validationError } from '../errors.js';
+import { safeJoin } from '../paths.js';
+import type { Database } from '../types.js';
+import { isoOf } from '../util.js';
+import type { Breaker } from './breakers.js';
+
+/** The folder of the backups, under the data dir. */
+export const BACKUP_DIR = 'backups';
+/** A backup file name as list answers it and restore takes it. */
+export const BACKUP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.db$/;
+/** The kinds of backup, each its own name prefix: `now`/the saga (manual), the scheduler, the copy taken before a restore. */
+export const BACKUP_KINDS = ['manual', 'scheduled', 'pre-restore', 'saga'] as const;
+export type BackupKind = (typeof BACKUP_KINDS)[number];
+
+export interface BackupInfo {
+  name: string;
+  kind: BackupKind | 'other';
+  size_bytes: number;
+  /** When it was taken, by the clock (from its name); its file time when the name holds none. */
+  created: string;
+}
+
+export interface SchedulerState {
+  enabled: boolean;
+  /** 0 when the scheduler is off. */
+  interval_hours: number;
+  /** ISO time of the next scheduled backup by the clock; null when off. */
+  next_run: string | null;
+  last_error: string | null;
+}
+
+export interface BackupStatus {
+  scheduler: SchedulerState;
+  last_backup: BackupInfo | null;
+  count: number;
+  total_bytes: number;
+}
+
+/** What Stores does around a backup: write what is pending first, and bring its in-memory state in line after a restore. */
+export interface BackupHooks {
+  /** Before a copy is taken: write the queued bookkeeping, so the copy holds it. */
+  beforeCopy(): void;
+  /** After a restore: drop in-memory state built from the old content (retrieval indexes) and rewrite derived files (L1). */
+  afterRestore(): void;
+}
+
+/** `20261126T152659123Z`: the clock's time, for a file name that sorts in time order. */
+function stamp(ms: number): string {
+  return isoOf(ms).replace(/[-:.]/g, '');
+}
+
+/** The time a backup name holds (`<kind>-<stamp>[-n].db`), or null. */
+function timeOfName(name: string): string | null {
+  const m = /-(\d{8})T(\d{2})(\d{2})(\d{2})(\d{3})Z(?:-\d+)?\.db$/.exec(name);
+  if (!m) return null;
+  const [, d, h, mi, s, ms] = m;
+  return `${d!.slice(0, 4)}-${d!.slice(4, 6)}-${d!.slice(6, 8)}T${h}:${mi}:${s}.${ms}Z`;
+}
+
+/** The `-n` suffix of a name taken at the same clock time as another (1 without one). */
+function seqOf(name: string): number {
+  const m = /Z-(\d+)\.db$/.exec(name);
+  return m ? Number(m[1]) : 1;
+}
+
+function kindOf(name: string): BackupInfo['kind'] {
+  return BACKUP_KINDS.find((k) => name.startsWith(`${k}-`)) ?? 'other';
+}
+
+/**
+ * Online backups of memory.db into `<data_dir>/backups/` with SQLite's backup API
+ * (better-sqlite3's db.backup()), which copies a consistent snapshot while the service keeps
+ * serving. Files are named `<kind>-<clock time>.db`. A restore never swaps the file under the open
+ * connection: it first backs the current database up (`pre-restore-...`), then copies the backup
+ * into the live database through the same backup API, so the connection, its prepared statements
+ * and every other process see the restored content; the in-memory retrieval indexes are dropped and
+ * the L1 files rewritten (BackupHooks.afterRestore). Only memory.db is covered: wiki page files and
+ * the other files of the data dir are not part of a backup.
+ *
+ * The scheduler (off unless an interval is configured) takes a `scheduled-` backup every
+ * interval; its breaker (backup_scheduler) skips runs after failures in a row until its cooldown.
+ */
+export class BackupStore {
+  private timer: NodeJS.Timeout | null = null;
+  private intervalMs = 0;
+  private nextRun: number | null = null;
+  private lastError: string | null = null;
+  /** Set while a backup or a restore runs: a second one at once is refused (ConflictError). */
+  private busy = false;
+
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly breaker: Breaker,
+    private readonly hooks: BackupHooks,
+  ) {}
+
+  get dir(): string {
+    return safeJoin(this.ctx.dataDir, BACKUP_DIR);
+  }
+
+  /** Take a backup now; answers it as list does. */
+  async create(kind: BackupKind = 'manual'): Promise<BackupInfo> {
+    return this.exclusive(() => this.copy(kind));
+  }
+
+  private async copy(kind: BackupKind): Promise<BackupInfo> {
+    if (!this.ctx.db.open) throw new StoreError('STORES_ERR_CONFLICT', 'the database is closed: no backup can be taken');
+    fs.mkdirSync(this.dir, { recursive: true });
+    this.hooks.beforeCopy();
+    const base = `${kind}-${stamp(this.ctx.clock.now())}`;
+    let name = `${base}.db`;
+    for (let n = 2; fs.existsSync(path.join(this.dir, name)); n++) name = `${base}-${n}.db`;
+    const file = path.join(this.dir, name);
+    try {
+      await this.ctx.db.backup(file);
+      // A copy of a WAL database is one too: made a rollback-journal database, it is one
+      // self-contained file, and opening it (verify, restore) leaves no -wal and -shm files beside it.
+      const copy = new (this.driver())(file, { readonly: false, fileMustExist: true });
+      try {
+        copy.pragma('journal_mode = DELETE');
+      } finally {
+        copy.close();
+      }
+    } catch (err) {
+      this.removeFiles(file);
+      throw err;
+    }
+    return this.info(name);
+  }
+
+  /** The backups, newest first. */
+  list(): BackupInfo[] {
+    if (!fs.existsSync(this.dir)) return [];
+    return fs
+      .readdirSync(this.dir, { withFileTypes: true })
+      .filter((e) => e.isFile() && BACKUP_NAME.test(e.name))
+      .map((e) => this.info(e.name))
+      .sort((a, b) => (a.created === b.created ? seqOf(b.name) - seqOf(a.name) || b.name.localeCompare(a.name) : b.created.localeCompare(a.created)));
+  }
+
+  /** Remove a backup file (the backup saga's compensation). */
+  remove(name: string): boolean {
+    const file = this.fileOf(name);
+    if (!fs.existsSync(file)) return false;
+    this.removeFiles(file);
+    return true;
+  }
+
+  private removeFiles(file: string): void {
+    for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) fs.rmSync(f, { force: true });
+  }
+
+  /** The driver's Database class (of the open connection), to open a backup file on its own connection. */
+  private driver(): new (file: string, opts: { readonly: boolean; fileMustExist: boolean }) => Database {
+    return this.ctx.db.constructor as new (file: string, opts: { readonly: boolean; fileMustExist: boolean }) => Database;
+  }
+
+  /** Check that a backup is a whole SQLite database of this service (quick_check ok, the memory tables present). */
+  verify(name: string): void {
+    const file = this.fileOf(name);
+    const Ctor = this.driver();
+    let db: Database | undefined;
+    try {
+      db = new Ctor(file, { readonly: true, fileMustExist: true });
+      const check = db.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new Error(`quick_check answered ${String(check)}`);
+      if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'facts'").get()) throw new Error('it holds no memory tables');
+    } catch (err) {
+      throw validationError('name', `backup ${name} is not a usable memory database: ${(err as Error).message}`, 'a backup name from memory_backup list');
+    } finally {
+      db?.close();
+    }
+  }
+
+  /**
+   * Restore the backup `name` into the live database: check it, back the current database up
+   * (`pre-restore-...`), copy the backup in through the backup API, then afterRestore and
+   * `migrate` (a backup older than the schema is brought to the head). Answers the pre-restore copy.
+   */
+  async restore(name: unknown, migrate?: () => void): Promise<{ restored: BackupInfo; safety_backup: BackupInfo }> {
+    const clean = this.checkName(name);
+    const file = this.fileOf(clean);
+    if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw notFound('backup', clean, 'name');
+    return this.exclusive(async () => {
+      if (this.ctx.db.inTransaction) throw new StoreError('STORES_ERR_CONFLICT', 'a restore cannot run inside a transaction');
+      this.verify(clean);
+      const restored = this.info(clean);
+      const safety = await this.copy('pre-restore');
+      const src = new (this.driver())(file, { readonly: true, fileMustExist: true });
+      try {
+        // One step after the first: the destination's write lock is held across as few turns of the event loop as the API allows.
+        await src.backup(this.ctx.db.name, { progress: () => 0x7fffffff });
+      } finally {
+        src.close();
+      }
+      this.hooks.afterRestore();
+      migrate?.();
+      return { restored, safety_backup: safety };
+    });
+  }
+
+  status(): BackupStatus {
+    const all = this.list();
+    return {
+      scheduler: {
+        enabled: this.timer !== null,
+        interval_hours: this.intervalMs / 3_600_000,
+        next_run: this.nextRun === null ? null : isoOf(this.nextRun),
+        last_error: this.lastError,
+      },
+      last_backup: all[0] ?? null,
+      count: all.length,
+      total_bytes: all.reduce((n, b) => n + b.size_bytes, 0),
+    };
+  }
+
+  /** Start the scheduler: a `scheduled-` backup every `intervalMs` (0 leaves it off). Its timer never keeps the process alive. */
+  startScheduler(intervalMs: number): void {
+    this.stopScheduler();
+    if (!(intervalMs > 0)) return;
+    this.intervalMs = intervalMs;
+    this.nextRun = this.ctx.clock.now() + intervalMs;
+    this.timer = setInterval(() => void this.tick(), intervalMs);
+    this.timer.unref();
+  }
+
+  /** Stop the scheduler (the server's close hook on SIGTERM and SIGINT). */
+  stopScheduler(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.intervalMs = 0;
+    this.nextRun = null;
+  }
+
+  /**
+   * One scheduled run: skipped while the breaker is open or another backup runs; a failure is
+   * counted on the breaker and reported on the logger, never thrown. Answers the backup taken.
+   */
+  async tick(): Promise<BackupInfo | null> {
+    if (this.intervalMs > 0) this.nextRun = this.ctx.clock.now() + this.intervalMs;
+    if (this.busy || !this.ctx.db.open || !this.breaker.allow()) return null;
+    try {
+      const made = await this.create('scheduled');
+      this.breaker.success();
+      this.lastError = null;
+      return made;
+    } catch (err) {
+      this.breaker.failure(err);
+      this.lastError = (err as Error).message;
+      this.ctx.logger.error(`scheduled backup failed: ${this.lastError}`);
+      return null;
+    }
+  }
+
+  private async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.busy) throw new StoreError('STORES_ERR_CONFLICT', 'another backup or restore is running; try again when it is done');
+    this.busy = true;
+    try {
+      return await fn();
+    } finally {
+      this.busy = false;
+    }
+  }
+
+  private checkName(name: unknown): string {
+    if (typeof name !== 'string' || !BACKUP_NAME.test(name.trim())) {
+      throw validationError('name', 'name must be the name of a backup file as memory_backup list answers it (letters, digits, ".", "_", "-", ending in .db)', 'a backup name from memory_backup list');
+    }
+    return name.trim();
+  }
+
+  private fileOf(name: string): string {
+    return safeJoin(this.dir, this.checkName(name));
+  }
+
+  private info(name: string): BackupInfo {
+    const st = fs.statSync(path.join(this.dir, name));
+    return { name, kind: kindOf(name), size_bytes: st.size, created: timeOfName(name) ?? st.mtime.toISOString() };
+  }
+}

@@ -1,0 +1,154 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { MigrationStatus } from '@memory-service/kernel';
+import type { StoreContext } from '../context.js';
+import type { L1Ring } from '../l1.js';
+import { safeJoin } from '../paths.js';
+import { isoOf } from '../util.js';
+import { BACKUP_DIR } from './backups.js';
+import type { BreakerName, BreakerRegistry, BreakerSnapshot } from './breakers.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+export type OverallStatus = 'ok' | 'degraded';
+
+export interface HealthCheck {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+}
+
+export interface Diagnosis {
+  status: OverallStatus;
+  checks: HealthCheck[];
+  breakers: BreakerSnapshot[];
+}
+
+/** The kernel's migration bookkeeping (PluginContext.storage): what /ready reports and remigrate re-applies. */
+export interface MigrationHost {
+  status(): MigrationStatus[];
+  remigrate(): Record<string, number[]>;
+}
+
+/** Pending proposals at which the backlog check warns. */
+export const PROPOSAL_BACKLOG_WARN = 100;
+/** A pending proposal older than this makes the backlog check warn. */
+export const PROPOSAL_MAX_AGE_MS = 7 * 24 * 3600 * 1000;
+/** The actions of memory_heal, in the order it runs them when none is named. */
+export const HEAL_ACTIONS = ['remigrate', 'reset_breakers', 'purge_invalid_l1'] as const;
+export type HealAction = (typeof HEAL_ACTIONS)[number];
+/** Where purge_invalid_l1 keeps a copy of each invalid L1 file before removing it (under backups/, one folder per run). */
+export const L1_QUARANTINE_DIR = 'l1-invalid';
+
+export interface HealResult {
+  action: HealAction;
+  detail: string;
+  /** remigrate: ids applied per owner; reset_breakers: the breakers that were not closed; purge_invalid_l1: files removed and their copies. */
+  applied?: Record<string, number[]>;
+  reset?: BreakerName[];
+  removed?: string[];
+  backed_up?: string[];
+}
+
+const worst = (checks: HealthCheck[]): OverallStatus => (checks.every((c) => c.status === 'ok') ? 'ok' : 'degraded');
+
+/**
+ * memory_diagnose and memory_heal over the whole data dir: the checks never throw (a check that
+ * cannot run is a `fail` naming why), the heal actions are each idempotent.
+ */
+export class Health {
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly l1: L1Ring,
+    private readonly breakers: BreakerRegistry,
+  ) {}
+
+  diagnose(migrations: MigrationHost): Diagnosis {
+    const checks = [
+      this.guard('database', () => this.database()),
+      this.guard('migrations', () => this.migrations(migrations)),
+      this.guard('l1_files', () => this.l1Files()),
+      this.guard('proposals', () => this.proposals()),
+      this.guard('breakers', () => this.breakerCheck()),
+    ];
+    return { status: worst(checks), checks, breakers: this.breakers.list() };
+  }
+
+  heal(actions: readonly HealAction[], migrations: MigrationHost): HealResult[] {
+    return actions.map((a) => {
+      if (a === 'remigrate') {
+        const applied = migrations.remigrate();
+        const n = Object.values(applied).reduce((k, ids) => k + ids.length, 0);
+        return { action: a, applied, detail: n === 0 ? 'every migration was already applied' : `applied ${n} pending migration(s)` };
+      }
+      if (a === 'reset_breakers') {
+        const reset = this.breakers.resetAll();
+        return { action: a, reset, detail: reset.length === 0 ? 'every breaker was already closed' : `closed ${reset.join(', ')}` };
+      }
+      const dir = safeJoin(this.ctx.dataDir, BACKUP_DIR, L1_QUARANTINE_DIR, isoOf(this.ctx.clock.now()).replace(/[-:.]/g, ''));
+      const { removed, backed_up } = this.l1.purgeInvalid(dir);
+      const rel = (f: string) => path.relative(this.ctx.dataDir, f);
+      return {
+        action: a,
+        removed: removed.map(rel),
+        backed_up: backed_up.map(rel),
+        detail: removed.length === 0 ? 'every L1 file is valid' : `removed ${removed.length} invalid L1 file(s), copies kept under ${rel(dir)}`,
+      };
+    });
+  }
+
+  private guard(name: string, check: () => Omit<HealthCheck, 'name'>): HealthCheck {
+    try {
+      return { name, ...check() };
+    } catch (err) {
+      return { name, status: 'fail', detail: `the check could not run: ${(err as Error).message}` };
+    }
+  }
+
+  private database(): Omit<HealthCheck, 'name'> {
+    const file = this.ctx.db.name;
+    if (!this.ctx.db.open) return { status: 'fail', detail: 'the database connection is closed' };
+    if (!fs.existsSync(file)) return { status: 'fail', detail: `${path.basename(file)} is missing from the data dir (moved or deleted while the server runs)` };
+    const rows = this.ctx.db.pragma('quick_check') as { quick_check: string }[];
+    const problems = rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
+    if (problems.length > 0) return { status: 'fail', detail: `quick_check found ${problems.length} problem(s): ${problems.slice(0, 3).join('; ')}` };
+    return { status: 'ok', detail: `${path.basename(file)} exists; quick_check ok` };
+  }
+
+  private migrations(host: MigrationHost): Omit<HealthCheck, 'name'> {
+    const owners = host.status();
+    const behind = owners.filter((o) => o.pending.length > 0);
+    if (behind.length > 0) {
+      return { status: 'fail', detail: `pending migrations (run memory_heal remigrate): ${behind.map((o) => `${o.owner} ${o.pending.join(',')}`).join('; ')}` };
+    }
+    return { status: 'ok', detail: `at head: ${owners.map((o) => `${o.owner} ${o.applied}/${o.head}`).join(', ') || 'no migrations'}` };
+  }
+
+  private l1Files(): Omit<HealthCheck, 'name'> {
+    const files = this.l1.validate();
+    const bad = files.filter((f) => !f.valid);
+    if (bad.length > 0) {
+      const shown = bad.slice(0, 5).map((f) => `${path.relative(this.ctx.dataDir, f.file)} (${f.error})`);
+      return { status: 'warn', detail: `${bad.length} of ${files.length} L1 file(s) invalid (memory_heal purge_invalid_l1 removes them): ${shown.join('; ')}` };
+    }
+    return { status: 'ok', detail: `${files.length} L1 file(s), all valid JSON rings` };
+  }
+
+  private proposals(): Omit<HealthCheck, 'name'> {
+    const row = this.ctx.db.prepare("SELECT count(*) AS n, min(created) AS oldest FROM proposals WHERE status = 'pending'").get() as { n: number; oldest: string | null };
+    const age = row.oldest === null ? 0 : this.ctx.clock.now() - Date.parse(row.oldest);
+    const detail = `${row.n} pending proposal(s)${row.oldest ? `, oldest from ${row.oldest}` : ''}`;
+    if (row.n >= PROPOSAL_BACKLOG_WARN) return { status: 'warn', detail: `${detail}: at least ${PROPOSAL_BACKLOG_WARN} wait for a decision (memory_proposals decide)` };
+    if (age > PROPOSAL_MAX_AGE_MS) return { status: 'warn', detail: `${detail}: one has waited more than ${PROPOSAL_MAX_AGE_MS / 86_400_000} days (memory_proposals decide)` };
+    return { status: 'ok', detail };
+  }
+
+  private breakerCheck(): Omit<HealthCheck, 'name'> {
+    const all = this.breakers.list();
+    const open = all.filter((b) => b.state === 'open');
+    const half = all.filter((b) => b.state === 'half-open');
+    const show = (bs: BreakerSnapshot[]) => bs.map((b) => `${b.name} (${b.failures} failure(s)${b.last_error ? `: ${b.last_error}` : ''})`).join('; ');
+    if (open.length > 0) return { status: 'fail', detail: `open (its work is skipped; memory_heal reset_breakers closes it): ${show(open)}` };
+    if (half.length > 0) return { status: 'warn', detail: `half-open (on trial after a cooldown): ${show(half)}` };
+    return { status: 'ok', detail: `all ${all.length} closed` };
+  }
+}

@@ -1,0 +1,60 @@
+import { defineTool, z } from '@memory-service/kernel';
+import { BACKUP_KINDS, validationError, type MigrationHost, type Stores } from '@memory-service/stores';
+import { layerInput, userIdInput } from '../common.js';
+
+const BACKUP_ACTIONS = ['status', 'now', 'list', 'restore'] as const;
+
+const backupSchema = z.object({
+  name: z.string(),
+  kind: z.enum([...BACKUP_KINDS, 'other']),
+  size_bytes: z.number(),
+  created: z.string(),
+});
+
+export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
+  return defineTool({
+    name: 'memory_backup',
+    title: 'Back up and restore the database',
+    description:
+      'Online backups of the whole database (memory.db: every layer and user_id; layer and user_id are accepted and do not narrow ' +
+      'it) into <data_dir>/backups/, named <kind>-<time>.db. Wiki page files and other files of the data dir are not included. ' +
+      'action status: the scheduler (enabled, interval_hours, next_run, last_error; set by backup.interval_hours in config.yaml, ' +
+      'off by default), last_backup, count and total_bytes. action now: takes a backup at once (kind manual) while the service ' +
+      'keeps serving; returns it. action list: every backup, newest first (name, kind, size_bytes, created). action restore (name ' +
+      'from list): checks the backup is a whole memory database, backs the current database up first (kind pre-restore, returned ' +
+      'as safety_backup, so the restore can itself be undone), copies the backup into the live database and brings its schema to ' +
+      'the current migrations; the service keeps running on the restored content. A bad or unknown name is an error naming name; ' +
+      'a second backup or restore while one runs is a ConflictError.',
+    input: z.object({
+      action: z.enum(BACKUP_ACTIONS).describe('status, now, list or restore'),
+      name: z.string().max(300).optional().describe('restore: the backup file name, as list returns it'),
+      layer: layerInput,
+      user_id: userIdInput,
+    }),
+    output: z.object({
+      action: z.enum(BACKUP_ACTIONS),
+      scheduler: z
+        .object({ enabled: z.boolean(), interval_hours: z.number(), next_run: z.string().nullable(), last_error: z.string().nullable() })
+        .optional(),
+      last_backup: backupSchema.nullable().optional(),
+      count: z.number().optional(),
+      total_bytes: z.number().optional(),
+      backup: backupSchema.optional().describe('now: the backup taken'),
+      backups: z.array(backupSchema).optional().describe('list: newest first'),
+      restored: backupSchema.optional(),
+      safety_backup: backupSchema.optional().describe('restore: the copy of the database as it was just before'),
+    }),
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    // The backup API runs outside any transaction, over several turns of the event loop.
+    transaction: false,
+    handler: async (args) => {
+      const b = stores.backups;
+      if (args.action === 'status') return { action: 'status' as const, ...b.status() };
+      if (args.action === 'list') return { action: 'list' as const, backups: b.list() };
+      if (args.action === 'now') return { action: 'now' as const, backup: await b.create('manual') };
+      if (args.name === undefined) throw validationError('name', 'name is required for action restore: a backup name from memory_backup list', 'a backup name from memory_backup list');
+      const out = await b.restore(args.name, () => void migrations.remigrate());
+      return { action: 'restore' as const, ...out };
+    },
+  });
+}

@@ -1,0 +1,64 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BREAKER_THRESHOLD } from '@memory-service/stores';
+import { start, storesOf, toolError, type TestServer } from './helpers.js';
+
+let s: TestServer;
+afterEach(async () => {
+  await s?.close();
+});
+
+const statusOf = (d: any, name: string) => d.checks.find((c: any) => c.name === name);
+
+describe('memory_diagnose', () => {
+  it('a fresh service: the five checks are ok and the overall status is ok', async () => {
+    s = await start();
+    await s.call('think', { text: 'The staging database migrates every Tuesday night after the backup finishes.', layer: 'user' });
+    storesOf(s).flush();
+    const d = await s.call('memory_diagnose', {});
+    expect(d.checks.map((c: any) => [c.name, c.status])).toEqual([
+      ['database', 'ok'],
+      ['migrations', 'ok'],
+      ['l1_files', 'ok'],
+      ['proposals', 'ok'],
+      ['breakers', 'ok'],
+    ]);
+    expect(d.status).toBe('ok');
+    expect(statusOf(d, 'database').detail).toContain('quick_check ok');
+    expect(statusOf(d, 'migrations').detail).toMatch(/@memory-service\/stores \d+\/\d+/);
+    expect(d.breakers.map((b: any) => b.state)).toEqual(['closed', 'closed', 'closed', 'closed']);
+  });
+
+  it('reports an invalid L1 file, a pending migration and an open breaker as problems (degraded), not as an error', async () => {
+    s = await start();
+    await s.call('think', { text: 'Bob likes green tea in the morning, every single day of the week.', layer: 'user', user_id: 'bob' });
+    const st = storesOf(s);
+    st.flush();
+    fs.writeFileSync(st.l1.fileFor({ layer: 'user', user_id: 'bob' }), '[1, 2');
+    s.kernel.storage.db.prepare("DELETE FROM kernel_migrations WHERE owner = '@memory-service/stores' AND id = (SELECT max(id) FROM kernel_migrations WHERE owner = '@memory-service/stores')").run();
+    for (let i = 0; i < BREAKER_THRESHOLD; i++) st.breakers.get('index_catch_up').failure(new Error('index broken'));
+    const d = await s.call('memory_diagnose', { layer: 'agent', user_id: 'someone' });
+    expect(d.status).toBe('degraded');
+    expect(statusOf(d, 'l1_files')).toMatchObject({ status: 'warn', detail: expect.stringContaining(path.join('l1', 'user', 'bob.json')) });
+    expect(statusOf(d, 'migrations')).toMatchObject({ status: 'fail', detail: expect.stringContaining('pending migrations') });
+    expect(statusOf(d, 'breakers')).toMatchObject({ status: 'fail', detail: expect.stringContaining('index_catch_up') });
+    expect(d.breakers.find((b: any) => b.name === 'index_catch_up')).toMatchObject({ state: 'open', failures: BREAKER_THRESHOLD, last_error: 'index broken' });
+    expect(statusOf(d, 'database').status).toBe('ok');
+  });
+
+  it('reads the pending proposals when a proposals store exists', async () => {
+    s = await start();
+    const db = s.kernel.storage.db;
+    if (!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'proposals'").get()) {
+      db.exec('CREATE TABLE proposals (id INTEGER PRIMARY KEY, status TEXT NOT NULL, created TEXT NOT NULL)');
+    }
+    expect(statusOf(await s.call('memory_diagnose', {}), 'proposals')).toMatchObject({ status: 'ok', detail: '0 pending proposal(s)' });
+  });
+
+  it('names layer and user_id when they are bad', async () => {
+    s = await start();
+    expect((await toolError(s.call('memory_diagnose', { layer: 'team' }))).field).toBe('layer');
+    expect((await toolError(s.call('memory_diagnose', { user_id: '../x' }))).field).toBe('user_id');
+  });
+});
