@@ -85,11 +85,24 @@ describe('the first-party server as an MCP host sees it', () => {
     expect(Object.keys(hook.structuredContent.results).sort()).toEqual(['@memory-service/example-custom-plugin', '@memory-service/plugin-primitives']);
   });
 
-  it('agent with MEMORY_META lists the primitives flat plus dispatchers of the built tiers and the catalogue', async () => {
+  it('agent with MEMORY_META lists the primitives flat, one dispatcher per other agent tier and the catalogue: 13 schemas', async () => {
     const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_EXPOSE: 'agent', MEMORY_META: '1' });
     open.push(c);
     const names = (await c.client.listTools()).tools.map((t) => t.name);
+    expect(names).toHaveLength(13);
     expect(names.slice(0, 7).sort()).toEqual([...PRIMITIVES].sort());
-    for (const n of names.slice(7)) expect(n).toMatch(/^memory_tier_|^memory_catalog$/);
+    expect(names.slice(7).sort()).toEqual(['memory_catalog', 'memory_tier_context', 'memory_tier_insight', 'memory_tier_review', 'memory_tier_wiki', 'memory_tier_write']);
+  });
+
+  it('counts the distinct tools of the spec: all, full and operator 66, agent 59, the default 7', async () => {
+    const counts: Record<string, number> = {};
+    for (const expose of ['all', 'full', 'operator', 'agent', '']) {
+      const c = await stdioClient({ MCP_MEMORY_DATA_DIR: tempDir(), MEMORY_EXPOSE: expose });
+      open.push(c);
+      const names = (await c.client.listTools()).tools.map((t) => t.name);
+      expect(new Set(names).size, expose).toBe(names.length);
+      counts[expose || 'default'] = names.length;
+    }
+    expect(counts).toEqual({ all: 66, full: 66, operator: 66, agent: 59, default: 7 });
   });
 });

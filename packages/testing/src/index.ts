@@ -119,3 +119,33 @@ function safeJson(text: string): unknown {
     return text;
   }
 }
+
+/** A tool as tools/list shows it, the fields surfaceProblems reads. */
+export interface ListedTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: { type?: string; properties?: Record<string, unknown> };
+  outputSchema?: { type?: string };
+  annotations?: Record<string, unknown>;
+}
+
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+/**
+ * What a listed tool lacks of the surface every memory tool carries: a title, a description written
+ * for a model, an object input schema taking `layer` and `user_id`, an object output schema, and
+ * all four annotation hints as booleans. An empty list means none lacks anything.
+ */
+export function surfaceProblems(tools: readonly ListedTool[]): string[] {
+  const out: string[] = [];
+  for (const t of tools) {
+    if (!t.title) out.push(`${t.name}: no title`);
+    if ((t.description ?? '').length <= 40) out.push(`${t.name}: description of 40 characters or fewer`);
+    if (t.inputSchema.type !== 'object') out.push(`${t.name}: input schema is not an object`);
+    for (const f of ['layer', 'user_id']) if (!(f in (t.inputSchema.properties ?? {}))) out.push(`${t.name}: takes no ${f}`);
+    if (t.outputSchema?.type !== 'object') out.push(`${t.name}: no object output schema`);
+    for (const h of HINTS) if (typeof t.annotations?.[h] !== 'boolean') out.push(`${t.name}: ${h} is not a boolean`);
+  }
+  return out;
+}

@@ -20,6 +20,8 @@ export default definePlugin({
   tier: 'admin',
   kernel: '^1.0.0',
   description: 'The admin tier of the memory service: housekeeping, export and import, emergency purge and the read-only replica.',
+  // Written by the build (scripts/tool-schemas.mjs) beside dist/bundle.js and dist/index.js.
+  toolSchemas: new URL('./tool-schemas.json', import.meta.url),
   setup(ctx) {
     const stores = useStores(ctx);
     ctx.tools.register(memoryCleanupTool(stores));

@@ -7,7 +7,10 @@ import insight from '../src/index.js';
 export { ManualClock, ToolCallError, toolError, insight, primitives };
 export type { TestServer };
 
-export const INSIGHT_TOOLS = ['memory_episode_list', 'memory_episode_get', 'memory_episode_recall', 'memory_session_list', 'memory_graph_nodes', 'memory_graph_edges', 'memory_graph_query', 'memory_fact_blame', 'memory_query', 'memory_stats'];
+/** Every tool the insight plugin registers, in registration order (memory_history, also of the insight tier, comes with the write plugin). */
+export const INSIGHT_TOOLS = ['memory_episode_list', 'memory_episode_get', 'memory_episode_recall', 'memory_session_list', 'memory_graph_nodes', 'memory_graph_edges', 'memory_graph_query', 'memory_fact_blame', 'memory_query', 'memory_stats', 'memory_search', 'memory_recall', 'memory_quality', 'memory_reflect', 'memory_standing', 'memory_diagnose'];
+/** The insight tools that write: feedback, reflections, saved queries. */
+export const INSIGHT_WRITERS = ['memory_quality', 'memory_reflect', 'memory_standing'];
 export const PRIMITIVES = ['think', 'dream', 'forget', 'evolve', 'project', 'memory_hook', 'wake_up'];
 
 /** A server with the primitives and insight plugins on a fresh temp data dir, the insight tier exposed. */
@@ -37,5 +40,3 @@ export async function thinkEpisode(s: TestServer, text: string, extra: Record<st
   return l3.id;
 }
 
-// memory_diagnose (test/diagnose.test.ts) is registered after the tools above.
-INSIGHT_TOOLS.push('memory_diagnose');

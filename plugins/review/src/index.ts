@@ -23,6 +23,8 @@ export default definePlugin({
   tier: 'review',
   kernel: '^1.0.0',
   description: 'The review tier: staged memory writes to approve or revert, a report card, watch rules and a daily brief.',
+  // Written by the build (scripts/tool-schemas.mjs) beside dist/bundle.js and dist/index.js.
+  toolSchemas: new URL('./tool-schemas.json', import.meta.url),
   setup(ctx) {
     const stores = useStores(ctx);
     ctx.tools.register(memoryProposalsTool(stores));

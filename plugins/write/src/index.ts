@@ -32,6 +32,8 @@ export default definePlugin({
   tier: 'write',
   kernel: '^1.0.0',
   description: 'The write tier of the memory service: remembered and typed facts, write-gate rules, scratchpad, episodes, graph, sessions, skills and counterfactuals.',
+  // Written by the build (scripts/tool-schemas.mjs) beside dist/bundle.js and dist/index.js.
+  toolSchemas: new URL('./tool-schemas.json', import.meta.url),
   setup(ctx) {
     const stores = useStores(ctx);
     ctx.tools.register(memoryRememberTool(stores, ctx.hooks));
