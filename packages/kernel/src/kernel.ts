@@ -26,7 +26,7 @@ import { readOnlyWriteError, Storage } from './storage.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { CATALOG_TOOL, DISPATCHER_PREFIX, dispatcherName } from './surface.js';
 import { RESERVED_EXPOSE_TOKENS } from './exposure.js';
-import { checkOutput, isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, withKeysGivenInstead, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
+import { checkOutput, isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, withKeysGivenInstead, withToolFields, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
 
 /** The kernel's own version; plugins declare the range they work with. */
 export const KERNEL_VERSION = '1.0.0';
@@ -266,18 +266,20 @@ export class Kernel {
     }
     for (const t of tiers) if (!this.tierOrder.includes(t)) this.tierOrder.push(t);
     const schemas = this.schemaFile(plugin);
-    this.toolMap.set(tool.name, {
-      ...tool,
-      tiers: [...tiers],
-      plugin: plugin.name,
-      jsonSchemas: schemas && (() => schemas()?.get(tool.name)),
-      annotations: {
-        readOnlyHint: tool.annotations.readOnlyHint,
-        destructiveHint: tool.annotations.destructiveHint ?? !tool.annotations.readOnlyHint,
-        idempotentHint: tool.annotations.idempotentHint ?? tool.annotations.readOnlyHint,
-        openWorldHint: tool.annotations.openWorldHint ?? false,
-      },
-    });
+    this.toolMap.set(
+      tool.name,
+      withToolFields(tool, {
+        tiers: [...tiers],
+        plugin: plugin.name,
+        jsonSchemas: schemas && (() => schemas()?.get(tool.name)),
+        annotations: {
+          readOnlyHint: tool.annotations.readOnlyHint,
+          destructiveHint: tool.annotations.destructiveHint ?? !tool.annotations.readOnlyHint,
+          idempotentHint: tool.annotations.idempotentHint ?? tool.annotations.readOnlyHint,
+          openWorldHint: tool.annotations.openWorldHint ?? false,
+        },
+      }),
+    );
   }
 
   /**

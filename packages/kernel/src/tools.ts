@@ -57,20 +57,67 @@ export interface RegisteredTool extends ToolDefinition {
 
 const NAME = /^[a-z][a-z0-9_]{0,63}$/;
 
-export function defineTool<I extends AnyZodObject, O>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {
+/**
+ * A tool as its plugin writes it: like ToolDefinition, but `input` and `output` may each be given
+ * as a function returning the schema. Such a schema is built on its first use (a call, or a
+ * tools/list without the plugin's tool schemas file), not when the plugin is set up: building a
+ * zod schema costs, and a start builds none for the tools it does not call.
+ */
+export type ToolSpec<I extends AnyZodObject = AnyZodObject, O = unknown> = Omit<ToolDefinition<I, O>, 'input' | 'output'> & {
+  input: I | (() => I);
+  output?: z.ZodType<O> | (() => z.ZodType<O>);
+};
+
+function checkInput(name: string, input: unknown): void {
+  if (!(input instanceof z.ZodObject)) {
+    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${name} needs a zod object input schema`);
+  }
+}
+
+/** A property read once from `build` on first access, then kept (the schema of a ToolSpec given as a function). */
+function lazyProperty<T>(build: () => T, check?: (value: T) => void): PropertyDescriptor {
+  let value: T | undefined;
+  let built = false;
+  return {
+    enumerable: true,
+    get(): T {
+      if (!built) {
+        const v = build();
+        check?.(v);
+        value = v;
+        built = true;
+      }
+      return value as T;
+    },
+  };
+}
+
+export function defineTool<I extends AnyZodObject, O>(def: ToolSpec<I, O>): ToolDefinition<I, O> {
   if (!NAME.test(def.name)) {
     throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool name "${def.name}" must match ${NAME}`);
   }
   if (!def.title || !def.description) {
     throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${def.name} needs a title and a description`);
   }
-  if (!(def.input instanceof z.ZodObject)) {
-    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${def.name} needs a zod object input schema`);
-  }
+  if (typeof def.input !== 'function') checkInput(def.name, def.input);
   if (def.transaction !== undefined && typeof def.transaction !== 'boolean') {
     throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${def.name}: transaction must be true or false`);
   }
-  return Object.freeze({ ...def });
+  const { input, output } = def;
+  const props = Object.getOwnPropertyDescriptors({ ...def });
+  if (typeof input === 'function') props.input = lazyProperty(input, (v) => checkInput(def.name, v));
+  if (typeof output === 'function') props.output = lazyProperty(output);
+  return Object.freeze(Object.defineProperties({}, props)) as ToolDefinition<I, O>;
+}
+
+/**
+ * The registry's copy of a tool with these fields set over it: the tool's own properties are
+ * copied as they are, so a schema given as a function stays unbuilt (a spread would build it).
+ */
+export function withToolFields<T extends object>(tool: ToolDefinition, fields: T): ToolDefinition & T {
+  const props = Object.getOwnPropertyDescriptors(tool);
+  for (const [k, v] of Object.entries(fields)) props[k] = { value: v, enumerable: true };
+  return Object.defineProperties({}, props) as ToolDefinition & T;
 }
 
 /**

@@ -25,6 +25,7 @@ function writeAll(scope: typeof U, word: string) {
   s.timeline.add(scope, { type: 'thought', summary: `event ${word}` });
   s.recallEvents.record(scope, { query: `query ${word}`, intent: 'balanced', result_count: 0, ms: 1 });
   s.scratchpad.write(scope, `pad-${word}`, `note ${word}`);
+  s.proposals.propose(scope, { kind: 'core_write', key: `proposed-${word}`, value: `proposal ${word}` });
 }
 
 const count = (table: string, scope: typeof U) =>
@@ -46,10 +47,11 @@ describe('LucidityPurge', () => {
       deleted_timeline: 1,
       deleted_recall_events: 1,
       deleted_scratchpad: 1,
+      deleted_proposals: 1,
     });
     expect(r.deleted_audit).toBeGreaterThan(0);
     expect(r.since).toBe(new Date(env.clock.now() - 2 * HOUR).toISOString());
-    for (const t of ['facts', 'episodes', 'wiki_pages', 'l1_items', 'timeline_events', 'recall_events', 'scratchpad']) expect(count(t, U), t).toBe(1);
+    for (const t of ['facts', 'episodes', 'wiki_pages', 'l1_items', 'timeline_events', 'recall_events', 'scratchpad', 'proposals']) expect(count(t, U), t).toBe(1);
     expect(count('graph_nodes', U)).toBe(2);
     expect(count('graph_edges', U)).toBe(1);
     expect(env.stores.facts.get(U, 'k-old')).not.toBeNull();

@@ -20,6 +20,8 @@ export interface PurgeResult {
   deleted_recall_events: number;
   deleted_audit: number;
   deleted_scratchpad: number;
+  /** Staging: pending proposals staged in the window. */
+  deleted_proposals: number;
   /** Sessions that ended in the window whose summary, topics and state deltas were cleared (the rows stay). */
   scrubbed_sessions: number;
 }
@@ -65,6 +67,7 @@ export class LucidityPurge {
         deleted_recall_events: s.recallEvents.deleteSince(scope, since),
         deleted_audit,
         deleted_scratchpad: s.scratchpad.deleteSince(scope, since),
+        deleted_proposals: s.proposals.deletePendingSince(scope, since),
         scrubbed_sessions: s.sessions.scrubEndedSince(scope, since),
       };
       s.audit.log(scope, 'lucidity_purge', 'scope', `since:${since}`, { hours, ...counts });

@@ -5,7 +5,7 @@ import { notFound, StoreError, validationError } from './errors.js';
 import type { FactSource, FactStore } from './facts.js';
 import type { ShadowBin } from './shadow-bin.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, makeId, parseId, parseJson } from './util.js';
+import { checkScope, checkText, clamp, makeId, parseId, parseJson, toIso } from './util.js';
 import { WIKI_TITLE_MAX, type WikiStore } from './wiki.js';
 import { checkWikiType, type WikiType } from './wiki-types.js';
 
@@ -157,6 +157,17 @@ export class ProposalStore {
       .stmt(`SELECT * FROM proposals WHERE layer = ? AND user_id = ? AND status = ? ORDER BY ${order} LIMIT ?`)
       .all(scope.layer, scope.user_id, status, clamp(Math.floor(limit), 0, 10_000)) as Row[];
     return rows.map(toProposal);
+  }
+
+  /**
+   * Remove the scope's pending proposals staged at or after the ISO time (memory_lucidity_purge: the
+   * staging area); decided ones stay, their writes are the stores' own. Returns how many.
+   */
+  deletePendingSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    return this.ctx.tx(
+      () => this.ctx.stmt("DELETE FROM proposals WHERE layer = ? AND user_id = ? AND status = 'pending' AND created >= ?").run(scope.layer, scope.user_id, toIso(sinceIso)).changes,
+    );
   }
 
   /** How many proposals of the scope are in each state now. */

@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import type { StoreContext } from './context.js';
 import type { EpisodeStore, Episode } from './episodes.js';
 import { notFound, validationError, valueError } from './errors.js';
@@ -8,6 +7,7 @@ import { MEMORY_QUERY_MAX_LIMIT, MEMORY_QUERY_TARGETS, memoryQuerySql, type Memo
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Scope } from './types.js';
 import { checkScope } from './util.js';
+import { yaml } from './yaml.js';
 
 /** The longest standing query name, in characters (the spec's limit). */
 export const STANDING_NAME_MAX = 100;
@@ -44,13 +44,6 @@ export interface StandingRun {
   facts: Fact[];
   episodes: Episode[];
   total: number;
-}
-
-const requireHere = createRequire(import.meta.url);
-let yamlModule: typeof import('yaml') | undefined;
-/** The yaml package, loaded on first use. */
-function yaml(): typeof import('yaml') {
-  return (yamlModule ??= requireHere('yaml') as typeof import('yaml'));
 }
 
 const SCOPE_FOR_CHECKS: Scope = { layer: 'user', user_id: 'default' };

@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import type { Fact, FactStore } from './facts.js';
 import { safeJoin } from './paths.js';
 import type { Scope } from './types.js';
 import { checkScope } from './util.js';
+import { yaml } from './yaml.js';
 
 /** The folder of custom schemas, directly in the data dir; only files directly in it are read. */
 export const TYPED_SCHEMA_DIR = 'schemas';
@@ -205,7 +205,7 @@ export class TypedSchemas {
           warn(`larger than ${TYPED_MAX_SCHEMA_BYTES} bytes`);
           continue;
         }
-        doc = parseYaml(fs.readFileSync(full, 'utf8'));
+        doc = yaml().parse(fs.readFileSync(full, 'utf8'));
       } catch (err) {
         warn(`not valid YAML: ${(err as Error).message.split('\n')[0]}`);
         continue;

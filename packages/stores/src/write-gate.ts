@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import type { EpisodeStore, Episode } from './episodes.js';
 import type { StoreContext } from './context.js';
 import { safeJoin } from './paths.js';
 import type { Scope } from './types.js';
 import { clampImportance } from './facts.js';
+import { yaml } from './yaml.js';
 
 /** The rules file, directly in the data dir. */
 export const WRITE_GATE_FILE = 'rules.yaml';
@@ -121,7 +121,7 @@ function checkRule(raw: unknown, index: number, errors: WriteGateError[]): Write
 export function parseWriteGateRules(text: string): { rules: WriteGateRule[]; errors: WriteGateError[] } {
   let doc: unknown;
   try {
-    doc = parseYaml(text);
+    doc = yaml().parse(text);
   } catch (e) {
     return { rules: [], errors: [err(null, 'file', `not valid YAML: ${(e as Error).message.split('\n')[0]}`)] };
   }

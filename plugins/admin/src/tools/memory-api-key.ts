@@ -24,14 +24,14 @@ export function memoryApiKeyTool(stores: Stores) {
       'returns the new key in `key`, shown this once only (only a salted hash is stored), with its id. action revoke (key_id, e.g. ' +
       'key_1): the key stops working at once; revoking it again changes nothing (already_revoked true). A missing name or key_id is ' +
       'an error naming it; an unknown key_id is a NotFoundError.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(API_KEY_ACTIONS).describe('list, create or revoke'),
       name: z.string().max(10_000).optional().describe('create: a label for the key (who or what uses it)'),
       key_id: z.string().max(100).optional().describe('revoke: the key id from list or create (key_<n>)'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(API_KEY_ACTIONS),
       keys: z.array(keySchema).optional().describe('list: every key, oldest first'),
       created: keySchema.extend({ key: z.string().describe('The key itself: keep it now, it is never shown again') }).optional(),

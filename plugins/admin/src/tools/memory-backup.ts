@@ -25,13 +25,13 @@ export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
       'as safety_backup, so the restore can itself be undone), copies the backup into the live database and brings its schema to ' +
       'the current migrations; the service keeps running on the restored content. A bad or unknown name is an error naming name; ' +
       'a second backup or restore while one runs is a ConflictError.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(BACKUP_ACTIONS).describe('status, now, list or restore'),
       name: z.string().max(300).optional().describe('restore: the backup file name, as list returns it'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(BACKUP_ACTIONS),
       scheduler: z
         .object({ enabled: z.boolean(), interval_hours: z.number(), next_run: z.string().nullable(), last_error: z.string().nullable() })

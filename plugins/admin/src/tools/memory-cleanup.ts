@@ -29,7 +29,7 @@ export function memoryCleanupTool(stores: Stores) {
       'rebuilds worn retrieval indexes and gives free pages back with VACUUM). Returns per-task counts with the keys, ids or ' +
       'file names removed (or that would be). An unknown task, an empty tasks list or an option out of range is an error ' +
       'naming that field, and nothing is done.',
-    input: z.object({
+    input: () => z.object({
       dry_run: z.boolean().default(true).describe('true (default): report only, change nothing; false: apply'),
       tasks: z.array(z.enum(CLEANUP_TASKS)).min(1).max(CLEANUP_TASKS.length).optional().describe('The tasks to run; default all'),
       audit_retention_days: z.number().int().min(1).max(AUDIT_RETENTION_DAYS_MAX).default(AUDIT_RETENTION_DAYS_DEFAULT).describe('audit task: keep this many days of audit_log rows'),
@@ -37,7 +37,7 @@ export function memoryCleanupTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       ...scopeOutput,
       dry_run: z.boolean(),
       tasks: z.array(z.enum(CLEANUP_TASKS)),

@@ -30,7 +30,7 @@ export function memoryDataTool(stores: Stores) {
       '(its facts, episodes, graph nodes and wiki pages archived in the Shadow Bin; the whole previous scope also saved as an export ' +
       'file, returned as previous_export). The document is checked whole first: a malformed one is an error naming the path of ' +
       'the bad field (e.g. data.facts[3].key) and nothing is written. Ids are new in the target (edges are re-pointed).',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(['export', 'import']),
       to_file: z.boolean().default(false).describe(`export: write the document to <data_dir>/${EXPORTS_DIR}/ instead of returning it inline`),
       data: z.record(z.string(), z.unknown()).optional().describe('import: the document, as export returned it'),
@@ -39,7 +39,7 @@ export function memoryDataTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       ...scopeOutput,
       action: z.enum(['export', 'import']),
       counts: kindCounts.describe('export: records per kind in the document; import: records per kind in the document read'),

@@ -10,18 +10,18 @@ export function memoryLucidityPurgeTool(stores: Stores) {
       'Emergency purge: delete everything the layer and user_id wrote in the last `hours` (more than 0, at most ' +
       `${PURGE_HOURS_MAX}; fractions allowed, e.g. 0.5): L4 core facts, L3 episodes, graph nodes and edges, wiki pages (not a ` +
       "project's spec page), L1 items, timeline events, recorded dream queries, audit_log rows and the staging area " +
-      '(scratchpad entries written in the window), and it clears the summary, topics and state deltas of sessions that ended in ' +
+      '(scratchpad entries written in the window, pending proposals staged in it), and it clears the summary, topics and state deltas of sessions that ended in ' +
       'the window. A record created earlier and only updated in the window stays. Nothing is archived in the Shadow Bin and it ' +
       'cannot be undone, so `confirm` must be true; without it the call is an error naming confirm and nothing is deleted. ' +
       'Other layers and user_ids are untouched. Returns the window start (since) and the count deleted per store; the purge ' +
       'leaves one content-free lucidity_purge audit row.',
-    input: z.object({
+    input: () => z.object({
       hours: z.number().positive().max(PURGE_HOURS_MAX).describe(`Window: purge what was written in the last this many hours (0 < hours <= ${PURGE_HOURS_MAX})`),
       confirm: z.boolean().optional().describe('Must be true: the purge deletes without archiving and cannot be undone'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       ...scopeOutput,
       since: z.string().describe('Start of the purged window (ISO)'),
       hours: z.number(),
@@ -34,6 +34,7 @@ export function memoryLucidityPurgeTool(stores: Stores) {
       deleted_recall_events: z.number(),
       deleted_audit: z.number().describe('audit_log rows of the window'),
       deleted_scratchpad: z.number().describe('Staging: scratchpad entries written in the window'),
+      deleted_proposals: z.number().describe('Staging: pending proposals staged in the window (decided ones stay)'),
       scrubbed_sessions: z.number().describe('Sessions that ended in the window, their summary, topics and state deltas cleared'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

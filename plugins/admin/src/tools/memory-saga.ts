@@ -15,12 +15,12 @@ export function memorySagaTool(stores: Stores) {
       'file is a whole database), audit. Returns saga, status (completed, rolled_back, or rollback_failed when a compensation failed ' +
       'too), error (the failing step\'s message, null when completed) and steps: each step\'s status (done, failed, compensated, ' +
       'compensation_failed, not_run), detail (what it did and what its compensation undid) and error.',
-    input: z.object({
+    input: () => z.object({
       saga: z.enum(SAGA_NAMES).describe('consolidate or backup'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       saga: z.string(),
       status: z.enum(['completed', 'rolled_back', 'rollback_failed']),
       error: z.string().nullable(),

@@ -17,12 +17,12 @@ export function memorySyncReplicaTool(stores: Stores) {
       `when it was synced, its age_seconds and whether it is fresh (synced at most ${REPLICA_FRESH_SECONDS} s ago). The live ` +
       'database is never changed. The dashboard of this version still reads the live database. An unknown action is an ' +
       'error naming action; a copy that fails leaves the previous replica in place and no temp file behind.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(['sync', 'status']).default('sync').describe('sync (copy the live database now) or status (the replica as it is)'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       ...scopeOutput,
       action: z.enum(['sync', 'status']),
       exists: z.boolean(),

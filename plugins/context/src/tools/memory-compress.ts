@@ -16,7 +16,7 @@ export function memoryCompressTool() {
       '"[... N lines omitted ...]". mode code: keeps the decorators, class headers and def signatures of Python and drops ' +
       'bodies (`...`); input that is not Python falls back to log mode without an error. mode auto: code when the text is ' +
       'Python, else log. Returns the mode applied, requested_mode, fell_back, original_lines, kept_lines and text.',
-    input: z.object({
+    input: () => z.object({
       text: z.string().min(1).max(COMPRESS_MAX_CHARS).describe('The log or source text'),
       mode: z.enum(COMPRESS_MODES).default('auto').describe('log, code or auto (code when Python is recognised, else log)'),
       max_lines: z
@@ -29,7 +29,7 @@ export function memoryCompressTool() {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       mode: z.enum(['log', 'code']),
       requested_mode: z.enum(COMPRESS_MODES),
       fell_back: z.boolean(),

@@ -19,8 +19,8 @@ export function memoryContextInjectTool(stores: Stores, clock: Clock, resolvePat
       'with estimated_tokens and was_truncated. Last, a three-section CONTEXT.md snapshot (core facts, recent activity, wiki ' +
       'perspectives) is written at <data_dir>/<layer>/CONTEXT.md for user_id "default", <data_dir>/<layer>/users/<user_id slug>/CONTEXT.md ' +
       'otherwise; a failed write is reported in context_md_error and context_md_path is null, the rest still answered.',
-    input: z.object({ layer: layerInput, user_id: userIdInput, budget: budgetInput(stores.config.tokenBudget) }),
-    output: z.object({
+    input: () => z.object({ layer: layerInput, user_id: userIdInput, budget: budgetInput(stores.config.tokenBudget) }),
+    output: () => z.object({
       layer: z.enum(['user', 'agent']),
       user_id: z.string(),
       budget: z.number(),

@@ -15,8 +15,8 @@ export function memoryContextTool(stores: Stores) {
       'episodes not already shown as a turn, in that order, whole lines only, cut at the token budget. Read-only; ' +
       'memory_context_inject does the same after consolidating and also writes CONTEXT.md. Returns layer, user_id, budget, ' +
       'summary and counts (lines of each part in the summary).',
-    input: z.object({ layer: layerInput, user_id: userIdInput, budget: budgetInput(stores.config.tokenBudget) }),
-    output: z.object({ layer: z.enum(['user', 'agent']), user_id: z.string(), budget: z.number(), summary: z.string(), counts: countsSchema }),
+    input: () => z.object({ layer: layerInput, user_id: userIdInput, budget: budgetInput(stores.config.tokenBudget) }),
+    output: () => z.object({ layer: z.enum(['user', 'agent']), user_id: z.string(), budget: z.number(), summary: z.string(), counts: countsSchema }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handler: (args) => {
       const c = buildContext(stores, scopeOf(args), args.budget);

@@ -25,13 +25,13 @@ export function memoryGetSmartContextTool(stores: Stores, clock: Clock) {
       'Each source first gets up to its floor (budget x weight); what sources do not need is redistributed by weight to the ' +
       'others, none above twice its floor. Read-only. Returns blocks (source, title, text, items, tokens, truncated) and ' +
       'per-source allocations (weight, floor, ceiling, demand, allocated, used), total_tokens.',
-    input: z.object({
+    input: () => z.object({
       query: z.string().max(4000).default('').describe('What the context is for; empty leaves the relevant source empty'),
       layer: layerInput,
       user_id: userIdInput,
       budget: budgetInput(stores.config.tokenBudget),
     }),
-    output: z.object({
+    output: () => z.object({
       budget: z.number(),
       query: z.string(),
       blocks: z.array(

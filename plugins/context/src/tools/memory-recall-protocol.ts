@@ -36,13 +36,13 @@ export function memoryRecallProtocolTool(stores: Stores) {
       'Blocks with nothing are left out; the blocks are cut to the budget in order. Returns query, axes (those run), text (Markdown), ' +
       'blocks (kind, title, text, score, items, truncated), estimated_tokens, truncated. Read-only: unlike dream it records no ' +
       'recall_events row and no access counts.',
-    input: z.object({
+    input: () => z.object({
       query: z.string().max(4000).default('').describe('What to recall; empty runs only the markers and day axes'),
       budget: budgetInput(stores.config.tokenBudget),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       query: z.string(),
       budget: z.number(),
       axes: z.array(z.enum(RECALL_AXES)).describe('The axes run, in order'),

@@ -28,8 +28,8 @@ export function memoryRecapTool(stores: Stores, clock: Clock) {
       'timeline events). Blocks with nothing are left out; the blocks are cut to the budget in that order (the first that does not ' +
       'fit is cut, the rest dropped). Returns text (Markdown), blocks (kind, title, text, items, truncated), estimated_tokens, ' +
       'truncated. Read-only: it records nothing.',
-    input: z.object({ budget: budgetInput(stores.config.tokenBudget), layer: layerInput, user_id: userIdInput }),
-    output: z.object({
+    input: () => z.object({ budget: budgetInput(stores.config.tokenBudget), layer: layerInput, user_id: userIdInput }),
+    output: () => z.object({
       budget: z.number(),
       text: z.string(),
       blocks: z.array(renderedBlockSchema(RECAP_KINDS)),

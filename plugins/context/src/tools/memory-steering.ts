@@ -13,12 +13,12 @@ export function memorySteeringTool() {
       `(${STEERING_ROUTES.map((r) => `${r.route} -> ${r.tool}`).join(', ')}) and answer at most ${STEERING_MAX_HINTS} hints, ` +
       'best first (score = keywords found, a phrase counting 2; ties in table order). An empty query answers the whole table ' +
       'in `routes` instead. Deterministic, no model, reads no memory; the decision stays with the caller.',
-    input: z.object({
+    input: () => z.object({
       query: z.string().max(4000).default('').describe('The request or intent in plain words; empty for the full route table'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       query: z.string(),
       hints: z.array(z.object({ route: z.string(), tool: z.string(), hint: z.string(), score: z.number(), matched_keywords: z.array(z.string()) })),
       routes: z.array(routeSchema).optional().describe('The full table, answered for an empty query only'),

@@ -21,8 +21,8 @@ export function memoryDiagnoseTool(stores: Stores, migrations: MigrationHost) {
       'is open, warn when half-open). Also returns status, ok when every check is ok and degraded otherwise, and breakers (each ' +
       'breaker\'s state, failures in a row, opened_at, last_error). Problems are reported in the checks, never as an error. ' +
       'memory_heal repairs what they report. Read-only.',
-    input: z.object({ layer: layerInput, user_id: userIdInput }),
-    output: z.object({
+    input: () => z.object({ layer: layerInput, user_id: userIdInput }),
+    output: () => z.object({
       status: z.enum(['ok', 'degraded']),
       checks: z.array(checkSchema),
       breakers: z.array(

@@ -10,12 +10,12 @@ export function memoryEpisodeGetTool(stores: Stores) {
       'Fetch one episode (L3) of the layer and user_id by its id, ep_<n> as think, dream and memory_episode_list report it. Returns its ' +
       'id, summary, emotional_weight, importance, tags and created time. A malformed id, or one that is not an episode of this layer ' +
       'and user_id, is an error naming episode_id. A read: it records no access.',
-    input: z.object({
+    input: () => z.object({
       episode_id: z.string().min(1).max(100).describe('Episode id, e.g. ep_12'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({ episode: episodeSchema }),
+    output: () => z.object({ episode: episodeSchema }),
     annotations: READ_ONLY,
     handler: (args) => {
       checkId(args.episode_id, EPISODE_PREFIX, 'episode_id');

@@ -10,13 +10,13 @@ export function memoryEpisodeListTool(stores: Stores) {
       'List the episodes (L3 episodic memory) of the layer and user_id, newest first, a page at a time (limit, offset). Returns each ' +
       "episode's id (ep_<n>, for memory_episode_get), summary, emotional_weight, importance, tags and created time, with count (on this " +
       'page), total (all episodes of the scope) and next_offset (null when there are no more). A read: it records no access.',
-    input: z.object({
+    input: () => z.object({
       limit: limitInput(20, 200),
       offset: offsetInput,
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({ episodes: z.array(episodeSchema), ...pagingOutput, total: z.number() }),
+    output: () => z.object({ episodes: z.array(episodeSchema), ...pagingOutput, total: z.number() }),
     annotations: READ_ONLY,
     handler: (args) => {
       const scope = scopeOf(args);

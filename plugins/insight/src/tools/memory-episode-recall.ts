@@ -12,14 +12,14 @@ export function memoryEpisodeRecallTool(stores: Stores) {
       'dimensions all of them (["project:a", "project:b", "mood:calm"] = (project:a or project:b) and mood:calm). Examples of tags the ' +
       'service writes: session_summary, dream_skill, skill_promoted. Returns the episodes (id, summary, emotional_weight, importance, ' +
       'tags, created), count and next_offset. Use dream to search episodes by meaning instead. A read: it records no access.',
-    input: z.object({
+    input: () => z.object({
       tag: tagFilterInput,
       limit: limitInput(20, 200),
       offset: offsetInput,
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({ episodes: z.array(episodeSchema), ...pagingOutput }),
+    output: () => z.object({ episodes: z.array(episodeSchema), ...pagingOutput }),
     annotations: READ_ONLY,
     handler: (args) => {
       const rows = stores.episodes.list(scopeOf(args), { tag: tagList(args.tag), limit: args.limit + 1, offset: args.offset });

@@ -16,13 +16,13 @@ export function memoryFactBlameTool(stores: Stores) {
       'source, metadata, created, updated), its importance history from importance_audit (old, new, reason, ts; oldest first) and its ' +
       `audit_log events (action, ts, detail; oldest first), at most ${TRAIL_MAX} of each. A malformed or unknown entry_id, or an unknown ` +
       'key, is an error naming that field. A read: it records no access.',
-    input: z.object({
+    input: () => z.object({
       entry_id: z.string().min(1).max(100).optional().describe('Fact entry id, e.g. fact_12'),
       key: z.string().min(1).max(500).optional().describe('Fact key, exactly as stored'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       entry: factSchema,
       importance_history: z.array(z.object({ old: z.number(), new: z.number(), reason: z.string(), ts: z.string() })),
       audit_events: z.array(z.object({ action: z.string(), target_type: z.string(), ts: z.string(), detail: z.record(z.string(), z.unknown()) })),

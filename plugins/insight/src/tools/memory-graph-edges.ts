@@ -12,14 +12,14 @@ export function memoryGraphEdgesTool(stores: Stores) {
       'a direction, out (default: from the node), in (to it) or both; without node_id, the newest edges of the scope. Each edge has its ' +
       'relation (knows, works_with, family_of, friend_of, met, mentions, relates_to, or causal led_to, caused, blocked), strength and ' +
       'from/to nodes. A malformed or unknown node_id is an error naming node_id. Returns the node (with node_id), the edges and count.',
-    input: z.object({
+    input: () => z.object({
       node_id: z.string().min(1).max(100).optional().describe('Node id (node_<n>) from memory_graph_nodes or memory_graph_query'),
       direction: z.enum(['out', 'in', 'both']).optional().describe('With node_id: out (default), in or both'),
       limit: limitInput(100, 200),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({ node: nodeSchema.nullable().describe('The node asked for; null without node_id'), edges: z.array(edgeSchema), count: z.number() }),
+    output: () => z.object({ node: nodeSchema.nullable().describe('The node asked for; null without node_id'), edges: z.array(edgeSchema), count: z.number() }),
     annotations: READ_ONLY,
     handler: (args) => {
       const scope = scopeOf(args);

@@ -11,14 +11,14 @@ export function memoryGraphNodesTool(stores: Stores) {
       'List the knowledge-graph nodes of the layer and user_id, highest confidence first (ties: newest first), optionally only one ' +
       'node_type, a page at a time (limit, offset). Returns each node\'s node_id (for memory_graph_edges), content, node_type, tags, ' +
       'confidence and created time, with count and next_offset (null when there are no more).',
-    input: z.object({
+    input: () => z.object({
       node_type: nodeTypeInput,
       limit: limitInput(50, 200),
       offset: offsetInput,
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({ nodes: z.array(nodeSchema), ...pagingOutput }),
+    output: () => z.object({ nodes: z.array(nodeSchema), ...pagingOutput }),
     annotations: READ_ONLY,
     handler: (args) => {
       const rows = stores.graph.nodes(scopeOf(args), { node_type: args.node_type, limit: args.limit + 1, offset: args.offset });

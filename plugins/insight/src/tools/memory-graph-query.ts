@@ -12,7 +12,7 @@ export function memoryGraphQueryTool(stores: Stores) {
       'faceted ("dimension:value"; a plain tag is its own dimension): tags of one dimension match any of them, different dimensions ' +
       'all of them. Highest confidence first, a page at a time (limit, offset). Returns the nodes (node_id, content, node_type, tags, ' +
       'confidence, created), count and next_offset. Use memory_graph_edges for the relations of a node.',
-    input: z.object({
+    input: () => z.object({
       tag: tagFilterInput,
       node_type: nodeTypeInput,
       limit: limitInput(50, 200),
@@ -20,7 +20,7 @@ export function memoryGraphQueryTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({ nodes: z.array(nodeSchema), ...pagingOutput }),
+    output: () => z.object({ nodes: z.array(nodeSchema), ...pagingOutput }),
     annotations: READ_ONLY,
     handler: (args) => {
       const tag = tagList(args.tag) ?? [];

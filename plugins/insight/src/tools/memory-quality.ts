@@ -16,7 +16,7 @@ export function memoryQualityTool(stores: Stores) {
       'old_importance, importance and changed (false at the cap or floor). action report: per fact with feedback, its useful and ' +
       `not_useful counts and current importance, most useful first (limit default ${QUALITY_REPORT_DEFAULT}, at most ${QUALITY_REPORT_MAX}, offset), ` +
       'with total facts and summed counts. A malformed or unknown entry_id (or one of another layer or user_id) is an error naming entry_id.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(QUALITY_ACTIONS).describe('feedback or report'),
       entry_id: z.string().min(1).max(100).optional().describe('feedback: the fact entry id, e.g. fact_12'),
       useful: z.boolean().optional().describe('feedback: true when the fact helped, false when it did not'),
@@ -25,7 +25,7 @@ export function memoryQualityTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(QUALITY_ACTIONS),
       entry_id: z.string().optional(),
       key: z.string().optional(),

@@ -20,7 +20,7 @@ export function memoryQueryTool(stores: Stores) {
       `first, limit (default ${MEMORY_QUERY_DEFAULT_LIMIT}, at most ${MEMORY_QUERY_MAX_LIMIT}) from offset. Returns facts (entry_id, key, ` +
       'value, importance, source, metadata, created, updated) or episodes (id, summary, emotional_weight, importance, tags, created), ' +
       'the other list empty, with count, total (all matching) and next_offset. A read: it records no access. Use dream to search by meaning.',
-    input: z.object({
+    input: () => z.object({
       target: z.enum(MEMORY_QUERY_TARGETS).default('core').describe('core (L4 facts, default) or episodes (L3)'),
       importance_min: importance('Lowest'),
       importance_max: importance('Highest'),
@@ -34,7 +34,7 @@ export function memoryQueryTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       target: z.enum(MEMORY_QUERY_TARGETS),
       facts: z.array(factSchema).describe('Matching facts (target core); empty for episodes'),
       episodes: z.array(episodeSchema).describe('Matching episodes (target episodes); empty for core'),

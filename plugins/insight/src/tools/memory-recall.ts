@@ -13,13 +13,13 @@ export function memoryRecallTool(stores: Stores) {
       'to the episodes or facts of that layer and user_id, so a repeated recall is cheap and never stale. Returns hits (source, id, score, ' +
       `title, text, explain), count, cached (true when served from the cache), computed_at and expires_at. limit default ${RECALL_DEFAULT_LIMIT}, ` +
       `at most ${RECALL_MAX_LIMIT}. A read: it records no access counts and no recall telemetry. A blank query is an error naming query.`,
-    input: z.object({
+    input: () => z.object({
       query: z.string().min(1).max(2000).describe('Words to recall'),
       limit: limitInput(RECALL_DEFAULT_LIMIT, RECALL_MAX_LIMIT),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       hits: z.array(hitSchema),
       count: z.number(),
       cached: z.boolean().describe('True when the answer came from the cache'),

@@ -38,7 +38,7 @@ export function memoryReflectTool(stores: Stores) {
       'at least two records; and a summary of it all. The reflection is stored and returned. action list: the stored reflections, ' +
       `newest first, optionally only those written for topic (ignoring case), limit default ${REFLECT_LIST_DEFAULT}, at most ${REFLECT_LIST_MAX}. ` +
       'A bad period_hours, topic or limit is an error naming it.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(REFLECT_ACTIONS).describe('write or list'),
       period_hours: z.number().int().min(WIKI_REFLECT_HOURS_MIN).max(WIKI_REFLECT_HOURS_MAX).default(REFLECT_HOURS_DEFAULT).describe('write: hours back from now'),
       topic: z.string().min(1).max(REFLECT_TOPIC_MAX).optional().describe('write: only records holding it; list: only reflections written for it'),
@@ -46,7 +46,7 @@ export function memoryReflectTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(REFLECT_ACTIONS),
       reflection: reflectionSchema.optional().describe('write: the reflection stored'),
       reflections: z.array(reflectionSchema).optional().describe('list: newest first'),

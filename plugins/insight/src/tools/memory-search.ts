@@ -15,7 +15,7 @@ export function memorySearchTool(stores: Stores) {
       'source, id, score, title, text and explain: the weighted parts of the score (bm25, importance, recency, access, summing to fused) ' +
       'and the raw signals. A read: it records no access counts and no recall telemetry (dream does). A blank query, an unknown ' +
       'strategy or source is an error naming the field.',
-    input: z.object({
+    input: () => z.object({
       query: z.string().min(1).max(2000).describe('Words to search for'),
       strategy: z.enum(SEARCH_STRATEGIES).default('hybrid').describe('hybrid, keyword, recent or core'),
       sources: z
@@ -28,7 +28,7 @@ export function memorySearchTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       query: z.string(),
       strategy: z.enum(SEARCH_STRATEGIES),
       sources: z.array(z.enum(SEARCH_SOURCES)),

@@ -24,13 +24,13 @@ export function memorySessionListTool(stores: Stores) {
       'List the recent working sessions (L2) of the layer and user_id, newest first, a page at a time (limit, offset). Each session has ' +
       'its id, state (open or closed), started and ended times, and once closed its summary, topics and quality score (0 to 80). ' +
       'Returns the sessions, count, total and next_offset (null when there are no more).',
-    input: z.object({
+    input: () => z.object({
       limit: limitInput(20, 200),
       offset: offsetInput,
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({ sessions: z.array(sessionSchema), ...pagingOutput, total: z.number() }),
+    output: () => z.object({ sessions: z.array(sessionSchema), ...pagingOutput, total: z.number() }),
     annotations: READ_ONLY,
     handler: (args) => {
       const scope = scopeOf(args);

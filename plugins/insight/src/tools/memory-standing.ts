@@ -61,7 +61,7 @@ export function memoryStandingTool(stores: Stores) {
       'layer and user_id. Errors: a hostile name (a path, too long, other characters) or an unknown spec_json key is a ValueError raised ' +
       'before any file or database access; a bad filter value names spec_json.<filter>; an unknown name names name; an action of a tier ' +
       'this surface does not expose is a TierError naming action.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(STANDING_ACTIONS).describe('save, list, run or delete'),
       name: z.string().max(10_000).optional().describe(`Standing query name: ${STANDING_NAME_ACCEPTED}`),
       spec_json: z
@@ -73,7 +73,7 @@ export function memoryStandingTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(STANDING_ACTIONS),
       queries: z.array(z.object({ name: z.string(), description: z.string() })).optional().describe('list: names and descriptions only'),
       query: querySchema.optional().describe('save and delete: the query saved or deleted'),

@@ -14,8 +14,8 @@ export function memoryStatsTool(stores: Stores) {
       'wiki_pages, graph_nodes and recall_count (dream calls recorded in recall_events), plus avg_session_quality, the mean quality of ' +
       'the closed sessions on 0 to 100 (the stored 0 to 80 score times 100/80, one decimal; avg_session_quality_raw is the mean on ' +
       '0 to 80), both null when no session is closed. A read: it records no access.',
-    input: z.object({ layer: layerInput, user_id: userIdInput }),
-    output: z.object({
+    input: () => z.object({ layer: layerInput, user_id: userIdInput }),
+    output: () => z.object({
       l1: z.number(),
       l2: z.number(),
       l3: z.number(),

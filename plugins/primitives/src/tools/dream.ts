@@ -12,7 +12,7 @@ export function dreamTool(dreamer: Dreamer, config: Config) {
       'the latest 5 timeline events first; core favours important facts; balanced (default) lets relevance lead. ' +
       'Returns a Markdown summary cut to the token budget, one section per hit headed by its source, id, date and score, ' +
       'and the ranked hits (source, id, score, created; with explain: true, also the weighted parts of each score).',
-    input: z.object({
+    input: () => z.object({
       query: z.string().min(1).max(4000).describe('What to recall, in natural language or keywords'),
       limit: z.number().int().min(1).max(200).nullable().optional().describe('Number of hits; default from config retrieval.default_limit (10)'),
       layer: layerInput,
@@ -20,7 +20,7 @@ export function dreamTool(dreamer: Dreamer, config: Config) {
       intent: z.enum(['recent', 'core', 'balanced']).default('balanced').describe('Ranking bias'),
       explain: z.boolean().default(false).describe('Add to each hit the weighted parts of its score (bm25, importance, recency, access)'),
     }),
-    output: z.object({
+    output: () => z.object({
       summary: z.string(),
       truncated: z.boolean(),
       result_count: z.number(),

@@ -11,13 +11,13 @@ export function evolveTool(stores: Stores, hooks: Readonly<Hooks>, logger: Logge
       "Change how the agent behaves from now on: store a personality instruction (e.g. 'Answer in short sentences', " +
       "'Prefer TypeScript examples'). It always goes to the agent layer's core memory with importance 1.0, fires the " +
       'personality_shift hook and records a personality_shift event on the timeline. Recall it with dream on layer agent.',
-    input: z.object({
+    input: () => z.object({
       instruction: z.string().min(1).max(4000).describe('The personality instruction'),
       // Every tool takes a layer; evolve's write is always the agent's, so the one value it takes is agent.
       layer: z.literal('agent').default('agent').describe('Always agent: a personality instruction is about the agent itself'),
       user_id: userIdSchema,
     }),
-    output: z.object({ status: z.literal('evolved'), summary: z.string(), entry_id: z.string(), key: z.string(), event_id: z.string() }),
+    output: () => z.object({ status: z.literal('evolved'), summary: z.string(), entry_id: z.string(), key: z.string(), event_id: z.string() }),
     // Not idempotent: the same instruction again keeps its fact but records another event and fires the hook again.
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     async handler({ instruction, user_id }) {

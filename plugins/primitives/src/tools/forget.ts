@@ -18,7 +18,7 @@ export function forgetTool(forgetter: Forgetter) {
       'When exact or fuzzy deletes a fact or episode, the graph node think made from the same thought goes too, and when it deletes the short link a long thought (over 2000 characters) left in L4 or L3, the thought\'s wiki page. ' +
       'With shadow_bin true (default) deleted records are archived in the Shadow Bin first and can be restored. ' +
       'Returns counts per store.',
-    input: z.object({
+    input: () => z.object({
       key: z.string().max(1000).describe('The fact key (exact) or a search pattern (fuzzy); ignored by recent'),
       scope: z.enum(['exact', 'fuzzy', 'recent']).default('exact'),
       minutes: z.number().int().min(1).max(525_600).default(60).describe('Window for scope recent'),
@@ -26,7 +26,7 @@ export function forgetTool(forgetter: Forgetter) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       scope: z.enum(['exact', 'fuzzy', 'recent']),
       deleted_l4: z.number(),
       deleted_l3: z.number(),

@@ -11,14 +11,14 @@ export function memoryHookTool(kernel: Kernel) {
       'new_message / auto_save_candidate {text} auto-save by importance (>= 0.5 to L3 and the graph, >= 0.8 also to L4); the same text saved in the last 10 minutes answers already_saved with its ids and is not saved again; ' +
       'post_context_compression {query} returns rehydrate candidates; context_threshold and memory_pressure return advice. ' +
       'An unknown event is a ValueError. Returns every handler\'s result keyed by plugin name.',
-    input: z.object({
+    input: () => z.object({
       // Any string: the dispatcher answers every name it does not know, as over HTTP, with a ValueError.
       event: z.string().describe(`One of ${LIFECYCLE_EVENTS.join(', ')}`),
       payload: z.record(z.string(), z.unknown()).default({}).describe('The event payload'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       event: z.string(),
       layer: z.enum(['user', 'agent']),
       user_id: z.string(),

@@ -15,7 +15,7 @@ export function projectTool(projects: ProjectService) {
       'project_decision event. recall: status, decision history (the latest 200, with decision_count), artifacts (the 200 mapped last, with artifact_count), code-symbol count. audit: gap analysis over ' +
       'Architecture, Security and Testing with a core-memory conflict scan and completeness verdicts. archive: move the spec ' +
       "pages (the caller's and every other user's) to the Shadow Bin and mark the project archived (init reopens it).",
-    input: z.object({
+    input: () => z.object({
       action: z.enum(PROJECT_ACTIONS),
       name: z.string().min(1).max(200).describe('Project name (global key)'),
       details: z.string().max(20_000).optional().describe('Description (init/update), file path (mapping) or decision with rationale (decision)'),

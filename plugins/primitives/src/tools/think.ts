@@ -13,14 +13,14 @@ export function thinkTool(thinker: Thinker) {
       'anything else becomes an L3 episode; a phrase like "X is Y", "X (is) related to Y" or "X (is) connected to Y" in the first sentences also makes a graph node. ' +
       'Pass wiki_type or wiki_title to force a wiki page. layer auto (default) decides between the agent\'s own voice ' +
       'and facts about the user. Returns the routing scores and every store and id written.',
-    input: z.object({
+    input: () => z.object({
       text: z.string().min(1).describe('What to remember'),
       layer: z.enum(['user', 'agent', 'auto']).default('auto').describe('user, agent, or auto (scored from the text)'),
       user_id: userIdSchema,
       wiki_type: z.string().nullable().optional().describe('Force a wiki page of this type (e.g. diary, decision_log, preferences, skill)'),
       wiki_title: z.string().min(1).max(300).nullable().optional().describe('Title of the forced wiki page instead of Thought_<timestamp> (one line, no control characters); when a page of that title exists, the thought gets a new page <title>-2, -3, ...'),
     }),
-    output: z.object({
+    output: () => z.object({
       routing: z.object({
         importance: z.number(),
         length: z.number(),

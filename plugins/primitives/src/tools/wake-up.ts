@@ -10,13 +10,13 @@ export function wakeUpTool(wakeUp: WakeUp) {
       'Call at the start of a session to get a brief of what you remember: the last closed session, the most important ' +
       'core facts, pending work (todo facts and scratchpad notes), recent buffer items and the latest timeline events, plus ' +
       'memories about an optional query, in Markdown within a token budget (default 2000).',
-    input: z.object({
+    input: () => z.object({
       budget: z.number().int().min(100).max(100_000).default(2000).describe('Token budget of the brief'),
       query: z.string().max(2000).optional().describe('Optional topic to recall memories about'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       brief: z.string(),
       sections: z.array(z.string()),
       counts: z.object({ facts: z.number(), pending: z.number(), recent_items: z.number(), events: z.number(), has_last_session: z.boolean() }),

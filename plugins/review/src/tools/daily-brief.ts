@@ -34,8 +34,8 @@ export function dailyBriefTool(stores: Stores) {
       'recent: what changed in the last 24 hours: counts and the 5 newest of facts, episodes, wiki pages and timeline events. ' +
       'suggested_action: one next step derived from those (the top todo, else the scratchpad, else the recent records). Each section is ' +
       'computed on its own: one that fails is answered as { error } while the others are returned. Read-only.',
-    input: z.object({ layer: layerInput, user_id: userIdInput }),
-    output: z.object({
+    input: () => z.object({ layer: layerInput, user_id: userIdInput }),
+    output: () => z.object({
       generated: z.string(),
       pending: z.union([pending, sectionError]),
       recent: z.union([recent, sectionError]),

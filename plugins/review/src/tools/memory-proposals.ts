@@ -58,7 +58,7 @@ export function memoryProposalsTool(stores: Stores) {
       'proposal_id or transition_id, a proposal not in the state the action needs (its state is named), a write changed since it was ' +
       'applied or promoted (reverting would lose it), a transition already reverted. Returns the action and the proposal(s) ' +
       '(proposal_id, kind, status, the write, dates, target_id, shadow_id) or the transition.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(PROPOSALS_ACTIONS).describe('list, propose, decide, revert or revert_transition'),
       kind: z.enum(['wiki_write', 'core_write']).optional().describe('propose: the kind of write'),
       title: z.string().optional().describe('propose wiki_write: page title'),
@@ -74,7 +74,7 @@ export function memoryProposalsTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(PROPOSALS_ACTIONS),
       proposal: proposalSchema.optional().describe('propose, decide, revert: the proposal after the action'),
       proposals: z.array(proposalSchema).optional().describe('list: the pending proposals, oldest first'),

@@ -18,7 +18,7 @@ export function memoryReportCardTool(stores: Stores, clock: Clock) {
       'saved_l4, saved_graph); open_gaps (distinct dream queries of the period that found nothing and were not answered by a later dream of ' +
       `the same query: the count and the newest ${REPORT_LIST_MAX}); dream_markers (episodes tagged ${DREAM_MARKER_TAG}, notes an agent left for its next ` +
       'session: created in the period, and in all). Read-only: it records nothing.',
-    input: z.object({
+    input: () => z.object({
       period_hours: z
         .number()
         .int()
@@ -29,7 +29,7 @@ export function memoryReportCardTool(stores: Stores, clock: Clock) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       period_hours: z.number(),
       since: z.string().describe('ISO start of the period'),
       proposals: z.object({ pending: z.number(), applied: z.number(), rejected: z.number(), reverted: z.number() }),

@@ -36,7 +36,7 @@ export function memoryWatchTool(stores: Stores) {
       'lists as pending). Rules run whether or not this tool is exposed. Actions: list (id, name, trigger, predicate, action, enabled, hits_24h), ' +
       'add (name, trigger, predicate_json, action_kind), disable (rule_id), delete (rule_id). A bad value is an error naming its field; an ' +
       'unknown predicate key names predicate_json and lists the allowed keys; an unknown rule_id names rule_id.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(['list', 'add', 'disable', 'delete']).describe('What to do'),
       name: z.string().max(100).optional().describe('add: the rule name, unique in the layer and user_id'),
       trigger: z.enum(WATCH_TRIGGERS).optional().describe('add: the event watched'),
@@ -46,7 +46,7 @@ export function memoryWatchTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(['list', 'add', 'disable', 'delete']),
       rules: z.array(ruleSchema).describe('The rules of the layer and user_id after the action, oldest first'),
       rule: ruleSchema.optional().describe('add, disable, delete: the rule concerned (as it was, for delete)'),

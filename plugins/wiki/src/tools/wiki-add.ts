@@ -12,7 +12,7 @@ export function wikiAddTool(stores: Stores) {
       `(user: ${WIKI_TYPES_USER.join(', ')}; agent: ${WIKI_TYPES_AGENT.join(', ')}) or skill. ` +
       'Returns status created or updated, the page (title, wiki_type, tags, path for wiki_read, dates, size) and lint notes ' +
       '(a skill page over 4 KB, a type of the other layer); lint never refuses a write.',
-    input: z.object({
+    input: () => z.object({
       title: titleInput.describe('Page title; unique within the layer and user_id'),
       content: z.string().describe('Markdown content; replaces the whole page on update'),
       wiki_type: wikiTypeInput.describe('Page type'),
@@ -20,7 +20,7 @@ export function wikiAddTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       status: z.enum(['created', 'updated']),
       page: pageInfoSchema,
       lint: z.array(z.string()),

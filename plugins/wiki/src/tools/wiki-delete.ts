@@ -11,13 +11,13 @@ export function wikiDeleteTool(stores: Stores) {
       'and its typed links. With shadow_bin true (default) the page (content, type, tags) is archived in the Shadow Bin first and can be ' +
       'restored; false deletes it outright. A title with no page is an error naming title. Returns the deleted page\'s title, wiki_type ' +
       'and path, whether it was archived (and the Shadow Bin entry id), and how many links went with it.',
-    input: z.object({
+    input: () => z.object({
       title: titleInput.describe('Title of the page to delete'),
       shadow_bin: z.boolean().default(true).describe('Archive the page in the Shadow Bin before deleting'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       deleted: z.boolean(),
       title: z.string(),
       wiki_type: z.string(),

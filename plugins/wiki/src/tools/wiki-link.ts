@@ -11,7 +11,7 @@ export function wikiLinkTool(stores: Stores) {
       `the page. action add: a link from title to to_title with relation one of ${WIKI_LINK_RELATIONS.join(', ')} ` +
       '(title is a review of, revises, or follows to_title); adding an existing link changes nothing. A missing page is an error naming ' +
       'title or to_title. Returns the page title, its in and out links, and for add the link and whether it is new.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(['list', 'add']).describe('list the page\'s links, or add one'),
       title: titleInput.describe('The page (for add: the page the link starts from)'),
       to_title: titleInput.optional().describe('add: the page the link points at'),
@@ -19,7 +19,7 @@ export function wikiLinkTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(['list', 'add']),
       title: z.string(),
       added: linkRefSchema.extend({ created_new: z.boolean() }).optional().describe('add: the link (title is to_title)'),

@@ -10,7 +10,7 @@ export function wikiListTool(stores: Stores) {
       'List the wiki pages of the layer and user_id, most recently updated first, optionally of one wiki_type, a page of results at a time ' +
       '(limit, offset). Returns the pages without content (title, wiki_type, tags, path for wiki_read, dates, size), count (on this page), ' +
       'total (all matching) and next_offset (null when there are no more).',
-    input: z.object({
+    input: () => z.object({
       wiki_type: wikiTypeInput.optional().describe('Only pages of this type'),
       limit: z.number().int().min(1).max(200).default(50).describe('Most pages returned'),
       offset: offsetInput,

@@ -16,7 +16,7 @@ export function wikiQueryTool(stores: Stores) {
       `limit (default ${WIKI_QUERY_DEFAULT_LIMIT}, at most ${WIKI_QUERY_MAX_LIMIT}) from offset. Returns the pages without content ` +
       '(title, wiki_type, tags, path for wiki_read, dates, size), count (on this page), total (all matching) and next_offset ' +
       '(null when there are no more). Use wiki_search to rank pages by relevance to a question instead.',
-    input: z.object({
+    input: () => z.object({
       wiki_type: wikiTypeInput.optional().describe('Only pages of this type'),
       tags: z.array(z.string().max(200)).max(50).optional().describe('Faceted tags: same dimension any of, different dimensions all of'),
       title: z.string().max(WIKI_QUERY_TITLE_MAX).optional().describe('Whole words the title holds (case and accents ignored)'),

@@ -11,12 +11,12 @@ export function wikiReadTool(stores: Stores) {
       'return it (wiki/<layer>/<user>/<wiki_type>/<slug>.md). Any other path (absolute, with . or .. segments, another layer\'s or ' +
       'user\'s page, no page) is an error naming path. Returns the page (title, wiki_type, tags, path, dates, size, content) and its ' +
       'typed links in and out.',
-    input: z.object({
+    input: () => z.object({
       path: z.string().min(1).max(1000).describe('Page path as listed'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       page: pageInfoSchema.extend({ content: z.string() }),
       links: z.object({ in: z.array(linkRefSchema), out: z.array(linkRefSchema) }),
     }),

@@ -23,7 +23,7 @@ export function wikiReflectTool(stores: Stores, clock: Clock) {
       `the pages over their size lint (a skill page over 4 KB), each list at most ${WIKI_REFLECT_LIST_MAX} with its full count; and a ` +
       `Markdown digest of the same within ${WIKI_REFLECT_MAX_TOKENS} tokens. Use it to review what the wiki gained and which pages ` +
       'need linking (wiki_link) or trimming (wiki_add).',
-    input: z.object({
+    input: () => z.object({
       period_hours: z
         .number()
         .int()
@@ -34,7 +34,7 @@ export function wikiReflectTool(stores: Stores, clock: Clock) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       layer: z.enum(['user', 'agent']),
       period_hours: z.number(),
       since: z.string(),

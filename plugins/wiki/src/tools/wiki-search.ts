@@ -10,14 +10,14 @@ export function wikiSearchTool(stores: Stores) {
       'Full-text search over the wiki pages of the layer and user_id (stemmed, BM25 over title and content, as dream ranks them, ' +
       'wiki pages only), optionally of one wiki_type. Returns the pages best first, each with its score, its fields ' +
       '(title, wiki_type, tags, path for wiki_read, dates, size) and a one-line excerpt around the first query word it holds.',
-    input: z.object({
+    input: () => z.object({
       query: z.string().min(1).max(4000).describe('Words to find in page titles and content'),
       wiki_type: wikiTypeInput.optional().describe('Only pages of this type'),
       limit: z.number().int().min(1).max(50).default(10).describe('Most pages returned'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       query: z.string(),
       count: z.number(),
       results: z.array(pageInfoSchema.extend({ score: z.number(), excerpt: z.string() })),

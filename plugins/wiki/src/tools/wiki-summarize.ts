@@ -16,14 +16,14 @@ export function wikiSummarizeTool(stores: Stores) {
       `search filtered by the type, best first. At most limit pages, then the digest is cut to ${WIKI_DIGEST_MAX_TOKENS} tokens. ` +
       'Returns perspective, the layer and wiki_type read, pages (title, type, tags, path), count, digest_pages (pages whose text is in ' +
       'the digest), truncated (a page was cut or left out of the digest) and the digest.',
-    input: z.object({
+    input: () => z.object({
       perspective: z.enum(WIKI_PERSPECTIVE_NAMES as [string, ...string[]]).describe('Which pages to digest'),
       layer: layerSchema.default('agent').describe('Accepted for uniformity; the perspective\'s own layer is read'),
       user_id: userIdInput,
       query: z.string().max(4000).default('').describe('Empty: every page of the type, newest first; else a search within the type'),
       limit: z.number().int().min(1).max(50).default(10).describe('Most pages before the token cut'),
     }),
-    output: z.object({
+    output: () => z.object({
       perspective: z.string(),
       layer: z.enum(['user', 'agent']),
       wiki_type: z.string(),

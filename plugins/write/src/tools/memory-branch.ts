@@ -35,7 +35,7 @@ export function memoryBranchTool(stores: Stores) {
       `delete (name): drops the branch, live memory untouched. Names are slugged ("Plan B" is plan-b), 1-${RECORD_NAME_MAX} characters ` +
       `holding a letter or digit; at most ${BRANCH_MAX} branches per layer and user_id. Errors name the field: name (invalid, taken, ` +
       'unknown, too many branches), key (not in the branch), value, importance, force (conflicts).',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(ACTIONS).describe('create, list, set, unset, diff, merge or delete'),
       name: z.string().min(1).max(200).optional().describe('The branch (every action but list)'),
       key: z.string().min(1).max(500).optional().describe('set/unset: the fact key'),
@@ -45,7 +45,7 @@ export function memoryBranchTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(ACTIONS),
       branch: branchSchema.optional().describe('create/set/unset/delete: the branch'),
       branches: z.array(branchSchema).optional().describe('list'),

@@ -18,7 +18,7 @@ export function memoryCounterfactualTool(stores: Stores) {
       '(or of every anchor without it), newest first, limit (default 50, at most 200) from offset. Returns the counterfactual (id ' +
       'cf_<n>) or the list with count and next_offset. Errors name the field: a missing or empty anchor, premise or projection for ' +
       'save, or premise or projection given to list.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(ACTIONS).describe('save or list'),
       anchor: z.string().max(COUNTERFACTUAL_ANCHOR_MAX).optional().describe('What the counterfactual is about (save: required; list: filter)'),
       premise: z.string().max(COUNTERFACTUAL_TEXT_MAX).optional().describe('save: what might have been'),
@@ -28,7 +28,7 @@ export function memoryCounterfactualTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(ACTIONS),
       counterfactual: cfSchema.optional().describe('save: the counterfactual'),
       created_new: z.boolean().optional().describe('save: false when the same one was already saved'),

@@ -41,7 +41,7 @@ export function memoryDiscloseTool(stores: Stores) {
       `(at most ${DISCLOSURE_RULES_MAX} rules per scope). action list: every rule. action enable, disable, delete: by rule_id (enabling an ` +
       'enabled rule, or disabling a disabled one, changes nothing: changed false). Errors name the field: a missing field of the action, ' +
       'a duplicate name, an unknown rule_id. Returns the action, the rule (or rules) and for enable and disable whether it changed.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(DISCLOSE_ACTIONS).describe('add, list, enable, disable or delete'),
       name: z.string().optional().describe('add: the rule name'),
       trigger_keywords: z.array(z.string()).optional().describe('add: keywords; any one in a text triggers the rule'),
@@ -50,7 +50,7 @@ export function memoryDiscloseTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(DISCLOSE_ACTIONS),
       rule: ruleSchema.optional().describe('add, enable, disable: the rule now; delete: the rule deleted'),
       rules: z.array(ruleSchema).optional().describe('list: the rules, oldest first'),

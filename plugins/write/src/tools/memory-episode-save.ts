@@ -13,7 +13,7 @@ export function memoryEpisodeSaveTool(stores: Stores) {
       'summary as think scores a thought. Every call adds an episode. Returns the episode (id ep_<n>, summary, emotional_weight, ' +
       'importance, tags, created). Errors name the field: an empty summary, a weight or importance outside 0..1, a faceted tag missing ' +
       'its dimension or value.',
-    input: z.object({
+    input: () => z.object({
       summary: z.string().max(100_000).describe('What happened'),
       emotional_weight: z.number().min(0).max(1).default(0).describe('0..1 (default 0); above 0.5 marks an emotionally significant episode'),
       tags: tagsInput.describe('Tags, plain or dimension:value'),
@@ -21,7 +21,7 @@ export function memoryEpisodeSaveTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({ episode: episodeSchema }),
+    output: () => z.object({ episode: episodeSchema }),
     annotations: ADDITIVE,
     handler: (args) => {
       const summary = args.summary.trim();

@@ -27,7 +27,7 @@ export function memoryGraphAddTool(stores: Stores, hooks: Readonly<Hooks>, logge
       'found again by their content, so recording the same pair again returns the same nodes and updates the strength. Returns the ' +
       'node(s), whether each existed, and the edge (null when none). Errors name the field: an unknown relation, an unknown or ' +
       'malformed relates_to, a missing node_type or outcome, a field the action does not take.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(ACTIONS).default('add').describe('add (a node, optionally linked) or causal (action -> outcome)'),
       content: z.string().max(100_000).describe('add: the node content; causal: the action'),
       node_type: z.string().max(100).optional().describe('add: the node type (person and organization are deduplicated)'),
@@ -40,7 +40,7 @@ export function memoryGraphAddTool(stores: Stores, hooks: Readonly<Hooks>, logge
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(ACTIONS),
       node: nodeSchema.describe('add: the node; causal: the action node'),
       existed: z.boolean().describe('The node was already there and was returned as it is'),

@@ -14,12 +14,12 @@ export function memoryHealTool(stores: Stores, migrations: MigrationHost) {
       'that is not a valid ring, after copying it to backups/l1-invalid/<time>/ in the data dir, and rewrites it from the stored ring. ' +
       'Returns results: per action run, its detail and what it changed (applied migrations per owner, the breakers reset, the files ' +
       'removed and their copies). An unknown action is a ValueError naming action.',
-    input: z.object({
+    input: () => z.object({
       action: z.string().max(100).optional().describe(`One of ${HEAL_ACTIONS.join(', ')}; omitted: all three`),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       results: z.array(
         z.object({
           action: z.enum(HEAL_ACTIONS),

@@ -112,7 +112,7 @@ export function memoryHistoryTool(stores: Stores) {
       'writes what that version held back as the current value, recorded as a new version (changed false when it holds it already). ' +
       'Errors name the field: a missing, doubled or unknown lookup (key, entry_id, title), a malformed or unknown version_id, a delete ' +
       'version to restore (it holds no value), or restore on a surface without the write tier (action).',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(['list', 'restore']).default('list').describe('list the history (default), or restore a version'),
       key: z.string().min(1).max(500).optional().describe('list: the fact key, exactly as stored'),
       entry_id: z.string().min(1).max(100).optional().describe('list: the fact entry id, e.g. fact_12'),
@@ -123,7 +123,7 @@ export function memoryHistoryTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(['list', 'restore']),
       target: z.enum(['fact', 'wiki_page']),
       key: z.string().optional().describe('The fact key (fact target)'),

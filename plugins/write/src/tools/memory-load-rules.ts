@@ -21,12 +21,12 @@ export function memoryLoadRulesTool(stores: Stores) {
       'rules or a mapping with a rules list; it is read again when its modification time changes. action list: the rules in force, the file ' +
       'path, its modification time and its errors. action reload: read the file again now. A bad file is reported in errors (each naming the ' +
       'rule index and field) and the previous good ruleset stays in force (in_force: previous). The rules are the same for every layer and user_id.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(['list', 'reload']).default('list').describe('list the ruleset, or reload the file first'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(['list', 'reload']),
       path: z.string(),
       exists: z.boolean(),

@@ -42,7 +42,7 @@ export function memoryProcedureTool(stores: Stores) {
       'step_count, successes, failures, success_rate, last_run, last_outcome, last_note). Names are slugged ("Deploy App" is ' +
       `deploy-app), 1-${RECORD_NAME_MAX} characters holding a letter or digit. Errors name the field: name (invalid or unknown), steps, ` +
       'steps.<i> (an empty or too long step), outcome, note, description, trigger.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(ACTIONS).describe('save, get, list, record or delete'),
       name: z.string().min(1).max(200).optional().describe('The procedure (every action but list)'),
       steps: z.array(z.string().max(PROCEDURE_TEXT_MAX)).min(1).max(PROCEDURE_STEPS_MAX).optional().describe('save: the steps in order'),
@@ -55,7 +55,7 @@ export function memoryProcedureTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(ACTIONS),
       procedure: procedureSchema.optional().describe('save/get/record/delete'),
       created_new: z.boolean().optional().describe('save: whether the name was new'),

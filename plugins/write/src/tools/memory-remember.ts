@@ -16,14 +16,14 @@ export function memoryRememberTool(stores: Stores, hooks: Readonly<Hooks>) {
       'goes through the importance gate (write-gate rules of rules.yaml add their boost) and is stored within 0.05 to 1.0. A key that holds ' +
       'another value is updated (updated: true; the entry_id stays). Returns entry_id, key, value as stored, importance, requested_importance, ' +
       'deduplicated, updated, redacted counts, node_id and the write-gate tags. A blank key or value is an error naming that field.',
-    input: z.object({
+    input: () => z.object({
       key: z.string().min(1).max(200).describe('The fact key (unique in the layer and user_id), e.g. "favourite_editor"'),
       value: z.string().min(1).describe('The fact; secrets in it are redacted before it is stored'),
       importance: z.number().min(0).max(1).optional().describe(`0 to 1 (default ${REMEMBER_DEFAULT_IMPORTANCE}); the importance gate may raise it`),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       entry_id: z.string(),
       key: z.string(),
       value: z.string().describe('The value as stored (secrets redacted)'),

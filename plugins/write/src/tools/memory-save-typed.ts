@@ -18,14 +18,14 @@ export function memorySaveTypedTool(stores: Stores) {
       'is skipped and reported in warnings. Saving the same type and name again updates the fact. An unknown type is an error naming type and ' +
       'listing the accepted ones; a missing, unknown or mistyped field is an error naming fields.<field>. Returns entry_id, key, type, value, ' +
       'fields, importance, created_new, schema_source and warnings.',
-    input: z.object({
+    input: () => z.object({
       type: z.string().min(1).max(64).describe('Schema name: decision, error_pattern, relationship or a custom schema'),
       fields: z.record(z.string(), z.unknown()).describe('The field values, e.g. { "name": "db", "decision": "Use SQLite" }'),
       importance: z.number().min(0).max(1).optional().describe('0 to 1 (default 0.5)'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       entry_id: z.string(),
       key: z.string(),
       type: z.string(),

@@ -31,7 +31,7 @@ export function memoryScratchpadTool(stores: Stores) {
       '0.5) or an L4 fact (key fact_key, default the note key) and drops it from the pad, all at once. Errors name the field: key ' +
       'missing for write or promote, or not on the pad for read one or promote; content missing for write; target missing for promote; ' +
       'fact_key already holding another value; a field the action does not take.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(ACTIONS).describe('write, read, clear or promote'),
       key: z.string().min(1).max(200).optional().describe('Note key (write, promote; optional for read and clear: one note instead of all)'),
       content: z.string().max(100_000).optional().describe('write: the note text'),
@@ -42,7 +42,7 @@ export function memoryScratchpadTool(stores: Stores) {
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(ACTIONS),
       entry: entrySchema.optional().describe('write: the note written; read with key: the note; promote: the note moved'),
       entries: z.array(entrySchema).optional().describe('read without key: every note, least recently written first'),

@@ -14,7 +14,7 @@ export function memorySessionEndTool(stores: Stores, hooks: Readonly<Hooks>, log
       'non-empty summary is also saved as an L3 episode tagged session_summary (as memory_hook session_ended does), and the ' +
       'session_consolidation hooks fire. Returns the closed session (quality, quality_detail) and the summary episode (null without a ' +
       'summary). Ending when no session is open is an error naming session (start one with memory_session_start).',
-    input: z.object({
+    input: () => z.object({
       summary: z.string().max(100_000).optional().describe('What the session did'),
       topics: z.array(z.string().max(200)).max(100).optional().describe('Topics of the session'),
       state_deltas: z
@@ -24,7 +24,7 @@ export function memorySessionEndTool(stores: Stores, hooks: Readonly<Hooks>, log
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({ session: sessionSchema, episode: episodeSchema.nullable().describe('The session_summary episode; null without a summary') }),
+    output: () => z.object({ session: sessionSchema, episode: episodeSchema.nullable().describe('The session_summary episode; null without a summary') }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     handler: async (args) => {
       const scope = scopeOf(args);

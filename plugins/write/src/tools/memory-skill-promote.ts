@@ -28,7 +28,7 @@ export function memorySkillPromoteTool(stores: Stores) {
       'the promotions (episode_id, status, page) or the page written. Errors name the field: neither or both of episode_ids and ' +
       'title/content, a malformed or unknown episode id (episode_ids), a page over 4 KB (episode_ids or content), a title already ' +
       'used by a page of another type.',
-    input: z.object({
+    input: () => z.object({
       episode_ids: z.array(z.string().min(1).max(100)).min(1).max(SKILL_PROMOTE_MAX_EPISODES).optional().describe('Episode ids (ep_<n>) to promote verbatim'),
       title: z.string().max(300).optional().describe('With content: the title of a skill page written directly'),
       content: z.string().max(100_000).optional().describe(`With title: the skill as Markdown, at most ${SKILL_PAGE_MAX_BYTES} bytes`),
@@ -36,7 +36,7 @@ export function memorySkillPromoteTool(stores: Stores) {
       layer: layerSchema.default('agent').describe('Memory layer; default agent (skills are agent knowledge)'),
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       mode: z.enum(['episodes', 'direct']),
       promotions: z
         .array(z.object({ episode_id: z.string(), status: z.enum(['promoted', 'already_promoted']), page: pageSchema.nullable().describe('null when the page was deleted since') }))

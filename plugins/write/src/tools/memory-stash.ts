@@ -25,14 +25,14 @@ export function memoryStashTool(stores: Stores) {
       'when a stashed key is in the pad again or pad plus stash would pass the scratchpad\'s 20 entries. Names are slugged, ' +
       `1-${RECORD_NAME_MAX} characters holding a letter or digit; at most ${STASH_MAX} stashes. The L1 ring is not stashed. Errors name the ` +
       'field: action (push of an empty pad), name (invalid, taken, unknown, too many, conflict or overflow at pop), note.',
-    input: z.object({
+    input: () => z.object({
       action: z.enum(ACTIONS).describe('push, list, show, pop or drop'),
       name: z.string().min(1).max(200).optional().describe('The stash (push: optional; show/pop: default the newest; drop: required)'),
       note: z.string().max(STASH_NOTE_MAX).optional().describe('push: why it was set aside'),
       layer: layerInput,
       user_id: userIdInput,
     }),
-    output: z.object({
+    output: () => z.object({
       action: z.enum(ACTIONS),
       stash: stashSchema.optional().describe('push/show/pop/drop: the stash'),
       entries: z.array(entrySchema).optional().describe('push/show/pop: its entries'),
