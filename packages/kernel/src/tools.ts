@@ -270,3 +270,19 @@ export const userIdSchema = z
   // JSON Schema validator can read (no \p{...} classes).
   .refine((v) => !isBlank(v), 'must show a visible character: it holds only white space and invisible characters')
   .default('default');
+
+/**
+ * For a tool of several tiers whose actions each belong to one of them (memory_standing,
+ * memory_history): refuse an action whose tier the caller's surface does not expose, as a
+ * TierError naming `action` and listing the actions that surface allows.
+ */
+export function checkActionTier<A extends string>(tool: string, action: A, actionTiers: Readonly<Record<A, string>>, call: ToolCallContext): void {
+  const tier = actionTiers[action];
+  if (call.exposeAll || call.exposedTiers.has(tier)) return;
+  const allowed = (Object.keys(actionTiers) as A[]).filter((a) => call.exposedTiers.has(actionTiers[a]));
+  throw new MemoryError(
+    'KERNEL_ERR_TIER_REFUSED',
+    `${tool} action ${action} belongs to the ${tier} tier, which this surface does not expose (MEMORY_EXPOSE); allowed here: ${allowed.join(', ')}`,
+    { field: 'action', accepted: allowed },
+  );
+}

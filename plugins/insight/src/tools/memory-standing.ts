@@ -1,4 +1,4 @@
-import { defineTool, MemoryError, z, type ToolCallContext } from '@memory-service/kernel';
+import { checkActionTier, defineTool, z } from '@memory-service/kernel';
 import {
   MEMORY_QUERY_MAX_LIMIT,
   MEMORY_QUERY_TARGETS,
@@ -17,17 +17,6 @@ export const STANDING_ACTIONS = ['save', 'list', 'run', 'delete'] as const;
 type StandingAction = (typeof STANDING_ACTIONS)[number];
 /** The tier each action belongs to: list and run read (insight), save and delete write (write). */
 export const STANDING_ACTION_TIER: Readonly<Record<StandingAction, 'insight' | 'write'>> = { save: 'write', list: 'insight', run: 'insight', delete: 'write' };
-
-/** Refuse an action whose tier the caller's surface does not expose. */
-function checkTier(action: StandingAction, call: ToolCallContext): void {
-  const tier = STANDING_ACTION_TIER[action];
-  if (call.exposeAll || call.exposedTiers.has(tier)) return;
-  const allowed = STANDING_ACTIONS.filter((a) => call.exposedTiers.has(STANDING_ACTION_TIER[a]));
-  throw new MemoryError('KERNEL_ERR_TIER_REFUSED', `memory_standing action ${action} belongs to the ${tier} tier, which this surface does not expose; allowed here: ${allowed.join(', ')}`, {
-    field: 'action',
-    accepted: allowed,
-  });
-}
 
 const querySchema = z.object({
   name: z.string(),
@@ -91,7 +80,7 @@ export function memoryStandingTool(stores: Stores) {
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     handler: (args, call) => {
       const { action } = args;
-      checkTier(action, call);
+      checkActionTier('memory_standing', action, STANDING_ACTION_TIER, call);
       const scope = scopeOf(args);
       const accepted = STANDING_NAME_ACCEPTED;
       switch (action) {

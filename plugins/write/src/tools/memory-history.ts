@@ -1,4 +1,4 @@
-import { defineTool, MemoryError, z, type ToolCallContext } from '@memory-service/kernel';
+import { checkActionTier, defineTool, z } from '@memory-service/kernel';
 import {
   FACT_PREFIX,
   FACT_VERSION_PREFIX,
@@ -87,15 +87,8 @@ function historyOf(stores: Stores, scope: Scope, t: Target, limit: number, offse
   return { target: 'fact' as const, key, current: currentFact(fact), versions: h.versions.map(factVersionOut), total: h.total };
 }
 
-/** restore writes: refused on a surface that shows memory_history through the insight tier only. */
-function checkWriteTier(call: ToolCallContext): void {
-  if (call.exposeAll || call.exposedTiers.has('write')) return;
-  throw new MemoryError(
-    'KERNEL_ERR_TIER_REFUSED',
-    'action restore belongs to the write tier, which this surface does not expose (MEMORY_EXPOSE lists insight without write); action list is allowed',
-    { field: 'action', accepted: ['list'] },
-  );
-}
+/** The tier of each action: list reads (insight), restore writes (write). */
+const ACTION_TIERS = { list: 'insight', restore: 'write' } as const;
 
 export function memoryHistoryTool(stores: Stores) {
   return defineTool({
@@ -143,7 +136,7 @@ export function memoryHistoryTool(stores: Stores) {
     handler: (args, call) => {
       const scope = scopeOf(args);
       if (args.action === 'restore') {
-        checkWriteTier(call);
+        checkActionTier('memory_history', args.action, ACTION_TIERS, call);
         return restore(stores, scope, args.version_id, args.limit);
       }
       const given = (['key', 'entry_id', 'title'] as const).filter((f) => args[f] !== undefined);
