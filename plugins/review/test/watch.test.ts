@@ -47,6 +47,12 @@ describe('memory_watch', () => {
     expect((await toolError(add('r', 'new_message', { min_importance: 'high' }, 'log'))).field).toBe('predicate_json');
     expect((await toolError(add('r', 'remember', { sender: 'ann' }, 'log'))).field).toBe('predicate_json');
     expect((await toolError(add('r', 'think', {}, 'log'))).field).toBe('trigger');
+    // The predicate as an object, not its text: checked the same.
+    const asObject = await toolError(s.call('memory_watch', { action: 'add', name: 'o', trigger: 'new_message', predicate_json: { colour: 'red' }, action_kind: 'log' }));
+    expect(asObject).toMatchObject({ field: 'predicate_json', accepted: ['min_importance', 'l4_min_importance', 'keywords', 'sender'] });
+    const added = await s.call('memory_watch', { action: 'add', name: 'o', trigger: 'new_message', predicate_json: { keywords: ['deploy'] }, action_kind: 'log' });
+    expect(added.rule.predicate).toEqual({ keywords: ['deploy'] });
+    await s.call('memory_watch', { action: 'delete', rule_id: added.rule.id });
     expect((await toolError(add('r', 'new_message', {}, 'email'))).field).toBe('action_kind');
     expect((await toolError(add('r', 'remember', {}, 'tag'))).field).toBe('action_kind');
     expect((await toolError(s.call('memory_watch', { action: 'add', trigger: 'new_message', action_kind: 'log' }))).field).toBe('name');

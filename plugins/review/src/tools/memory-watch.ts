@@ -28,7 +28,7 @@ export function memoryWatchTool(stores: Stores) {
     title: 'Watch rules',
     description:
       'Rules that watch writes of the layer and user_id and act when one matches. Triggers: message_received (think), new_message and ' +
-      'auto_save_candidate (the lifecycle events of memory_hook), remember (memory_remember). predicate_json is a JSON object with any of ' +
+      'auto_save_candidate (the lifecycle events of memory_hook), remember (memory_remember). predicate_json is a JSON object (or its text) with any of ' +
       `${WATCH_PREDICATE_KEYS.join(', ')}: min_importance (the write's importance at least this), l4_min_importance (the write stored an L4 fact ` +
       'of at least this importance), keywords (a word or list; any one, case-insensitive substring), sender (payload.sender of new_message and ' +
       'auto_save_candidate); every key given must hold; {} matches every event. action_kind: log (an audit_log row watch_hit), tag (adds the ' +
@@ -40,7 +40,10 @@ export function memoryWatchTool(stores: Stores) {
       action: z.enum(['list', 'add', 'disable', 'delete']).describe('What to do'),
       name: z.string().max(100).optional().describe('add: the rule name, unique in the layer and user_id'),
       trigger: z.enum(WATCH_TRIGGERS).optional().describe('add: the event watched'),
-      predicate_json: z.string().max(10_000).optional().describe(`add: JSON object with any of ${WATCH_PREDICATE_KEYS.join(', ')} (default {})`),
+      predicate_json: z
+        .union([z.string().max(10_000), z.record(z.string(), z.unknown())])
+        .optional()
+        .describe(`add: a JSON object (or its text) with any of ${WATCH_PREDICATE_KEYS.join(', ')} (default {})`),
       action_kind: z.enum(WATCH_ACTIONS).optional().describe('add: what a match does'),
       rule_id: z.string().max(100).optional().describe('disable, delete: the rule id (watch_<n>)'),
       layer: layerInput,
@@ -64,7 +67,8 @@ export function memoryWatchTool(stores: Stores) {
           const trigger = required(args.trigger, 'trigger', 'add', WATCH_TRIGGERS);
           const kind = required(args.action_kind, 'action_kind', 'add', WATCH_ACTIONS);
           let predicate: unknown = {};
-          if (args.predicate_json !== undefined && args.predicate_json.trim() !== '') {
+          if (typeof args.predicate_json === 'object') predicate = args.predicate_json;
+          else if (args.predicate_json !== undefined && args.predicate_json.trim() !== '') {
             try {
               predicate = JSON.parse(args.predicate_json);
             } catch (e) {
