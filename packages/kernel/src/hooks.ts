@@ -1,4 +1,4 @@
-import { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncWaterfallHook } from './vendor.js';
+import { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from './vendor.js';
 import { MemoryError, toMemoryError } from './errors.js';
 import type { Logger } from './logger.js';
 import { isPromiseLike } from './promise-like.js';
@@ -56,6 +56,12 @@ export interface Hooks {
   memory_pressure: AsyncSeriesWaterfallHook<[EventResults, EventContext]>;
   // Domain hooks emitted by operations.
   message_received: AsyncParallelHook<[MessageInfo]>;
+  /**
+   * think's stored thought, called synchronously inside think's transaction before it answers: a
+   * tap's writes are part of the think (undone with it), and think stays a synchronous call. For
+   * work on what think wrote (write-gate rules, watch rules); message_received is for the rest.
+   */
+  thought_stored: SyncHook<[MessageInfo]>;
   emotion_trigger: AsyncParallelHook<[MessageInfo]>;
   personality_shift: AsyncParallelHook<[Scope & { instruction: string; entry_id: string }]>;
   project_decision: AsyncParallelHook<[{ project: string; decision: string; outcome: string | null }]>;
@@ -84,6 +90,7 @@ export function createHooks(): Readonly<Hooks> {
     context_threshold: event(),
     memory_pressure: event(),
     message_received: new AsyncParallelHook<[MessageInfo]>(['message']),
+    thought_stored: new SyncHook<[MessageInfo]>(['message']),
     emotion_trigger: new AsyncParallelHook<[MessageInfo]>(['message']),
     personality_shift: new AsyncParallelHook<[Scope & { instruction: string; entry_id: string }]>(['shift']),
     project_decision: new AsyncParallelHook<[{ project: string; decision: string; outcome: string | null }]>([
@@ -114,7 +121,7 @@ function named(options: TapOptions, plugin: string): { name: string; stage?: num
 /** Hooks whose taps hand a value on to the next tap (and to the caller): a failing tap hands on what it got. */
 const WATERFALLS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'session_inject', 'importance_gate']);
 /** Hooks called synchronously (`call`): their taps cannot be waited for. Every other hook is async. */
-const SYNC_HOOKS: ReadonlySet<string> = new Set<string>(['importance_gate']);
+const SYNC_HOOKS: ReadonlySet<string> = new Set<string>(['importance_gate', 'thought_stored']);
 
 /** What a plugin's view of the hooks needs from the kernel. */
 export interface PluginHookOptions {

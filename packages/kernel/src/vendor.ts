@@ -3,4 +3,4 @@
  * dist/vendor.js as one esbuild bundle of it. (semver is loaded only when a plugin declares a
  * range other than ^X.Y.Z or X.Y.Z: see kernel-range.ts.)
  */
-export { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncWaterfallHook } from 'tapable';
+export { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from 'tapable';

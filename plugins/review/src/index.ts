@@ -14,7 +14,7 @@ export const INJECT_PROPOSALS_MAX = 10;
  * The review tier: memory_proposals, memory_report_card, memory_watch and daily_brief. Its setup
  * also taps, whether or not the tier's tools are exposed:
  * - session_inject: the scope's pending proposals are listed in the session_started inject;
- * - think's message_received, the new_message and auto_save_candidate events and memory_remember's
+ * - think's thought_stored, the new_message and auto_save_candidate events and memory_remember's
  *   importance_gate: the watch rules are evaluated there.
  */
 export default definePlugin({

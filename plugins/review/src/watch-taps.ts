@@ -15,13 +15,13 @@ function savedBy(results: EventResults): { importance: number; actions: { store:
 }
 
 /**
- * Evaluate the watch rules on the events they watch: think (message_received), the new_message
+ * Evaluate the watch rules on the events they watch: think (thought_stored, in its transaction), the new_message
  * and auto_save_candidate lifecycle events (after the handlers that save them), and
  * memory_remember (its importance gate, tapped last so it sees the final importance). Tapped in
  * the review plugin's setup, so rules work whether or not memory_watch is exposed.
  */
 export function tapWatchRules(plugin: string, hooks: Readonly<Hooks>, stores: Stores): void {
-  hooks.message_received.tapPromise(plugin, async (m: MessageInfo) => {
+  hooks.thought_stored.tap(plugin, (m: MessageInfo) => {
     const scope = { layer: m.layer, user_id: m.user_id };
     const l4 = m.ids.some((r) => r.store === 'l4');
     stores.watchRules.fire(scope, 'message_received', { text: m.text, importance: m.importance, l4_importance: l4 ? m.importance : null, sender: null, refs: m.ids });

@@ -24,7 +24,7 @@ import { memoryHealTool } from './tools/memory-heal.js';
  *
  * The write-gate rules (<data_dir>/rules.yaml, the stores' WriteGate) work whether or not the
  * tier's tools are exposed: the plugin taps importance_gate (memory_remember's importance gets the
- * rules' boost) and message_received (the episodes think wrote get the boost and the rules' tags).
+ * rules' boost) and thought_stored (the episodes think wrote get the boost and the rules' tags).
  */
 export default definePlugin({
   name: '@memory-service/plugin-write',
@@ -53,7 +53,7 @@ export default definePlugin({
     ctx.tools.register(memoryDiscloseTool(stores));
     ctx.tools.register(memoryHealTool(stores, ctx.storage));
     ctx.hooks.importance_gate.tap(ctx.name, (importance, fact) => importance + stores.writeGate.evaluate(fact.value).boost);
-    ctx.hooks.message_received.tapPromise(ctx.name, async (message) => {
+    ctx.hooks.thought_stored.tap(ctx.name, (message) => {
       const scope = { layer: message.layer, user_id: message.user_id };
       for (const ref of message.ids) if (ref.store === 'l3') stores.writeGate.applyToEpisode(scope, ref.id);
     });

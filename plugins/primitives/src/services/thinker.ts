@@ -219,6 +219,10 @@ export class Thinker {
         });
         actions.push({ store: 'timeline', id: ev.id, kind: 'thought' });
       }
+      // Taps on what think wrote (write-gate and watch rules) run here, synchronously, in its transaction.
+      if (this.hooks.thought_stored.isUsed()) {
+        this.hooks.thought_stored.call({ ...scope, text, importance, emotional_weight: emotional, ids: actions.map(({ store, id }) => ({ store, id })) });
+      }
       return chosen;
     });
 
