@@ -1,21 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { StoreError } from './errors.js';
-import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
+import { A, U, U2, makeEnv, thrownBy as err, type Env } from './test-helpers.js';
 
 let env: Env;
 beforeEach(() => {
   env = makeEnv();
 });
 afterEach(() => env.close());
-
-const err = (fn: () => unknown): StoreError => {
-  try {
-    fn();
-  } catch (e) {
-    return e as StoreError;
-  }
-  throw new Error('expected an error');
-};
 
 describe('DisclosureStore', () => {
   it('adds enabled rules and matches any keyword as a case-insensitive substring', () => {

@@ -1,23 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StoreError } from './errors.js';
-import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
+import { A, U, U2, makeEnv, thrownBy as err, type Env } from './test-helpers.js';
 
 let env: Env;
 beforeEach(() => {
   env = makeEnv();
 });
 afterEach(() => env.close());
-
-const err = (fn: () => unknown): StoreError => {
-  try {
-    fn();
-  } catch (e) {
-    return e as StoreError;
-  }
-  throw new Error('expected an error');
-};
 
 describe('ProposalStore', () => {
   it('stages a core_write pending and applies exactly the fact upsert on approval, audit-logged', () => {

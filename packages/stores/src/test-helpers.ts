@@ -6,6 +6,7 @@ import { sqliteDriver, type Logger } from '@memory-service/kernel';
 import { storesMigrations } from './migrations/index.js';
 import { Stores } from './stores.js';
 import type { Clock, Scope, StoresConfig } from './types.js';
+import type { StoreError } from './errors.js';
 
 /** A clock tests can move. */
 export class TestClock implements Clock {
@@ -86,3 +87,13 @@ export function makeEnv(config: Partial<StoresConfig> = {}, logger: Logger = rec
 export const U: Scope = { layer: 'user', user_id: 'default' };
 export const A: Scope = { layer: 'agent', user_id: 'default' };
 export const U2: Scope = { layer: 'user', user_id: 'bob' };
+
+/** The store error `fn` throws; the test fails when it throws none. */
+export function thrownBy(fn: () => unknown): StoreError {
+  try {
+    fn();
+  } catch (e) {
+    return e as StoreError;
+  }
+  throw new Error('expected an error');
+}

@@ -1,22 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Consolidator } from './consolidation.js';
-import type { StoreError } from './errors.js';
-import { A, U, makeEnv, type Env } from './test-helpers.js';
+import { A, U, makeEnv, thrownBy as err, type Env } from './test-helpers.js';
 
 let env: Env;
 beforeEach(() => {
   env = makeEnv();
 });
 afterEach(() => env.close());
-
-const err = (fn: () => unknown): StoreError => {
-  try {
-    fn();
-  } catch (e) {
-    return e as StoreError;
-  }
-  throw new Error('expected an error');
-};
 
 describe('TransitionStore and the Consolidator', () => {
   it('records one transition per promoted episode, with its id in the result', () => {
