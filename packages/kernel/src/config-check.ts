@@ -30,6 +30,8 @@ export const CONFIG_SETTINGS: Readonly<Record<string, Readonly<Record<string, Nu
   scratchpad: { max_entries: { integer: true, min: 1, max: 10_000 } },
   // Hours between scheduled backups of memory.db (the stores' BackupStore); 0, the default, is off.
   backup: { interval_hours: { integer: true, min: 0, max: 8760 } },
+  // Hours between nightly runs (the stores' Nightly: consolidation, skill promotion, reflection...); default 24, 0 is off.
+  nightly: { interval_hours: { integer: true, min: 0, max: 8760 } },
 });
 
 /** Top-level keys of config.yaml the service reads: its sections and `plugins`. */

@@ -45,6 +45,26 @@ export interface MessageInfo extends Scope {
   ids: { store: string; id: string }[];
 }
 
+/**
+ * What the nightly run hands each `nightly` tap: the (layer, user_id) it is visiting (one that had
+ * a write since the run before) and the run.
+ */
+export interface NightlyContext extends Scope {
+  /** The run's id (`night_<n>`), as memory_diagnose reports it. */
+  run_id: string;
+  /** ISO time the run started, by the kernel's clock. */
+  started: string;
+  /** ISO time after which the scope's writes are new to this run (the previous run's end, or the first start). */
+  since: string;
+}
+
+/**
+ * The nightly taps' outcomes in one scope so far, keyed by plugin name. A tap answers them with
+ * its own outcome added under its plugin name (`{ ...results, [name]: { counts } }`); a tap that
+ * throws gets `{ error }` there instead, and the next taps still run.
+ */
+export type NightlyResults = Record<string, unknown>;
+
 export interface Hooks {
   // Lifecycle events (waterfall: each tap adds its result under its plugin name).
   session_started: AsyncSeriesWaterfallHook<[EventResults, EventContext]>;
@@ -71,6 +91,12 @@ export interface Hooks {
   session_inject: AsyncSeriesWaterfallHook<[InjectBlock[], Scope & { text: string; budget: number }]>;
   /** memory_remember's importance gate: each tap may adjust the importance. */
   importance_gate: SyncWaterfallHook<[number, Scope & { key: string; value: string }]>;
+  /**
+   * The nightly run (stores' Nightly), once per scope visited, after its built-in phases: each tap
+   * is recorded as a phase named after its plugin (ok, or failed with its error). A tap groups its
+   * writes in ctx.storage.transaction itself (a transaction cannot span an await).
+   */
+  nightly: AsyncSeriesWaterfallHook<[NightlyResults, NightlyContext]>;
   // Kernel lifecycle.
   ready: AsyncSeriesHook<[]>;
   close: AsyncSeriesHook<[]>;
@@ -103,6 +129,7 @@ export function createHooks(): Readonly<Hooks> {
       'context',
     ]),
     importance_gate: new SyncWaterfallHook<[number, Scope & { key: string; value: string }]>(['importance', 'fact']),
+    nightly: new AsyncSeriesWaterfallHook<[NightlyResults, NightlyContext]>(['results', 'run']),
     ready: new AsyncSeriesHook<[]>([]),
     close: new AsyncSeriesHook<[]>([]),
   });
@@ -119,7 +146,9 @@ function named(options: TapOptions, plugin: string): { name: string; stage?: num
 }
 
 /** Hooks whose taps hand a value on to the next tap (and to the caller): a failing tap hands on what it got. */
-const WATERFALLS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'session_inject', 'importance_gate']);
+const WATERFALLS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'session_inject', 'importance_gate', 'nightly']);
+/** Waterfalls whose value is keyed by plugin name: a failing tap's error is added under its name. */
+const KEYED_RESULTS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'nightly']);
 /** Hooks called synchronously (`call`): their taps cannot be waited for. Every other hook is async. */
 const SYNC_HOOKS: ReadonlySet<string> = new Set<string>(['importance_gate', 'thought_stored']);
 
@@ -142,7 +171,7 @@ export interface PluginHookOptions {
  * A tap's function, made to fail alone: what it throws becomes a coded error carrying the
  * plugin's name, and the database writes of its synchronous part are undone (`atomic`). A `ready` tap's error is thrown on (the start fails naming the plugin). Any other
  * is logged and the hook goes on as if the tap had answered nothing: a waterfall gets the value the
- * tap was given (a lifecycle event also the error under the plugin's name), so one plugin's
+ * tap was given (a lifecycle event and `nightly` also the error under the plugin's name), so one plugin's
  * failure neither breaks the operation that fired the hook nor hides the other taps' answers, and
  * a parallel hook still waits for every other tap, so close() waits for their work too.
  */
@@ -162,7 +191,7 @@ function guarded(
     if (hook === 'ready') throw new MemoryError('KERNEL_ERR_PLUGIN_SETUP', `Plugin ${plugin} failed on ready: ${e.message}`, { plugin, cause: err });
     logger.error(`${plugin} failed on hook ${hook}: ${e.message}`);
     if (!WATERFALLS.has(hook)) return undefined;
-    if ((LIFECYCLE_EVENTS as readonly string[]).includes(hook)) return { ...(args[0] as EventResults), [plugin]: { error: e.toJSON() } };
+    if (KEYED_RESULTS.has(hook)) return { ...(args[0] as EventResults), [plugin]: { error: e.toJSON() } };
     return args[0];
   };
   if (kind === 'tapPromise') {

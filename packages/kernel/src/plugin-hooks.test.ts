@@ -73,6 +73,22 @@ describe("a plugin's failing tap fails alone and carries the plugin's name", () 
     });
   });
 
+  it('a nightly tap that throws answers its error under its plugin name; the next tap still runs and adds its own outcome', async () => {
+    const { k, errors } = kernel();
+    await k.register(plugin('night-broken', (ctx) => ctx.hooks.nightly.tapPromise('x', async () => {
+      throw new Error('night broke');
+    })));
+    await k.register(plugin('night-counter', (ctx) => ctx.hooks.nightly.tapPromise('ignored-name', async (results, run) => ({ ...results, 'night-counter': { counts: { seen: run.user_id.length } } }))));
+    await k.ready();
+    expect(k.hooks.nightly.taps.map((t) => t.name)).toEqual(['night-broken', 'night-counter']);
+    const out = await k.hooks.nightly.promise({}, { ...SCOPE, run_id: 'night_1', started: '2026-01-01T00:00:00.000Z', since: '2025-12-31T00:00:00.000Z' });
+    expect(out).toEqual({
+      'night-broken': { error: expect.objectContaining({ message: 'night broke', plugin: 'night-broken' }) },
+      'night-counter': { counts: { seen: 1 } },
+    });
+    expect(errors).toEqual(['night-broken failed on hook nightly: night broke']);
+  });
+
   it('a ready tap that throws fails ready with an error naming the plugin', async () => {
     const { k } = kernel();
     await k.register(plugin('bad-ready', (ctx) => ctx.hooks.ready.tapPromise('x', async () => {

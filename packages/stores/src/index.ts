@@ -146,6 +146,23 @@ export {
   type MemoryQuery,
   type MemoryQueryTarget,
 } from './memory-query.js';
+export {
+  Nightly,
+  NIGHTLY_PHASES,
+  NIGHTLY_INTERVAL_HOURS_DEFAULT,
+  NIGHTLY_CHECK_EVERY_MS,
+  NIGHTLY_FIRST_CHECK_MS,
+  NIGHTLY_REFLECTION_HOURS,
+  NIGHTLY_PREFIX,
+  type NightlyPhase,
+  type NightlyRun,
+  type NightlyRunStatus,
+  type NightlyTrigger,
+  type NightlyHook,
+  type PhaseOutcome,
+  type PhaseStatus,
+  type ScopeOutcome,
+} from './nightly.js';
 export { Consolidator, CONSOLIDATION_MIN_IMPORTANCE, CONSOLIDATION_WINDOW, keyWords, type ConsolidationResult } from './consolidation.js';
 export {
   SkillStore,

@@ -1,5 +1,6 @@
 import { asValue, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, type PluginContext } from '@memory-service/kernel';
 import { storesMigrations } from './migrations/index.js';
+import { NIGHTLY_INTERVAL_HOURS_DEFAULT } from './nightly.js';
 import { Stores } from './stores.js';
 import { DEFAULT_STORES_CONFIG } from './types.js';
 
@@ -37,6 +38,11 @@ export function useStores(ctx: PluginContext): Stores {
   ctx.container.register({ stores: asValue(stores), apiKeys: asValue(stores.apiKeys) });
   // The backup scheduler: off unless backup.interval_hours is set (0 = off); stopped by close (SIGTERM, SIGINT).
   const backupHours = ctx.config.integer('backup.interval_hours', BACKUP_INTERVAL_HOURS_DEFAULT, 0, 8760);
+  // The nightly run (nightly.ts): due every nightly.interval_hours (0 = off), checked after ready and
+  // then hourly; the `nightly` hook's taps run after its built-in phases. Stopped by close, which
+  // waits for a run in progress.
+  const nightlyHours = ctx.config.integer('nightly.interval_hours', NIGHTLY_INTERVAL_HOURS_DEFAULT, 0, 8760);
+  stores.nightly.attach(ctx.hooks.nightly);
   // The retrieval indexes are built shortly after ready, off the start-up path, instead of on the
   // first search (about 2 s at 100,000 memories on a small machine); what a killed process left
   // on disk is mended then too (Stores.repairAfterStop).
@@ -54,10 +60,12 @@ export function useStores(ctx: PluginContext): Stores {
     }, RETRIEVAL_WARM_DELAY_MS);
     warming.unref();
     stores.backups.startScheduler(backupHours * 3_600_000);
+    stores.nightly.startScheduler(nightlyHours * 3_600_000);
   });
   ctx.hooks.close.tapPromise(STORES_OWNER, async () => {
     if (warming) clearTimeout(warming);
     stores.backups.stopScheduler();
+    await stores.nightly.stop();
     stores.flush();
     stores.retrieval.persist();
   });

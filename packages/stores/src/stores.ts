@@ -11,6 +11,7 @@ import { FactStore } from './facts.js';
 import { GraphStore } from './graph.js';
 import { L1Ring } from './l1.js';
 import { LucidityPurge } from './lucidity-purge.js';
+import { Nightly } from './nightly.js';
 import { ApiKeyStore } from './ops/api-keys.js';
 import { BackupStore } from './ops/backups.js';
 import { BreakerRegistry } from './ops/breakers.js';
@@ -197,6 +198,8 @@ export class Stores {
   readonly apiKeys: ApiKeyStore;
   /** Online backups of memory.db and their scheduler (memory_backup). */
   readonly backups: BackupStore;
+  /** The nightly run of phases per scope written since the run before, and its scheduler. */
+  readonly nightly: Nightly;
   /** Data-dir checks and repairs (memory_diagnose, memory_heal). */
   readonly health: Health;
   /** Compensation sagas (memory_saga). */
@@ -265,7 +268,8 @@ export class Stores {
         this.l1.flush();
       },
     });
-    this.health = new Health(this.ctx, this.l1, this.breakers);
+    this.nightly = new Nightly(this, this.breakers.get('nightly'));
+    this.health = new Health(this.ctx, this.l1, this.breakers, this.nightly);
     this.sagas = new Sagas(this);
   }
 

@@ -22,7 +22,37 @@ describe('memory_report_card', () => {
       auto_save: { dispatched: 0, saved_l3: 0, saved_l4: 0, saved_graph: 0 },
       open_gaps: { count: 0, items: [] },
       dream_markers: { in_period: 0, total: 0 },
+      nightly: null,
     });
+  });
+
+  it("shows the last nightly run that visited the layer and user_id, with its phases there only", async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const st = storesOf(s);
+    st.episodes.add(U, { summary: 'Deploys go out on Fridays after lunch.', importance: 0.9, tags: ['dream_skill'] });
+    st.episodes.add({ layer: 'user', user_id: 'bob' }, { summary: 'Bob keeps notes.' });
+    clock.advance(HOUR);
+    await st.nightly.run();
+    const r = await s.call('memory_report_card', {});
+    expect(r.nightly).toMatchObject({ run_id: 'night_1', started: new Date(clock.now()).toISOString() });
+    expect(r.nightly.phases.map((p: any) => [p.phase, p.status])).toEqual([
+      ['consolidation', 'ok'],
+      ['dream_buffer', 'ok'],
+      ['index_refresh', 'ok'],
+      ['skill_promotion', 'ok'],
+      ['reflection', 'ok'],
+    ]);
+    expect(r.nightly.phases[0].counts).toEqual({ facts: 1 });
+    expect(r.nightly.phases[3].counts).toEqual({ candidates: 1, promoted: 1, refused: 0 });
+    expect((await s.call('memory_report_card', { layer: 'agent' })).nightly).toBeNull();
+    expect((await s.call('memory_report_card', { user_id: 'bob' })).nightly.phases[0].counts).toEqual({ facts: 0 });
+    // A later run that does not visit the scope leaves the card on the run that did.
+    clock.advance(25 * HOUR);
+    st.episodes.add({ layer: 'user', user_id: 'bob' }, { summary: 'Bob again.' });
+    await st.nightly.run();
+    expect((await s.call('memory_report_card', {})).nightly.run_id).toBe('night_1');
+    expect((await s.call('memory_report_card', { user_id: 'bob' })).nightly.run_id).toBe('night_2');
   });
 
   it('counts proposals by status and lists the decisions of the period, newest first', async () => {

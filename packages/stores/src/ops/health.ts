@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { MigrationStatus } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import type { L1Ring } from '../l1.js';
+import type { Nightly } from '../nightly.js';
 import { safeJoin } from '../paths.js';
 import { isoOf } from '../util.js';
 import { BACKUP_DIR } from './backups.js';
@@ -60,6 +61,7 @@ export class Health {
     private readonly ctx: StoreContext,
     private readonly l1: L1Ring,
     private readonly breakers: BreakerRegistry,
+    private readonly nightly: Nightly,
   ) {}
 
   diagnose(migrations: MigrationHost): Diagnosis {
@@ -69,6 +71,7 @@ export class Health {
       this.guard('l1_files', () => this.l1Files()),
       this.guard('proposals', () => this.proposals()),
       this.guard('breakers', () => this.breakerCheck()),
+      this.guard('nightly', () => this.nightly.check()),
     ];
     return { status: worst(checks), checks, breakers: this.breakers.list() };
   }

@@ -17,7 +17,8 @@ export function memoryReportCardTool(stores: Stores, clock: Clock) {
       `first, at most ${REPORT_LIST_MAX}); auto_save (the new_message and auto_save_candidate dispatches of the period: dispatched, saved_l3, ` +
       'saved_l4, saved_graph); open_gaps (distinct dream queries of the period that found nothing and were not answered by a later dream of ' +
       `the same query: the count and the newest ${REPORT_LIST_MAX}); dream_markers (episodes tagged ${DREAM_MARKER_TAG}, notes an agent left for its next ` +
-      'session: created in the period, and in all). Read-only: it records nothing.',
+      'session: created in the period, and in all); nightly (the last nightly run that visited this layer and user_id: run_id, started, ended ' +
+      'and its phases here, each {phase, status ok|skipped|failed, counts, error, detail}; null before any has). Read-only: it records nothing.',
     input: () => z.object({
       period_hours: z
         .number()
@@ -40,6 +41,22 @@ export function memoryReportCardTool(stores: Stores, clock: Clock) {
         items: z.array(z.object({ query: z.string(), misses: z.number(), first_miss: z.string(), last_miss: z.string() })),
       }),
       dream_markers: z.object({ in_period: z.number(), total: z.number() }),
+      nightly: z
+        .object({
+          run_id: z.string(),
+          started: z.string(),
+          ended: z.string().nullable(),
+          phases: z.array(
+            z.object({
+              phase: z.string(),
+              status: z.enum(['ok', 'skipped', 'failed']),
+              counts: z.record(z.string(), z.number()),
+              error: z.string().nullable(),
+              detail: z.string().nullable(),
+            }),
+          ),
+        })
+        .nullable(),
     }),
     annotations: READ_ONLY,
     handler: (args) => {
@@ -56,6 +73,7 @@ export function memoryReportCardTool(stores: Stores, clock: Clock) {
         auto_save: stores.audit.autoSaveSums(scope, since),
         open_gaps: { count: gaps.length, items: gaps.slice(0, REPORT_LIST_MAX) },
         dream_markers: { in_period: stores.episodes.countTagged(scope, DREAM_MARKER_TAG, since), total: stores.episodes.countTagged(scope, DREAM_MARKER_TAG) },
+        nightly: stores.nightly.lastVisit(scope),
       };
     },
   });

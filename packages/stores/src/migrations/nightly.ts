@@ -1,0 +1,35 @@
+import type { Migration } from '../types.js';
+
+/**
+ * The nightly run's records (Nightly, nightly.ts), service-wide:
+ * - `nightly_runs`: one row per run: its start and end by the clock, `since` (the end of the run
+ *   before, or the first start: the scopes written after it are the ones visited), its status
+ *   (running, ok, failed when a phase failed, interrupted when the process stopped mid-run), the
+ *   scopes visited, the phases that failed, and `body` (per scope, each phase's status, counts
+ *   and error, as JSON).
+ * - `nightly_state`: one row, the time the scheduler first ran on this data dir: with no run yet,
+ *   the first one is due an interval after it.
+ */
+export const nightlySchema: Migration = {
+  id: 19,
+  name: 'stores_nightly',
+  up(db) {
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS nightly_runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        trigger TEXT NOT NULL,
+        started TEXT NOT NULL,
+        ended TEXT,
+        since TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('running','ok','failed','interrupted')),
+        scopes INTEGER NOT NULL DEFAULT 0,
+        phases_failed INTEGER NOT NULL DEFAULT 0,
+        body TEXT NOT NULL DEFAULT '[]'
+      );
+      CREATE TABLE IF NOT EXISTS nightly_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        first_start TEXT NOT NULL
+      );
+    `);
+  },
+};
