@@ -5,7 +5,7 @@ import { validationError } from './errors.js';
 import { memoryQuerySql, type MemoryQuery } from './memory-query.js';
 import { facetSql, tagDimension } from './tags.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, clamp, foldedTermsFilter, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, foldedTermsFilter, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso, checkMatchPattern } from './util.js';
 
 export interface Episode {
   id: string;
@@ -102,7 +102,7 @@ export class EpisodeStore {
    */
   scrubContext(scope: Scope, pattern: string): number {
     checkScope(scope);
-    checkText(pattern, 'pattern', 10_000);
+    checkMatchPattern(pattern, this.ctx.config.maxTextChars);
     return this.ctx.tx(() => {
       const candidates = this.ctx
         .stmt(`SELECT id, context FROM episodes WHERE layer = ? AND user_id = ? AND ${wordFilterSql('context')}`)
@@ -290,7 +290,7 @@ export class EpisodeStore {
   /** Episodes whose summary holds the pattern as whole words (folded: case, accents, full-width forms; util.wordsMatcher), without deleting. */
   findMatching(scope: Scope, pattern: string, limit = 10_000): Episode[] {
     checkScope(scope);
-    checkText(pattern, 'pattern', 10_000);
+    checkMatchPattern(pattern, this.ctx.config.maxTextChars);
     const rows = this.ctx
       .stmt(`SELECT * FROM episodes WHERE layer = ? AND user_id = ? AND ${wordFilterSql('summary')} ORDER BY id`)
       .iterate(scope.layer, scope.user_id, ...wordFilterArgs(pattern)) as IterableIterator<Row>;

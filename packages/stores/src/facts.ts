@@ -5,7 +5,7 @@ import { memoryQuerySql, type MemoryQuery } from './memory-query.js';
 import { familyName, familyNumber, freeName } from './name-family.js';
 import type { Layer, Scope } from './types.js';
 import type { VersionLog } from './versions.js';
-import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, parseId, parseJson, toIso, checkMatchPattern } from './util.js';
 
 export const FACT_SOURCES = ['user_explicit', 'staging_promotion', 'episode_promotion', 'legacy', 'manual'] as const;
 export type FactSource = (typeof FACT_SOURCES)[number];
@@ -325,7 +325,7 @@ export class FactStore {
    */
   findMatching(scope: Scope, pattern: string, limit = 10_000): Fact[] {
     checkScope(scope);
-    checkText(pattern, 'pattern', 10_000);
+    checkMatchPattern(pattern, this.ctx.config.maxTextChars);
     const args = wordFilterArgs(pattern);
     const rows = this.ctx
       .stmt(`SELECT * FROM facts WHERE layer = ? AND user_id = ? AND (${wordFilterSql('key')} OR ${wordFilterSql('value')}) ORDER BY id`)

@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
 import { facetSql } from './tags.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso, checkMatchPattern } from './util.js';
 
 export const SOCIAL_NODE_TYPES = ['person', 'organization'] as const;
 export const GRAPH_RELATIONS = ['relates_to', 'knows', 'works_with', 'family_of', 'friend_of', 'met', 'mentions'] as const;
@@ -270,7 +270,7 @@ export class GraphStore {
 
   findMatching(scope: Scope, pattern: string, limit = 10_000): GraphNode[] {
     checkScope(scope);
-    checkText(pattern, 'pattern', 10_000);
+    checkMatchPattern(pattern, this.ctx.config.maxTextChars);
     const rows = this.ctx
       .stmt(`SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? AND ${wordFilterSql('content')} ORDER BY id`)
       .iterate(scope.layer, scope.user_id, ...wordFilterArgs(pattern)) as IterableIterator<NodeRow>;

@@ -98,6 +98,7 @@ export {
   type WikiLintedPage,
 } from './wiki-reflect.js';
 export { WIKI_TITLE_MAX, WikiStore, type WikiPage, type WikiPageInfo, type WikiSaveInput, type WikiLinkRef } from './wiki.js';
+export { WikiFilesBehind, type WikiFilesMatched } from './wiki-files.js';
 export {
   GraphStore,
   SOCIAL_NODE_TYPES,
@@ -183,7 +184,7 @@ export {
   COUNTERFACTUAL_LIST_MAX,
   type Counterfactual,
 } from './counterfactuals.js';
-export { scrubSecrets, redactionMarker, SECRET_KINDS, type SecretKind, type ScrubResult } from './secrets.js';
+export { scrubSecrets, scrubLabelled, redactionMarker, SECRET_KINDS, type SecretKind, type ScrubResult } from './secrets.js';
 export {
   WriteGate,
   WRITE_GATE_FILE,
@@ -207,6 +208,7 @@ export {
   type TypedField,
   type TypedFieldType,
   type TypedSchemaWarning,
+  type TypedSave,
 } from './typed-schemas.js';
 export {
   WatchRuleStore,

@@ -3,6 +3,7 @@ import type { StoreContext } from './context.js';
 import type { Episode, EpisodeStore } from './episodes.js';
 import { notFound, validationError } from './errors.js';
 import type { Fact, FactStore } from './facts.js';
+import { scrubSecrets, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText, clamp, toIso } from './util.js';
 
@@ -28,7 +29,14 @@ export interface ScratchpadPromoteOptions {
 
 export type ScratchpadPromotion =
   | { target: 'episode'; entry: ScratchpadEntry; episode: Episode }
-  | { target: 'fact'; entry: ScratchpadEntry; fact: Fact & { created_new: boolean } };
+  | {
+      target: 'fact';
+      entry: ScratchpadEntry;
+      fact: Fact & { created_new: boolean };
+      /** Secrets replaced in the fact's value, per kind (counts only), as memory_remember strips them. */
+      redacted: Partial<Record<SecretKind, number>>;
+      redacted_total: number;
+    };
 
 /**
  * L2.5 scratchpad: keyed working notes per scope, upsert by key. At capacity (20 by default)
@@ -162,7 +170,8 @@ export class ScratchpadStore {
    * (key `fact_key`, default the entry's key; source staging_promotion), and drop it from the pad,
    * in one transaction. A missing key is an error naming key. A fact key already holding another
    * value is an error naming fact_key (the fact is not overwritten); one holding the same value is
-   * kept as it is.
+   * kept as it is. A fact's value has its secrets replaced by markers (secrets.ts), as
+   * memory_remember's has; an episode keeps the note as written, as every episode does.
    */
   promote(scope: Scope, key: string, target: ScratchpadPromoteTarget, opts: ScratchpadPromoteOptions = {}): ScratchpadPromotion {
     checkScope(scope);
@@ -189,8 +198,10 @@ export class ScratchpadStore {
         return { target, entry, episode };
       }
       const factKey = checkText(opts.fact_key ?? entry.key, 'fact_key', 500).trim();
+      // An L4 fact is long-term memory: secrets are stripped from it, as memory_remember strips them.
+      const scrub = scrubSecrets(entry.content);
       const before = facts.get(scope, factKey);
-      if (before && before.value !== entry.content) {
+      if (before && before.value !== scrub.text) {
         throw validationError(
           'fact_key',
           `the fact ${JSON.stringify(factKey)} already holds another value; pass another fact_key (or forget that fact first)`,
@@ -199,9 +210,15 @@ export class ScratchpadStore {
       }
       const fact = before
         ? { ...before, created_new: false }
-        : facts.upsert(scope, { key: factKey, value: entry.content, importance, source: 'staging_promotion', metadata: { origin: 'scratchpad', key: entry.key } });
+        : facts.upsert(scope, {
+            key: factKey,
+            value: scrub.text,
+            importance,
+            source: 'staging_promotion',
+            metadata: { origin: 'scratchpad', key: entry.key, ...(scrub.total > 0 ? { redacted: scrub.redacted } : {}) },
+          });
       this.clear(scope, key);
-      return { target, entry, fact };
+      return { target, entry, fact, redacted: scrub.redacted, redacted_total: scrub.total };
     });
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { scrubSecrets } from './secrets.js';
+import { scrubLabelled, scrubSecrets } from './secrets.js';
 
 describe('scrubSecrets', () => {
   it('replaces each kind of secret by its marker and counts them, keeping the rest of the text', () => {
@@ -37,5 +37,15 @@ describe('scrubSecrets', () => {
     for (const t of ['I forgot my password again', 'The token economy is growing', 'Alice prefers tea', 'the key is under the mat']) {
       expect(scrubSecrets(t)).toEqual({ text: t, redacted: {}, total: 0 });
     }
+  });
+});
+
+describe('scrubLabelled', () => {
+  it('sees a value after its label, as the stored "field: value" line reads, and returns the value alone', () => {
+    expect(scrubLabelled('password', 'correct-horse')).toMatchObject({ text: '[REDACTED:password]', total: 1, redacted: { password: 1 } });
+    expect(scrubLabelled('api_key', 'abcd1234efgh')).toMatchObject({ text: '[REDACTED:api_key]', total: 1 });
+    expect(scrubLabelled('note', 'call with sk-live-4f9a8b7c6d5e4f3a2b1c0d9e today')).toMatchObject({ text: 'call with [REDACTED:api_key] today', total: 1 });
+    // The same value under an ordinary label is not a secret.
+    expect(scrubLabelled('note', 'correct-horse')).toEqual({ text: 'correct-horse', redacted: {}, total: 0 });
   });
 });

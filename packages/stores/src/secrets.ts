@@ -82,3 +82,21 @@ export function scrubSecrets(text: string): ScrubResult {
   }
   return { text: out, redacted, total };
 }
+
+/**
+ * Scrub a value stored after a label, as a typed fact's field is (`<field>: <value>`,
+ * typedFieldsText): the patterns see the label too, as they would in the stored text, so a field
+ * named `password` or `api_key` has its value taken as the secret; the label is not returned.
+ * When a pattern took part of the label, the value is scrubbed on its own.
+ */
+export function scrubLabelled(label: string, value: string): ScrubResult {
+  const head = `${label}: `;
+  const r = scrubSecrets(head + value);
+  return r.text.startsWith(head) ? { ...r, text: r.text.slice(head.length) } : scrubSecrets(value);
+}
+
+/** Add the counts of `more` into `into` (per kind and total). */
+export function addScrubCounts(into: { redacted: Partial<Record<SecretKind, number>>; total: number }, more: ScrubResult): void {
+  for (const [kind, n] of Object.entries(more.redacted) as [SecretKind, number][]) into.redacted[kind] = (into.redacted[kind] ?? 0) + n;
+  into.total += more.total;
+}

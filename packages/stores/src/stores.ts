@@ -267,6 +267,12 @@ export class Stores {
         this.l1.reconcileFiles();
         this.l1.flush();
       },
+      matchFiles: () => {
+        const matched = this.wiki.filesBehind.matchRows();
+        // The removals the restored database noted as unfinished: their files are gone now, or another page took the path.
+        this.wiki.filesBehind.finishRemovals();
+        return matched;
+      },
     });
     this.nightly = new Nightly(this, this.breakers.get('nightly'));
     this.health = new Health(this.ctx, this.l1, this.breakers, this.nightly);

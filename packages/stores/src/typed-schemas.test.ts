@@ -35,6 +35,17 @@ describe('TypedSchemas', () => {
     expect(env.stores.facts.get(U2, 'decision:db')).toBeNull();
   });
 
+  it('strips secrets from every string field and list item before storing, counting them per kind', () => {
+    const r = env.stores.typedSchemas.save(U, {
+      type: 'decision',
+      fields: { name: 'db', decision: 'connect with password=s3cretpw', alternatives: ['api_key: abcd1234efgh', 'none'] },
+    });
+    expect(r.fact.value).toBe('name: db\ndecision: connect with password=[REDACTED:password]\nalternatives: api_key: [REDACTED:api_key]; none');
+    expect(r.fact.metadata).toMatchObject({ fields: { decision: 'connect with password=[REDACTED:password]' }, redacted: { password: 1, api_key: 1 } });
+    expect(r).toMatchObject({ redacted_total: 2, redacted_fields: ['decision', 'alternatives'] });
+    expect(JSON.stringify(env.stores.facts.get(U, 'decision:db'))).not.toMatch(/s3cretpw|abcd1234efgh/);
+  });
+
   it('names type, fields.<field> for unknown types, missing, unknown and mistyped fields', () => {
     const ts = env.stores.typedSchemas;
     expect(fieldOf(() => ts.save(U, { type: 'recipe', fields: { name: 'x' } }))).toBe('type');

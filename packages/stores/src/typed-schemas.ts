@@ -3,6 +3,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import type { Fact, FactStore } from './facts.js';
 import { safeJoin } from './paths.js';
+import { addScrubCounts, scrubLabelled, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
 import { checkScope } from './util.js';
 import { yaml } from './yaml.js';
@@ -147,6 +148,18 @@ export function typedFieldsText(schema: TypedSchema, fields: Record<string, unkn
   return lines.join('\n');
 }
 
+/** What TypedSchemas.save stored, and the secrets it stripped (counts per kind, never the secrets). */
+export interface TypedSave {
+  fact: Fact & { created_new: boolean };
+  schema: TypedSchema;
+  warnings: TypedSchemaWarning[];
+  /** Secrets replaced by `[REDACTED:<kind>]` markers in the string fields, per kind. */
+  redacted: Partial<Record<SecretKind, number>>;
+  redacted_total: number;
+  /** The fields that held them, in schema order. */
+  redacted_fields: string[];
+}
+
 /**
  * Typed facts (memory_save_typed): the built-in schemas merged with the custom ones of
  * `<data_dir>/schemas/*.yaml|yml` (a custom file named like a built-in replaces it). A malformed
@@ -225,11 +238,14 @@ export class TypedSchemas {
    * Validate `fields` against the schema of `type` and store them as the L4 fact `<type>:<name>`
    * (source user_explicit, metadata.typed = type, metadata.fields = the checked fields; value =
    * one `field: value` line per field). Saving the same type and name again updates that fact.
+   * Secrets in every string field (list items included, the name too) are replaced by
+   * `[REDACTED:<kind>]` markers before anything is stored, each seen after its `field: ` label as
+   * in the value (secrets.scrubLabelled); the counts are answered, never the secrets.
    */
   save(
     scope: Scope,
     input: { type: string; fields: Record<string, unknown>; importance?: number },
-  ): { fact: Fact & { created_new: boolean }; schema: TypedSchema; warnings: TypedSchemaWarning[] } {
+  ): TypedSave {
     checkScope(scope);
     const { schemas, warnings } = this.load();
     const accepted = Object.keys(schemas).sort();
@@ -251,15 +267,28 @@ export class TypedSchemas {
       }
       clean[name] = checkValue(name, spec, v);
     }
+    if ((clean.name as string).length > 200) throw validationError('fields.name', 'name is longer than 200 characters', { max: 200 });
+    // Secrets are stripped from every string stored, as memory_remember strips them from its value.
+    const scrub = { redacted: {} as Partial<Record<SecretKind, number>>, total: 0, fields: [] as string[] };
+    for (const [field, v] of Object.entries(clean)) {
+      const before = scrub.total;
+      const strip = (text: string) => {
+        const r = scrubLabelled(field, text);
+        addScrubCounts(scrub, r);
+        return r.text;
+      };
+      if (typeof v === 'string') clean[field] = strip(v);
+      else if (Array.isArray(v)) clean[field] = (v as string[]).map(strip);
+      if (scrub.total > before) scrub.fields.push(field);
+    }
     const name = clean.name as string;
-    if (name.length > 200) throw validationError('fields.name', 'name is longer than 200 characters', { max: 200 });
     const fact = this.facts.upsert(scope, {
       key: `${input.type}:${name}`,
       value: typedFieldsText(schema, clean),
       ...(input.importance !== undefined ? { importance: input.importance } : {}),
       source: 'user_explicit',
-      metadata: { typed: input.type, fields: clean, origin: 'memory_save_typed' },
+      metadata: { typed: input.type, fields: clean, origin: 'memory_save_typed', ...(scrub.total > 0 ? { redacted: scrub.redacted } : {}) },
     });
-    return { fact, schema, warnings };
+    return { fact, schema, warnings, redacted: scrub.redacted, redacted_total: scrub.total, redacted_fields: scrub.fields };
   }
 }

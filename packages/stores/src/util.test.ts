@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkScope, checkText, foldedTermsFilter, isoOf, likePattern, normalizeTags, parseId, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
+import { checkMatchPattern, checkScope, checkText, foldedTermsFilter, isoOf, likePattern, LONG_PATTERN_CHARS, normalizeTags, parseId, scanWordsMatcher, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 import { openDb } from './test-helpers.js';
+import { foldText } from './retrieval/query.js';
 import { seededRandom } from '@memory-service/kernel';
 
 describe('isoOf', () => {
@@ -100,7 +101,11 @@ describe('wordsMatcher', () => {
       ['コーヒー', 'コーヒーcup', true],
       ['x', '', false],
     ];
-    for (const [pattern, text, want] of cases) expect(wordsMatcher(pattern)(text), `${pattern} in ${text}`).toBe(want);
+    for (const [pattern, text, want] of cases) {
+      expect(wordsMatcher(pattern)(text), `${pattern} in ${text}`).toBe(want);
+      // The matcher of long patterns gives the same answers as the regular expression.
+      expect(scanWordsMatcher(pattern)(text), `scan: ${pattern} in ${text}`).toBe(want);
+    }
   });
 
   it('has a LIKE prefilter that keeps its words in order with anything between, escaped', () => {
@@ -124,6 +129,56 @@ describe('wordsMatcher', () => {
     expect(pre('cafe')).toEqual(['Café au lait', '\uff23\uff21\uff26\uff25 time', 'CAFE open', 'cafeteria', 'thé vert']);
     expect(pre('cafe').filter(wordsMatcher('cafe'))).toEqual(['Café au lait', '\uff23\uff21\uff26\uff25 time', 'CAFE open']);
     db.close();
+  });
+});
+
+/** A text of `n` characters of ordinary words, as a long fact's value would be. */
+function prose(n: number): string {
+  const words = ['the', 'harbour', 'ferry', 'Café', 'leaves', 'at', 'eight', 'from', 'north', 'pier', 'every', 'morning'];
+  let out = '';
+  for (let i = 0; out.length < n; i++) out += `${words[i % words.length]}${i % 7 === 0 ? ',' : ''} `;
+  return out.slice(0, n).trim();
+}
+
+// Regression guard, fixed: forget exact looks for a fact's whole value; one of more than 10,000
+// characters was refused as a pattern, its LIKE passed SQLite's 50 KB pattern limit and its
+// regular expression overflowed the stack.
+describe('long patterns', () => {
+  it('match by scanning, with the same word boundaries, for values of 10k, 50k and 200k characters', () => {
+    for (const n of [10_001, 50_000, 200_000]) {
+      const value = prose(n);
+      const matches = wordsMatcher(value);
+      expect(matches(`Note: ${value.toUpperCase()}.`), `${n}`).toBe(true);
+      expect(matches(`Note: ${value.replace(/ /g, '   ')} and more`), `${n} spaced`).toBe(true);
+      expect(matches(`x${value}`), `${n} inside a word`).toBe(false);
+      expect(matches(value.slice(0, -1)), `${n} cut short`).toBe(false);
+      expect(matches(`${value.slice(0, n / 2)} ${value.slice(n / 2)}`), `${n} altered`).toBe(false);
+    }
+  });
+
+  it('have a bounded LIKE prefilter that SQLite accepts and that still takes every holder', () => {
+    const db = openDb(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+    const value = prose(200_000);
+    const ins = db.prepare('INSERT INTO t (body) VALUES (?)');
+    for (const t of [`Said: ${value.toUpperCase()}`, 'the harbour ferry', value.slice(5000), `${value} again`]) ins.run(t);
+    const [like] = wordFilterArgs(value);
+    expect(like.length).toBeLessThan(LONG_PATTERN_CHARS);
+    const rows = db.prepare(`SELECT id, body FROM t WHERE ${wordFilterSql('body')} ORDER BY id`).all(...wordFilterArgs(value)) as { id: number; body: string }[];
+    expect(rows.filter((r) => wordsMatcher(value)(r.body)).map((r) => r.id)).toEqual([1, 4]);
+    db.close();
+  });
+
+  it('stay as they were up to LONG_PATTERN_CHARS: the whole pattern is the LIKE', () => {
+    const value = prose(LONG_PATTERN_CHARS);
+    expect(wordFilterArgs(value)[0]).toBe(likePattern(foldText(value)));
+    expect(wordFilterArgs(`${value}x`)[0].length).toBeLessThan(300);
+  });
+
+  it('are accepted by the stores up to their text limit', () => {
+    expect(checkMatchPattern('x'.repeat(10_000), 100)).toHaveLength(10_000);
+    expect(() => checkMatchPattern('x'.repeat(10_001), 100)).toThrow(/pattern is longer than 10000/);
+    expect(checkMatchPattern('x'.repeat(200_000), 200_000)).toHaveLength(200_000);
   });
 });
 

@@ -138,9 +138,38 @@ export function wordFilterSql(column: string): string {
   return `(${column} LIKE ? ESCAPE '\\' OR ${column} GLOB ?)`;
 }
 
-/** The two parameters of wordFilterSql for a pattern. */
+/**
+ * Patterns longer than this many characters (folded) are matched without a pattern as long as
+ * themselves: wordFilterArgs prefilters by their first LONG_PATTERN_HEAD characters and
+ * wordsMatcher scans for them (scanWordsMatcher) instead of compiling a regular expression. Forget
+ * exact matches a fact's whole value, which may be as long as a stored text (think.max_text_chars):
+ * as a LIKE pattern it passed SQLite's pattern length limit (50 KB), and as a regular expression
+ * it overflowed the stack. Shorter patterns are matched as they always were.
+ */
+export const LONG_PATTERN_CHARS = 1000;
+/** How many characters of a long pattern its SQL prefilter holds (LONG_PATTERN_CHARS). */
+export const LONG_PATTERN_HEAD = 256;
+
+/**
+ * The first `n` UTF-16 units of a text, one less when the cut would split a surrogate pair: a
+ * lone surrogate in a parameter reaches SQLite as a replacement character, which the stored text
+ * does not hold.
+ */
+function headOf(text: string, n: number): string {
+  if (text.length <= n) return text;
+  const c = text.charCodeAt(n - 1);
+  return text.slice(0, c >= 0xd800 && c <= 0xdbff ? n - 1 : n);
+}
+
+/**
+ * The two parameters of wordFilterSql for a pattern. A long one (over LONG_PATTERN_CHARS folded)
+ * gives the LIKE of its first LONG_PATTERN_HEAD characters: every text holding the pattern holds
+ * its start, so the rows taken are still a superset of the matches.
+ */
 export function wordFilterArgs(pattern: string): [string, string] {
-  return [likePattern(foldText(pattern)), BEYOND_ASCII_GLOB];
+  const folded = foldText(pattern);
+  const like = folded.trim().length > LONG_PATTERN_CHARS ? headOf(folded.trim(), LONG_PATTERN_HEAD) : folded;
+  return [likePattern(like), BEYOND_ASCII_GLOB];
 }
 
 /**
@@ -188,6 +217,16 @@ export function checkWordPattern(pattern: unknown, field = 'pattern'): string {
   return p;
 }
 
+/**
+ * A pattern for a store's findMatching or scrubContext: a string of at most 10,000 characters, or
+ * of the stores' text limit (think.max_text_chars) when that is higher, since forget exact looks
+ * for a fact's whole value, which may be that long. Long patterns are matched without a pattern
+ * of their length (LONG_PATTERN_CHARS).
+ */
+export function checkMatchPattern(pattern: unknown, maxTextChars: number): string {
+  return checkText(pattern, 'pattern', Math.max(10_000, maxTextChars));
+}
+
 // In scripts written without spaces between words (scripts.ts) no word boundary can be told, so none is asked for.
 /** A letter, digit or mark of a script that puts spaces between words. */
 const SPACED_WORD_CHAR = `(?!${UNSPACED})[\\p{L}\\p{N}\\p{M}]`;
@@ -209,6 +248,7 @@ export function wordsMatcher(pattern: string): (text: string) => boolean {
   const folded = foldText(pattern).trim();
   // A pattern that folding would empty keeps its own characters: an empty one matches everything.
   const p = holdsWord(folded) ? folded : pattern.trim();
+  if (p.length > LONG_PATTERN_CHARS) return scanWordsMatcher(pattern);
   const body = p
     .split(/\s+/)
     .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
@@ -236,4 +276,54 @@ export function normalizeTags(tags: unknown, field = 'tags'): string[] {
 /** The key of one scope (layer and user_id) in the in-memory maps of the stores. */
 export function scopeKey(layer: string, userId: string): string {
   return `${layer}\u0000${userId}`;
+}
+
+/** The code point that ends just before index `i` of a text ('' at its start). */
+function codePointBefore(text: string, i: number): string {
+  if (i <= 0) return '';
+  const low = text.charCodeAt(i - 1);
+  if (low >= 0xdc00 && low <= 0xdfff && i >= 2) {
+    const high = text.charCodeAt(i - 2);
+    if (high >= 0xd800 && high <= 0xdbff) return text.slice(i - 2, i);
+  }
+  return text[i - 1]!;
+}
+
+/** The code point that starts at index `i` of a text ('' at its end). */
+function codePointAt(text: string, i: number): string {
+  if (i >= text.length) return '';
+  return String.fromCodePoint(text.codePointAt(i)!);
+}
+
+const IS_SPACED_WORD_CHAR = lazyRegExp(() => `^${SPACED_WORD_CHAR}$`, 'u');
+const IS_MARK = lazyRegExp(() => '^\\p{M}$', 'u');
+
+/**
+ * The test of wordsMatcher without a regular expression, for a pattern of any length: the folded
+ * pattern, its runs of white space made one space, is looked for with indexOf in the text folded
+ * and collapsed the same way, and each place it stands is checked for the same word boundaries
+ * (no letter, digit or mark of a spaced script just before a pattern that starts with one, or
+ * just after one that ends with one; no mark after a pattern ending in a character of a script
+ * without spaces). Linear in the text for each place the pattern starts; wordsMatcher uses it for
+ * patterns over LONG_PATTERN_CHARS, whose regular expression overflowed the stack.
+ */
+export function scanWordsMatcher(pattern: string): (text: string) => boolean {
+  const folded = foldText(pattern).trim();
+  const p = (holdsWord(folded) ? folded : pattern.trim()).replace(/\s+/g, ' ');
+  const first = codePointAt(p, 0);
+  const last = codePointBefore(p, p.length);
+  const head = first !== '' && IS_SPACED_WORD_CHAR().test(first);
+  const tail = last !== '' && IS_SPACED_WORD_CHAR().test(last);
+  const tailMark = !tail && /[\p{L}\p{N}\p{M}]$/u.test(p);
+  return (text) => {
+    const t = foldText(text).replace(/\s+/g, ' ');
+    for (let i = t.indexOf(p); i >= 0; i = t.indexOf(p, i + 1)) {
+      if (head && IS_SPACED_WORD_CHAR().test(codePointBefore(t, i))) continue;
+      const after = codePointAt(t, i + p.length);
+      if (tail && IS_SPACED_WORD_CHAR().test(after)) continue;
+      if (tailMark && IS_MARK().test(after)) continue;
+      return true;
+    }
+    return false;
+  };
 }

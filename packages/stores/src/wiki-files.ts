@@ -1,7 +1,16 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { writeIfFree } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
-import { safeJoin, writeFileAtomic } from './paths.js';
+import { removeStaleTemps, safeJoin, writeFileAtomic } from './paths.js';
+import { LAYERS } from './types.js';
+
+/** What WikiFilesBehind.matchRows did: files written from their rows, files no row names removed, files left behind (tried again later). */
+export interface WikiFilesMatched {
+  written: number;
+  removed: number;
+  behind: number;
+}
 
 /** First delay before a wiki page file that could not be written is tried again; it doubles with each failure in a row. */
 export const WIKI_FILE_RETRY_MS = 1000;
@@ -93,6 +102,62 @@ export class WikiFilesBehind {
     return removed;
   }
 
+  /**
+   * Make every page file equal to the row that names it, after the rows were replaced wholesale (a
+   * backup restored into memory.db): each row's file is written from its content unless it holds
+   * that text already, and each page file (`.md`) under the wiki folders of the layers
+   * (`<data_dir>/wiki/<layer>/`) that no row names is removed, with the temp files of killed writes.
+   * A file that cannot be written or removed is noted behind and tried again later, as after a save
+   * (reads of its page take the row meanwhile); never throws for one file. Outside a transaction:
+   * the rows read are committed ones.
+   */
+  matchRows(): WikiFilesMatched {
+    const out: WikiFilesMatched = { written: 0, removed: 0, behind: 0 };
+    if (!this.ctx.db.open) return out;
+    const named = new Set<string>();
+    const rows = this.ctx.stmt('SELECT path, content FROM wiki_pages ORDER BY id').iterate() as IterableIterator<{ path: string; content: string }>;
+    for (const r of rows) {
+      named.add(r.path);
+      let abs: string;
+      try {
+        abs = safeJoin(this.ctx.dataDir, r.path);
+      } catch (err) {
+        // A row whose path leaves the data dir is never written (a backup from elsewhere could hold one).
+        this.ctx.logger.error(`wiki page file ${r.path} is not written: ${(err as Error).message}`);
+        continue;
+      }
+      let same = false;
+      try {
+        same = fs.statSync(abs).isFile() && fs.readFileSync(abs, 'utf8') === r.content;
+      } catch {
+        same = false;
+      }
+      if (same) {
+        this.paths.delete(r.path);
+        continue;
+      }
+      let ok = false;
+      this.apply(r.path, 'restoring the page file', () => {
+        writeFileAtomic(abs, r.content);
+        ok = true;
+      });
+      if (ok) out.written++;
+    }
+    for (const layer of LAYERS) {
+      for (const rel of pageFilesUnder(this.ctx.dataDir, `wiki/${layer}`)) {
+        if (named.has(rel)) continue;
+        let ok = false;
+        this.apply(rel, 'removing the page file no restored page names', () => {
+          fs.rmSync(safeJoin(this.ctx.dataDir, rel), { force: true });
+          ok = true;
+        });
+        if (ok) out.removed++;
+      }
+    }
+    out.behind = this.paths.size;
+    return out;
+  }
+
   /** Clear the note of a removal that is done; never waits for the lock (the next start clears it then). */
   private removalDone(rel: string): void {
     try {
@@ -151,4 +216,30 @@ export class WikiFilesBehind {
     }
     return delay;
   }
+}
+
+/**
+ * The page files (`*.md`, regular files: a link is never followed) at any depth under the folder
+ * `rel` of the data dir, as paths relative to the data dir with forward slashes, as wiki_pages.path
+ * holds them. The temp files of writes killed in those folders are removed on the way.
+ */
+function pageFilesUnder(dataDir: string, rel: string): string[] {
+  const out: string[] = [];
+  const walk = (relDir: string): void => {
+    const abs = safeJoin(dataDir, relDir);
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(abs, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    removeStaleTemps(abs);
+    for (const e of entries) {
+      const child = `${relDir}/${e.name}`;
+      if (e.isDirectory()) walk(child);
+      else if (e.isFile() && path.extname(e.name) === '.md') out.push(child);
+    }
+  };
+  walk(rel);
+  return out;
 }

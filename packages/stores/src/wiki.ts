@@ -8,7 +8,7 @@ import { freeName } from './name-family.js';
 import { idSegment, isInside, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import type { VersionLog } from './versions.js';
-import { checkScope, checkText, makeId, normalizeTags, parseId, rowsMatching, toIso, wordFilterArgs, wordFilterSql } from './util.js';
+import { checkScope, checkText, makeId, normalizeTags, parseId, rowsMatching, toIso, wordFilterArgs, wordFilterSql, checkMatchPattern } from './util.js';
 import { WikiFilesBehind } from './wiki-files.js';
 import { wikiQuery, type WikiQuery, type WikiQueryResult } from './wiki-query.js';
 import { reflectWiki, type WikiReflection } from './wiki-reflect.js';
@@ -166,7 +166,7 @@ export class WikiStore {
    */
   findMatching(scope: Scope, pattern: string, tag: string, limit = 10_000): WikiPage[] {
     checkScope(scope);
-    checkText(pattern, 'pattern', 10_000);
+    checkMatchPattern(pattern, this.ctx.config.maxTextChars);
     const rows = this.ctx
       .stmt(`SELECT * FROM wiki_pages WHERE layer = ? AND user_id = ? AND ${wordFilterSql('content')} ORDER BY id`)
       .iterate(scope.layer, scope.user_id, ...wordFilterArgs(pattern)) as IterableIterator<Row>;

@@ -88,3 +88,56 @@ describe('memory_save_typed', () => {
     expect(storesOf(s).facts.get({ layer: 'agent', user_id: 'default' }, 'decision:db')).not.toBeNull();
   });
 });
+
+// Regression guard, fixed: memory_save_typed stored its fields as given, while memory_remember strips
+// secrets: a decision record holding an API key or a password kept it in L4.
+describe('memory_save_typed strips secrets', () => {
+  const KEY = 'sk-live-4f9a8b7c6d5e4f3a2b1c0d9e';
+  const GH = 'ghp_abcdefghijklmnopqrstuvwxyz0123456789';
+
+  it('replaces secrets in every string field, list items and the name included, and says so', async () => {
+    s = await start();
+    const r = await s.call('memory_save_typed', {
+      type: 'decision',
+      fields: {
+        name: 'deploy',
+        decision: `Call the billing API with ${KEY} from the worker`,
+        rationale: 'the staging password is hunter2xyz, rotated monthly',
+        alternatives: [`a token from the vault (token=${GH})`, 'no key at all'],
+      },
+    });
+    const stored = storesOf(s).facts.get(U, 'decision:deploy')!;
+    for (const text of [r.value, JSON.stringify(r.fields), stored.value, JSON.stringify(stored.metadata)]) {
+      expect(text).not.toContain(KEY);
+      expect(text).not.toContain('hunter2xyz');
+      expect(text).not.toContain(GH);
+    }
+    expect(r.fields).toEqual({
+      name: 'deploy',
+      decision: 'Call the billing API with [REDACTED:api_key] from the worker',
+      rationale: 'the staging password is [REDACTED:password], rotated monthly',
+      alternatives: ['a token from the vault (token=[REDACTED:github_token])', 'no key at all'],
+    });
+    expect(r).toMatchObject({ redacted: { api_key: 1, password: 1, github_token: 1 }, redacted_total: 3, redacted_fields: ['decision', 'rationale', 'alternatives'] });
+    expect(stored.metadata.redacted).toEqual({ api_key: 1, password: 1, github_token: 1 });
+    // Dream, the L4 search, finds the record without the secret.
+    expect((await s.call('dream', { query: 'billing API worker' })).summary).not.toContain(KEY);
+  });
+
+  it('takes a field named like a secret as one, as it reads in the stored "field: value" line', async () => {
+    s = await start();
+    schema('credential.yaml', 'fields:\n  name: { type: string, required: true }\n  password: { type: string }\n  note: { type: string }\n');
+    const r = await s.call('memory_save_typed', { type: 'credential', fields: { name: 'router', password: 'correct-horse', note: 'the admin page' } });
+    expect(r.fields).toEqual({ name: 'router', password: '[REDACTED:password]', note: 'the admin page' });
+    expect(r.value).toBe('name: router\npassword: [REDACTED:password]\nnote: the admin page');
+    expect(r).toMatchObject({ redacted_total: 1, redacted_fields: ['password'] });
+  });
+
+  it('stores text without secrets unchanged and reports nothing redacted', async () => {
+    s = await start();
+    const r = await s.call('memory_save_typed', { type: 'decision', fields: { name: 'tokens', decision: 'Count tokens per request; the password policy needs 12 characters' } });
+    expect(r.fields.decision).toBe('Count tokens per request; the password policy needs 12 characters');
+    expect(r).toMatchObject({ redacted: {}, redacted_total: 0, redacted_fields: [] });
+    expect(storesOf(s).facts.get(U, 'decision:tokens')!.metadata.redacted).toBeUndefined();
+  });
+});

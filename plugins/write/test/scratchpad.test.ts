@@ -108,6 +108,22 @@ describe('memory_scratchpad promote', () => {
     expect(await keys()).toEqual([]);
   });
 
+  // Regression guard, fixed: promote copied the note into L4 as written, so a password noted on the
+  // pad became a long-term fact, while memory_remember strips secrets from what it stores.
+  it('strips secrets from a note promoted into an L4 fact, and says so; the same note promoted again is the same fact', async () => {
+    s = await start();
+    const U = { layer: 'user' as const, user_id: 'default' };
+    await pad({ action: 'write', key: 'vpn', content: 'VPN login: user ops, password: Tr0ub4dor&3 (rotate in May)' });
+    const r: any = await pad({ action: 'promote', key: 'vpn', target: 'fact' });
+    expect(r.fact.value).toBe('VPN login: user ops, password: [REDACTED:password] (rotate in May)');
+    expect(r).toMatchObject({ redacted: { password: 1 }, redacted_total: 1 });
+    expect(JSON.stringify(storesOf(s).facts.get(U, 'vpn'))).not.toContain('Tr0ub4dor');
+    await pad({ action: 'write', key: 'vpn', content: 'VPN login: user ops, password: Tr0ub4dor&3 (rotate in May)' });
+    expect((await pad({ action: 'promote', key: 'vpn', target: 'fact' })).fact).toMatchObject({ created_new: false });
+    await pad({ action: 'write', key: 'plain', content: 'vim' });
+    expect(await pad({ action: 'promote', key: 'plain', target: 'fact' })).toMatchObject({ redacted: {}, redacted_total: 0 });
+  });
+
   it('names key for a missing note (also one of another scope) and target when it is missing or unknown', async () => {
     s = await start();
     await pad({ action: 'write', key: 'agent_note', content: 'x', layer: 'agent' });

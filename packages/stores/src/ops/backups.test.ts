@@ -61,6 +61,66 @@ describe('BackupStore', () => {
     expect(env.stores.facts.get(U, 'pet')?.value).toBe('cat');
   });
 
+  // Regression guard, fixed: restore copied memory.db back and left the page files as they were, so
+  // a page deleted since the backup kept its file, and a page changed since kept its newer text,
+  // which reads take over the row.
+  it('restore brings the wiki page files in line with the restored rows: written from each row, files no row names removed', async () => {
+    const b = env.stores.backups;
+    const A = env.stores.wiki.save(U, { title: 'Alpha', content: 'alpha as backed up', wiki_type: 'diary' });
+    const B = env.stores.wiki.save(U, { title: 'Beta', content: 'beta as backed up', wiki_type: 'work_notes' });
+    const G = env.stores.wiki.save({ layer: 'agent', user_id: 'default' }, { title: 'Gamma', content: 'gamma as backed up', wiki_type: 'decision_log' });
+    const file = (rel: string) => path.join(env.dir, rel);
+    const taken = await b.create();
+    env.clock.advance(1000);
+    env.stores.wiki.save(U, { title: 'Alpha', content: 'alpha changed after the backup', wiki_type: 'diary' });
+    env.stores.wiki.delete(U, 'Beta');
+    const C = env.stores.wiki.save(U, { title: 'Charlie', content: 'charlie added after the backup', wiki_type: 'diary' });
+    // A page moved to another type after the backup: its new file goes, its old one comes back.
+    const moved = env.stores.wiki.save({ layer: 'agent', user_id: 'default' }, { title: 'Gamma', content: 'gamma moved', wiki_type: 'learning_journal' });
+    expect(moved.path).not.toBe(G.path);
+    // A page file of another user that no row names, and a file that is no page file.
+    fs.mkdirSync(path.dirname(file('wiki/user/other/diary/stray.md')), { recursive: true });
+    fs.writeFileSync(file('wiki/user/other/diary/stray.md'), 'stray');
+    fs.writeFileSync(file('wiki/user/other/diary/notes.txt'), 'not a page');
+    expect(fs.existsSync(file(B.path))).toBe(false);
+
+    const out = await b.restore(taken.name);
+    expect(out.wiki_files).toEqual({ written: 3, removed: 3, behind: 0 });
+    expect(fs.readFileSync(file(A.path), 'utf8')).toBe('alpha as backed up');
+    expect(fs.readFileSync(file(B.path), 'utf8')).toBe('beta as backed up');
+    expect(fs.readFileSync(file(G.path), 'utf8')).toBe('gamma as backed up');
+    for (const gone of [C.path, moved.path, 'wiki/user/other/diary/stray.md']) expect(fs.existsSync(file(gone)), gone).toBe(false);
+    expect(fs.readFileSync(file('wiki/user/other/diary/notes.txt'), 'utf8')).toBe('not a page');
+    expect(env.stores.wiki.getByTitle(U, 'Alpha')?.content).toBe('alpha as backed up');
+    expect(env.stores.wiki.read(U, B.path)?.content).toBe('beta as backed up');
+    expect(env.stores.wiki.list(U).map((p) => p.title).sort()).toEqual(['Alpha', 'Beta']);
+
+    // Undone through the pre-restore copy: the files follow the rows again.
+    const back = await b.restore(out.safety_backup.name);
+    expect(back.wiki_files).toMatchObject({ removed: 2, behind: 0 });
+    expect(fs.readFileSync(file(A.path), 'utf8')).toBe('alpha changed after the backup');
+    expect(fs.readFileSync(file(C.path), 'utf8')).toBe('charlie added after the backup');
+    expect(fs.readFileSync(file(moved.path), 'utf8')).toBe('gamma moved');
+    for (const gone of [B.path, G.path]) expect(fs.existsSync(file(gone)), gone).toBe(false);
+  });
+
+  it('restore leaves a page file that cannot be written behind: reads take the row, and it is written once it can be', async () => {
+    const b = env.stores.backups;
+    const A = env.stores.wiki.save(U, { title: 'Alpha', content: 'alpha as backed up', wiki_type: 'diary' });
+    const taken = await b.create();
+    env.stores.wiki.delete(U, 'Alpha');
+    // A folder in the way of the page's file.
+    const abs = path.join(env.dir, A.path);
+    fs.mkdirSync(path.join(abs, 'in-the-way'), { recursive: true });
+    const out = await b.restore(taken.name);
+    expect(out.wiki_files).toEqual({ written: 0, removed: 0, behind: 1 });
+    expect(env.stores.wiki.filesBehind.has(A.path)).toBe(true);
+    expect(env.stores.wiki.getByTitle(U, 'Alpha')?.content).toBe('alpha as backed up');
+    fs.rmSync(abs, { recursive: true });
+    expect(env.stores.wiki.filesBehind.retry()).toBe(0);
+    expect(fs.readFileSync(abs, 'utf8')).toBe('alpha as backed up');
+  });
+
   it('restore refuses a bad name, a missing backup and a file that is no database, changing nothing', async () => {
     const b = env.stores.backups;
     env.stores.facts.upsert(U, { key: 'k', value: 'v' });

@@ -5,6 +5,7 @@ import { StoreError, notFound, validationError } from '../errors.js';
 import { safeJoin } from '../paths.js';
 import type { Database } from '../types.js';
 import { isoOf } from '../util.js';
+import type { WikiFilesMatched } from '../wiki-files.js';
 import type { Breaker } from './breakers.js';
 
 /** The folder of the backups, under the data dir. */
@@ -45,6 +46,11 @@ export interface BackupHooks {
   beforeCopy(): void;
   /** After a restore: drop in-memory state built from the old content (retrieval indexes) and rewrite derived files (L1). */
   afterRestore(): void;
+  /**
+   * After a restore and its migrations: make the wiki page files match the restored rows (the rows
+   * are canonical, the files mirror them; WikiFilesBehind.matchRows). Answers what it did.
+   */
+  matchFiles(): WikiFilesMatched;
 }
 
 /** `20261126T152659123Z`: the clock's time, for a file name that sorts in time order. */
@@ -77,8 +83,12 @@ function kindOf(name: string): BackupInfo['kind'] {
  * connection: it first backs the current database up (`pre-restore-...`), then copies the backup
  * into the live database through the same backup API, so the connection, its prepared statements
  * and every other process see the restored content; the in-memory retrieval indexes are dropped and
- * the L1 files rewritten (BackupHooks.afterRestore). Only memory.db is covered: wiki page files and
- * the other files of the data dir are not part of a backup.
+ * the L1 files rewritten (BackupHooks.afterRestore). Only memory.db is copied: it holds every wiki
+ * page's text in its row (canonical; the Markdown files under `<data_dir>/wiki/` mirror the rows),
+ * so once the restored database is migrated the page files are brought in line with its rows
+ * (BackupHooks.matchFiles): each page's file is written from its row, and the page files no
+ * restored row names are removed. The other files of the data dir (rules.yaml, schemas, standing
+ * queries, CONTEXT.md) are not part of a backup and stay as they are.
  *
  * The scheduler (off unless an interval is configured) takes a `scheduled-` backup every
  * interval; its breaker (backup_scheduler) skips runs after failures in a row until its cooldown.
@@ -177,10 +187,12 @@ export class BackupStore {
 
   /**
    * Restore the backup `name` into the live database: check it, back the current database up
-   * (`pre-restore-...`), copy the backup in through the backup API, then afterRestore and
-   * `migrate` (a backup older than the schema is brought to the head). Answers the pre-restore copy.
+   * (`pre-restore-...`), copy the backup in through the backup API, then afterRestore, `migrate`
+   * (a backup older than the schema is brought to the head) and matchFiles (the wiki page files
+   * made equal to the restored rows). Answers the backup restored, the pre-restore copy and what
+   * was done to the page files.
    */
-  async restore(name: unknown, migrate?: () => void): Promise<{ restored: BackupInfo; safety_backup: BackupInfo }> {
+  async restore(name: unknown, migrate?: () => void): Promise<{ restored: BackupInfo; safety_backup: BackupInfo; wiki_files: WikiFilesMatched }> {
     const clean = this.checkName(name);
     const file = this.fileOf(clean);
     if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw notFound('backup', clean, 'name');
@@ -198,7 +210,8 @@ export class BackupStore {
       }
       this.hooks.afterRestore();
       migrate?.();
-      return { restored, safety_backup: safety };
+      const wikiFiles = this.hooks.matchFiles();
+      return { restored, safety_backup: safety, wiki_files: wikiFiles };
     });
   }
 

@@ -17,13 +17,17 @@ export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
     title: 'Back up and restore the database',
     description:
       'Online backups of the whole database (memory.db: every layer and user_id; layer and user_id are accepted and do not narrow ' +
-      'it) into <data_dir>/backups/, named <kind>-<time>.db. Wiki page files and other files of the data dir are not included. ' +
+      'it) into <data_dir>/backups/, named <kind>-<time>.db. The database holds every wiki page\'s text, so restore also makes the ' +
+      'page files under <data_dir>/wiki/ match the restored pages; other files of the data dir (rules.yaml, schemas, standing ' +
+      'queries, CONTEXT.md) are not included. ' +
       'action status: the scheduler (enabled, interval_hours, next_run, last_error; set by backup.interval_hours in config.yaml, ' +
       'off by default), last_backup, count and total_bytes. action now: takes a backup at once (kind manual) while the service ' +
       'keeps serving; returns it. action list: every backup, newest first (name, kind, size_bytes, created). action restore (name ' +
       'from list): checks the backup is a whole memory database, backs the current database up first (kind pre-restore, returned ' +
       'as safety_backup, so the restore can itself be undone), copies the backup into the live database and brings its schema to ' +
-      'the current migrations; the service keeps running on the restored content. A bad or unknown name is an error naming name; ' +
+      'the current migrations; the service keeps running on the restored content. Then every restored page\'s file is written ' +
+      'from its stored text and the page files of pages the backup does not have are removed (wiki_files: written, removed, and ' +
+      'behind: files that could not be written, tried again later while reads take the stored text). A bad or unknown name is an error naming name; ' +
       'a second backup or restore while one runs is a ConflictError.',
     input: () => z.object({
       action: z.enum(BACKUP_ACTIONS).describe('status, now, list or restore'),
@@ -43,6 +47,10 @@ export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
       backups: z.array(backupSchema).optional().describe('list: newest first'),
       restored: backupSchema.optional(),
       safety_backup: backupSchema.optional().describe('restore: the copy of the database as it was just before'),
+      wiki_files: z
+        .object({ written: z.number(), removed: z.number(), behind: z.number() })
+        .optional()
+        .describe('restore: page files written from the restored pages, page files of pages it does not have removed, files left behind to retry'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     // The backup API runs outside any transaction, over several turns of the event loop.

@@ -1,5 +1,5 @@
 import { defineTool, z } from '@memory-service/kernel';
-import { BUILTIN_TYPED_SCHEMAS, TYPED_FIELD_TYPES, type Stores } from '@memory-service/stores';
+import { BUILTIN_TYPED_SCHEMAS, SECRET_KINDS, TYPED_FIELD_TYPES, type Stores } from '@memory-service/stores';
 import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 const builtins = Object.values(BUILTIN_TYPED_SCHEMAS)
@@ -16,8 +16,11 @@ export function memorySaveTypedTool(stores: Stores) {
       `Custom schemas are read from <data_dir>/schemas/<type>.yaml ({ description?, fields: { <field>: { type: ${TYPED_FIELD_TYPES.join('|')}, ` +
       'required? } } }, with a required string name) and merged over the built-ins (a file named like a built-in replaces it); a malformed file ' +
       'is skipped and reported in warnings. Saving the same type and name again updates the fact. An unknown type is an error naming type and ' +
-      'listing the accepted ones; a missing, unknown or mistyped field is an error naming fields.<field>. Returns entry_id, key, type, value, ' +
-      'fields, importance, created_new, schema_source and warnings.',
+      'listing the accepted ones; a missing, unknown or mistyped field is an error naming fields.<field>. Secrets in the string fields ' +
+      '(API keys, tokens, passwords, private keys; each seen after its "field: " label, so a field named password or api_key counts) ' +
+      'are replaced by [REDACTED:<kind>] markers before anything is stored, as memory_remember strips them. Returns entry_id, key, ' +
+      'type, value, fields (as stored), importance, created_new, schema_source, warnings, and redacted (counts per kind), ' +
+      'redacted_total and redacted_fields.',
     input: () => z.object({
       type: z.string().min(1).max(64).describe('Schema name: decision, error_pattern, relationship or a custom schema'),
       fields: z.record(z.string(), z.unknown()).describe('The field values, e.g. { "name": "db", "decision": "Use SQLite" }'),
@@ -35,6 +38,9 @@ export function memorySaveTypedTool(stores: Stores) {
       created_new: z.boolean(),
       schema_source: z.enum(['builtin', 'custom']),
       warnings: z.array(z.object({ file: z.string(), message: z.string() })).describe('Schema files skipped as malformed'),
+      redacted: z.record(z.string(), z.number()).describe(`Secrets stripped from the fields, per kind (${SECRET_KINDS.join(', ')})`),
+      redacted_total: z.number(),
+      redacted_fields: z.array(z.string()).describe('The fields that held secrets, now stored with markers'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     handler: (args) => {
@@ -53,6 +59,9 @@ export function memorySaveTypedTool(stores: Stores) {
         created_new: r.fact.created_new,
         schema_source: r.schema.source,
         warnings: r.warnings,
+        redacted: r.redacted,
+        redacted_total: r.redacted_total,
+        redacted_fields: r.redacted_fields,
       };
     },
   });

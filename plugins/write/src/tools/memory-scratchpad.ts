@@ -28,7 +28,8 @@ export function memoryScratchpadTool(stores: Stores) {
       'evicts the least recently written one (returned as evicted). action read returns every note (least recently written first) or, ' +
       'with key, that one. action clear removes every note or, with key, that one (removed: how many; a key not there removes 0). ' +
       'action promote (key, target episode or fact) moves the note into an L3 episode (tagged scratchpad plus tags; importance default ' +
-      '0.5) or an L4 fact (key fact_key, default the note key) and drops it from the pad, all at once. Errors name the field: key ' +
+      '0.5) or an L4 fact (key fact_key, default the note key; secrets in it are replaced by [REDACTED:<kind>] markers as ' +
+      'memory_remember does, counted in redacted and redacted_total) and drops it from the pad, all at once. Errors name the field: key ' +
       'missing for write or promote, or not on the pad for read one or promote; content missing for write; target missing for promote; ' +
       'fact_key already holding another value; a field the action does not take.',
     input: () => z.object({
@@ -51,6 +52,8 @@ export function memoryScratchpadTool(stores: Stores) {
       target: z.enum(SCRATCHPAD_PROMOTE_TARGETS).optional(),
       episode: episodeSchema.optional().describe('promote to episode: the episode written'),
       fact: factSchema.optional().describe('promote to fact: the fact (created_new false when it already held this text)'),
+      redacted: z.record(z.string(), z.number()).optional().describe('promote to fact: secrets stripped from the value, per kind'),
+      redacted_total: z.number().optional().describe('promote to fact: secrets stripped in all'),
       count: z.number().describe('Notes on the pad after the call'),
       capacity: z.number().describe('Most notes the pad holds (20 by default)'),
     }),
@@ -93,6 +96,8 @@ export function memoryScratchpadTool(stores: Stores) {
             target: p.target,
             entry: entryOut(p.entry),
             fact: { entry_id: f.entry_id, key: f.key, value: f.value, importance: f.importance, source: f.source, created_new: f.created_new },
+            redacted: p.redacted,
+            redacted_total: p.redacted_total,
             ...tail(),
           };
         }
