@@ -32,6 +32,8 @@ export const CONFIG_SETTINGS: Readonly<Record<string, Readonly<Record<string, Nu
   backup: { interval_hours: { integer: true, min: 0, max: 8760 } },
   // Hours between nightly runs (the stores' Nightly: consolidation, skill promotion, reflection...); default 24, 0 is off.
   nightly: { interval_hours: { integer: true, min: 0, max: 8760 } },
+  // The saga journal's watchdog (the stores' SagaWatchdog): a run's timeout, and the time between two checks.
+  saga: { timeout_seconds: { integer: true, min: 1, max: 86_400 }, watchdog_interval_seconds: { integer: true, min: 1, max: 3600 } },
 });
 
 /** Top-level keys of config.yaml the service reads: its sections and `plugins`. */

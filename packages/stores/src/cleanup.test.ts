@@ -52,7 +52,7 @@ describe('Cleanup', () => {
     expect(r.dream_buffer).toEqual({ rows: 5, keep: 3, removed: 2 });
     expect(r.audit?.removed).toBe(env.db.prepare("SELECT COUNT(*) FROM audit_log WHERE layer = 'user' AND ts < ?").pluck(true).get(r.audit?.cutoff));
     expect(r.audit?.removed).toBeGreaterThan(0);
-    expect(r.backups).toMatchObject({ dir_exists: true, files: 4, removed: 2, removed_files: ['b1.db', 'b0.db'], saga_table: false });
+    expect(r.backups).toMatchObject({ dir_exists: true, files: 4, removed: 2, removed_files: ['b1.db', 'b0.db'], saga_table: true, saga_rows_removed: 0 });
     expect(r.compaction?.vacuum).toBe('none');
   });
 
@@ -103,6 +103,25 @@ describe('Cleanup', () => {
     expect(env.db.prepare('SELECT COUNT(*) FROM retrieval_changes WHERE old IS NOT NULL').pluck(true).get()).toBe(0);
     // The indexes still answer after the compaction.
     expect(env.stores.retrieval.search(A, 'kept').map((h) => h.id)).toEqual([env.stores.facts.get(A, 'agent')?.entry_id]);
+  });
+
+  it('backups task: removes the saga journal\'s finished runs older than the retention, keeps rollback_failed, unfinished and recent ones', async () => {
+    const s = env.stores;
+    s.sagas.define('noop', { scoped: true, steps: [{ name: 'a', run: () => 1 }] });
+    s.sagas.define('broken', { scoped: true, steps: [{ name: 'a', run: () => 1, compensate: () => { throw new Error('no'); } }, { name: 'b', run: () => { throw new Error('b'); } }] });
+    const oldDone = await s.sagas.run('noop', U);
+    const oldFailed = await s.sagas.run('broken', U);
+    const unfinished = s.sagas.journal.begin('noop', U);
+    env.clock.advance(100 * DAY);
+    const recent = await s.sagas.run('noop', U2);
+    const dry = s.cleanup.run(U, { dryRun: true, tasks: ['backups'] });
+    expect(dry.backups).toMatchObject({ saga_table: true, saga_rows_removed: 1 });
+    expect(s.sagas.journal.get(oldDone.run_id)).not.toBeNull();
+    const r = s.cleanup.run(U, { dryRun: false, tasks: ['backups'], auditRetentionDays: 90 });
+    expect(r.backups?.saga_rows_removed).toBe(1);
+    expect(s.sagas.journal.get(oldDone.run_id)).toBeNull();
+    expect(env.db.prepare('SELECT count(*) FROM saga_steps WHERE run_id = ?').pluck(true).get(oldDone.run_id)).toBe(0);
+    for (const id of [oldFailed.run_id, unfinished, recent.run_id]) expect(s.sagas.journal.get(id)).not.toBeNull();
   });
 
   it('refuses an empty task list and out-of-range options, naming the field', () => {

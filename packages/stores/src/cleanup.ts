@@ -59,8 +59,9 @@ export interface BackupsResult {
   keep: number;
   removed: number;
   removed_files: string[];
-  /** Whether the database has a saga table (memory_saga's); none exists in this version, so no saga row is removed. */
+  /** Whether the database has the saga journal (memory_saga's saga_runs). */
   saga_table: boolean;
+  /** Finished saga runs (completed, rolled_back) older than the audit retention removed from the journal; rollback_failed and unfinished runs stay. */
   saga_rows_removed: number;
 }
 export interface CompactionResult {
@@ -130,7 +131,7 @@ export class Cleanup {
     };
     if (dry) scoped();
     else this.stores.transaction(scoped);
-    if (has('backups')) out.backups = this.backups(keep, dry);
+    if (has('backups')) out.backups = this.backups(keep, retention, dry);
     if (has('compaction')) out.compaction = this.compaction(dry);
     return out;
   }
@@ -225,11 +226,15 @@ export class Cleanup {
     return { retention_days: days, cutoff, removed };
   }
 
-  /** The files of `<data_dir>/backups` beyond the newest `keep` (by modification time, then name). */
-  private backups(keep: number, dry: boolean): BackupsResult {
+  /**
+   * The files of `<data_dir>/backups` beyond the newest `keep` (by modification time, then name),
+   * and the saga journal's finished runs (completed, rolled_back) older than `days`.
+   */
+  private backups(keep: number, days: number, dry: boolean): BackupsResult {
     const dir = safeJoin(this.stores.ctx.dataDir, BACKUPS_DIR);
-    const sagaTable = (this.stores.ctx.stmt("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name LIKE '%saga%'").pluck(true).get() as number) > 0;
-    const res: BackupsResult = { dir_exists: false, files: 0, keep, removed: 0, removed_files: [], saga_table: sagaTable, saga_rows_removed: 0 };
+    const sagaTable = (this.stores.ctx.stmt("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'saga_runs'").pluck(true).get() as number) > 0;
+    const sagaRows = sagaTable ? this.stores.sagas.journal.prune(new Date(this.stores.ctx.clock.now() - days * 86_400_000).toISOString(), dry) : 0;
+    const res: BackupsResult = { dir_exists: false, files: 0, keep, removed: 0, removed_files: [], saga_table: sagaTable, saga_rows_removed: sagaRows };
     let names: string[];
     try {
       names = fs.readdirSync(dir);

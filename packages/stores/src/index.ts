@@ -24,7 +24,42 @@ export {
   type Diagnosis,
   type MigrationHost,
 } from './ops/health.js';
-export { Sagas, runSaga, SAGA_NAMES, type SagaName, type SagaStep, type SagaResult, type StepOutcome, type StepStatus } from './ops/sagas.js';
+export {
+  Sagas,
+  SAGA_DEFS,
+  SAGA_NAMES,
+  SAGA_TIMEOUT_SECONDS_DEFAULT,
+  SAGA_CLOSE_WAIT_MS,
+  type SagaName,
+  type SagaDef,
+  type SagaStepDef,
+  type SagaStepContext,
+  type SagaResult,
+  type StepOutcome,
+  type StepStatus,
+} from './ops/sagas.js';
+export {
+  SagaJournal,
+  SAGA_RUN_STATUSES,
+  SAGA_LIST_MAX,
+  type SagaRun,
+  type SagaRunStatus,
+  type SagaFinalStatus,
+  type JournalStep,
+  type JournalStepStatus,
+  type CompensatedBy,
+  type SagaOwner,
+} from './ops/saga-journal.js';
+export {
+  SagaWatchdog,
+  SAGA_WATCHDOG_INTERVAL_SECONDS_DEFAULT,
+  SAGA_WATCHDOG_FIRST_CHECK_MS,
+  SAGA_STALE_MIN_MS,
+  SAGA_FAILED_WARN_DAYS,
+  type WatchdogAction,
+  type WatchdogReason,
+  type WatchdogReport,
+} from './ops/saga-watchdog.js';
 export { L1Ring, L1_FLUSH_MS, type L1Item, type L1PushInput, type L1File, type L1FileCheck } from './l1.js';
 export { SessionStore, type Session, type SessionEndInput, type SessionQualityDetail } from './sessions.js';
 export {

@@ -1,6 +1,8 @@
 import { asValue, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, type PluginContext } from '@memory-service/kernel';
 import { storesMigrations } from './migrations/index.js';
 import { NIGHTLY_INTERVAL_HOURS_DEFAULT } from './nightly.js';
+import { SAGA_WATCHDOG_INTERVAL_SECONDS_DEFAULT } from './ops/saga-watchdog.js';
+import { SAGA_TIMEOUT_SECONDS_DEFAULT } from './ops/sagas.js';
 import { Stores } from './stores.js';
 import { DEFAULT_STORES_CONFIG } from './types.js';
 
@@ -32,6 +34,7 @@ export function useStores(ctx: PluginContext): Stores {
       tokenBudget: ctx.config.integer('retrieval.token_budget', 2000, 50, 1_000_000),
       maxTextChars: ctx.config.integer(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000),
       recallEventsKeep: ctx.config.integer('retrieval.recall_events_keep', DEFAULT_STORES_CONFIG.recallEventsKeep, 1, 1_000_000),
+      sagaTimeoutSeconds: ctx.config.integer('saga.timeout_seconds', SAGA_TIMEOUT_SECONDS_DEFAULT, 1, 86_400),
     },
   });
   // apiKeys: the HTTP server checks a request's Authorization against it (packages/server/src/http.ts).
@@ -43,6 +46,9 @@ export function useStores(ctx: PluginContext): Stores {
   // waits for a run in progress.
   const nightlyHours = ctx.config.integer('nightly.interval_hours', NIGHTLY_INTERVAL_HOURS_DEFAULT, 0, 8760);
   stores.nightly.attach(ctx.hooks.nightly);
+  // The saga watchdog: its first check shortly after ready (off the start-up path), then one per
+  // interval; stopped by close, which waits for a saga in progress.
+  const sagaCheckSeconds = ctx.config.integer('saga.watchdog_interval_seconds', SAGA_WATCHDOG_INTERVAL_SECONDS_DEFAULT, 1, 3600);
   // The retrieval indexes are built shortly after ready, off the start-up path, instead of on the
   // first search (about 2 s at 100,000 memories on a small machine); what a killed process left
   // on disk is mended then too (Stores.repairAfterStop).
@@ -61,11 +67,13 @@ export function useStores(ctx: PluginContext): Stores {
     warming.unref();
     stores.backups.startScheduler(backupHours * 3_600_000);
     stores.nightly.startScheduler(nightlyHours * 3_600_000);
+    stores.sagaWatchdog.start(sagaCheckSeconds * 1000);
   });
   ctx.hooks.close.tapPromise(STORES_OWNER, async () => {
     if (warming) clearTimeout(warming);
     stores.backups.stopScheduler();
     await stores.nightly.stop();
+    await stores.sagaWatchdog.stop();
     stores.flush();
     stores.retrieval.persist();
   });

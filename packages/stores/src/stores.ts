@@ -16,6 +16,7 @@ import { ApiKeyStore } from './ops/api-keys.js';
 import { BackupStore } from './ops/backups.js';
 import { BreakerRegistry } from './ops/breakers.js';
 import { Health } from './ops/health.js';
+import { SagaWatchdog } from './ops/saga-watchdog.js';
 import { Sagas } from './ops/sagas.js';
 import { removeStaleTemps, safeJoin } from './paths.js';
 import { ProjectStore } from './projects/projects.js';
@@ -192,7 +193,7 @@ export class Stores {
   readonly reflections: ReflectionStore;
   /** memory_recall's TTL cache over L3 and L4 retrieval, dropped on any write to the scope. */
   readonly recall: RecallCache;
-  /** Circuit breakers of the background work (deferred writes, index catch-up, L1 files, backup scheduler). */
+  /** Circuit breakers of the background work (deferred writes, index catch-up, L1 files, backup scheduler, saga watchdog). */
   readonly breakers: BreakerRegistry;
   /** HTTP API keys (memory_api_key), service-wide. */
   readonly apiKeys: ApiKeyStore;
@@ -202,8 +203,10 @@ export class Stores {
   readonly nightly: Nightly;
   /** Data-dir checks and repairs (memory_diagnose, memory_heal). */
   readonly health: Health;
-  /** Compensation sagas (memory_saga). */
+  /** Compensation sagas (memory_saga) and their journal. */
   readonly sagas: Sagas;
+  /** Rolls back the journaled saga runs left by a stopped process or past their timeout (started after ready, stopped on close). */
+  readonly sagaWatchdog: SagaWatchdog;
 
   /** The newest audit entry when this Stores was made: the saves after it are its own (repairAfterStop). */
   private readonly auditMarkAtStart: number;
@@ -275,8 +278,9 @@ export class Stores {
       },
     });
     this.nightly = new Nightly(this, this.breakers.get('nightly'));
-    this.health = new Health(this.ctx, this.l1, this.breakers, this.nightly);
     this.sagas = new Sagas(this);
+    this.sagaWatchdog = new SagaWatchdog(this.ctx, this.sagas, this.breakers.get('saga_watchdog'));
+    this.health = new Health(this.ctx, this.l1, this.breakers, { nightly: () => this.nightly.check(), sagas: () => this.sagaWatchdog.diagnose() });
   }
 
   /** Today's activity of the scope by the clock (day-digest.ts): counts and newest facts, episodes, wiki pages, timeline events. */

@@ -42,6 +42,8 @@ export interface StoresConfig {
    * deferred batch that writes them (RecallEventStore.record).
    */
   recallEventsKeep: number;
+  /** Seconds a saga run may take (saga.timeout_seconds): past it no step is started and the done ones are compensated. */
+  sagaTimeoutSeconds: number;
 }
 
 export const DEFAULT_STORES_CONFIG: Readonly<StoresConfig> = Object.freeze({
@@ -50,6 +52,7 @@ export const DEFAULT_STORES_CONFIG: Readonly<StoresConfig> = Object.freeze({
   tokenBudget: 2000,
   maxTextChars: 100_000,
   recallEventsKeep: 10_000,
+  sagaTimeoutSeconds: 300,
 });
 
 export interface StoresOptions {

@@ -12,7 +12,9 @@ import { memorySagaTool } from './tools/memory-saga.js';
  * The admin tier, its tools so far: memory_cleanup (dedup, episode merging, trims, backups pruning
  * and compaction; dry run by default), memory_data (a user's export and import), memory_lucidity_purge
  * (emergency purge of the last hours, confirm required) and memory_sync_replica (the read-only copy
- * of the database). memory_api_key, memory_backup and memory_saga are not built yet, so not registered.
+ * of the database), memory_api_key (HTTP API keys), memory_backup (online backups, restore, the
+ * scheduler) and memory_saga (compensation sagas, journaled, and the list of their runs: what the
+ * stores' saga watchdog rolled back after a crash or a timeout).
  */
 export default definePlugin({
   name: '@memory-service/plugin-admin',

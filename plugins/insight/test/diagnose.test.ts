@@ -24,11 +24,13 @@ describe('memory_diagnose', () => {
       ['proposals', 'ok'],
       ['breakers', 'ok'],
       ['nightly', 'ok'],
+      ['sagas', 'ok'],
     ]);
     expect(d.status).toBe('ok');
     expect(statusOf(d, 'database').detail).toContain('quick_check ok');
     expect(statusOf(d, 'migrations').detail).toMatch(/@memory-service\/stores \d+\/\d+/);
     expect(d.breakers.map((b: any) => b.state)).toEqual(['closed', 'closed', 'closed', 'closed', 'closed']);
+    expect(d.breakers.map((b: any) => b.name)).toContain('saga_watchdog');
   });
 
   it('reports an invalid L1 file, a pending migration and an open breaker as problems (degraded), not as an error', async () => {
@@ -46,6 +48,27 @@ describe('memory_diagnose', () => {
     expect(statusOf(d, 'breakers')).toMatchObject({ status: 'fail', detail: expect.stringContaining('index_catch_up') });
     expect(d.breakers.find((b: any) => b.name === 'index_catch_up')).toMatchObject({ state: 'open', failures: BREAKER_THRESHOLD, last_error: 'index broken' });
     expect(statusOf(d, 'database').status).toBe('ok');
+  });
+
+  it('sagas: fail for a saga run left unfinished past its timeout, ok once the watchdog rolled it back, warn for a recent rollback_failed', async () => {
+    s = await start();
+    const db = s.kernel.storage.db;
+    const insert = db.prepare(
+      `INSERT INTO saga_runs (id, saga, layer, user_id, status, started, updated, heartbeat, owner, owner_pid, owner_host, error)
+       VALUES (?, ?, 'user', 'default', ?, ?, ?, ?, 'gone', 1, 'another-host', ?)`,
+    );
+    // The clock is at 2026-01-01: a run started a day before, silent since, on another host.
+    const old = '2025-12-31T00:00:00.000Z';
+    insert.run('saga_stuck', 'consolidate', 'running', old, old, old, null);
+    const d = await s.call('memory_diagnose', {});
+    expect(d.status).toBe('degraded');
+    expect(statusOf(d, 'sagas')).toMatchObject({ status: 'fail', detail: expect.stringContaining('saga_stuck') });
+    await storesOf(s).sagaWatchdog.check();
+    expect(statusOf(await s.call('memory_diagnose', {}), 'sagas')).toMatchObject({ status: 'ok', detail: expect.stringContaining('1 rolled back') });
+    insert.run('saga_half_undone', 'backup', 'rollback_failed', '2025-12-31T23:00:00.000Z', '2025-12-31T23:00:00.000Z', '2025-12-31T23:00:00.000Z', 'backup broke');
+    const w = await s.call('memory_diagnose', {});
+    expect(statusOf(w, 'sagas')).toMatchObject({ status: 'warn', detail: expect.stringContaining('saga_half_undone (backup, rollback_failed: backup broke)') });
+    expect(w.status).toBe('degraded');
   });
 
   it('reads the pending proposals when a proposals store exists', async () => {

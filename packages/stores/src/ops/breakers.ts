@@ -11,9 +11,10 @@ export const BREAKER_COOLDOWN_MS = 60_000;
 /**
  * The background components that have a breaker: the deferred bookkeeping writes (access counts,
  * recall telemetry), the retrieval index catch-up after writes, the L1 ring file writes, the
- * backup scheduler, and the nightly run (a run with a failed phase counts as a failure).
+ * backup scheduler, the nightly run (a run with a failed phase counts as a failure) and the saga
+ * watchdog.
  */
-export const BREAKER_NAMES = ['deferred_writes', 'index_catch_up', 'l1_files', 'backup_scheduler', 'nightly'] as const;
+export const BREAKER_NAMES = ['deferred_writes', 'index_catch_up', 'l1_files', 'backup_scheduler', 'nightly', 'saga_watchdog'] as const;
 export type BreakerName = (typeof BREAKER_NAMES)[number];
 
 export interface BreakerSnapshot {

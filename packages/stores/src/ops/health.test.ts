@@ -30,12 +30,12 @@ describe('Health.diagnose', () => {
     env.stores.l1.push(U, { text: 'hello' });
     env.stores.flush();
     const d = env.stores.health.diagnose(storage);
-    expect(d.checks.map((c) => c.name)).toEqual(['database', 'migrations', 'l1_files', 'proposals', 'breakers', 'nightly']);
+    expect(d.checks.map((c) => c.name)).toEqual(['database', 'migrations', 'l1_files', 'proposals', 'breakers', 'nightly', 'sagas']);
     expect(d.checks.every((c) => c.status === 'ok')).toBe(true);
     expect(d.status).toBe('ok');
     expect(check('proposals').detail).toBe('0 pending proposal(s)');
     expect(check('l1_files').detail).toBe('1 L1 file(s), all valid JSON rings');
-    expect(d.breakers).toHaveLength(5);
+    expect(d.breakers).toHaveLength(6);
   });
 
   it('reports a pending migration, an invalid L1 file and an open breaker as fail/warn and overall degraded, never throwing', () => {

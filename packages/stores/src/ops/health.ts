@@ -3,7 +3,6 @@ import path from 'node:path';
 import type { MigrationStatus } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import type { L1Ring } from '../l1.js';
-import type { Nightly } from '../nightly.js';
 import { safeJoin } from '../paths.js';
 import { isoOf } from '../util.js';
 import { BACKUP_DIR } from './backups.js';
@@ -61,7 +60,8 @@ export class Health {
     private readonly ctx: StoreContext,
     private readonly l1: L1Ring,
     private readonly breakers: BreakerRegistry,
-    private readonly nightly: Nightly,
+    /** The checks of background work: the nightly run (Nightly.check) and the saga journal (SagaWatchdog.diagnose). */
+    private readonly background: Record<'nightly' | 'sagas', () => Omit<HealthCheck, 'name'>>,
   ) {}
 
   diagnose(migrations: MigrationHost): Diagnosis {
@@ -71,7 +71,8 @@ export class Health {
       this.guard('l1_files', () => this.l1Files()),
       this.guard('proposals', () => this.proposals()),
       this.guard('breakers', () => this.breakerCheck()),
-      this.guard('nightly', () => this.nightly.check()),
+      this.guard('nightly', () => this.background.nightly()),
+      this.guard('sagas', () => this.background.sagas()),
     ];
     return { status: worst(checks), checks, breakers: this.breakers.list() };
   }

@@ -1,17 +1,44 @@
-import { Consolidator } from '../consolidation.js';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { Consolidator, type ConsolidationResult } from '../consolidation.js';
 import type { Stores } from '../stores.js';
 import type { Scope } from '../types.js';
-import { isoOf } from '../util.js';
+import type { BackupInfo } from './backups.js';
+import { notFound } from '../errors.js';
+import { checkScope } from '../util.js';
+import { SAGA_LIST_MAX, SagaJournal, type CompensatedBy, type JournalStep, type SagaOwner, type SagaRun, type SagaRunStatus } from './saga-journal.js';
 
 /** The sagas memory_saga runs. */
 export const SAGA_NAMES = ['consolidate', 'backup'] as const;
 export type SagaName = (typeof SAGA_NAMES)[number];
 
-/** One step of a saga: its work, and the work that undoes it once done (none for a step that changes nothing). */
-export interface SagaStep {
+/** Seconds a saga run may take before it is stopped and rolled back, unless saga.timeout_seconds says otherwise. */
+export const SAGA_TIMEOUT_SECONDS_DEFAULT = 300;
+/** Longest wait of the close path for sagas (and their compensations) still running; what is left, the journal holds for the next start. */
+export const SAGA_CLOSE_WAIT_MS = 5_000;
+
+/** What a step's work and its compensation are given: rebuilt from the journal alone when another process compensates. */
+export interface SagaStepContext {
+  stores: Stores;
+  /** The run's layer and user_id; null for a service-wide saga. */
+  scope: Scope | null;
+  runId: string;
+  /** The results of the steps done before, by step name (empty for a compensation). */
+  results: Record<string, unknown>;
+}
+
+/** One step of a saga: its work, and the work that undoes it from its stored result (none for a step that changes nothing). */
+export interface SagaStepDef {
   name: string;
-  run(): unknown;
-  compensate?(result: unknown): unknown;
+  run(c: SagaStepContext): unknown;
+  /** Takes the step's result as the journal holds it (JSON); what it answers is recorded as what was undone. */
+  compensate?(result: any, c: SagaStepContext): unknown;
+}
+
+export interface SagaDef {
+  /** Whether a run acts on a (layer, user_id); false: service-wide, journaled with a null scope. */
+  scoped: boolean;
+  steps: readonly SagaStepDef[];
 }
 
 export type StepStatus = 'done' | 'failed' | 'compensated' | 'compensation_failed' | 'not_run';
@@ -19,129 +46,383 @@ export type StepStatus = 'done' | 'failed' | 'compensated' | 'compensation_faile
 export interface StepOutcome {
   step: string;
   status: StepStatus;
-  /** What the step did (its result), or what its compensation did. */
+  /** What the step did (its result), or, once compensated, { did, undone }. */
   detail: unknown;
   error: string | null;
 }
 
 export interface SagaResult {
+  /** The journal id of this run (memory_saga action list shows it again). */
+  run_id: string;
   saga: string;
-  /** completed: every step done; rolled_back: a step failed and every done step was compensated; rollback_failed: a compensation failed too. */
+  /** completed: every step done; rolled_back: a step failed (or the run timed out) and every done step was compensated; rollback_failed: a compensation failed too. */
   status: 'completed' | 'rolled_back' | 'rollback_failed';
   steps: StepOutcome[];
   error: string | null;
 }
 
-/**
- * Run the steps in order. When one throws, the steps done before it are compensated in reverse
- * order (each compensation's failure is recorded and the others still run), and the steps after it
- * are not run. Never throws: the outcome of every step is in the answer. `fault` (tests) makes a
- * step fail before its work, to show the rollback.
- */
-export async function runSaga(saga: string, steps: readonly SagaStep[], fault?: (step: string) => boolean): Promise<SagaResult> {
-  const outcomes: StepOutcome[] = steps.map((s) => ({ step: s.name, status: 'not_run', detail: null, error: null }));
-  const results: unknown[] = [];
-  let failedAt = -1;
-  let error: string | null = null;
-  for (let i = 0; i < steps.length; i++) {
-    try {
-      if (fault?.(steps[i]!.name)) throw new Error(`injected fault in step ${steps[i]!.name}`);
-      results[i] = await steps[i]!.run();
-      outcomes[i] = { step: steps[i]!.name, status: 'done', detail: results[i] ?? null, error: null };
-    } catch (err) {
-      failedAt = i;
-      error = (err as Error).message;
-      outcomes[i] = { step: steps[i]!.name, status: 'failed', detail: null, error };
-      break;
-    }
-  }
-  if (failedAt < 0) return { saga, status: 'completed', steps: outcomes, error: null };
-  let clean = true;
-  for (let i = failedAt - 1; i >= 0; i--) {
-    const step = steps[i]!;
-    try {
-      const undone = step.compensate ? await step.compensate(results[i]) : 'nothing to undo';
-      outcomes[i] = { ...outcomes[i]!, status: 'compensated', detail: { did: results[i] ?? null, undone: undone ?? null } };
-    } catch (err) {
-      clean = false;
-      outcomes[i] = { ...outcomes[i]!, status: 'compensation_failed', error: (err as Error).message };
-    }
-  }
-  return { saga, status: clean ? 'rolled_back' : 'rollback_failed', steps: outcomes, error };
+/** A journaled run as memory_saga action list answers it. */
+export interface SagaRunView {
+  run_id: string;
+  saga: string;
+  /** null for a service-wide saga (backup). */
+  layer: Scope['layer'] | null;
+  user_id: string | null;
+  status: SagaRunStatus;
+  started: string;
+  updated: string;
+  error: string | null;
+  /** saga (a step failed) or watchdog (its process stopped, or it ran past its timeout); null when not compensated. */
+  compensated_by: CompensatedBy | null;
+  steps: StepOutcome[];
+}
+
+export interface SagaListOptions {
+  saga?: string;
+  status?: SagaRunStatus;
+  runId?: string;
+  limit?: number;
+}
+
+/** The owner ids of the Stores of this process whose watchdog has not stopped: a run of another one of them is not orphaned. */
+const LIVE_OWNERS = new Set<string>();
+
+function auditStep(action: string, target: 'saga' | 'backup', targetOf: (c: SagaStepContext) => string): SagaStepDef {
+  return {
+    name: 'audit',
+    run: (c) => {
+      c.stores.transaction(() => c.stores.audit.log(c.scope, action, target, targetOf(c), {}));
+      return { audit: action, target_id: targetOf(c) };
+    },
+    // Audit trails are never rewritten: the compensation is a saga_compensated row.
+    compensate: (r: { target_id: string }, c) => {
+      c.stores.transaction(() => c.stores.audit.log(c.scope, 'saga_compensated', target, r.target_id, { step: 'audit', run_id: c.runId }));
+      return { audit: 'saga_compensated' };
+    },
+  };
 }
 
 /**
- * The compensation sagas of memory_saga:
+ * The compensation sagas of memory_saga, keyed by name; each compensation takes only the step's
+ * stored result and the run's scope, so a new process can undo a run from the journal:
  * - consolidate (a scope): `consolidate` (the L3 to L4 Consolidator; undone by deleting the facts
- *   it wrote), `audit` (an audit_log row `saga_consolidate`; undone by a `saga_compensated` row,
- *   since audit trails are never rewritten), `reindex` (the retrieval indexes take the new facts in);
- * - backup: `flush` (pending bookkeeping and L1 files written), `backup` (a `saga-` backup file;
- *   undone by removing it), `verify` (the file is a whole database), `audit` (as above).
+ *   it wrote that still hold the entry_id it gave them), `audit` (an audit_log row
+ *   `saga_consolidate`; undone by a `saga_compensated` row), `reindex` (the retrieval indexes take the new facts in);
+ * - backup (service-wide): `flush` (pending bookkeeping and L1 files written), `backup` (a `saga-`
+ *   backup file; undone by removing it), `verify` (the file is a whole database), `audit` (as above).
+ */
+export const SAGA_DEFS: Readonly<Record<SagaName, SagaDef>> = Object.freeze({
+  consolidate: {
+    scoped: true,
+    steps: [
+      {
+        name: 'consolidate',
+        run: (c) => new Consolidator(c.stores, c.stores.ctx.clock).consolidate(c.scope!),
+        compensate: (r: ConsolidationResult, c) =>
+          c.stores.transaction(() => ({
+            deleted_facts: r.consolidated
+              .filter((x) => c.stores.facts.get(c.scope!, x.key)?.entry_id === x.entry_id)
+              .filter((x) => c.stores.facts.delete(c.scope!, x.key, 'saga_compensation') !== null)
+              .map((x) => x.key),
+          })),
+      },
+      auditStep('saga_consolidate', 'saga', (c) => c.runId),
+      { name: 'reindex', run: (c) => (c.stores.retrieval.refresh(), { indexes: 'current' }) },
+    ],
+  },
+  backup: {
+    scoped: false,
+    steps: [
+      { name: 'flush', run: (c) => (c.stores.flush(), { flushed: true }) },
+      {
+        name: 'backup',
+        run: (c) => c.stores.backups.create('saga'),
+        compensate: (r: BackupInfo, c) => ({ removed: c.stores.backups.remove(r.name) ? r.name : null }),
+      },
+      {
+        name: 'verify',
+        run: (c) => {
+          const name = (c.results.backup as BackupInfo).name;
+          c.stores.backups.verify(name);
+          return { verified: name };
+        },
+      },
+      auditStep('saga_backup', 'backup', (c) => (c.results.backup as BackupInfo).name),
+    ],
+  },
+});
+
+/** A promise with its resolve. */
+function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void } {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+interface ActiveRun {
+  started: number;
+  /** Stop waiting for the current step: the watchdog took the run over (it overran its timeout). */
+  abort(reason: string): void;
+  done: Promise<unknown>;
+}
+
+/**
+ * Runs the sagas with a journal (SagaJournal): the run is written before its first step, each
+ * step's outcome before the next one starts. When a step fails, or the run is past its timeout
+ * (saga.timeout_seconds) before a step starts, the done steps are compensated in reverse order
+ * from the journal (each compensation's failure is recorded and the others still run) and the
+ * steps after it are not run. compensate(runId) is the same undo for a run taken over by the
+ * watchdog: every compensation is rebuilt from the saga's table (SAGA_DEFS) and the stored results.
  */
 export class Sagas {
   /** Steps (`<saga>:<step>`) made to fail once at their next run: for tests, to show the rollback. Never set by a tool. */
   readonly faults = new Set<string>();
+  /** Steps (`<saga>:<step>`) that wait for the promise before their work, once: for tests, to show a hanging step. Never set by a tool. */
+  readonly stalls = new Map<string, Promise<unknown>>();
+  readonly owner: SagaOwner = { id: randomBytes(8).toString('hex'), pid: process.pid, host: hostname() };
+  readonly journal: SagaJournal;
+  private readonly defs = new Map<string, SagaDef>(Object.entries(SAGA_DEFS));
+  private readonly active = new Map<string, ActiveRun>();
+  /** Compensations under way, by run id: one at a time per run. */
+  private readonly compensating = new Map<string, Promise<void>>();
+  /** Steps that went on after their run was taken over, until their result is compensated. */
+  private readonly late = new Set<Promise<unknown>>();
 
-  constructor(private readonly stores: Stores) {}
-
-  run(saga: SagaName, scope: Scope): Promise<SagaResult> {
-    const steps = saga === 'consolidate' ? this.consolidateSteps(scope) : this.backupSteps();
-    return runSaga(saga, steps, (step) => this.faults.delete(`${saga}:${step}`));
+  constructor(private readonly stores: Stores) {
+    this.journal = new SagaJournal(stores.ctx, this.owner);
+    LIVE_OWNERS.add(this.owner.id);
   }
 
-  private consolidateSteps(scope: Scope): SagaStep[] {
-    const s = this.stores;
-    const id = `saga_consolidate_${isoOf(s.ctx.clock.now())}`;
-    return [
-      {
-        name: 'consolidate',
-        run: () => new Consolidator(s, s.ctx.clock).consolidate(scope),
-        compensate: (r) => {
-          const keys = (r as { consolidated: { key: string }[] }).consolidated.map((c) => c.key);
-          return s.transaction(() => ({ deleted_facts: keys.filter((k) => s.facts.delete(scope, k) !== null) }));
-        },
-      },
-      {
-        name: 'audit',
-        run: () => {
-          s.transaction(() => s.audit.log(scope, 'saga_consolidate', 'saga', id, {}));
-          return { audit: 'saga_consolidate', target_id: id };
-        },
-        compensate: () => {
-          s.transaction(() => s.audit.log(scope, 'saga_compensated', 'saga', id, { step: 'audit' }));
-          return { audit: 'saga_compensated' };
-        },
-      },
-      { name: 'reindex', run: () => (s.retrieval.refresh(), { indexes: 'current' }) },
-    ];
+  /** The timeout of a run, from the stores' config (saga.timeout_seconds). */
+  get timeoutMs(): number {
+    return this.stores.config.sagaTimeoutSeconds * 1000;
   }
 
-  private backupSteps(): SagaStep[] {
-    const s = this.stores;
-    let name = '';
-    return [
-      { name: 'flush', run: () => (s.flush(), { flushed: true }) },
-      {
-        name: 'backup',
-        run: async () => {
-          const made = await s.backups.create('saga');
-          name = made.name;
-          return made;
-        },
-        compensate: () => ({ removed: s.backups.remove(name) ? name : null }),
-      },
-      { name: 'verify', run: () => (s.backups.verify(name), { verified: name }) },
-      {
-        name: 'audit',
-        run: () => {
-          s.transaction(() => s.audit.log(null, 'saga_backup', 'backup', name, {}));
-          return { audit: 'saga_backup', target_id: name };
-        },
-        compensate: () => {
-          s.transaction(() => s.audit.log(null, 'saga_compensated', 'backup', name, { step: 'audit' }));
-          return { audit: 'saga_compensated' };
-        },
-      },
-    ];
+  /** Add a saga definition (tests: a saga of their own steps). The tools only run SAGA_NAMES. */
+  define(name: string, def: SagaDef): void {
+    this.defs.set(name, def);
   }
+
+  /** Whether this Stores runs the run now. */
+  isActive(runId: string): boolean {
+    return this.active.has(runId);
+  }
+
+  /** Whether this Stores compensates the run now. */
+  isCompensating(runId: string): boolean {
+    return this.compensating.has(runId);
+  }
+
+  /** Whether the owner id is a Stores of this process that has not stopped. */
+  static isLiveOwnerHere(owner: string): boolean {
+    return LIVE_OWNERS.has(owner);
+  }
+
+  /** This Stores runs (again): its unfinished runs are its own, not orphans. */
+  enlist(): void {
+    LIVE_OWNERS.add(this.owner.id);
+  }
+
+  /** This Stores stops (the close path): its runs left unfinished are orphans for the next process. */
+  retire(): void {
+    LIVE_OWNERS.delete(this.owner.id);
+  }
+
+  /** Run a saga; never throws on a step's failure: the outcome of every step is in the answer. */
+  run(saga: string, scope: Scope): Promise<SagaResult> {
+    const def = this.defs.get(saga);
+    if (!def) throw new Error(`unknown saga ${saga}`);
+    const runScope = def.scoped ? scope : null;
+    const runId = this.journal.begin(saga, runScope);
+    const abort = deferred<string>();
+    const done = deferred<unknown>();
+    this.active.set(runId, { started: this.stores.ctx.clock.now(), abort: abort.resolve, done: done.promise });
+    const work = this.execute(saga, def, runScope, runId, abort.promise).finally(() => {
+      this.active.delete(runId);
+      done.resolve(undefined);
+    });
+    return work;
+  }
+
+  private async execute(saga: string, def: SagaDef, scope: Scope | null, runId: string, aborted: Promise<string>): Promise<SagaResult> {
+    const started = this.stores.ctx.clock.now();
+    const results: Record<string, unknown> = {};
+    let error: string | null = null;
+    let takenOver = false;
+    for (let i = 0; i < def.steps.length; i++) {
+      const step = def.steps[i]!;
+      if (this.stores.ctx.clock.now() - started > this.timeoutMs) {
+        error = `the saga ran past its timeout of ${this.timeoutMs / 1000} s: step ${step.name} and the steps after it were not started`;
+        break;
+      }
+      const key = `${saga}:${step.name}`;
+      const stall = this.stalls.get(key);
+      this.stalls.delete(key);
+      const ctx: SagaStepContext = { stores: this.stores, scope, runId, results: { ...results } };
+      const work = (async () => {
+        if (stall) await stall;
+        if (this.faults.delete(key)) throw new Error(`injected fault in step ${step.name}`);
+        return step.run(ctx);
+      })();
+      const outcome = await Promise.race([
+        work.then(
+          (value) => ({ kind: 'done' as const, value }),
+          (err: unknown) => ({ kind: 'failed' as const, message: err instanceof Error ? err.message : String(err) }),
+        ),
+        aborted.then((reason) => ({ kind: 'aborted' as const, reason })),
+      ]);
+      if (outcome.kind === 'aborted') {
+        // The watchdog took the run over and compensates the done steps; this one is compensated when it ends.
+        this.journal.step(runId, i, step.name, 'failed', null, `${outcome.reason}; the step was still running: its work is undone when it ends`);
+        this.trackLate(work.then((value) => this.lateStep(runId, i, step.name, value), () => undefined));
+        takenOver = true;
+        break;
+      }
+      if (outcome.kind === 'failed') {
+        error = outcome.message;
+        this.journal.step(runId, i, step.name, 'failed', null, error);
+        break;
+      }
+      results[step.name] = outcome.value ?? null;
+      const status = this.journal.step(runId, i, step.name, 'done', outcome.value);
+      if (status !== 'running') {
+        // Taken over while the step ran (between the race and the write): its result is undone by
+        // this Stores when it holds the run, else by the process that claimed it.
+        if (this.journal.get(runId)?.owner === this.owner.id) await this.compensate(runId, 'watchdog', 'taken over');
+        takenOver = true;
+        break;
+      }
+    }
+    if (takenOver) {
+      await this.compensating.get(runId);
+    } else if (error === null) {
+      this.journal.finish(runId, 'completed');
+    } else if (this.journal.claim(runId, 'saga', error, this.owner.id)) {
+      await this.compensate(runId, 'saga', error);
+    }
+    return this.resultOf(this.journal.get(runId)!, def);
+  }
+
+  /** A step that ended after its run was taken over: record it done and compensate it. */
+  private async lateStep(runId: string, seq: number, name: string, value: unknown): Promise<void> {
+    await this.compensating.get(runId);
+    this.journal.step(runId, seq, name, 'done', value);
+    await this.compensate(runId, 'watchdog', 'taken over');
+  }
+
+  /** Keep a late step until it is compensated (idle() waits for it); a failure there (the database closed meanwhile) is reported on the logger, never left unhandled. */
+  private trackLate(p: Promise<unknown>): void {
+    const safe = p.then(
+      () => undefined,
+      (err: unknown) => this.stores.ctx.logger.warn(`a saga step that ended after its run was rolled back could not be recorded or undone: ${(err as Error).message}`),
+    );
+    this.late.add(safe);
+    void safe.finally(() => this.late.delete(safe));
+  }
+
+  /** Stop waiting for a run's current step (the watchdog, for a run of this Stores past its timeout, after claiming it). */
+  abort(runId: string, reason: string): void {
+    this.active.get(runId)?.abort(reason);
+  }
+
+  /**
+   * Compensate a run from the journal: its done steps in reverse order, each by its saga's table
+   * with its stored result, each outcome written as it ends; then the run is rolled_back, or
+   * rollback_failed when a compensation failed (or none is known). The caller has claimed the run
+   * (status compensating). One compensation at a time per run.
+   */
+  compensate(runId: string, by: CompensatedBy, reason: string): Promise<void> {
+    const before = this.compensating.get(runId) ?? Promise.resolve();
+    const next = before.then(() => this.undo(runId, by, reason));
+    const tracked = next.finally(() => {
+      if (this.compensating.get(runId) === tracked) this.compensating.delete(runId);
+    });
+    this.compensating.set(runId, tracked);
+    return tracked;
+  }
+
+  private async undo(runId: string, by: CompensatedBy, reason: string): Promise<void> {
+    const run = this.journal.get(runId);
+    if (!run) return;
+    const def = this.defs.get(run.saga);
+    const scope: Scope | null = run.layer === null || run.user_id === null ? null : { layer: run.layer, user_id: run.user_id };
+    const ctx: SagaStepContext = { stores: this.stores, scope, runId, results: {} };
+    for (const step of [...run.steps].reverse()) {
+      if (step.status !== 'done') continue;
+      const stepDef = def?.steps.find((s) => s.name === step.name);
+      try {
+        if (!stepDef) throw new Error(`no compensation is known for step ${step.name} of saga ${run.saga} in this version`);
+        const undone = stepDef.compensate ? await stepDef.compensate(step.result, ctx) : 'nothing to undo';
+        this.journal.compensated(runId, step.seq, undone ?? null, null);
+      } catch (err) {
+        this.journal.compensated(runId, step.seq, null, (err as Error).message);
+      }
+    }
+    const after = this.journal.get(runId)!;
+    const failed = after.steps.some((s) => s.status === 'compensation_failed');
+    this.journal.finish(runId, failed ? 'rollback_failed' : 'rolled_back', after.error === null ? reason : null);
+    if (by === 'watchdog') this.stores.ctx.logger.warn(`saga ${run.saga} run ${runId} rolled back by the watchdog (${after.error ?? reason}): ${failed ? 'a compensation failed' : 'every done step undone'}`);
+  }
+
+  /** Wait (at most `ms`) for the runs of this Stores, their compensations and late steps to end. */
+  async idle(ms = SAGA_CLOSE_WAIT_MS): Promise<boolean> {
+    const all = [...[...this.active.values()].map((a) => a.done), ...this.compensating.values(), ...this.late];
+    if (all.length === 0) return true;
+    let timer: NodeJS.Timeout | undefined;
+    const settled = await Promise.race([
+      Promise.allSettled(all).then(() => true),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), ms);
+        timer.unref();
+      }),
+    ]);
+    clearTimeout(timer);
+    return settled;
+  }
+
+  /**
+   * The journaled runs of the scope and the service-wide ones, newest first (at most `limit`,
+   * SAGA_LIST_MAX), optionally of one saga or status; `runId` answers that run alone (not found,
+   * naming run_id, when it is unknown or another scope's).
+   */
+  runs(scope: Scope, opts: SagaListOptions = {}): SagaRunView[] {
+    checkScope(scope);
+    const limit = Math.min(Math.max(1, Math.floor(opts.limit ?? 20)), SAGA_LIST_MAX);
+    let runs: SagaRun[];
+    if (opts.runId !== undefined) {
+      const run = this.journal.get(opts.runId);
+      const visible = run && (run.layer === null || (run.layer === scope.layer && run.user_id === scope.user_id));
+      if (!visible) throw notFound('saga run', opts.runId, 'run_id');
+      runs = [run];
+    } else {
+      runs = this.journal.list(scope, { limit, saga: opts.saga, status: opts.status });
+    }
+    return runs.map((r) => ({
+      run_id: r.id,
+      saga: r.saga,
+      layer: r.layer,
+      user_id: r.user_id,
+      status: r.status,
+      started: r.started,
+      updated: r.updated,
+      error: r.error,
+      compensated_by: r.compensated_by,
+      steps: this.resultOf(r).steps,
+    }));
+  }
+
+  /** A run as memory_saga answers it: every step of its saga, those the journal has not as not_run. */
+  resultOf(run: SagaRun, def = this.defs.get(run.saga)): SagaResult {
+    const names = def ? def.steps.map((s) => s.name) : run.steps.map((s) => s.name);
+    const bySeq = new Map(run.steps.map((s) => [s.seq, s]));
+    const steps = names.map((name, seq) => outcomeOf(name, bySeq.get(seq)));
+    const status = run.status === 'running' || run.status === 'compensating' ? 'rolled_back' : run.status;
+    return { run_id: run.id, saga: run.saga, status, steps, error: run.error };
+  }
+}
+
+function outcomeOf(name: string, s: JournalStep | undefined): StepOutcome {
+  if (!s) return { step: name, status: 'not_run', detail: null, error: null };
+  if (s.status === 'compensated') return { step: name, status: s.status, detail: { did: s.result, undone: s.undone }, error: null };
+  return { step: name, status: s.status, detail: s.status === 'failed' ? null : s.result, error: s.error };
 }

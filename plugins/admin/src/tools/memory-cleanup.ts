@@ -24,8 +24,8 @@ export function memoryCleanupTool(stores: Stores) {
       'punctuation and spacing are merged: the most important, then the newest, stays and takes in their tags; the others are ' +
       'archived and deleted), dream_buffer (recorded dream queries beyond the kept number per scope), audit (audit_log rows older ' +
       `than audit_retention_days, default ${AUDIT_RETENTION_DAYS_DEFAULT}), backups (files of <data_dir>/backups beyond the ` +
-      `newest backups_keep, default ${BACKUPS_KEEP_DEFAULT}, for the whole data dir; saga rows are reported, no saga table exists ` +
-      'yet), compaction (for the whole database: clears the texts of deleted records the retrieval change log still holds, ' +
+      `newest backups_keep, default ${BACKUPS_KEEP_DEFAULT}, for the whole data dir; also the saga journal's finished runs, ` +
+      'completed or rolled_back, older than audit_retention_days: saga_rows_removed), compaction (for the whole database: clears the texts of deleted records the retrieval change log still holds, ' +
       'rebuilds worn retrieval indexes and gives free pages back with VACUUM). Returns per-task counts with the keys, ids or ' +
       'file names removed (or that would be). An unknown task, an empty tasks list or an option out of range is an error ' +
       'naming that field, and nothing is done.',

@@ -3,7 +3,7 @@ import type { MigrationHost, Stores } from '@memory-service/stores';
 import { layerInput, READ_ONLY, userIdInput } from '../common.js';
 
 const checkSchema = z.object({
-  name: z.string().describe('database, migrations, l1_files, proposals, breakers or nightly'),
+  name: z.string().describe('database, migrations, l1_files, proposals, breakers, nightly or sagas'),
   status: z.enum(['ok', 'warn', 'fail']),
   detail: z.string(),
 });
@@ -20,7 +20,9 @@ export function memoryDiagnoseTool(stores: Stores, migrations: MigrationHost) {
       'than 7 days), breakers (the circuit breakers of the background work: fail when one ' +
       'is open, warn when half-open), nightly (the last nightly run of consolidation, skill promotion, reflection and the plugins\' ' +
       'phases: its time and scopes, warn when a phase failed or the run was interrupted; ok with "no nightly run yet" and when the next is due ' +
-      'before the first). Also returns status, ok when every check is ok and degraded otherwise, and breakers (each ' +
+      'before the first), sagas (the saga journal of memory_saga: fail when a run is still unfinished past its ' +
+      'timeout, i.e. the saga watchdog did not roll it back; warn when a run failed to roll back in the last 7 days; the detail ' +
+      'counts runs by outcome and names the watchdog\'s last check). Also returns status, ok when every check is ok and degraded otherwise, and breakers (each ' +
       'breaker\'s state, failures in a row, opened_at, last_error). Problems are reported in the checks, never as an error. ' +
       'memory_heal repairs what they report. Read-only.',
     input: () => z.object({ layer: layerInput, user_id: userIdInput }),
