@@ -89,3 +89,44 @@ describe('BranchStore', () => {
     expect(() => env.stores.branches.create(U, 'one-more')).toThrow(expect.objectContaining({ field: 'name' }));
   });
 });
+
+describe('BranchStore: export, import, the window purge and forget', () => {
+  it('all and restore carry each key with its base and own value; deleteSince takes the branches made in the window', () => {
+    const s = env.stores.branches;
+    env.stores.facts.upsert(U, { key: 'city', value: 'Paris', importance: 0.6 });
+    s.create(U, 'old');
+    const since = env.clock.now();
+    env.clock.advance(1000);
+    s.create(U, 'new');
+    s.set(U, 'new', 'pet', 'cat');
+    s.unset(U, 'new', 'city');
+    const exported = s.all(U).find((b) => b.name === 'new');
+    expect(exported!.entries).toEqual([
+      { key: 'city', base_value: 'Paris', base_importance: 0.6, value: null, importance: null, source: 'manual', metadata: {} },
+      { key: 'pet', base_value: null, base_importance: null, value: 'cat', importance: 0.5, source: 'manual', metadata: {} },
+    ]);
+    expect(s.restore(U2, exported!)).toBe(true);
+    expect(s.all(U2)).toEqual([exported]);
+    expect(s.restore(U2, exported!)).toBe(false);
+    expect(s.deleteSince(U, new Date(since + 1).toISOString())).toBe(1);
+    expect(s.list(U).map((b) => b.name)).toEqual(['old']);
+    expect(s.clear(U2)).toBe(1);
+  });
+
+  it('forgetFacts drops a copy left as copied or removed, keeps a changed one as an addition, and only for the same value', () => {
+    const s = env.stores.branches;
+    env.stores.facts.upsert(U, { key: 'city', value: 'Paris' });
+    env.stores.facts.upsert(U, { key: 'pet', value: 'cat' });
+    for (const n of ['copy', 'edit', 'gone']) s.create(U, n);
+    s.set(U, 'edit', 'city', 'Lyon');
+    s.unset(U, 'gone', 'city');
+    env.stores.facts.delete(U, 'city');
+    expect(s.forgetFacts(U, [{ key: 'city', value: 'Paris' }, { key: 'pet', value: 'dog' }])).toBe(3);
+    expect(s.all(U).map((b) => [b.name, b.entries.map((e) => `${e.key}:${e.base_value}>${e.value}`)])).toEqual([
+      ['copy', ['pet:cat>cat']],
+      ['edit', ['city:null>Lyon', 'pet:cat>cat']],
+      ['gone', ['pet:cat>cat']],
+    ]);
+    expect(s.diff(U, 'edit')).toMatchObject({ added: [{ key: 'city', value: 'Lyon' }], conflicts: [] });
+  });
+});

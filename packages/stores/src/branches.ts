@@ -3,7 +3,7 @@ import { notFound, StoreError, validationError } from './errors.js';
 import { clampImportance, type FactSource, type FactStore } from './facts.js';
 import { recordName } from './record-name.js';
 import type { Scope } from './types.js';
-import { checkScope, checkText, parseJson } from './util.js';
+import { checkScope, checkText, parseJson, toIso } from './util.js';
 
 /** The most branches one (layer, user_id) scope keeps. */
 export const BRANCH_MAX = 20;
@@ -68,6 +68,29 @@ interface EntryRow {
   metadata: string;
   live_value: string | null;
   live_importance: number | null;
+}
+
+/** One key of a branch: the value it was copied with (null: added in the branch) and its own (null: removed in it). */
+export interface BranchEntry {
+  key: string;
+  base_value: string | null;
+  base_importance: number | null;
+  value: string | null;
+  importance: number | null;
+  source: FactSource;
+  metadata: Record<string, unknown>;
+}
+
+function toEntry(r: EntryRow): BranchEntry {
+  return {
+    key: r.key,
+    base_value: r.base_value,
+    base_importance: r.base_importance,
+    value: r.value,
+    importance: r.importance,
+    source: r.source as FactSource,
+    metadata: parseJson<Record<string, unknown>>(r.metadata, {}),
+  };
 }
 
 /**
@@ -225,6 +248,87 @@ export class BranchStore {
       const info = this.info(scope, name) as BranchInfo;
       this.ctx.stmt('DELETE FROM fact_branches WHERE id = ?').run(id);
       return info;
+    });
+  }
+
+  /** Every branch of the scope with its entries (base and own value per key), by name (memory_data export). */
+  all(scope: Scope): { name: string; created: string; updated: string; entries: BranchEntry[] }[] {
+    checkScope(scope);
+    const rows = this.ctx.stmt('SELECT id, name, created, updated FROM fact_branches WHERE layer = ? AND user_id = ? ORDER BY name').all(scope.layer, scope.user_id) as {
+      id: number;
+      name: string;
+      created: string;
+      updated: string;
+    }[];
+    return rows.map((b) => ({
+      name: b.name,
+      created: b.created,
+      updated: b.updated,
+      entries: (this.ctx.stmt('SELECT * FROM fact_branch_entries WHERE branch_id = ? ORDER BY key').all(b.id) as EntryRow[]).map(toEntry),
+    }));
+  }
+
+  /**
+   * Add a branch as the record gives it (memory_data import): its entries with their base and own
+   * values, and its times. A name the scope holds already is left as it is (false); past BRANCH_MAX
+   * branches is an error naming `field`.
+   */
+  restore(scope: Scope, b: { name: string; created: string; updated: string; entries: readonly BranchEntry[] }, field = 'name'): boolean {
+    checkScope(scope);
+    const name = recordName(b.name, field);
+    return this.ctx.tx(() => {
+      if (this.id(scope, name) !== null) return false;
+      const count = this.ctx.stmt('SELECT COUNT(*) FROM fact_branches WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number;
+      if (count >= BRANCH_MAX) throw validationError(field, `the layer and user_id hold ${BRANCH_MAX} branches, the most kept`, { max_branches: BRANCH_MAX });
+      const id = Number(
+        this.ctx.stmt('INSERT INTO fact_branches (layer, user_id, name, created, updated) VALUES (?, ?, ?, ?, ?)').run(scope.layer, scope.user_id, name, b.created, b.updated).lastInsertRowid,
+      );
+      const insert = this.ctx.stmt(
+        'INSERT INTO fact_branch_entries (branch_id, key, base_value, base_importance, value, importance, source, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      );
+      for (const e of b.entries) insert.run(id, e.key, e.base_value, e.base_importance, e.value, e.importance, e.source, JSON.stringify(e.metadata ?? {}));
+      return true;
+    });
+  }
+
+  /** Delete the scope's branches made at or after the ISO time (forget recent, memory_lucidity_purge); returns how many. */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM fact_branches WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+  }
+
+  /** Delete every branch of the scope (memory_data import replace); returns how many. */
+  clear(scope: Scope): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM fact_branches WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
+  }
+
+  /**
+   * Drop the branches' copies of facts forget deleted (key and the value it held): an entry the
+   * branch left as copied goes, one the branch changed keeps its own value as an addition (its
+   * base, the forgotten value, is cleared), and one it removed goes. So no branch keeps the
+   * forgotten value, and a merge neither brings it back nor reports a conflict over it. Returns
+   * how many entries changed.
+   */
+  forgetFacts(scope: Scope, facts: readonly { key: string; value: string }[]): number {
+    checkScope(scope);
+    if (facts.length === 0) return 0;
+    return this.ctx.tx(() => {
+      let n = 0;
+      const ids = this.ctx.stmt('SELECT id FROM fact_branches WHERE layer = ? AND user_id = ?').pluck(true).all(scope.layer, scope.user_id) as number[];
+      for (const id of ids) {
+        for (const f of facts) {
+          const e = this.entry(id, f.key);
+          if (!e || e.base_value !== f.value) continue;
+          if (e.value === null || (e.value === e.base_value && e.importance === e.base_importance)) {
+            this.ctx.stmt('DELETE FROM fact_branch_entries WHERE branch_id = ? AND key = ?').run(id, f.key);
+          } else {
+            this.ctx.stmt('UPDATE fact_branch_entries SET base_value = NULL, base_importance = NULL WHERE branch_id = ? AND key = ?').run(id, f.key);
+          }
+          n++;
+        }
+      }
+      return n;
     });
   }
 

@@ -33,3 +33,23 @@ describe('CounterfactualStore', () => {
     expect(cf.count(U)).toBe(0);
   });
 });
+
+describe('CounterfactualStore: export, import and the window purge', () => {
+  it('all lists oldest first; restore keeps the time and skips an identical one; deleteSince and clear stay in the scope', () => {
+    const s = env.stores.counterfactuals;
+    s.save(U, { anchor: 'a', premise: 'p1', projection: 'q1' });
+    const since = env.stores.ctx.iso();
+    env.clock.advance(1000);
+    s.save(U, { anchor: 'b', premise: 'p2', projection: 'q2' });
+    s.save(U2, { anchor: 'c', premise: 'p3', projection: 'q3' });
+    expect(s.all(U).map((c) => c.anchor)).toEqual(['a', 'b']);
+    const r = s.restore(A, { anchor: 'x', premise: 'p', projection: 'q', created: '2020-01-02T03:04:05.000Z' });
+    expect(r).toMatchObject({ created_new: true, created: '2020-01-02T03:04:05.000Z' });
+    expect(s.all(A)[0]!.created).toBe('2020-01-02T03:04:05.000Z');
+    expect(s.restore(A, { anchor: 'x', premise: 'p', projection: 'q', created: '2021-01-01T00:00:00.000Z' }).created_new).toBe(false);
+    expect(s.deleteSince(U, new Date(Date.parse(since) + 1).toISOString())).toBe(1);
+    expect(s.all(U).map((c) => c.anchor)).toEqual(['a']);
+    expect(s.clear(U)).toBe(1);
+    expect(s.count(U2)).toBe(1);
+  });
+});

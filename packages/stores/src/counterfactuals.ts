@@ -1,7 +1,7 @@
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, makeId } from './util.js';
+import { checkScope, checkText, clamp, makeId, parseId, toIso } from './util.js';
 
 export const COUNTERFACTUAL_PREFIX = 'cf';
 /** Longest anchor, in characters (an id, a decision's title, a topic). */
@@ -83,6 +83,34 @@ export class CounterfactualStore {
         .stmt('SELECT * FROM counterfactuals WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ? OFFSET ?')
         .all(scope.layer, scope.user_id, limit, offset) as Row[]
     ).map(toCounterfactual);
+  }
+
+  /** Every counterfactual of the scope, oldest first (memory_data export). */
+  all(scope: Scope): Counterfactual[] {
+    checkScope(scope);
+    return (this.ctx.stmt('SELECT * FROM counterfactuals WHERE layer = ? AND user_id = ? ORDER BY id').all(scope.layer, scope.user_id) as Row[]).map(toCounterfactual);
+  }
+
+  /** Save one as save() does, then give it the time `created` (memory_data import keeps a record's age). */
+  restore(scope: Scope, input: { anchor: string; premise: string; projection: string; created: string }): Counterfactual & { created_new: boolean } {
+    return this.ctx.tx(() => {
+      const cf = this.save(scope, input);
+      if (!cf.created_new) return cf;
+      this.ctx.stmt('UPDATE counterfactuals SET created = ? WHERE id = ?').run(input.created, parseId(COUNTERFACTUAL_PREFIX, cf.id));
+      return { ...cf, created: input.created };
+    });
+  }
+
+  /** Delete the scope's counterfactuals created at or after the ISO time (forget recent, memory_lucidity_purge); returns how many. */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM counterfactuals WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+  }
+
+  /** Delete every counterfactual of the scope (memory_data import replace); returns how many. */
+  clear(scope: Scope): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM counterfactuals WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
   }
 
   count(scope: Scope, anchor?: string): number {

@@ -47,3 +47,23 @@ describe('DisclosureStore', () => {
     expect(env.stores.disclosure.add(U2, { name: 'n', trigger_keywords: ['x'], content: 'c' }).rule_id).toBe('disc_2');
   });
 });
+
+describe('DisclosureStore: export, import and the window purge', () => {
+  it('restore keeps the enabled state and times, leaves a held name as it is; deleteSince and clear stay in the scope', () => {
+    const s = env.stores.disclosure;
+    s.add(U, { name: 'old', trigger_keywords: ['x'], content: 'y' });
+    const since = env.clock.now();
+    env.clock.advance(1000);
+    s.add(U, { name: 'new', trigger_keywords: ['x'], content: 'y' });
+    s.add(A, { name: 'agent', trigger_keywords: ['x'], content: 'y' });
+    const r = { name: 'Allergy', trigger_keywords: ['food'], content: 'nuts', enabled: false, created: '2020-01-01T00:00:00.000Z', updated: '2020-01-02T00:00:00.000Z' };
+    expect(s.restore(U2, r)).toMatchObject(r);
+    expect(s.restore(U2, { ...r, content: 'other' })).toBeNull();
+    expect(s.list(U2).map((x) => x.content)).toEqual(['nuts']);
+    expect(s.matching(U2, 'food')).toEqual([]);
+    expect(s.deleteSince(U, new Date(since + 1).toISOString())).toBe(1);
+    expect(s.list(U).map((x) => x.name)).toEqual(['old']);
+    expect(s.clear(U)).toBe(1);
+    expect(s.list(A)).toHaveLength(1);
+  });
+});

@@ -3,7 +3,7 @@ import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, makeId, parseId, parseJson } from './util.js';
+import { checkScope, checkText, makeId, parseId, parseJson, toIso } from './util.js';
 
 export const DISCLOSURE_PREFIX = 'disc';
 /** The score a matching disclosure rule's block carries (spec: disclosure match score). */
@@ -134,6 +134,32 @@ export class DisclosureStore {
       this.audit.log(scope, 'delete', 'disclosure_rule', r.rule_id, { name: r.name });
       return r;
     });
+  }
+
+  /**
+   * Add a rule as add() does, then give it the state and times the record holds (memory_data
+   * import). A name the scope holds already is left as it is: null.
+   */
+  restore(scope: Scope, r: { name: string; trigger_keywords: string[]; content: string; enabled: boolean; created: string; updated: string }): DisclosureRule | null {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      if (this.ctx.stmt('SELECT 1 FROM disclosure_rules WHERE layer = ? AND user_id = ? AND name = ?').get(scope.layer, scope.user_id, r.name.trim())) return null;
+      const made = this.add(scope, r);
+      this.ctx.stmt('UPDATE disclosure_rules SET enabled = ?, created = ?, updated = ? WHERE id = ?').run(r.enabled ? 1 : 0, r.created, r.updated, parseId(DISCLOSURE_PREFIX, made.rule_id));
+      return this.get(scope, made.rule_id);
+    });
+  }
+
+  /** Delete the scope's rules created at or after the ISO time (forget recent, memory_lucidity_purge); returns how many. */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM disclosure_rules WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+  }
+
+  /** Delete every rule of the scope (memory_data import replace); returns how many. */
+  clear(scope: Scope): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM disclosure_rules WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
   }
 
   /** The scope's enabled rules with a trigger keyword in the text (case-insensitive substring; any keyword), oldest first. */

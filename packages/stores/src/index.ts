@@ -1,7 +1,8 @@
 export * from './types.js';
 export * from './errors.js';
 export { slugify, safeJoin, idSegment, isInside, writeFileAtomic } from './paths.js';
-export { holdsWord, parseId } from './util.js';
+export { holdsWord, parseId, wordsMatcher } from './util.js';
+export { cleanForgottenLinks, type LinksCleaned } from './forget-links.js';
 export { storesMigrations } from './migrations/index.js';
 export { FTS_TABLES } from './migrations/fts.js';
 export { StoreContext } from './context.js';
@@ -284,6 +285,7 @@ export {
   type BranchAdded,
   type BranchChanged,
   type BranchRemoved,
+  type BranchEntry,
 } from './branches.js';
 export { StashStore, STASH_MAX, STASH_NOTE_MAX, type Stash, type StashInfo } from './stashes.js';
 export {
@@ -325,7 +327,7 @@ export {
   type DisclosureRule,
 } from './disclosure.js';
 export { dayDigest, DAY_DIGEST_NEWEST, type DayDigest, type DayDigestItem, type DayDigestKind } from './day-digest.js';
-export { LucidityPurge, PURGE_HOURS_MAX, type PurgeResult } from './lucidity-purge.js';
+export { LucidityPurge, PURGE_HOURS_MAX, purgeRecordsSince, type PurgeResult, type RecordsPurged } from './lucidity-purge.js';
 export {
   Cleanup,
   CLEANUP_TASKS,
@@ -367,6 +369,7 @@ export {
   type ScopeDocument,
   type ScopeDocKind,
 } from './scope-doc.js';
+export { SCOPE_DOC_EXTRA_KINDS, type ScopeDocExtraKind, type ScopeDocExtras } from './scope-doc-extra.js';
 export {
   StandingStore,
   STANDING_NAME_MAX,

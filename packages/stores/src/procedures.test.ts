@@ -38,3 +38,23 @@ describe('ProcedureStore', () => {
     expect(env.stores.procedures.get(U, 'p')?.successes).toBe(0);
   });
 });
+
+describe('ProcedureStore: export, import and the window purge', () => {
+  it('restore keeps the steps, run counts and times, leaves a held name as it is; deleteSince keeps one made earlier and run since', () => {
+    const s = env.stores.procedures;
+    s.save(U, 'Old', { steps: ['a'] });
+    const since = env.clock.now();
+    env.clock.advance(1000);
+    s.record(U, 'old', 'success');
+    s.save(U, 'New', { steps: ['b'] });
+    const p = { name: 'Deploy', description: 'd', trigger: 't', steps: ['x', 'y'], successes: 3, failures: 1, last_run: '2020-01-01T00:00:00.000Z', last_outcome: 'failure' as const, last_note: 'n', created: '2019-01-01T00:00:00.000Z', updated: '2019-06-01T00:00:00.000Z' };
+    expect(s.restore(A, p)).toBe(true);
+    expect(s.all(A)).toEqual([expect.objectContaining({ ...p, name: 'deploy', success_rate: 0.75 })]);
+    expect(s.restore(A, { ...p, steps: ['other'] })).toBe(false);
+    expect(s.get(A, 'deploy')?.steps).toEqual(['x', 'y']);
+    expect(s.deleteSince(U, new Date(since + 1).toISOString())).toBe(1);
+    expect(s.all(U).map((x) => x.name)).toEqual(['old']);
+    expect(s.clear(A)).toBe(1);
+    expect(s.all(U)).toHaveLength(1);
+  });
+});

@@ -2,7 +2,7 @@ import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
 import { recordName } from './record-name.js';
 import type { Scope } from './types.js';
-import { checkScope, checkText, clamp, parseJson } from './util.js';
+import { checkScope, checkText, clamp, parseJson, toIso } from './util.js';
 
 /** The most steps of one procedure. */
 export const PROCEDURE_STEPS_MAX = 50;
@@ -134,6 +134,42 @@ export class ProcedureStore {
       }),
       total,
     };
+  }
+
+  /** Every procedure of the scope with its steps, by name (memory_data export). */
+  all(scope: Scope): Procedure[] {
+    checkScope(scope);
+    return (this.ctx.stmt('SELECT * FROM procedures WHERE layer = ? AND user_id = ? ORDER BY name').all(scope.layer, scope.user_id) as Row[]).map(toProcedure);
+  }
+
+  /**
+   * Add a procedure as save() does, then give it the run counts, last run and times the record
+   * holds (memory_data import). A name the scope holds already is left as it is: false.
+   */
+  restore(
+    scope: Scope,
+    p: Pick<Procedure, 'name' | 'description' | 'trigger' | 'steps' | 'successes' | 'failures' | 'last_run' | 'last_outcome' | 'last_note' | 'created' | 'updated'>,
+  ): boolean {
+    return this.ctx.tx(() => {
+      if (this.get(scope, recordName(p.name))) return false;
+      const saved = this.save(scope, p.name, { steps: p.steps, description: p.description, trigger: p.trigger });
+      this.ctx
+        .stmt('UPDATE procedures SET successes = ?, failures = ?, last_run = ?, last_outcome = ?, last_note = ?, created = ?, updated = ? WHERE layer = ? AND user_id = ? AND name = ?')
+        .run(p.successes, p.failures, p.last_run, p.last_outcome, p.last_note, p.created, p.updated, scope.layer, scope.user_id, saved.name);
+      return true;
+    });
+  }
+
+  /** Delete the scope's procedures created at or after the ISO time (forget recent, memory_lucidity_purge); returns how many. */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM procedures WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+  }
+
+  /** Delete every procedure of the scope (memory_data import replace); returns how many. */
+  clear(scope: Scope): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM procedures WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
   }
 
   /** Count one run of the procedure with its outcome (and an optional note, kept as the last note). */

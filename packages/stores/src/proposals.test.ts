@@ -129,3 +129,21 @@ describe('ProposalStore', () => {
     expect(env.stores.proposals.decidedSince(U, since).map((p) => p.proposal_id)).toEqual([ids[2], ids[1]]);
   });
 });
+
+describe('ProposalStore: export, import, the window purge and forget', () => {
+  it('allPending, restorePending keeping the time, clearPending keeping decided ones, deletePendingWhere audit-logged', () => {
+    const s = env.stores.proposals;
+    const a = s.propose(U, { kind: 'core_write', key: 'k1', value: 'v1' });
+    s.propose(U, { kind: 'wiki_write', title: 'T', content: 'secret words' });
+    s.decide(U, a.proposal_id, false);
+    expect(s.allPending(U).map((p) => p.kind)).toEqual(['wiki_write']);
+    const r = s.restorePending(U2, { kind: 'core_write', key: 'k', value: 'v' }, '2020-01-01T00:00:00.000Z');
+    expect(r).toMatchObject({ status: 'pending', created: '2020-01-01T00:00:00.000Z', payload: { kind: 'core_write', key: 'k', value: 'v', importance: 0.5 } });
+    const gone = s.deletePendingWhere(U, (p) => p.payload.kind === 'wiki_write' && p.payload.content.includes('secret'));
+    expect(gone).toHaveLength(1);
+    expect(s.allPending(U)).toEqual([]);
+    expect(env.stores.audit.forTargetInScope(U, gone[0]!.proposal_id).map((e) => e.action)).toContain('delete');
+    expect(s.clearPending(U2)).toBe(1);
+    expect(s.countByStatus(U)).toMatchObject({ rejected: 1, pending: 0 });
+  });
+});

@@ -170,6 +170,43 @@ export class ProposalStore {
     );
   }
 
+  /** Every pending proposal of the scope, oldest first (memory_data export: decided ones are history). */
+  allPending(scope: Scope): Proposal[] {
+    checkScope(scope);
+    return (this.ctx.stmt("SELECT * FROM proposals WHERE layer = ? AND user_id = ? AND status = 'pending' ORDER BY id").all(scope.layer, scope.user_id) as Row[]).map(toProposal);
+  }
+
+  /** Stage a proposal as propose() does, staged at `created` (memory_data import keeps its age). */
+  restorePending(scope: Scope, input: ProposalInput, created: string): Proposal {
+    return this.ctx.tx(() => {
+      const p = this.propose(scope, input);
+      this.ctx.stmt('UPDATE proposals SET created = ? WHERE id = ?').run(created, parseId(PROPOSAL_PREFIX, p.proposal_id));
+      return this.get(scope, p.proposal_id) as Proposal;
+    });
+  }
+
+  /** Delete every pending proposal of the scope (memory_data import replace; decided ones stay); returns how many. */
+  clearPending(scope: Scope): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt("DELETE FROM proposals WHERE layer = ? AND user_id = ? AND status = 'pending'").run(scope.layer, scope.user_id).changes);
+  }
+
+  /**
+   * Delete the scope's pending proposals the test takes (forget exact and fuzzy: those whose write
+   * would put back what was forgotten), each audit-logged without its words; returns them.
+   */
+  deletePendingWhere(scope: Scope, test: (p: Proposal) => boolean): Proposal[] {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const gone = this.allPending(scope).filter(test);
+      for (const p of gone) {
+        this.ctx.stmt('DELETE FROM proposals WHERE id = ?').run(parseId(PROPOSAL_PREFIX, p.proposal_id));
+        this.audit.log(scope, 'delete', 'proposal', p.proposal_id, { kind: p.kind, reason: 'forget' });
+      }
+      return gone;
+    });
+  }
+
   /** How many proposals of the scope are in each state now. */
   countByStatus(scope: Scope): Record<ProposalStatus, number> {
     checkScope(scope);

@@ -64,3 +64,34 @@ describe('ReflectionStore', () => {
     expect(recurringTerms(['Deploys failed', 'the deploy', 'deploying now'])).toEqual([{ term: 'deploy', records: 3 }]);
   });
 });
+
+describe('ReflectionStore: export, import, the window purge and forget', () => {
+  it('restore stores a reflection as given; forget drops the rows naming deleted records and the terms of forgotten words', () => {
+    const s = env.stores.reflections;
+    const since = env.clock.now();
+    env.clock.advance(1000);
+    s.write(U, {});
+    const given = {
+      topic: 'deploy',
+      period_hours: 24,
+      period_start: '2020-01-01T00:00:00.000Z',
+      period_end: '2020-01-02T00:00:00.000Z',
+      summary: 'Most recalled: fact_7 "Deploys on Tuesday" (3).',
+      counts: { facts: 1, episodes: 0, wiki_pages: 0, graph_nodes: 0, events: 0, sessions_closed: 0, recalls: 2 },
+      top_tags: [],
+      most_recalled: [{ source: 'l4' as const, id: 'fact_7', text: 'Deploys on Tuesday', access_count: 3 }],
+      recurring_terms: [{ term: 'tuesday', records: 2 }, { term: 'staging', records: 2 }],
+      created: '2020-01-02T00:00:00.000Z',
+    };
+    const r = s.restore(U2, given);
+    expect(s.all(U2)).toEqual([{ ...given, id: r.id }]);
+    expect(s.forget(U2, new Set(['fact_7']), ['Deploys on Tuesdays'])).toBe(1);
+    const after = s.all(U2)[0]!;
+    expect(after.most_recalled).toEqual([]);
+    expect(after.recurring_terms).toEqual([{ term: 'staging', records: 2 }]);
+    expect(after.summary).not.toMatch(/Tuesday|fact_7/);
+    expect(after.counts).toEqual(given.counts);
+    expect(s.deleteSince(U, new Date(since + 1).toISOString())).toBe(1);
+    expect(s.clear(U2)).toBe(1);
+  });
+});

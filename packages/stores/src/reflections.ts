@@ -4,7 +4,7 @@ import { substringLike } from './memory-query.js';
 import { STOP_WORDS, wordTokens } from './retrieval/query.js';
 import { porterStem } from './retrieval/stemmer.js';
 import type { Scope } from './types.js';
-import { checkScope, isoOf, makeId, parseJson } from './util.js';
+import { checkScope, isoOf, makeId, parseJson, toIso } from './util.js';
 import { checkPeriodHours } from './wiki-reflect.js';
 
 export const REFLECTION_PREFIX = 'refl';
@@ -161,6 +161,63 @@ export class ReflectionStore {
         .stmt('INSERT INTO reflections (layer, user_id, topic, period_hours, period_start, period_end, summary, body, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
         .run(scope.layer, scope.user_id, topic ?? null, hours, start, end, summary, body, end);
       return toReflection(this.ctx.stmt('SELECT * FROM reflections WHERE id = ?').get(info.lastInsertRowid) as Row);
+    });
+  }
+
+  /** Every reflection of the scope, oldest first (memory_data export). */
+  all(scope: Scope): Reflection[] {
+    checkScope(scope);
+    return (this.ctx.stmt('SELECT * FROM reflections WHERE layer = ? AND user_id = ? ORDER BY id').all(scope.layer, scope.user_id) as Row[]).map(toReflection);
+  }
+
+  /** Store a reflection as the record gives it (memory_data import: computed elsewhere, kept as it was). */
+  restore(scope: Scope, r: Omit<Reflection, 'id'>): Reflection {
+    checkScope(scope);
+    const body = JSON.stringify({ counts: r.counts, top_tags: r.top_tags, most_recalled: r.most_recalled, recurring_terms: r.recurring_terms });
+    return this.ctx.tx(() => {
+      const info = this.ctx
+        .stmt('INSERT INTO reflections (layer, user_id, topic, period_hours, period_start, period_end, summary, body, created) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+        .run(scope.layer, scope.user_id, r.topic, r.period_hours, r.period_start, r.period_end, r.summary, body, r.created);
+      return toReflection(this.ctx.stmt('SELECT * FROM reflections WHERE id = ?').get(info.lastInsertRowid) as Row);
+    });
+  }
+
+  /** Delete the scope's reflections written at or after the ISO time (forget recent, memory_lucidity_purge); returns how many. */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM reflections WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+  }
+
+  /** Delete every reflection of the scope (memory_data import replace); returns how many. */
+  clear(scope: Scope): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM reflections WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
+  }
+
+  /**
+   * What forget leaves of a reflection: the most-recalled rows naming records it deleted (`fact_<n>`,
+   * `ep_<n>`) go with their excerpts, and so do the recurring terms that are words of the forgotten
+   * texts (same stem); the summary is written again without them. The counts stay (no words).
+   * Returns how many reflections changed.
+   */
+  forget(scope: Scope, ids: ReadonlySet<string>, texts: readonly string[]): number {
+    checkScope(scope);
+    const stems = new Set(texts.flatMap((t) => wordTokens(t)).map((w) => porterStem(w)));
+    if (ids.size === 0 && stems.size === 0) return 0;
+    return this.ctx.tx(() => {
+      let n = 0;
+      const rows = this.ctx.stmt('SELECT * FROM reflections WHERE layer = ? AND user_id = ?').all(scope.layer, scope.user_id) as Row[];
+      for (const row of rows) {
+        const r = toReflection(row);
+        const kept = r.most_recalled.filter((m) => !ids.has(m.id));
+        const terms = r.recurring_terms.filter((t) => !wordTokens(t.term).some((w) => stems.has(porterStem(w))));
+        if (kept.length === r.most_recalled.length && terms.length === r.recurring_terms.length) continue;
+        const summary = describe({ hours: r.period_hours, topic: r.topic ?? undefined, counts: r.counts, top_tags: r.top_tags, most_recalled: kept, recurring_terms: terms });
+        const body = JSON.stringify({ counts: r.counts, top_tags: r.top_tags, most_recalled: kept, recurring_terms: terms });
+        this.ctx.stmt('UPDATE reflections SET summary = ?, body = ? WHERE id = ?').run(summary, body, row.id);
+        n++;
+      }
+      return n;
     });
   }
 

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ScopeDocument } from './scope-doc.js';
+import { SCOPE_DOC_EXTRA_KINDS } from './scope-doc-extra.js';
 import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
 
 let env: Env;
@@ -49,7 +50,18 @@ describe('ScopeData', () => {
     expect(doc.wiki_links).toEqual([{ from_title: 'Review', to_title: 'Trips', relation: 'review_of', created: expect.any(String) }]);
     env.clock.advance(3_600_000);
     const r = env.stores.scopeData.importScope(U2, JSON.parse(JSON.stringify(doc)), 'merge');
-    expect(r.imported).toEqual({ facts: 1, episodes: 1, wiki_pages: 2, wiki_links: 1, graph_nodes: 2, graph_edges: 1, timeline: 1, sessions: 1, scratchpad: 1 });
+    expect(r.imported).toEqual({
+      facts: 1,
+      episodes: 1,
+      wiki_pages: 2,
+      wiki_links: 1,
+      graph_nodes: 2,
+      graph_edges: 1,
+      timeline: 1,
+      sessions: 1,
+      scratchpad: 1,
+      ...Object.fromEntries(SCOPE_DOC_EXTRA_KINDS.map((k) => [k, 0])),
+    });
     const again = env.stores.scopeData.exportScope(U2);
     expect(comparable(again)).toEqual(comparable(doc));
     // The imported page has its file, and search finds the imported memories.

@@ -10,6 +10,7 @@ import {
   type ScopeDocKind,
   type ScopeDocument,
 } from './scope-doc.js';
+import { ScopeDataExtras } from './scope-data-extra.js';
 import type { Stores } from './stores.js';
 import type { Scope } from './types.js';
 import { checkScope, makeId, parseId, parseJson } from './util.js';
@@ -55,7 +56,11 @@ const at = (t: string, now: string) => (t === '' ? now : t);
  * its age.
  */
 export class ScopeData {
-  constructor(private readonly stores: Stores) {}
+  private readonly extras: ScopeDataExtras;
+
+  constructor(private readonly stores: Stores) {
+    this.extras = new ScopeDataExtras(stores);
+  }
 
   exportScope(scope: Scope): ScopeDocument {
     checkScope(scope);
@@ -134,6 +139,7 @@ export class ScopeData {
         created: r.created,
         updated: r.updated,
       })),
+      ...this.extras.exportScope(scope),
     };
   }
 
@@ -178,9 +184,10 @@ export class ScopeData {
    * Check `input` whole (errors name the path under `root`), then write it into `scope` in one
    * transaction. merge leaves out what the target holds: a fact of the same key, a page of the
    * same title, a scratchpad entry of the same key, and an episode, graph node, edge, timeline
-   * event or session identical to one it held before the import (so importing twice adds nothing).
-   * replace first clears the target's records of every kind, archiving its facts, episodes, graph
-   * nodes and wiki pages in the Shadow Bin. Nothing is written when any check fails.
+   * event or session identical to one it held before the import (so importing twice adds nothing);
+   * the later kinds follow ScopeDataExtras.importScope. replace first clears the target's records
+   * of every kind, archiving its facts, episodes, graph nodes and wiki pages in the Shadow Bin.
+   * Nothing is written when any check fails.
    */
   importScope(scope: Scope, input: unknown, mode: ImportMode, root = 'data'): ImportResult {
     checkScope(scope);
@@ -197,7 +204,11 @@ export class ScopeData {
         try {
           return fn();
         } catch (err) {
-          if (err instanceof StoreError && err.field) throw validationError(`${root}.${kind}[${i}].${err.field}`, `${root}.${kind}[${i}]: ${err.message}`, err.accepted);
+          // A store's refusal, or a kernel check it runs (a title's control characters), names a bare field.
+          const e = err as { field?: unknown; accepted?: unknown; message: string };
+          if ((err instanceof StoreError || (err as Error).name === 'ValidationError') && typeof e.field === 'string' && e.field) {
+            throw validationError(`${root}.${kind}[${i}].${e.field}`, `${root}.${kind}[${i}]: ${e.message}`, e.accepted);
+          }
           throw err;
         }
       };
@@ -305,6 +316,7 @@ export class ScopeData {
         sql('UPDATE scratchpad SET created = ?, updated = ? WHERE layer = ? AND user_id = ? AND key = ?', at(e.created, now), at(e.updated, now), scope.layer, scope.user_id, e.key);
         res.imported.scratchpad++;
       });
+      this.extras.importScope(scope, doc, { root, replace: mode === 'replace', now, step, imported: res.imported, skipped: res.skipped });
       s.audit.log(scope, 'import', 'scope', `${scope.layer}:${scope.user_id}`, { mode, from: { layer: doc.layer, user_id: doc.user_id }, imported: res.imported, skipped: res.skipped, cleared: res.cleared });
       return res;
     });
@@ -346,5 +358,6 @@ export class ScopeData {
     res.cleared.timeline = c.stmt('DELETE FROM timeline_events WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
     res.cleared.sessions = c.stmt('DELETE FROM sessions WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
     res.cleared.scratchpad = s.scratchpad.clear(scope);
+    this.extras.clear(scope, res.cleared);
   }
 }

@@ -1,5 +1,6 @@
-import { overChars } from '@memory-service/kernel';
 import { validationError } from './errors.js';
+import { checkScopeDocExtras, SCOPE_DOC_EXTRA_KINDS, type ScopeDocExtras } from './scope-doc-extra.js';
+import { records, unique, type Obj } from './scope-doc-fields.js';
 import { FACT_SOURCES, IMPORTANCE_MAX, IMPORTANCE_MIN, type FactSource } from './facts.js';
 import { ALL_RELATIONS, type GraphRelation } from './graph.js';
 import { WIKI_TITLE_MAX } from './wiki.js';
@@ -10,8 +11,7 @@ export const SCOPE_DOC_FORMAT = 'memory-service-scope-export';
 /** The version of the document this service writes; import reads these versions. */
 export const SCOPE_DOC_VERSION = 1;
 export const SCOPE_DOC_VERSIONS = [1] as const;
-/** Most records of one kind a document may hold. */
-export const SCOPE_DOC_MAX_RECORDS = 100_000;
+export { SCOPE_DOC_MAX_RECORDS } from './scope-doc-fields.js';
 
 export interface DocFact {
   key: string;
@@ -87,7 +87,7 @@ export interface DocScratchpadEntry {
 }
 
 /** One (layer, user_id) scope as memory_data exports it and imports it. */
-export interface ScopeDocument {
+export interface ScopeDocument extends ScopeDocExtras {
   format: typeof SCOPE_DOC_FORMAT;
   version: number;
   exported_at: string;
@@ -104,100 +104,8 @@ export interface ScopeDocument {
   scratchpad: DocScratchpadEntry[];
 }
 
-export const SCOPE_DOC_KINDS = ['facts', 'episodes', 'wiki_pages', 'wiki_links', 'graph_nodes', 'graph_edges', 'timeline', 'sessions', 'scratchpad'] as const;
+export const SCOPE_DOC_KINDS = ['facts', 'episodes', 'wiki_pages', 'wiki_links', 'graph_nodes', 'graph_edges', 'timeline', 'sessions', 'scratchpad', ...SCOPE_DOC_EXTRA_KINDS] as const;
 export type ScopeDocKind = (typeof SCOPE_DOC_KINDS)[number];
-
-type Obj = Record<string, unknown>;
-
-/** Reads the fields of one record, each error naming its path (`data.facts[3].key`). */
-class Fields {
-  constructor(
-    private readonly o: Obj,
-    readonly at: string,
-  ) {}
-
-  private fail(name: string, problem: string, accepted?: unknown): never {
-    throw validationError(`${this.at}.${name}`, `${this.at}.${name} ${problem}`, accepted);
-  }
-
-  raw(name: string): unknown {
-    return this.o[name];
-  }
-
-  text(name: string, max: number, opts: { empty?: boolean; optional?: string } = {}): string {
-    const v = this.o[name];
-    if (v === undefined && opts.optional !== undefined) return opts.optional;
-    if (typeof v !== 'string') this.fail(name, 'must be a string', 'string');
-    if (!opts.empty && v.trim() === '') this.fail(name, 'must not be empty', 'a non-empty string');
-    if (overChars(v, max)) this.fail(name, `is longer than ${max} characters`, `at most ${max} characters`);
-    return v;
-  }
-
-  nullableText(name: string, max: number): string | null {
-    return this.o[name] === null || this.o[name] === undefined ? null : this.text(name, max, { empty: true });
-  }
-
-  number(name: string, lo: number, hi: number, def?: number): number {
-    const v = this.o[name];
-    if (v === undefined && def !== undefined) return def;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < lo || v > hi) this.fail(name, `must be a number from ${lo} to ${hi}`, `${lo}..${hi}`);
-    return v;
-  }
-
-  oneOf<T extends string>(name: string, values: readonly T[], def?: T): T {
-    const v = this.o[name];
-    if (v === undefined && def !== undefined) return def;
-    if (typeof v !== 'string' || !(values as readonly string[]).includes(v)) this.fail(name, `must be one of ${values.join(', ')}`, values);
-    return v as T;
-  }
-
-  tags(name: string): string[] {
-    const v = this.o[name];
-    if (v === undefined) return [];
-    if (!Array.isArray(v) || v.some((t) => typeof t !== 'string' || overChars(t, 200))) this.fail(name, 'must be a list of strings of at most 200 characters', 'list of strings');
-    return v as string[];
-  }
-
-  object(name: string): Record<string, unknown> {
-    const v = this.o[name];
-    if (v === undefined) return {};
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(name, 'must be an object', 'object');
-    return v as Record<string, unknown>;
-  }
-
-  time(name: string, def?: string): string {
-    const v = this.o[name];
-    // An empty time is none, as a checked document holds it (import then uses the time of the import).
-    if ((v === undefined || v === '') && def !== undefined) return def;
-    if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) this.fail(name, 'must be an ISO-8601 date', 'ISO-8601 date');
-    return new Date(Date.parse(v)).toISOString();
-  }
-
-  nullableTime(name: string): string | null {
-    return this.o[name] === null || this.o[name] === undefined ? null : this.time(name);
-  }
-}
-
-function records(doc: Obj, kind: ScopeDocKind, root: string): Fields[] {
-  const v = doc[kind];
-  if (v === undefined) return [];
-  if (!Array.isArray(v)) throw validationError(`${root}.${kind}`, `${root}.${kind} must be a list`, 'list');
-  if (v.length > SCOPE_DOC_MAX_RECORDS) throw validationError(`${root}.${kind}`, `${root}.${kind} holds more than ${SCOPE_DOC_MAX_RECORDS} records`, `at most ${SCOPE_DOC_MAX_RECORDS}`);
-  return v.map((r, i) => {
-    const at = `${root}.${kind}[${i}]`;
-    if (r === null || typeof r !== 'object' || Array.isArray(r)) throw validationError(at, `${at} must be an object`, 'object');
-    return new Fields(r as Obj, at);
-  });
-}
-
-function unique(fields: Fields[], name: string, value: (i: number) => string): void {
-  const seen = new Set<string>();
-  fields.forEach((f, i) => {
-    const v = value(i);
-    if (seen.has(v)) throw validationError(`${f.at}.${name}`, `${f.at}.${name} repeats ${JSON.stringify(v.slice(0, 100))}, given earlier in the list`, `a ${name} not given before`);
-    seen.add(v);
-  });
-}
 
 /**
  * Check a scope document whole before anything is written: its format and version, and every
@@ -320,5 +228,6 @@ export function checkScopeDocument(input: unknown, root: string, maxText: number
     timeline,
     sessions,
     scratchpad,
+    ...checkScopeDocExtras(doc, root, maxText),
   };
 }

@@ -144,3 +144,47 @@ describe('StandingStore', () => {
     expect(env.stores.standing.save(U2, 'one_more', {}).replaced).toBe(false);
   });
 });
+
+describe('StandingStore: export, import and the window purge', () => {
+  const q = (name: string) => ({ name, description: 'd', filters: { target: 'core' as const, importance_min: 0.5 }, created: '2020-01-01T00:00:00.000Z', updated: '2020-01-02T00:00:00.000Z' });
+
+  it('restore writes the file when the transaction commits, with its times, and none when it rolls back', () => {
+    const s = env.stores.standing;
+    expect(env.stores.transaction(() => s.restore(U2, q('Kept')))).toBe(true);
+    expect(s.list(U2)).toEqual([q('Kept')]);
+    expect(() =>
+      env.stores.transaction(() => {
+        s.restore(U2, q('Lost'));
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    expect(s.list(U2).map((x) => x.name)).toEqual(['Kept']);
+    expect(env.stores.transaction(() => s.restore(U2, q('kept')))).toBe(false);
+    // Past the cap, counting the files the transaction has queued: an error naming the field given.
+    expect(() => env.stores.transaction(() => s.restore(U2, q('more'), { pending: 99, field: 'data.standing_queries[3].name' }))).toThrow(
+      expect.objectContaining({ field: 'data.standing_queries[3].name' }),
+    );
+  });
+
+  it('deleteSince takes the queries first saved in the window (a query saved again stays); clear takes all, each on commit', () => {
+    const s = env.stores.standing;
+    s.save(U, 'old', { target: 'core' });
+    const since = env.clock.now();
+    env.clock.advance(1000);
+    s.save(U, 'old', { target: 'episodes' });
+    s.save(U, 'new', { target: 'core' });
+    s.save(U2, 'other', { target: 'core' });
+    expect(env.stores.transaction(() => s.deleteSince(U, new Date(since + 1).toISOString()))).toBe(1);
+    expect(s.list(U).map((x) => x.name)).toEqual(['old']);
+    expect(() =>
+      env.stores.transaction(() => {
+        s.clear(U);
+        throw new Error('rolled back');
+      }),
+    ).toThrow('rolled back');
+    expect(s.list(U)).toHaveLength(1);
+    expect(env.stores.transaction(() => s.clear(U))).toBe(1);
+    expect(s.list(U)).toEqual([]);
+    expect(s.list(U2)).toHaveLength(1);
+  });
+});

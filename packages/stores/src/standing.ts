@@ -6,7 +6,7 @@ import type { Fact, FactStore } from './facts.js';
 import { MEMORY_QUERY_MAX_LIMIT, MEMORY_QUERY_TARGETS, memoryQuerySql, type MemoryQuery, type MemoryQueryTarget } from './memory-query.js';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Scope } from './types.js';
-import { checkScope } from './util.js';
+import { checkScope, toIso } from './util.js';
 import { yaml } from './yaml.js';
 
 /** The longest standing query name, in characters (the spec's limit). */
@@ -203,6 +203,52 @@ export class StandingStore {
     if (!q) throw notFound(`standing query of layer ${scope.layer}, user_id ${JSON.stringify(scope.user_id)}`, name, 'name');
     fs.rmSync(this.file(scope, name), { force: true });
     return q;
+  }
+
+  /**
+   * Write a standing query as the record gives it, with its times (memory_data import), once the
+   * open transaction commits (a rolled-back import leaves no file). A name the scope holds already
+   * is left as it is (false); past STANDING_MAX is an error naming `field`. `pending` counts the
+   * files this transaction will write before this one, which the folder does not show yet;
+   * `cleared` says the transaction clears the scope's queries first (clear), so none is held.
+   */
+  restore(scope: Scope, q: StandingQuery, opts: { pending?: number; cleared?: boolean; field?: string } = {}): boolean {
+    checkStandingName(q.name);
+    const { filters, description } = checkStandingSpec({ ...q.filters, description: q.description });
+    checkScope(scope);
+    if (!opts.cleared && this.read(scope, q.name)) return false;
+    if ((opts.cleared ? 0 : this.names(scope).length) + (opts.pending ?? 0) >= STANDING_MAX) {
+      throw validationError(opts.field ?? 'name', `at most ${STANDING_MAX} standing queries are kept per layer and user_id`, { max: STANDING_MAX });
+    }
+    const file = this.file(scope, q.name);
+    const text = yaml().stringify({ name: q.name, description, filters, created: q.created, updated: q.updated });
+    this.ctx.whenCommitted(() => writeFileAtomic(file, text));
+    return true;
+  }
+
+  /**
+   * Delete the scope's standing queries saved first at or after the ISO time (forget recent,
+   * memory_lucidity_purge), their files removed once the open transaction commits; a file that does
+   * not read as a query is left. Returns how many.
+   */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    const since = Date.parse(toIso(sinceIso));
+    return this.removeWhere(scope, (q) => Date.parse(q.created) >= since);
+  }
+
+  /** Delete every standing query of the scope (memory_data import replace), files removed on commit; returns how many. */
+  clear(scope: Scope): number {
+    checkScope(scope);
+    return this.removeWhere(scope, () => true);
+  }
+
+  private removeWhere(scope: Scope, test: (q: StandingQuery) => boolean): number {
+    const files = this.list(scope)
+      .filter(test)
+      .map((q) => this.file(scope, q.name));
+    if (files.length > 0) this.ctx.whenCommitted(() => files.forEach((f) => fs.rmSync(f, { force: true })));
+    return files.length;
   }
 
   /** The names (lower case, as the files are named) of the scope's standing query files. */

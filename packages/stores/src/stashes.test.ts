@@ -58,3 +58,28 @@ describe('StashStore', () => {
     expect(() => env.stores.stashes.drop(U, 's')).toThrow(expect.objectContaining({ field: 'name' }));
   });
 });
+
+describe('StashStore: export, import and the window purge', () => {
+  it('restore adds a stash with its entries in order and dates, refuses past the cap naming the field; deleteSince takes its entries', () => {
+    const s = env.stores.stashes;
+    env.stores.scratchpad.write(U, 'k', 'v');
+    s.push(U, 'old');
+    const since = env.clock.now();
+    env.clock.advance(1000);
+    env.stores.scratchpad.write(U, 'k2', 'v2');
+    s.push(U, 'new');
+    const entries = [
+      { key: 'b', content: '2', created: '2020-01-01T00:00:00.000Z', updated: '2020-01-02T00:00:00.000Z' },
+      { key: 'a', content: '1', created: '2020-01-03T00:00:00.000Z', updated: '2020-01-03T00:00:00.000Z' },
+    ];
+    expect(s.restore(A, { name: 'Set Aside', note: 'n', created: '2020-02-01T00:00:00.000Z', entries })).toBe(true);
+    expect(s.all(A)).toEqual([{ name: 'set-aside', note: 'n', created: '2020-02-01T00:00:00.000Z', keys: ['b', 'a'], entries }]);
+    expect(s.restore(A, { name: 'set-aside', note: '', created: '', entries: [] })).toBe(false);
+    for (let i = 1; i < 20; i++) s.restore(A, { name: `s${i}`, note: '', created: '2020-01-01T00:00:00.000Z', entries });
+    expect(() => s.restore(A, { name: 'one-more', note: '', created: '', entries }, 'data.stashes[0].name')).toThrow(expect.objectContaining({ field: 'data.stashes[0].name' }));
+    expect(s.deleteSince(U, new Date(since + 1).toISOString())).toBe(1);
+    expect(s.all(U).map((x) => x.name)).toEqual(['old']);
+    expect(env.db.prepare('SELECT COUNT(*) FROM scratchpad_stash_entries').pluck(true).get()).toBe(1 + 20 * 2);
+    expect(s.clear(A)).toBe(20);
+  });
+});

@@ -3,7 +3,7 @@ import { notFound, StoreError, validationError } from './errors.js';
 import { recordName } from './record-name.js';
 import type { ScratchpadEntry, ScratchpadStore } from './scratchpad.js';
 import type { Scope } from './types.js';
-import { checkScope, checkText } from './util.js';
+import { checkScope, checkText, toIso } from './util.js';
 
 /** The most stashes one (layer, user_id) scope keeps. */
 export const STASH_MAX = 20;
@@ -133,6 +133,46 @@ export class StashStore {
       this.ctx.stmt('DELETE FROM scratchpad_stashes WHERE layer = ? AND user_id = ? AND name = ?').run(scope.layer, scope.user_id, info.name);
       return info;
     });
+  }
+
+  /** Every stash of the scope with its entries, oldest first (memory_data export). */
+  all(scope: Scope): Stash[] {
+    checkScope(scope);
+    const names = this.ctx.stmt('SELECT name FROM scratchpad_stashes WHERE layer = ? AND user_id = ? ORDER BY id').pluck(true).all(scope.layer, scope.user_id) as string[];
+    return names.map((n) => this.get(scope, n) as Stash);
+  }
+
+  /**
+   * Add a stash as the record gives it, entries in order with their dates (memory_data import).
+   * A name the scope holds already is left as it is (false); past STASH_MAX stashes is an error naming `field`.
+   */
+  restore(scope: Scope, s: { name: string; note: string; created: string; entries: readonly ScratchpadEntry[] }, field = 'name'): boolean {
+    checkScope(scope);
+    const name = recordName(s.name, field);
+    checkText(s.note, 'note', STASH_NOTE_MAX, true);
+    return this.ctx.tx(() => {
+      if (this.id(scope, name) !== null) return false;
+      const count = this.ctx.stmt('SELECT COUNT(*) FROM scratchpad_stashes WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number;
+      if (count >= STASH_MAX) throw validationError(field, `the layer and user_id hold ${STASH_MAX} stashes, the most kept`, { max_stashes: STASH_MAX });
+      const id = Number(
+        this.ctx.stmt('INSERT INTO scratchpad_stashes (layer, user_id, name, note, created) VALUES (?, ?, ?, ?, ?)').run(scope.layer, scope.user_id, name, s.note.trim(), s.created).lastInsertRowid,
+      );
+      const insert = this.ctx.stmt('INSERT INTO scratchpad_stash_entries (stash_id, seq, key, content, created, updated) VALUES (?, ?, ?, ?, ?, ?)');
+      s.entries.forEach((e, i) => insert.run(id, i + 1, e.key, e.content, e.created, e.updated));
+      return true;
+    });
+  }
+
+  /** Delete the scope's stashes made at or after the ISO time, with their entries (forget recent, memory_lucidity_purge); returns how many. */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM scratchpad_stashes WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+  }
+
+  /** Delete every stash of the scope (memory_data import replace); returns how many. */
+  clear(scope: Scope): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM scratchpad_stashes WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
   }
 
   /** The stored name of an existing stash: the given one, or the newest when undefined; else an error naming name. */

@@ -52,3 +52,27 @@ describe('TransitionStore and the Consolidator', () => {
     expect(err(() => env.stores.transitions.revert(A, b!.transition_id)).code).toBe('STORES_ERR_NOT_FOUND');
   });
 });
+
+describe('TransitionStore: the window purge and forget', () => {
+  it('deleteSince takes the promotions of the window but keeps a reverted one without its value; forgetEntries blanks the value', () => {
+    const s = env.stores.transitions;
+    const f1 = env.stores.facts.upsert(U, { key: 'a', value: 'old value' });
+    s.record(U, { episode_id: 'ep_1', entry_id: f1.entry_id, key: 'a', value: 'old value' });
+    const since = env.clock.now();
+    env.clock.advance(1000);
+    const f2 = env.stores.facts.upsert(U, { key: 'b', value: 'window value' });
+    const t2 = s.record(U, { episode_id: 'ep_2', entry_id: f2.entry_id, key: 'b', value: 'window value' });
+    s.revert(U, t2.id);
+    const f3 = env.stores.facts.upsert(U, { key: 'c', value: 'another' });
+    s.record(U, { episode_id: 'ep_3', entry_id: f3.entry_id, key: 'c', value: 'another' });
+    expect(s.deleteSince(U, new Date(since + 1).toISOString())).toBe(1);
+    expect(s.list(U).map((t) => [t.episode_id, t.value, t.reverted !== null])).toEqual([
+      ['ep_2', '', true],
+      ['ep_1', 'old value', false],
+    ]);
+    expect(s.wasReverted(U, 'ep_2')).toBe(true);
+    expect(s.forgetEntries(U, [f1.entry_id])).toBe(1);
+    expect(s.list(U).map((t) => t.value)).toEqual(['', '']);
+    expect(s.forgetEntries(A, [f1.entry_id])).toBe(0);
+  });
+});

@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import { notFound, StoreError } from './errors.js';
 import { FACT_PREFIX, type FactStore } from './facts.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, makeId, parseId } from './util.js';
+import { checkScope, makeId, parseId, toIso } from './util.js';
 
 export const TRANSITION_PREFIX = 'tr';
 
@@ -73,6 +73,35 @@ export class TransitionStore {
       .stmt('SELECT * FROM memory_transitions WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ?')
       .all(scope.layer, scope.user_id, Math.max(0, Math.floor(limit))) as Row[];
     return rows.map(toTransition);
+  }
+
+  /**
+   * The window purge (forget recent, memory_lucidity_purge): the promotions made at or after the ISO
+   * time go (the facts they made were created in the window and are purged with it), except a
+   * reverted one, which stays without its value: it is what keeps the Consolidator from promoting
+   * that episode again. Returns how many went.
+   */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    const since = toIso(sinceIso);
+    return this.ctx.tx(() => {
+      this.ctx.stmt("UPDATE memory_transitions SET value = '' WHERE layer = ? AND user_id = ? AND ts >= ? AND reverted IS NOT NULL").run(scope.layer, scope.user_id, since);
+      return this.ctx.stmt('DELETE FROM memory_transitions WHERE layer = ? AND user_id = ? AND ts >= ? AND reverted IS NULL').run(scope.layer, scope.user_id, since).changes;
+    });
+  }
+
+  /**
+   * Blank the promoted value of the transitions of facts forget deleted (by entry_id): the row stays
+   * (revert_transition answers that the fact no longer exists, and a reverted one still keeps the
+   * episode in L3), the forgotten words do not. Returns how many changed.
+   */
+  forgetEntries(scope: Scope, entryIds: readonly string[]): number {
+    checkScope(scope);
+    if (entryIds.length === 0) return 0;
+    return this.ctx.tx(() => {
+      const st = this.ctx.stmt("UPDATE memory_transitions SET value = '' WHERE layer = ? AND user_id = ? AND entry_id = ? AND value != ''");
+      return entryIds.reduce((n, id) => n + st.run(scope.layer, scope.user_id, id).changes, 0);
+    });
   }
 
   /** Whether a promotion of this episode was reverted (the Consolidator then leaves it in L3). */

@@ -80,3 +80,23 @@ describe('WatchRuleStore', () => {
     expect(w.fire(U, 'new_message', ev({ importance: 0.7 }))).toEqual([]);
   });
 });
+
+describe('WatchRuleStore: export, import and the window purge', () => {
+  it('restore keeps the state and times with no hits; deleteSince takes the rules added and the hits counted in the window', () => {
+    const s = env.stores.watchRules;
+    const event: WatchEvent = { text: 'deadline', importance: 0.9, l4_importance: null, sender: null, refs: [] };
+    s.add(U, { name: 'old', trigger: 'message_received', predicate: {}, action: 'log' });
+    s.fire(U, 'message_received', event);
+    const since = env.clock.now();
+    env.clock.advance(1000);
+    s.add(U, { name: 'new', trigger: 'message_received', predicate: {}, action: 'log' });
+    s.fire(U, 'message_received', event);
+    expect(s.list(U).map((r) => r.hits_24h)).toEqual([2, 1]);
+    const r = { name: 'Big', trigger: 'remember', predicate: { min_importance: 0.5 }, action: 'note', enabled: false, created: '2020-01-01T00:00:00.000Z', updated: '2020-01-02T00:00:00.000Z' };
+    expect(s.restore(U2, r)).toMatchObject({ ...r, hits_24h: 0 });
+    expect(s.restore(U2, { ...r, action: 'log' })).toBeNull();
+    expect(s.deleteSince(U, new Date(since + 1).toISOString())).toBe(1);
+    expect(s.list(U).map((x) => [x.name, x.hits_24h])).toEqual([['old', 1]]);
+    expect(s.clear(U2)).toBe(1);
+  });
+});

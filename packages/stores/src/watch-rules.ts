@@ -5,7 +5,7 @@ import type { EpisodeStore } from './episodes.js';
 import { notFound, validationError } from './errors.js';
 import type { ScratchpadStore } from './scratchpad.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, isoOf, makeId, parseId, parseJson } from './util.js';
+import { checkScope, checkText, isoOf, makeId, parseId, parseJson, toIso } from './util.js';
 
 export const WATCH_RULE_PREFIX = 'watch';
 /**
@@ -249,6 +249,40 @@ export class WatchRuleStore {
       this.audit.log(scope, 'delete', 'watch_rule', rule.id, { name: rule.name });
       return rule;
     });
+  }
+
+  /**
+   * Add a rule as add() does, then give it the state and times the record holds (memory_data
+   * import; its hits are telemetry and start at none). A name the scope holds already is left as it is: null.
+   */
+  restore(scope: Scope, r: { name: string; trigger: string; predicate: unknown; action: string; enabled: boolean; created: string; updated: string }): WatchRule | null {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      if (this.ctx.stmt('SELECT 1 FROM watch_rules WHERE layer = ? AND user_id = ? AND name = ?').get(scope.layer, scope.user_id, r.name.trim())) return null;
+      const made = this.add(scope, r);
+      this.ctx.stmt('UPDATE watch_rules SET enabled = ?, created = ?, updated = ? WHERE id = ?').run(r.enabled ? 1 : 0, r.created, r.updated, parseId(WATCH_RULE_PREFIX, made.id));
+      return this.get(scope, made.id);
+    });
+  }
+
+  /**
+   * Delete the scope's rules created at or after the ISO time, and the hits every rule of the scope
+   * counted since then (they name the window's records); forget recent, memory_lucidity_purge.
+   * Returns the rules deleted.
+   */
+  deleteSince(scope: Scope, sinceIso: string): number {
+    checkScope(scope);
+    const since = toIso(sinceIso);
+    return this.ctx.tx(() => {
+      this.ctx.stmt('DELETE FROM watch_hits WHERE ts >= ? AND rule_id IN (SELECT id FROM watch_rules WHERE layer = ? AND user_id = ?)').run(since, scope.layer, scope.user_id);
+      return this.ctx.stmt('DELETE FROM watch_rules WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, since).changes;
+    });
+  }
+
+  /** Delete every rule of the scope with its hits (memory_data import replace); returns how many. */
+  clear(scope: Scope): number {
+    checkScope(scope);
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM watch_rules WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
   }
 
   /** Whether the scope has an enabled rule on this trigger (one index lookup; the taps skip the rest when not). */

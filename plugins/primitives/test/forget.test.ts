@@ -42,7 +42,21 @@ describe('scope exact', () => {
     // FACT and CARRIER each make a relation node, and both carry the value.
     expect(count(s, 'graph_nodes')).toBe(2);
     const r = await s.call('forget', { key, layer: 'user' });
-    expect(r).toEqual({ scope: 'exact', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 4, purged_shadow: 0, scrubbed_context: 0, deleted_wiki: 0, deleted_l1: 2, deleted_timeline: 2, scrubbed_sessions: 0, deleted_recall_events: 0 });
+    expect(r).toEqual({
+      scope: 'exact',
+      deleted_l4: 1,
+      deleted_l3: 1,
+      deleted_graph: 2,
+      archived: 4,
+      purged_shadow: 0,
+      scrubbed_context: 0,
+      deleted_wiki: 0,
+      deleted_l1: 2,
+      deleted_timeline: 2,
+      scrubbed_sessions: 0,
+      deleted_recall_events: 0,
+      cleaned_records: { branch_entries: 0, proposals: 0, reflections: 0, transitions: 0 },
+    });
     expect(count(s, 'facts')).toBe(0);
     expect(count(s, 'graph_nodes')).toBe(0);
     expect(await dreamIds(s, { query: 'birthday March' })).toEqual([]);

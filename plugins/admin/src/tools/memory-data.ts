@@ -21,12 +21,15 @@ export function memoryDataTool(stores: Stores) {
     description:
       'Per-user export and import of one layer and user_id. action export returns the scope as one versioned JSON document ' +
       `(format "${SCOPE_DOC_FORMAT}", version ${SCOPE_DOC_VERSION}): facts, episodes, wiki_pages (with content), wiki_links, ` +
-      'graph_nodes, graph_edges, timeline, sessions and scratchpad, each record with its times. It comes back inline as `data`, ' +
+      'graph_nodes, graph_edges, timeline, sessions, scratchpad, counterfactuals, procedures (with run counts), stashes (with their entries), ' +
+      'branches (with each key\'s base and own value), reflections, disclosure_rules, watch_rules, standing_queries and pending proposals, ' +
+      'each record with its times (a document without the later kinds still imports). It comes back inline as `data`, ' +
       `or, with to_file true or when its JSON is over ${EXPORT_INLINE_MAX_BYTES} bytes, as a file in <data_dir>/${EXPORTS_DIR}/ ` +
       'whose name is returned as `file`. action import writes such a document (inline `data`, or `file`, a name in the exports ' +
       'folder) into the layer and user_id given, in one transaction, keeping each record\'s times. mode merge (default) keeps what ' +
-      'the target holds: a fact of the same key, a wiki page of the same title, a scratchpad key, and an episode, node, edge, event ' +
-      'or session identical to one it holds are skipped (importing twice adds nothing). mode replace first clears the target ' +
+      'the target holds: a fact of the same key, a wiki page of the same title, a scratchpad key, a procedure, stash, branch, rule or standing query ' +
+      'of the same name, and an episode, node, edge, event, session, counterfactual, reflection or pending proposal identical to one it holds are ' +
+      'skipped (importing twice adds nothing). mode replace first clears the target ' +
       '(its facts, episodes, graph nodes and wiki pages archived in the Shadow Bin; the whole previous scope also saved as an export ' +
       'file, returned as previous_export). The document is checked whole first: a malformed one is an error naming the path of ' +
       'the bad field (e.g. data.facts[3].key) and nothing is written. Ids are new in the target (edges are re-pointed).',

@@ -1,5 +1,20 @@
 import { invalid, isBlank, type Clock } from '@memory-service/kernel';
-import { foldText, holdsWord, type Episode, type Fact, type GraphNode, type Scope, type Stores, type WikiPage, type WikiPageInfo } from '@memory-service/stores';
+import {
+  cleanForgottenLinks,
+  foldText,
+  holdsWord,
+  purgeRecordsSince,
+  wordsMatcher,
+  type Episode,
+  type Fact,
+  type GraphNode,
+  type LinksCleaned,
+  type RecordsPurged,
+  type Scope,
+  type Stores,
+  type WikiPage,
+  type WikiPageInfo,
+} from '@memory-service/stores';
 
 export type ForgetScope = 'exact' | 'fuzzy' | 'recent';
 
@@ -42,7 +57,13 @@ export interface ForgetReport extends ForgetResult {
    * folded as dream folds; recent, those recorded in the window.
    */
   deleted_recall_events: number;
+  /** recent: the records of the other kinds (counterfactuals, procedures, stashes, ...) created in the window. */
+  deleted_records?: RecordsPurged;
+  /** exact and fuzzy: what the records pointing at or copying the deleted facts and episodes had cleared. */
+  cleaned_records?: LinksCleaned;
 }
+
+const NO_LINKS: LinksCleaned = { branch_entries: 0, proposals: 0, reflections: 0, transitions: 0 };
 
 const NOTHING_ELSE = { deleted_wiki: 0, deleted_l1: 0, deleted_timeline: 0, scrubbed_sessions: 0, deleted_recall_events: 0 } as const;
 
@@ -211,7 +232,7 @@ export class Forgetter {
     // The queries that named the key go even when the fact is gone already (forgotten before they were).
     const byKey = holdsWord(key) ? this.stores.recallEvents.deleteMatching(scope, key) : 0;
     out.deleted_recall_events = byKey;
-    if (!fact) return out;
+    if (!fact) return { ...out, cleaned_records: { ...NO_LINKS } };
     out.deleted_recall_events += this.stores.recallEvents.deleteWhere(scope, [leadingChars(fact.value)], (q) => carriesValue(q, fact.value));
     // Older archived copies of this fact go (not those of another fact that held the key before);
     // the copy taken now stays restorable when shadow_bin is on.
@@ -276,6 +297,12 @@ export class Forgetter {
     out.deleted_timeline = this.stores.timeline
       .deleteWhere(scope, terms.includes('') ? [] : terms, (e) => ((holds(e.summary) || holds(JSON.stringify(e.metadata))) && !refersTo(e.metadata, otherRefs)) || refersTo(e.metadata, refs)).length;
     out.scrubbed_sessions = this.stores.sessions.scrubWhere(scope, holds);
+    out.cleaned_records = cleanForgottenLinks(this.stores, scope, {
+      facts: [fact],
+      episodeIds: episodes.map((e) => e.id),
+      holds: (t) => carriesValue(t, fact.value),
+      texts: [fact.value, ...episodes.map((e) => e.summary)],
+    });
     // Without the Shadow Bin nothing of it stays: the audit rows keep what happened, not the words.
     if (!shadow) this.redact(scope, [fact.entry_id, `l4:${key}`, ...episodes.map((e) => e.id), ...nodes.map((n) => n.node_id), ...pages.map((p) => p.id)]);
     return out;
@@ -290,7 +317,10 @@ export class Forgetter {
     // The texts of the deleted episodes, which other episodes' contexts may hold cut short.
     const deletedTexts: string[] = [];
     const metas: Record<string, unknown>[] = [];
+    const facts: Fact[] = [];
+    const episodeIds: string[] = [];
     for (const f of this.stores.facts.deleteMatching(scope, pattern)) {
+      facts.push(f);
       if (shadow) this.archive(scope, 'l4', f.key, f, reason);
       deleted.push(f.entry_id, `l4:${f.key}`);
       recordRefs.push(`l4:${f.entry_id}`);
@@ -298,6 +328,7 @@ export class Forgetter {
       out.deleted_l4++;
     }
     for (const e of this.stores.episodes.deleteMatching(scope, pattern)) {
+      episodeIds.push(e.id);
       if (shadow) this.archive(scope, 'l3', e.id, e, reason);
       deleted.push(e.id);
       recordRefs.push(`l3:${e.id}`);
@@ -313,8 +344,13 @@ export class Forgetter {
       deleted.push(...link.refs);
       recordRefs.push(link.eventRef);
       metas.push(link.meta);
-      if (link.store === 'l4') out.deleted_l4++;
-      else out.deleted_l3++;
+      if (link.store === 'l4') {
+        facts.push(link.record as Fact);
+        out.deleted_l4++;
+      } else {
+        episodeIds.push(link.id);
+        out.deleted_l3++;
+      }
     }
     const nodes = this.stores.graph.deleteMatching(scope, pattern);
     // A relation node words its thought differently ("my name is Alice"): it goes with the fact or episode made with it.
@@ -346,6 +382,7 @@ export class Forgetter {
     if (named.size > 0) out.deleted_timeline += this.stores.timeline.deleteWhere(scope, refs, (e) => refersTo(e.metadata, named)).length;
     out.scrubbed_sessions = this.stores.sessions.scrubMatching(scope, pattern);
     out.deleted_recall_events = this.stores.recallEvents.deleteMatching(scope, pattern);
+    out.cleaned_records = cleanForgottenLinks(this.stores, scope, { facts, episodeIds, holds: wordsMatcher(pattern), texts: [pattern] });
     return out;
   }
 
@@ -353,7 +390,8 @@ export class Forgetter {
    * Mass purge of what was created in the last `minutes`: facts, episodes, graph nodes, wiki pages
    * (not a project's spec page), L1 items, timeline events and recall_events rows, and the summaries of the sessions
    * that ended in the window (the session rows stay). Never archives (the spec skips the
-   * Shadow Bin here); a record created before the window and only updated inside it stays.
+   * Shadow Bin here); a record created before the window and only updated inside it stays. The
+   * records of the other kinds created in the window go too (purgeRecordsSince, as memory_lucidity_purge).
    */
   private recent(scope: Scope, minutes: number): ForgetReport {
     const since = new Date(this.clock.now() - minutes * 60_000).toISOString();
@@ -370,6 +408,7 @@ export class Forgetter {
       deleted_timeline: this.stores.timeline.deleteSince(scope, since),
       scrubbed_sessions: this.stores.sessions.scrubEndedSince(scope, since),
       deleted_recall_events: this.stores.recallEvents.deleteSince(scope, since),
+      deleted_records: purgeRecordsSince(this.stores, scope, since),
     };
   }
 }
