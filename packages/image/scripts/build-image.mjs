@@ -86,6 +86,12 @@ const result = await build({
   plugins: [fileUrls],
   // Class and function names as in the sources (error names such as PluginNotPreloaded, stack traces).
   keepNames: true,
+  // White space and syntax minified, identifiers kept: every start reads the whole script and copies
+  // it into V8's heap, so its size is start-up time (1.77 MB -> 1.26 MB, spawn to tools/list about
+  // 10 ms shorter). Its line numbers meant nothing to a reader before either (one bundle, no source
+  // map); MEMORY_IMAGE=0 starts from the packages' modules for debugging.
+  minifyWhitespace: true,
+  minifySyntax: true,
   banner: {
     js: 'const __imageFileUrl = (pkg, rel) => require("node:url").pathToFileURL(require("node:path").join(__imagePackageRoots[pkg], rel)).href;',
   },

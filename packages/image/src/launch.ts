@@ -283,7 +283,8 @@ export function readVerifiedInputs(file: string): VerifiedInputs {
 
 /** Run the image's script (with the cache when given); its exports and the script. */
 function runImage(file: string, cached: Buffer | null, roots: Record<string, string>): { image: ServerImage; script: vm.Script } {
-  const source = fs.readFileSync(file, 'utf8');
+  // Latin-1: the build writes the image in ASCII, and decoding as Latin-1 skips UTF-8's validation.
+  const source = fs.readFileSync(file, 'latin1');
   const script = new vm.Script(`(function (${WRAPPER_PARAMS.join(', ')}) {${source}\n})`, {
     filename: file,
     cachedData: cached ?? undefined,

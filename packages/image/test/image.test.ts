@@ -79,6 +79,8 @@ describe('the server image', () => {
     // ASCII only: V8 keeps a source with any other character as a two-byte string, twice the memory.
     const image = fs.readFileSync(path.join(DIST, manifest.image));
     expect(image.findIndex((b) => b > 0x7f)).toBe(-1);
+    // Minified white space: each start reads and copies the whole script (about 40,000 lines unminified).
+    expect(image.toString('latin1').split('\n').length).toBeLessThan(2_000);
     // One zod: the kernel's bundle of it, never zod's own build.
     expect(manifest.inputs.some((i: { pkg: string }) => i.pkg === 'zod')).toBe(false);
     expect(manifest.inputs.some((i: { pkg: string; file: string }) => i.pkg === '@memory-service/kernel' && i.file === 'dist/zod.js')).toBe(true);
