@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import module from 'node:module';
+import { interpretZod } from './zod-jitless.js';
 
 const argv = process.argv.slice(2);
 
@@ -11,6 +12,9 @@ function fail(err) {
   process.stderr.write(`memory-service: ${err && err.stack ? err.stack : String(err)}\n`);
   process.exit(1);
 }
+
+// Before any zod is loaded (zod-jitless.js).
+interpretZod();
 
 // Node 22.1+ keeps V8's compiled code of the modules on disk (NODE_COMPILE_CACHE, or
 // node-compile-cache under the OS temp dir; NODE_DISABLE_COMPILE_CACHE=1 turns it off): the
