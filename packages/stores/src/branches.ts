@@ -3,7 +3,7 @@ import { notFound, StoreError, validationError } from './errors.js';
 import { clampImportance, type FactSource, type FactStore } from './facts.js';
 import { recordName } from './record-name.js';
 import type { Scope } from './types.js';
-import { checkScope, checkText, parseJson, toIso } from './util.js';
+import { checkScope, checkText, parseJson } from './util.js';
 
 /** The most branches one (layer, user_id) scope keeps. */
 export const BRANCH_MAX = 20;
@@ -293,14 +293,12 @@ export class BranchStore {
 
   /** Delete the scope's branches made at or after the ISO time (forget recent, memory_lucidity_purge); returns how many. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM fact_branches WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+    return this.ctx.deleteScoped('fact_branches', scope, sinceIso);
   }
 
   /** Delete every branch of the scope (memory_data import replace); returns how many. */
   clear(scope: Scope): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM fact_branches WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
+    return this.ctx.deleteScoped('fact_branches', scope);
   }
 
   /**

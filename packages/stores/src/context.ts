@@ -1,10 +1,12 @@
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Logger, TransactionFollower, TransactionHost } from '@memory-service/kernel';
-import type { Clock, Database, StoresConfig } from './types.js';
+import type { Clock, Database, Scope, StoresConfig } from './types.js';
+import { checkScope, nowIso, parseId, toIso } from './util.js';
 
 /** The tables whose rows count retrieval accesses (access_count, last_access). */
 export type AccessTable = 'episodes' | 'facts' | 'graph_nodes';
-import { nowIso, parseId } from './util.js';
+/** Per-scope tables (layer, user_id, created) whose rows deleteScoped removes. */
+export type ScopedTable = 'counterfactuals' | 'disclosure_rules' | 'fact_branches' | 'procedures' | 'reflections' | 'scratchpad_stashes' | 'watch_rules';
 
 /** What every store shares: the connection with a statement cache, the data dir, the clock, the config. */
 export class StoreContext {
@@ -171,6 +173,21 @@ export class StoreContext {
   /** Add `count` retrieval accesses, the latest at `at` (ISO), to one row; a row that does not exist is left alone. */
   addAccess(table: AccessTable, rowid: number, count: number, at: string): void {
     this.stmt(`UPDATE ${table} SET access_count = access_count + ?, last_access = ? WHERE id = ?`).run(count, at, rowid);
+  }
+
+  /**
+   * Delete a scope's rows of a per-scope table, all of them or those created at or after `sinceIso`
+   * (memory_data import replace; forget recent and memory_lucidity_purge), in one transaction;
+   * returns how many. `table` is a table of the stores' schema, never a caller's text.
+   */
+  deleteScoped(table: ScopedTable, scope: Scope, sinceIso?: string): number {
+    checkScope(scope);
+    const since = sinceIso === undefined ? null : toIso(sinceIso);
+    return this.tx(() =>
+      since === null
+        ? this.stmt(`DELETE FROM ${table} WHERE layer = ? AND user_id = ?`).run(scope.layer, scope.user_id).changes
+        : this.stmt(`DELETE FROM ${table} WHERE layer = ? AND user_id = ? AND created >= ?`).run(scope.layer, scope.user_id, since).changes,
+    );
   }
 
   /** The clock's time as an ISO string. */

@@ -1,7 +1,7 @@
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, makeId, parseId, toIso } from './util.js';
+import { checkScope, checkText, clamp, makeId, parseId } from './util.js';
 
 export const COUNTERFACTUAL_PREFIX = 'cf';
 /** Longest anchor, in characters (an id, a decision's title, a topic). */
@@ -103,14 +103,12 @@ export class CounterfactualStore {
 
   /** Delete the scope's counterfactuals created at or after the ISO time (forget recent, memory_lucidity_purge); returns how many. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM counterfactuals WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+    return this.ctx.deleteScoped('counterfactuals', scope, sinceIso);
   }
 
   /** Delete every counterfactual of the scope (memory_data import replace); returns how many. */
   clear(scope: Scope): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM counterfactuals WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
+    return this.ctx.deleteScoped('counterfactuals', scope);
   }
 
   count(scope: Scope, anchor?: string): number {

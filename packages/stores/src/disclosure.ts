@@ -3,7 +3,7 @@ import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, makeId, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, makeId, parseId, parseJson } from './util.js';
 
 export const DISCLOSURE_PREFIX = 'disc';
 /** The score a matching disclosure rule's block carries (spec: disclosure match score). */
@@ -152,14 +152,12 @@ export class DisclosureStore {
 
   /** Delete the scope's rules created at or after the ISO time (forget recent, memory_lucidity_purge); returns how many. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM disclosure_rules WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+    return this.ctx.deleteScoped('disclosure_rules', scope, sinceIso);
   }
 
   /** Delete every rule of the scope (memory_data import replace); returns how many. */
   clear(scope: Scope): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM disclosure_rules WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
+    return this.ctx.deleteScoped('disclosure_rules', scope);
   }
 
   /** The scope's enabled rules with a trigger keyword in the text (case-insensitive substring; any keyword), oldest first. */

@@ -2,7 +2,7 @@ import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
 import { recordName } from './record-name.js';
 import type { Scope } from './types.js';
-import { checkScope, checkText, clamp, parseJson, toIso } from './util.js';
+import { checkScope, checkText, clamp, parseJson } from './util.js';
 
 /** The most steps of one procedure. */
 export const PROCEDURE_STEPS_MAX = 50;
@@ -162,14 +162,12 @@ export class ProcedureStore {
 
   /** Delete the scope's procedures created at or after the ISO time (forget recent, memory_lucidity_purge); returns how many. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM procedures WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+    return this.ctx.deleteScoped('procedures', scope, sinceIso);
   }
 
   /** Delete every procedure of the scope (memory_data import replace); returns how many. */
   clear(scope: Scope): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM procedures WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
+    return this.ctx.deleteScoped('procedures', scope);
   }
 
   /** Count one run of the procedure with its outcome (and an optional note, kept as the last note). */

@@ -4,7 +4,7 @@ import { substringLike } from './memory-query.js';
 import { STOP_WORDS, wordTokens } from './retrieval/query.js';
 import { porterStem } from './retrieval/stemmer.js';
 import type { Scope } from './types.js';
-import { checkScope, isoOf, makeId, parseJson, toIso } from './util.js';
+import { checkScope, isoOf, makeId, parseJson } from './util.js';
 import { checkPeriodHours } from './wiki-reflect.js';
 
 export const REFLECTION_PREFIX = 'refl';
@@ -184,14 +184,12 @@ export class ReflectionStore {
 
   /** Delete the scope's reflections written at or after the ISO time (forget recent, memory_lucidity_purge); returns how many. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM reflections WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+    return this.ctx.deleteScoped('reflections', scope, sinceIso);
   }
 
   /** Delete every reflection of the scope (memory_data import replace); returns how many. */
   clear(scope: Scope): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM reflections WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
+    return this.ctx.deleteScoped('reflections', scope);
   }
 
   /**

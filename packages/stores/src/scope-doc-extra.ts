@@ -1,17 +1,17 @@
 import { checkNoControlChars } from '@memory-service/kernel';
-import { BRANCH_MAX } from './branches.js';
-import { COUNTERFACTUAL_ANCHOR_MAX, COUNTERFACTUAL_TEXT_MAX } from './counterfactuals.js';
-import { DISCLOSURE_CONTENT_MAX, DISCLOSURE_KEYWORD_MAX, DISCLOSURE_KEYWORDS_MAX, DISCLOSURE_NAME_MAX } from './disclosure.js';
+import { BRANCH_MAX, type BranchEntry } from './branches.js';
+import { COUNTERFACTUAL_ANCHOR_MAX, COUNTERFACTUAL_TEXT_MAX, type Counterfactual } from './counterfactuals.js';
+import { DISCLOSURE_CONTENT_MAX, DISCLOSURE_KEYWORD_MAX, DISCLOSURE_KEYWORDS_MAX, DISCLOSURE_NAME_MAX, type DisclosureRule } from './disclosure.js';
 import { validationError } from './errors.js';
-import { FACT_SOURCES, type FactSource } from './facts.js';
-import { PROCEDURE_NOTE_MAX, PROCEDURE_OUTCOMES, PROCEDURE_STEPS_MAX, PROCEDURE_TEXT_MAX, type ProcedureOutcome } from './procedures.js';
+import { FACT_SOURCES } from './facts.js';
+import { PROCEDURE_NOTE_MAX, PROCEDURE_OUTCOMES, PROCEDURE_STEPS_MAX, PROCEDURE_TEXT_MAX, type Procedure } from './procedures.js';
 import { PROPOSAL_KINDS, type ProposalInput } from './proposals.js';
 import { recordName } from './record-name.js';
-import { REFLECT_TOPIC_MAX, type ReflectionCounts } from './reflections.js';
+import { REFLECT_TOPIC_MAX, type Reflection, type ReflectionCounts } from './reflections.js';
 import { Fields, records, unique, type Obj } from './scope-doc-fields.js';
 import { checkStandingName, checkStandingSpec, STANDING_MAX, type StandingFilters } from './standing.js';
 import { STASH_MAX, STASH_NOTE_MAX } from './stashes.js';
-import { checkWatchPredicate, WATCH_ACTIONS, WATCH_NAME_MAX, WATCH_TRIGGERS, type WatchAction, type WatchPredicate, type WatchTrigger } from './watch-rules.js';
+import { checkWatchPredicate, WATCH_ACTIONS, WATCH_NAME_MAX, WATCH_TRIGGERS, type WatchRule } from './watch-rules.js';
 import { WIKI_TITLE_MAX } from './wiki.js';
 import { WIKI_REFLECT_HOURS_MAX } from './wiki-reflect.js';
 import { WIKI_TYPES } from './wiki-types.js';
@@ -33,25 +33,9 @@ export const SCOPE_DOC_EXTRA_KINDS = [
 ] as const;
 export type ScopeDocExtraKind = (typeof SCOPE_DOC_EXTRA_KINDS)[number];
 
-export interface DocCounterfactual {
-  anchor: string;
-  premise: string;
-  projection: string;
-  created: string;
-}
-export interface DocProcedure {
-  name: string;
-  description: string;
-  trigger: string;
-  steps: string[];
-  successes: number;
-  failures: number;
-  last_run: string | null;
-  last_outcome: ProcedureOutcome | null;
-  last_note: string | null;
-  created: string;
-  updated: string;
-}
+/** The document's records are the stores' own, without ids and scope (new in the target) or what is derived. */
+export type DocCounterfactual = Omit<Counterfactual, 'id' | 'layer' | 'user_id'>;
+export type DocProcedure = Omit<Procedure, 'step_count' | 'success_rate'>;
 export interface DocStashEntry {
   key: string;
   content: string;
@@ -65,53 +49,17 @@ export interface DocStash {
   /** The stashed scratchpad entries, in the pad's order. */
   entries: DocStashEntry[];
 }
-export interface DocBranchEntry {
-  key: string;
-  /** The fact's value when the branch was made (null: the branch added the key). */
-  base_value: string | null;
-  base_importance: number | null;
-  /** The branch's own value (null: the branch removed the key). */
-  value: string | null;
-  importance: number | null;
-  source: FactSource;
-  metadata: Record<string, unknown>;
-}
+export type DocBranchEntry = BranchEntry;
 export interface DocBranch {
   name: string;
   created: string;
   updated: string;
   entries: DocBranchEntry[];
 }
-export interface DocReflection {
-  topic: string | null;
-  period_hours: number;
-  period_start: string;
-  period_end: string;
-  summary: string;
-  counts: ReflectionCounts;
-  top_tags: { tag: string; count: number }[];
-  /** Ids of the exported scope, kept verbatim (the digest of a past moment). */
-  most_recalled: { source: 'l3' | 'l4'; id: string; text: string; access_count: number }[];
-  recurring_terms: { term: string; records: number }[];
-  created: string;
-}
-export interface DocDisclosureRule {
-  name: string;
-  trigger_keywords: string[];
-  content: string;
-  enabled: boolean;
-  created: string;
-  updated: string;
-}
-export interface DocWatchRule {
-  name: string;
-  trigger: WatchTrigger;
-  predicate: WatchPredicate;
-  action: WatchAction;
-  enabled: boolean;
-  created: string;
-  updated: string;
-}
+/** A reflection's most_recalled ids are those of the exported scope, kept verbatim (the digest of a past moment). */
+export type DocReflection = Omit<Reflection, 'id'>;
+export type DocDisclosureRule = Omit<DisclosureRule, 'rule_id' | 'layer' | 'user_id'>;
+export type DocWatchRule = Omit<WatchRule, 'id' | 'layer' | 'user_id' | 'hits_24h'>;
 export interface DocStandingQuery {
   name: string;
   description: string;

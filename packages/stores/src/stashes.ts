@@ -3,7 +3,7 @@ import { notFound, StoreError, validationError } from './errors.js';
 import { recordName } from './record-name.js';
 import type { ScratchpadEntry, ScratchpadStore } from './scratchpad.js';
 import type { Scope } from './types.js';
-import { checkScope, checkText, toIso } from './util.js';
+import { checkScope, checkText } from './util.js';
 
 /** The most stashes one (layer, user_id) scope keeps. */
 export const STASH_MAX = 20;
@@ -165,14 +165,12 @@ export class StashStore {
 
   /** Delete the scope's stashes made at or after the ISO time, with their entries (forget recent, memory_lucidity_purge); returns how many. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM scratchpad_stashes WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, toIso(sinceIso)).changes);
+    return this.ctx.deleteScoped('scratchpad_stashes', scope, sinceIso);
   }
 
   /** Delete every stash of the scope (memory_data import replace); returns how many. */
   clear(scope: Scope): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM scratchpad_stashes WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
+    return this.ctx.deleteScoped('scratchpad_stashes', scope);
   }
 
   /** The stored name of an existing stash: the given one, or the newest when undefined; else an error naming name. */

@@ -281,8 +281,7 @@ export class WatchRuleStore {
 
   /** Delete every rule of the scope with its hits (memory_data import replace); returns how many. */
   clear(scope: Scope): number {
-    checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM watch_rules WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes);
+    return this.ctx.deleteScoped('watch_rules', scope);
   }
 
   /** Whether the scope has an enabled rule on this trigger (one index lookup; the taps skip the rest when not). */
