@@ -160,6 +160,21 @@ describe('Nightly run', () => {
     expect(phase(next, U, 'consolidation').status).toBe('ok');
   });
 
+  it('a run that fails itself (listing the scopes) is recorded failed with its error, not ok with no scope', async () => {
+    env.stores.episodes.add(U, { summary: 'something happened' });
+    env.clock.advance(HOUR);
+    vi.spyOn(env.stores.nightly, 'scopesSince').mockImplementation(() => {
+      throw new Error('database disk image is malformed');
+    });
+    await expect(env.stores.nightly.run()).rejects.toThrow('database disk image is malformed');
+    expect(env.stores.nightly.lastRun()).toMatchObject({ status: 'failed', scopes: 0, phases_failed: 0, error: 'database disk image is malformed' });
+    expect(env.stores.nightly.check()).toMatchObject({ status: 'warn', detail: expect.stringContaining('failed: database disk image is malformed') });
+    vi.restoreAllMocks();
+    const next = await env.stores.nightly.run();
+    expect(next).toMatchObject({ status: 'ok', error: null });
+    expect(scopesOf(next)).toContain('user/default');
+  });
+
   it('promotes each fresh dream_skill episode once, and a too-large one is counted as refused without stopping the others', async () => {
     const promoted = env.stores.episodes.add(U, { summary: 'Already a skill', tags: ['dream_skill'] });
     env.stores.skills.promoteEpisodes(U, [promoted.id]);
@@ -239,13 +254,15 @@ describe('Nightly run', () => {
     await stop;
     expect((await a).status).toBe('ok');
     expect(env.db.prepare('SELECT COUNT(*) AS n FROM nightly_runs').get()).toEqual({ n: 1 });
-    // A row left 'running' by a killed process: the next run marks it and starts from its start.
+    // A row left 'running' by a killed process: the next run marks it and takes its whole window
+    // again (the scopes it had not reached are visited; those it had are harmless to visit twice).
     env.db.prepare("UPDATE nightly_runs SET status = 'running', ended = NULL").run();
     expect(env.stores.nightly.check().detail).toContain('in progress');
     env.clock.advance(HOUR);
     const next = await env.stores.nightly.run();
     expect(env.stores.nightly.list(2).map((r) => r.status)).toEqual(['ok', 'interrupted']);
-    expect(next.since).toBe(env.stores.nightly.list(2)[1]!.started);
+    expect(next.since).toBe(env.stores.nightly.list(2)[1]!.since);
+    expect(scopesOf(next)).toContain('user/default');
   });
 
   it("memory_diagnose's nightly check: ok with no run yet, ok after a clean run", async () => {

@@ -68,6 +68,8 @@ export interface NightlyRun {
   scopes: number;
   phases_failed: number;
   results: ScopeOutcome[];
+  /** What stopped the run itself (listing the scopes to visit, say); null when it went through. */
+  error: string | null;
 }
 
 /** The `nightly` hook as the run calls it (the kernel's AsyncSeriesWaterfallHook). */
@@ -86,6 +88,7 @@ interface RunRow {
   scopes: number;
   phases_failed: number;
   body: string;
+  error: string | null;
 }
 
 const toRun = (r: RunRow): NightlyRun => ({
@@ -98,6 +101,7 @@ const toRun = (r: RunRow): NightlyRun => ({
   scopes: r.scopes,
   phases_failed: r.phases_failed,
   results: parseJson<ScopeOutcome[]>(r.body, []),
+  error: r.error,
 });
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
@@ -224,6 +228,14 @@ export class Nightly {
     return row ? toRun(row) : null;
   }
 
+  /** The newest run that went through all its scopes (ok, or failed in some phase only), or null. */
+  private lastCompleteRun(): NightlyRun | null {
+    const row = this.stores.ctx
+      .stmt("SELECT * FROM nightly_runs WHERE status IN ('ok', 'failed') AND error IS NULL AND ended IS NOT NULL ORDER BY id DESC LIMIT 1")
+      .get() as RunRow | undefined;
+    return row ? toRun(row) : null;
+  }
+
   /**
    * The newest finished run that visited the scope, with that scope's phases only (the other
    * scopes' outcomes are not shown), or null (memory_report_card).
@@ -273,6 +285,7 @@ export class Nightly {
     const head = `last run ${last.id} started ${last.started}`;
     if (last.status === 'running') return { status: 'ok', detail: `${head}, in progress` };
     if (last.status === 'interrupted') return { status: 'warn', detail: `${head} was interrupted (the process stopped mid-run); ${schedule}` };
+    if (last.status === 'failed' && last.error !== null) return { status: 'warn', detail: `${head} failed: ${last.error}; ${schedule}` };
     if (last.status === 'failed') {
       const failed = last.results.flatMap((s) => s.phases.filter((p) => p.status === 'failed').map((p) => `${s.layer}/${s.user_id} ${p.phase}: ${p.error}`));
       return { status: 'warn', detail: `${head}: ${last.phases_failed} phase(s) failed (${failed.slice(0, 3).join('; ')}); ${schedule}` };
@@ -291,8 +304,10 @@ export class Nightly {
       if (trigger === 'scheduled' && !this.isDue()) return null;
       // A run left 'running' was cut short by a stopped process (only one runs at a time here).
       s.ctx.stmt("UPDATE nightly_runs SET status = 'interrupted' WHERE status = 'running'").run();
-      const prev = this.lastRun();
-      const since = prev ? (prev.ended ?? prev.started) : (this.firstStart(false) ?? BEGINNING);
+      // The window starts where the last run that went through all its scopes ended: an interrupted
+      // run, or one that failed itself, leaves its scopes to this one.
+      const prev = this.lastCompleteRun();
+      const since = prev ? prev.ended! : (this.firstStart(false) ?? BEGINNING);
       const info = s.ctx
         .stmt("INSERT INTO nightly_runs (trigger, started, since, status) VALUES (?, ?, ?, 'running')")
         .run(trigger, started, since);
@@ -306,6 +321,7 @@ export class Nightly {
     const { rowid, started, since, skillSince } = begun;
     const id = makeId(NIGHTLY_PREFIX, rowid);
     const results: ScopeOutcome[] = [];
+    let runError: string | null = null;
     try {
       for (const scope of this.scopesSince(since)) {
         if (!s.ctx.db.open) break;
@@ -313,8 +329,12 @@ export class Nightly {
         // Tool calls waiting get their turn between scopes.
         await nextTurn();
       }
+    } catch (err) {
+      // The run itself failed (the phases fail alone): recorded on its row, then thrown on.
+      runError = message(err);
+      throw err;
     } finally {
-      if (s.ctx.db.open) this.finish(rowid, id, results, since);
+      if (s.ctx.db.open) this.finish(rowid, id, results, since, runError);
     }
     const run = this.lastRunById(rowid);
     const failed = run.results.flatMap((r) => r.phases.filter((p) => p.status === 'failed').map((p) => `${r.layer}/${r.user_id} ${p.phase}: ${p.error}`));
@@ -323,15 +343,15 @@ export class Nightly {
     return run;
   }
 
-  private finish(rowid: number, id: string, results: ScopeOutcome[], since: string): void {
+  private finish(rowid: number, id: string, results: ScopeOutcome[], since: string, error: string | null): void {
     const s = this.stores;
     const phasesFailed = results.reduce((n, r) => n + r.phases.filter((p) => p.status === 'failed').length, 0);
-    const status: NightlyRunStatus = phasesFailed > 0 ? 'failed' : 'ok';
+    const status: NightlyRunStatus = phasesFailed > 0 || error !== null ? 'failed' : 'ok';
     s.transaction(() => {
       s.ctx
-        .stmt('UPDATE nightly_runs SET ended = ?, status = ?, scopes = ?, phases_failed = ?, body = ? WHERE id = ?')
-        .run(s.ctx.iso(), status, results.length, phasesFailed, JSON.stringify(results), rowid);
-      s.audit.log(null, 'nightly_run', 'nightly', id, { status, since, scopes: results.length, phases_failed: phasesFailed });
+        .stmt('UPDATE nightly_runs SET ended = ?, status = ?, scopes = ?, phases_failed = ?, body = ?, error = ? WHERE id = ?')
+        .run(s.ctx.iso(), status, results.length, phasesFailed, JSON.stringify(results), error, rowid);
+      s.audit.log(null, 'nightly_run', 'nightly', id, { status, since, scopes: results.length, phases_failed: phasesFailed, error });
     });
   }
 

@@ -4,9 +4,9 @@ import type { Migration } from '../types.js';
  * The nightly run's records (Nightly, nightly.ts), service-wide:
  * - `nightly_runs`: one row per run: its start and end by the clock, `since` (the end of the run
  *   before, or the first start: the scopes written after it are the ones visited), its status
- *   (running, ok, failed when a phase failed, interrupted when the process stopped mid-run), the
- *   scopes visited, the phases that failed, and `body` (per scope, each phase's status, counts
- *   and error, as JSON).
+ *   (running, ok, failed when a phase or the run itself failed, interrupted when the process stopped mid-run), the
+ *   scopes visited, the phases that failed, `body` (per scope, each phase's status, counts
+ *   and error, as JSON), and `error` (what stopped the run itself, such as listing the scopes).
  * - `nightly_state`: one row, the time the scheduler first ran on this data dir: with no run yet,
  *   the first one is due an interval after it.
  */
@@ -24,7 +24,8 @@ export const nightlySchema: Migration = {
         status TEXT NOT NULL CHECK (status IN ('running','ok','failed','interrupted')),
         scopes INTEGER NOT NULL DEFAULT 0,
         phases_failed INTEGER NOT NULL DEFAULT 0,
-        body TEXT NOT NULL DEFAULT '[]'
+        body TEXT NOT NULL DEFAULT '[]',
+        error TEXT
       );
       CREATE TABLE IF NOT EXISTS nightly_state (
         id INTEGER PRIMARY KEY CHECK (id = 1),
