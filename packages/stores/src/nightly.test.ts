@@ -37,6 +37,9 @@ describe('Nightly scheduling (catch-up)', () => {
   it('a fresh data dir runs first a whole interval after its first start (ready), then an interval after each run', async () => {
     const n = env.stores.nightly;
     n.startScheduler(DAY);
+    // Before the first check records the first start, the next run is already due a day after it.
+    expect(n.firstStart(false)).toBeNull();
+    expect(n.check().detail).toBe('no nightly run yet; next run due at 2026-01-02T00:00:00.000Z');
     // Written after ready, before the first check: the first start is ready's time, so the first run visits it.
     env.clock.advance(2000);
     env.stores.episodes.add(U, { summary: 'a day one note' });

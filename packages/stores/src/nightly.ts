@@ -213,7 +213,8 @@ export class Nightly {
   /** When the next run is due: an interval after the last run's start (or the first start); null when off or unknown. */
   nextDue(): string | null {
     if (this.intervalMs === 0) return null;
-    const from = this.lastRun()?.started ?? this.firstStart(false);
+    // Before its first check the scheduler's start is not recorded yet: it is the one it will record.
+    const from = this.lastRun()?.started ?? this.firstStart(false) ?? this.startedAt;
     return from === null ? null : isoOf(Date.parse(from) + this.intervalMs);
   }
 
