@@ -149,3 +149,5 @@ export function surfaceProblems(tools: readonly ListedTool[]): string[] {
   }
   return out;
 }
+
+export { tierToolFacts, type TierToolFacts } from './tier-tools.js';
