@@ -25,6 +25,9 @@ const dist = path.join(root, 'dist');
 const IMAGE = 'server.cjs';
 
 /** Loaded when first needed, from node_modules, as in the modules. */
+/** Built-in modules loaded at their first use rather than at start (see the rewrite after the build). */
+const LAZY_BUILTINS = new Set(['node:crypto']);
+
 const EXTERNAL = ['better-sqlite3', 'better-sqlite3-napi', 'fastify', '@fastify/*', 'ajv', 'ajv-formats', 'yaml', 'semver'];
 
 const serverIndex = fileURLToPath(import.meta.resolve('@memory-service/server'));
@@ -93,7 +96,13 @@ const result = await build({
   minifyWhitespace: true,
   minifySyntax: true,
   banner: {
-    js: 'const __imageFileUrl = (pkg, rel) => require("node:url").pathToFileURL(require("node:path").join(__imagePackageRoots[pkg], rel)).href;',
+    js: [
+      'const __imageFileUrl = (pkg, rel) => require("node:url").pathToFileURL(require("node:path").join(__imagePackageRoots[pkg], rel)).href;',
+      // __toESM is esbuild's, defined below in the same function before any module runs.
+      'const __builtins = new Map();',
+      'const __builtin = (name) => { let m = __builtins.get(name); if (m === undefined) __builtins.set(name, (m = __toESM(require(name), 1))); return m; };',
+      'const __lazyBuiltin = (name, namespace) => new Proxy({}, { get: (_, key) => (namespace ? __builtin(name) : require(name))[key] });',
+    ].join('\n'),
   },
   metafile: true,
   logLevel: 'warning',
@@ -104,7 +113,18 @@ const result = await build({
 // in strings, templates and regular expressions, and are plain text in comments.
 const text = fs.readFileSync(outfile, 'utf8');
 const ascii = text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-if (ascii !== text) fs.writeFileSync(outfile, ascii);
+// Node's built-in modules: esbuild gives each bundled file's import of one its own namespace
+// object (__toESM copies every export of the module onto a new object as a getter: 19 copies of
+// node:fs, 16 of node:path), and requires each at the file's load, node:crypto with its fourteen
+// internal modules included although nothing uses it before the first write of a key or id.
+// One namespace per built-in, and node:crypto's loaded at its first use (a property read through a
+// Proxy: what the code reads is a function of the module's, called as before).
+const builtins = ascii
+  .replace(/__toESM\(require\("(node:[a-z0-9_/]+)"\)(?:,1)?\)/g, (_, name) =>
+    LAZY_BUILTINS.has(name) ? `__lazyBuiltin(${JSON.stringify(name)}, true)` : `__builtin(${JSON.stringify(name)})`,
+  )
+  .replace(/(?<![\w$.])require\("(node:[a-z0-9_/]+)"\)/g, (call, name) => (LAZY_BUILTINS.has(name) ? `__lazyBuiltin(${JSON.stringify(name)}, false)` : call));
+if (builtins !== text) fs.writeFileSync(outfile, builtins);
 
 const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('<stdin>') && f !== 'image-entry.js');
 // One zod in the image: the kernel's bundle of it; zod's own build would be a second.

@@ -11,6 +11,7 @@ import {
   layoutRoots,
   ownedPrivately,
   packageRoots,
+  nodeModulesLookup,
   prepareCacheDir,
   pruneCaches,
   CACHE_MAX_AGE_MS,
@@ -68,16 +69,30 @@ describe('launch: when the image applies', () => {
     expect(inputsUnchanged(manifest, layoutRoots(manifest, path.join(root, 'a', 'b', 'image')))).toBe(false);
   });
 
-  it('resolves a package root from its entry, and gives up when the entry is not where the build saw it', () => {
+  it('finds a package root by its directory, and gives up when the entry is not where the build saw it', () => {
     const { root, manifest } = fixture();
-    const entry = path.join(root, 'pkg', 'dist', 'a.js');
-    expect(packageRoots(manifest, () => `file://${entry.split(path.sep).join('/')}`)).toEqual({ pkg: path.join(root, 'pkg') });
-    expect(packageRoots(manifest, () => `file://${path.join(root, 'pkg', 'lib', 'b.js').split(path.sep).join('/')}`)).toBeNull();
+    expect(packageRoots(manifest, () => path.join(root, 'pkg'))).toEqual({ pkg: path.join(root, 'pkg') });
+    // The directory holds no dist/a.js: not the package the image was built from.
+    expect(packageRoots(manifest, () => path.join(root, 'image'))).toBeNull();
+    expect(packageRoots(manifest, () => null)).toBeNull();
     expect(
       packageRoots(manifest, () => {
         throw new Error('not found');
       }),
     ).toBeNull();
+  });
+
+  it("looks a package up in the node_modules folders Node searches, through the install's symlinks", () => {
+    const { root } = fixture();
+    const app = path.join(root, 'app', 'lib');
+    fs.mkdirSync(path.join(root, 'node_modules', '@scope'), { recursive: true });
+    fs.mkdirSync(app, { recursive: true });
+    // A workspace install: node_modules/@scope/pkg is a link to the package's folder.
+    fs.writeFileSync(path.join(root, 'pkg', 'package.json'), '{"name":"@scope/pkg"}');
+    fs.symlinkSync(path.join(root, 'pkg'), path.join(root, 'node_modules', '@scope', 'pkg'), 'dir');
+    const find = nodeModulesLookup(path.join(app, 'launch.js'));
+    expect(find('@scope/pkg')).toBe(fs.realpathSync(path.join(root, 'pkg')));
+    expect(find('@scope/absent')).toBeNull();
   });
 
   it('an input that changed makes the image stale; one only touched (same bytes) does not', () => {

@@ -194,23 +194,36 @@ export function prepareCacheDir(dir: string): boolean {
 }
 
 /**
- * Each package's root directory as this install resolves it (from the launcher's own location,
- * as the image's code will), or null when one is not found where its entry says.
+ * Each package's root directory as this install would find it from `from` (Node's node_modules
+ * lookup, symlinks resolved as the module loader resolves them), or null when one is not found or
+ * its entry is not where the build saw it. A lookup rather than import.meta.resolve: the launcher
+ * is also built as CommonJS (dist/launch.cjs, which the command's bin requires), where there is none.
  */
-export function packageRoots(manifest: ImageManifest, resolve: (spec: string) => string): Record<string, string> | null {
+export function packageRoots(manifest: ImageManifest, findPackage: (name: string) => string | null): Record<string, string> | null {
   const roots: Record<string, string> = {};
   for (const [name, entry] of Object.entries(manifest.packages)) {
-    let file: string;
+    let dir: string | null;
     try {
-      file = fileURLToPath(resolve(name));
+      dir = findPackage(name);
     } catch {
       return null;
     }
-    const rel = entry.split('/').join(path.sep);
-    if (!file.endsWith(path.sep + rel)) return null;
-    roots[name] = file.slice(0, file.length - rel.length - 1);
+    if (dir === null || !fs.existsSync(path.join(dir, ...entry.split('/')))) return null;
+    roots[name] = dir;
   }
   return roots;
+}
+
+/** The directory of package `name` in the node_modules folders Node searches from `from` (a file URL or path), or null. */
+export function nodeModulesLookup(from: string): (name: string) => string | null {
+  const paths = createRequire(from).resolve.paths;
+  return (name) => {
+    for (const dir of paths(name) ?? []) {
+      const candidate = path.join(dir, name);
+      if (fs.existsSync(path.join(candidate, 'package.json'))) return fs.realpathSync(candidate);
+    }
+    return null;
+  };
 }
 
 function sha256(file: string): string {
@@ -323,7 +336,7 @@ export async function launch(argv: string[], env: NodeJS.ProcessEnv = process.en
     // file. Resolving each package from here costs about 1 ms apiece, so it is the second try.
     let roots: Record<string, string> | null = layoutRoots(manifest, path.dirname(dist));
     if (!inputsUnchanged(manifest, roots, verified, hashed)) {
-      roots = packageRoots(manifest, (spec) => import.meta.resolve(spec));
+      roots = packageRoots(manifest, nodeModulesLookup(import.meta.url));
       if (roots && !inputsUnchanged(manifest, roots, verified, hashed)) roots = null;
     }
     if (!roots) {

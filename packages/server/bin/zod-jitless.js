@@ -1,3 +1,4 @@
+'use strict';
 /**
  * zod 4 compiles a parser of its own (new Function) for each object schema the first time it
  * parses with it: the MCP SDK's message schemas at the first requests, each tool's input and output
@@ -9,7 +10,9 @@
  * zod keeps one configuration for every copy of it in a process on globalThis (its `config()`
  * writes there), so setting it before any copy is loaded reaches the image's and the modules'.
  */
-export function interpretZod() {
+function interpretZod() {
   const key = '__zod_globalConfig';
   globalThis[key] = Object.assign(globalThis[key] ?? {}, { jitless: true });
 }
+
+module.exports = { interpretZod };
