@@ -124,7 +124,10 @@ const builtins = ascii
     LAZY_BUILTINS.has(name) ? `__lazyBuiltin(${JSON.stringify(name)}, true)` : `__builtin(${JSON.stringify(name)})`,
   )
   .replace(/(?<![\w$.])require\("(node:[a-z0-9_/]+)"\)/g, (call, name) => (LAZY_BUILTINS.has(name) ? `__lazyBuiltin(${JSON.stringify(name)}, false)` : call));
-if (builtins !== text) fs.writeFileSync(outfile, builtins);
+// The file is the function the launcher calls (launch.ts, WRAPPER_PARAMS), so that the source it
+// reads is the script V8 compiles, with no concatenated copy to flatten.
+const { WRAPPER_PARAMS } = await import('../dist/launch.js');
+fs.writeFileSync(outfile, `(function (${WRAPPER_PARAMS.join(', ')}) {${builtins}\n})`);
 
 const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('<stdin>') && f !== 'image-entry.js');
 // One zod in the image: the kernel's bundle of it; zod's own build would be a second.
@@ -155,5 +158,5 @@ for (const input of inputs) {
   recorded.push({ pkg: name, file, size: stat.size, mtimeMs: stat.mtimeMs, sha256: sha256(fs.readFileSync(abs)) });
 }
 
-const manifest = { format: 1, image: IMAGE, hash: sha256(fs.readFileSync(outfile)), packages, layout, inputs: recorded };
+const manifest = { format: 2, image: IMAGE, hash: sha256(fs.readFileSync(outfile)), packages, layout, inputs: recorded };
 fs.writeFileSync(path.join(dist, 'image.json'), `${JSON.stringify(manifest, null, 2)}\n`);

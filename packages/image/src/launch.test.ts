@@ -42,7 +42,7 @@ function fixture(): { root: string; file: string; manifest: ImageManifest } {
   fs.writeFileSync(file, 'export const a = 1;\n');
   const stat = fs.statSync(file);
   const manifest: ImageManifest = {
-    format: 1,
+    format: 2,
     image: 'server.cjs',
     hash: 'ab'.repeat(32),
     packages: { pkg: 'dist/a.js' },

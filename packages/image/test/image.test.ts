@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { WRAPPER_PARAMS } from '../src/launch.js';
 
 /**
  * The `memory-service` command as an MCP host runs it (`node <bin>` over stdio), started from the
@@ -70,7 +71,7 @@ const toolNames = (r: Run) => (r.answers.get(2)?.result?.tools ?? []).map((t: { 
 describe('the server image', () => {
   it('is built beside the launcher, with a manifest naming what it holds', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(DIST, 'image.json'), 'utf8'));
-    expect(manifest.format).toBe(1);
+    expect(manifest.format).toBe(2);
     expect(fs.existsSync(path.join(DIST, manifest.image))).toBe(true);
     const packages = Object.keys(manifest.packages);
     for (const name of ['@memory-service/server', '@memory-service/kernel', '@memory-service/stores', '@memory-service/plugin-primitives']) {
@@ -81,6 +82,14 @@ describe('the server image', () => {
     expect(image.findIndex((b) => b > 0x7f)).toBe(-1);
     // Minified white space: each start reads and copies the whole script (about 40,000 lines unminified).
     expect(image.toString('latin1').split('\n').length).toBeLessThan(2_000);
+    // The file is the function the launcher calls, so no wrapped copy of it is made at start.
+    const text = image.toString('latin1');
+    expect(text.startsWith(`(function (${WRAPPER_PARAMS.join(', ')}) {`)).toBe(true);
+    expect(text.endsWith('\n})')).toBe(true);
+    // One namespace per built-in module, and node:crypto loaded at its first use only.
+    expect(text).not.toMatch(/__toESM\(require\("node:/);
+    expect(text).not.toMatch(/(?<![\w$.])require\("node:crypto"\)/);
+    expect(text).toContain('__lazyBuiltin("node:crypto"');
     // One zod: the kernel's bundle of it, never zod's own build.
     expect(manifest.inputs.some((i: { pkg: string }) => i.pkg === 'zod')).toBe(false);
     expect(manifest.inputs.some((i: { pkg: string; file: string }) => i.pkg === '@memory-service/kernel' && i.file === 'dist/zod.js')).toBe(true);
