@@ -90,6 +90,10 @@ describe('the server image', () => {
     expect(text).not.toMatch(/__toESM\(require\("node:/);
     expect(text).not.toMatch(/(?<![\w$.])require\("node:crypto"\)/);
     expect(text).toContain('__lazyBuiltin("node:crypto"');
+    // keepNames' helpers define a function's name only where it differs (each definition costs the
+    // function its fast properties); none of the plain helpers is left.
+    expect(text).not.toMatch(/\(target,value\)=>__defProp\d*\(target,"name"/);
+    expect(text.match(/\(target,value\)=>target\.name===value\?target:__defProp\d*\(target,"name"/g)?.length).toBeGreaterThan(1);
     // One zod: the kernel's bundle of it, never zod's own build.
     expect(manifest.inputs.some((i: { pkg: string }) => i.pkg === 'zod')).toBe(false);
     expect(manifest.inputs.some((i: { pkg: string; file: string }) => i.pkg === '@memory-service/kernel' && i.file === 'dist/zod.js')).toBe(true);
