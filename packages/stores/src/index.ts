@@ -10,7 +10,8 @@ export { Stores, DEFERRED_WRITE_MS, ACCESS_FLUSH_ROWS, INDEX_CATCH_UP_MS } from 
 export { AuditLog, type AuditEntry, type ImportanceChange } from './audit.js';
 export { Breaker, BreakerRegistry, BREAKER_NAMES, BREAKER_THRESHOLD, BREAKER_COOLDOWN_MS, type BreakerName, type BreakerState, type BreakerSnapshot } from './ops/breakers.js';
 export { ApiKeyStore, API_KEY_NAME_MAX, API_KEY_PREFIX, API_KEY_TOUCH_MS, type ApiKeyInfo, type ApiKeyVerdict } from './ops/api-keys.js';
-export { BackupStore, BACKUP_DIR, BACKUP_NAME, BACKUP_KINDS, type BackupKind, type BackupInfo, type BackupStatus, type SchedulerState } from './ops/backups.js';
+export { BackupStore, BACKUP_DIR, BACKUP_NAME, BACKUP_KINDS, type BackupKind, type BackupInfo, type BackupStatus, type RestoreResult, type SchedulerState } from './ops/backups.js';
+export { BACKUP_FILES_TABLE, BACKUP_FILE_MAX_BYTES, type BackupFilesSaved, type StandingFilesMatched } from './ops/backup-files.js';
 export {
   Health,
   HEAL_ACTIONS,

@@ -9,6 +9,8 @@ import type { Scope } from './types.js';
 import { checkScope, toIso } from './util.js';
 import { yaml } from './yaml.js';
 
+/** The folder of the standing query files, under the data dir (a backup holds its files: ops/backup-files.ts). */
+export const STANDING_FOLDER = ['.meta', 'standing'] as const;
 /** The longest standing query name, in characters (the spec's limit). */
 export const STANDING_NAME_MAX = 100;
 /** A name: ASCII letters and digits, with `_` and `-` inside (never first), so it is a file name as it stands. */
@@ -132,7 +134,7 @@ export class StandingStore {
 
   /** The folder of a scope's standing queries. */
   dir(scope: Scope): string {
-    return safeJoin(this.ctx.dataDir, '.meta', 'standing', scope.layer, idSegment(scope.user_id));
+    return safeJoin(this.ctx.dataDir, ...STANDING_FOLDER, scope.layer, idSegment(scope.user_id));
   }
 
   private file(scope: Scope, name: string): string {

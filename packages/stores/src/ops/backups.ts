@@ -6,6 +6,7 @@ import { safeJoin } from '../paths.js';
 import type { Database } from '../types.js';
 import { isoOf } from '../util.js';
 import type { WikiFilesMatched } from '../wiki-files.js';
+import { BACKUP_FILES_TABLE, matchStandingFiles, readBackupFiles, saveBackupFiles, type BackupFilesSaved, type StandingFilesMatched } from './backup-files.js';
 import type { Breaker } from './breakers.js';
 
 /** The folder of the backups, under the data dir. */
@@ -22,6 +23,16 @@ export interface BackupInfo {
   size_bytes: number;
   /** When it was taken, by the clock (from its name); its file time when the name holds none. */
   created: string;
+  /** Only in the answer of the call that took it: the standing query files it holds and those it left out. */
+  standing_files?: BackupFilesSaved;
+}
+
+/** What restore answers: the backup restored, the pre-restore copy, what was done to the wiki page files and the standing query files. */
+export interface RestoreResult {
+  restored: BackupInfo;
+  safety_backup: BackupInfo;
+  wiki_files: WikiFilesMatched;
+  standing_files: StandingFilesMatched;
 }
 
 export interface SchedulerState {
@@ -83,12 +94,14 @@ function kindOf(name: string): BackupInfo['kind'] {
  * connection: it first backs the current database up (`pre-restore-...`), then copies the backup
  * into the live database through the same backup API, so the connection, its prepared statements
  * and every other process see the restored content; the in-memory retrieval indexes are dropped and
- * the L1 files rewritten (BackupHooks.afterRestore). Only memory.db is copied: it holds every wiki
- * page's text in its row (canonical; the Markdown files under `<data_dir>/wiki/` mirror the rows),
- * so once the restored database is migrated the page files are brought in line with its rows
- * (BackupHooks.matchFiles): each page's file is written from its row, and the page files no
- * restored row names are removed. The other files of the data dir (rules.yaml, schemas, standing
- * queries, CONTEXT.md) are not part of a backup and stay as they are.
+ * the L1 files rewritten (BackupHooks.afterRestore). memory.db holds every wiki page's text in its
+ * row (canonical; the Markdown files under `<data_dir>/wiki/` mirror the rows), so once the restored
+ * database is migrated the page files are brought in line with its rows (BackupHooks.matchFiles):
+ * each page's file is written from its row, and the page files no restored row names are removed.
+ * Standing queries live only as files, so a backup also holds them: they are written into a table
+ * of the copy (backup-files.ts; the backup stays one file), and a restore makes the standing folder
+ * match that table (a backup taken before backups held them leaves the folder as it is). The other
+ * files of the data dir (rules.yaml, schemas, CONTEXT.md) are not part of a backup and stay as they are.
  *
  * The scheduler (off unless an interval is configured) takes a `scheduled-` backup every
  * interval; its breaker (backup_scheduler) skips runs after failures in a row until its cooldown.
@@ -124,6 +137,7 @@ export class BackupStore {
     let name = `${base}.db`;
     for (let n = 2; fs.existsSync(path.join(this.dir, name)); n++) name = `${base}-${n}.db`;
     const file = path.join(this.dir, name);
+    let standing: BackupFilesSaved;
     try {
       await this.ctx.db.backup(file);
       // A copy of a WAL database is one too: made a rollback-journal database, it is one
@@ -131,6 +145,8 @@ export class BackupStore {
       const copy = new (this.driver())(file, { readonly: false, fileMustExist: true });
       try {
         copy.pragma('journal_mode = DELETE');
+        // The standing query files, into the copy (its own connection: the live database never holds them).
+        standing = saveBackupFiles(copy, this.ctx.dataDir, this.ctx.logger);
       } finally {
         copy.close();
       }
@@ -138,7 +154,7 @@ export class BackupStore {
       this.removeFiles(file);
       throw err;
     }
-    return this.info(name);
+    return { ...this.info(name), standing_files: standing };
   }
 
   /** The backups, newest first. */
@@ -168,7 +184,10 @@ export class BackupStore {
     return this.ctx.db.constructor as new (file: string, opts: { readonly: boolean; fileMustExist: boolean }) => Database;
   }
 
-  /** Check that a backup is a whole SQLite database of this service (quick_check ok, the memory tables present). */
+  /**
+   * Check that a backup is a whole SQLite database of this service (quick_check ok, the memory
+   * tables present) and that the files it holds, if any, are standing query files (readBackupFiles).
+   */
   verify(name: string): void {
     const file = this.fileOf(name);
     const Ctor = this.driver();
@@ -178,6 +197,7 @@ export class BackupStore {
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new Error(`quick_check answered ${String(check)}`);
       if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'facts'").get()) throw new Error('it holds no memory tables');
+      readBackupFiles(db);
     } catch (err) {
       throw validationError('name', `backup ${name} is not a usable memory database: ${(err as Error).message}`, 'a backup name from memory_backup list');
     } finally {
@@ -186,13 +206,14 @@ export class BackupStore {
   }
 
   /**
-   * Restore the backup `name` into the live database: check it, back the current database up
-   * (`pre-restore-...`), copy the backup in through the backup API, then afterRestore, `migrate`
-   * (a backup older than the schema is brought to the head) and matchFiles (the wiki page files
-   * made equal to the restored rows). Answers the backup restored, the pre-restore copy and what
-   * was done to the page files.
+   * Restore the backup `name` into the live database: check it, read the standing query files it
+   * holds, back the current database and standing files up (`pre-restore-...`), copy the backup in
+   * through the backup API and drop the files' table from the live database, then afterRestore,
+   * `migrate` (a backup older than the schema is brought to the head), matchFiles (the wiki page
+   * files made equal to the restored rows) and the standing folder made equal to the backup's files.
+   * Answers the backup restored, the pre-restore copy and what was done to the files.
    */
-  async restore(name: unknown, migrate?: () => void): Promise<{ restored: BackupInfo; safety_backup: BackupInfo; wiki_files: WikiFilesMatched }> {
+  async restore(name: unknown, migrate?: () => void): Promise<RestoreResult> {
     const clean = this.checkName(name);
     const file = this.fileOf(clean);
     if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw notFound('backup', clean, 'name');
@@ -200,6 +221,8 @@ export class BackupStore {
       if (this.ctx.db.inTransaction) throw new StoreError('STORES_ERR_CONFLICT', 'a restore cannot run inside a transaction');
       this.verify(clean);
       const restored = this.info(clean);
+      // Read (and checked, by verify) before anything changes: a bad table refuses the restore with nothing done.
+      const files = this.readFiles(file);
       const safety = await this.copy('pre-restore');
       const src = new (this.driver())(file, { readonly: true, fileMustExist: true });
       try {
@@ -208,11 +231,28 @@ export class BackupStore {
       } finally {
         src.close();
       }
+      // The copy brought the files' table into the live database, which must never hold it (its files are on disk).
+      try {
+        this.ctx.db.exec(`DROP TABLE IF EXISTS ${BACKUP_FILES_TABLE}`);
+      } catch (err) {
+        this.ctx.logger.error(`restore: the ${BACKUP_FILES_TABLE} table could not be dropped from the live database (the next backup makes its own anew): ${(err as Error).message}`);
+      }
       this.hooks.afterRestore();
       migrate?.();
       const wikiFiles = this.hooks.matchFiles();
-      return { restored, safety_backup: safety, wiki_files: wikiFiles };
+      const standingFiles = matchStandingFiles(this.ctx.dataDir, files, this.ctx.logger);
+      return { restored, safety_backup: safety, wiki_files: wikiFiles, standing_files: standingFiles };
     });
+  }
+
+  /** The standing query files the backup file holds (null: it has no table), on a read-only connection of its own. */
+  private readFiles(file: string): Map<string, string> | null {
+    const db = new (this.driver())(file, { readonly: true, fileMustExist: true });
+    try {
+      return readBackupFiles(db);
+    } finally {
+      db.close();
+    }
   }
 
   status(): BackupStatus {

@@ -9,6 +9,10 @@ const backupSchema = z.object({
   kind: z.enum([...BACKUP_KINDS, 'other']),
   size_bytes: z.number(),
   created: z.string(),
+  standing_files: z
+    .object({ saved: z.number(), left_out: z.number() })
+    .optional()
+    .describe('now, and restore\'s safety_backup: standing query files the backup holds, and those left out (not regular files, over 1 MB, not UTF-8)'),
 });
 
 export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
@@ -17,9 +21,9 @@ export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
     title: 'Back up and restore the database',
     description:
       'Online backups of the whole database (memory.db: every layer and user_id; layer and user_id are accepted and do not narrow ' +
-      'it) into <data_dir>/backups/, named <kind>-<time>.db. The database holds every wiki page\'s text, so restore also makes the ' +
-      'page files under <data_dir>/wiki/ match the restored pages; other files of the data dir (rules.yaml, schemas, standing ' +
-      'queries, CONTEXT.md) are not included. ' +
+      'it) into <data_dir>/backups/, named <kind>-<time>.db, each one file that also holds the saved standing queries (memory_standing, ' +
+      'every layer and user_id). The database holds every wiki page\'s text, so restore also makes the page files under ' +
+      '<data_dir>/wiki/ match the restored pages; other files of the data dir (rules.yaml, schemas, CONTEXT.md) are not included. ' +
       'action status: the scheduler (enabled, interval_hours, next_run, last_error; set by backup.interval_hours in config.yaml, ' +
       'off by default), last_backup, count and total_bytes. action now: takes a backup at once (kind manual) while the service ' +
       'keeps serving; returns it. action list: every backup, newest first (name, kind, size_bytes, created). action restore (name ' +
@@ -27,7 +31,10 @@ export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
       'as safety_backup, so the restore can itself be undone), copies the backup into the live database and brings its schema to ' +
       'the current migrations; the service keeps running on the restored content. Then every restored page\'s file is written ' +
       'from its stored text and the page files of pages the backup does not have are removed (wiki_files: written, removed, and ' +
-      'behind: files that could not be written, tried again later while reads take the stored text). A bad or unknown name is an error naming name; ' +
+      'behind: files that could not be written, tried again later while reads take the stored text). The standing queries are made ' +
+      'exactly those of the backup (standing_files: written, removed, kept_unchanged, left_alone, failed); a backup taken before ' +
+      'backups held standing queries leaves them as they are (standing_files.restored false, with skipped_reason). A bad or unknown ' +
+      'name, or a backup whose standing query entries are not standing query files, is an error naming name, and nothing is changed; ' +
       'a second backup or restore while one runs is a ConflictError.',
     input: () => z.object({
       action: z.enum(BACKUP_ACTIONS).describe('status, now, list or restore'),
@@ -51,6 +58,18 @@ export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
         .object({ written: z.number(), removed: z.number(), behind: z.number() })
         .optional()
         .describe('restore: page files written from the restored pages, page files of pages it does not have removed, files left behind to retry'),
+      standing_files: z
+        .object({
+          restored: z.boolean().describe('false: the backup holds no standing queries (taken before backups held them); they were left as they are'),
+          written: z.number().describe('standing query files written from the backup'),
+          removed: z.number().describe('standing query files the backup does not hold, removed (the safety_backup holds them)'),
+          kept_unchanged: z.number().describe('files that already held the backup\'s text'),
+          left_alone: z.number().describe('.yaml entries of the standing folder no backup takes (not regular files, over 1 MB, not a query name): not touched'),
+          failed: z.number().describe('files that could not be written or removed'),
+          skipped_reason: z.string().nullable().describe('why the standing queries were left as they are, when restored is false'),
+        })
+        .optional()
+        .describe('restore: what was done to the standing query files'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     // The backup API runs outside any transaction, over several turns of the event loop.
