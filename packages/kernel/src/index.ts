@@ -7,6 +7,7 @@ export * from './storage.js';
 export * from './hooks.js';
 export * from './logger.js';
 export * from './tools.js';
+export * from './call-stats.js';
 export * from './tool-schemas.js';
 export * from './plugin.js';
 export * from './exposure.js';

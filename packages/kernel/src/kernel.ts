@@ -24,6 +24,7 @@ import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-p
 import { checkWellFormed } from './well-formed.js';
 import { readOnlyWriteError, Storage } from './storage.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
+import { ToolCallStats } from './call-stats.js';
 import { CATALOG_TOOL, DISPATCHER_PREFIX, dispatcherName } from './surface.js';
 import { RESERVED_EXPOSE_TOKENS } from './exposure.js';
 import { checkOutput, isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, withKeysGivenInstead, withToolFields, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
@@ -272,6 +273,7 @@ export class Kernel {
         tiers: [...tiers],
         plugin: plugin.name,
         jsonSchemas: schemas && (() => schemas()?.get(tool.name)),
+        calls: new ToolCallStats(),
         annotations: {
           readOnlyHint: tool.annotations.readOnlyHint,
           destructiveHint: tool.annotations.destructiveHint ?? !tool.annotations.readOnlyHint,
@@ -355,32 +357,59 @@ export class Kernel {
     if (!tool) {
       throw new MemoryError('KERNEL_ERR_TOOL_UNKNOWN', `Unknown tool "${name}"`, { field: 'name', accepted: [...this.toolMap.keys()] });
     }
-    const parsed = parseArgs(tool, args);
+    // Every call of a registered tool is counted here, whatever the transport (call-stats.ts): a
+    // clock read now and one when it settles, nothing allocated.
+    const stats = tool.calls;
+    const start = performance.now();
     let out: unknown;
-    if (tool.annotations.readOnlyHint || tool.transaction === false) {
-      try {
-        out = tool.handler(parsed, call);
-      } catch (err) {
-        throw withKeysGivenInstead(this.failure(err, tool.plugin), tool, args);
-      }
-      if (!isPromiseLike(out)) return checkOutput(tool, out);
-    } else {
-      let answer: { value: unknown } | { promise: PromiseLike<unknown> };
-      try {
+    try {
+      const parsed = parseArgs(tool, args);
+      if (tool.annotations.readOnlyHint || tool.transaction === false) {
+        try {
+          out = tool.handler(parsed, call);
+        } catch (err) {
+          throw withKeysGivenInstead(this.failure(err, tool.plugin), tool, args);
+        }
+        if (!isPromiseLike(out)) {
+          const value = checkOutput(tool, out);
+          stats.done(true, start);
+          return value;
+        }
+      } else {
         // better-sqlite3 refuses a transaction function that answers a promise: it is boxed.
-        answer = this.storage.transaction(() => {
-          const value = tool.handler(parsed, call);
-          return isPromiseLike(value) ? { promise: value } : { value: checkOutput(tool, value) };
-        });
-      } catch (err) {
-        throw withKeysGivenInstead(this.failure(err, tool.plugin), tool, args);
+        let answer: { value: unknown } | { promise: PromiseLike<unknown> };
+        try {
+          answer = this.storage.transaction(() => {
+            const value = tool.handler(parsed, call);
+            return isPromiseLike(value) ? { promise: value } : { value: checkOutput(tool, value) };
+          });
+        } catch (err) {
+          throw withKeysGivenInstead(this.failure(err, tool.plugin), tool, args);
+        }
+        if ('value' in answer) {
+          stats.done(true, start);
+          return answer.value;
+        }
+        out = answer.promise;
       }
-      if ('value' in answer) return answer.value;
-      out = answer.promise;
+    } catch (err) {
+      stats.done(false, start);
+      throw err;
     }
     return this.track(Promise.resolve(out)).then(
-      (value) => checkOutput(tool, value),
+      (value) => {
+        let checked: unknown;
+        try {
+          checked = checkOutput(tool, value);
+        } catch (err) {
+          stats.done(false, start);
+          throw err;
+        }
+        stats.done(true, start);
+        return checked;
+      },
       (err: unknown) => {
+        stats.done(false, start);
         throw withKeysGivenInstead(this.failure(err, tool.plugin), tool, args);
       },
     );

@@ -1,6 +1,7 @@
 import { z } from './zod.js';
 import { MemoryError, invalid } from './errors.js';
 import type { ToolJsonSchemas } from './tool-schemas.js';
+import type { ToolCallStats } from './call-stats.js';
 import { fastArgs } from './fast-args.js';
 import { checkWellFormed } from './well-formed.js';
 import { checkMisspelledKeys, keysGivenInstead } from './misspelled-keys.js';
@@ -53,6 +54,8 @@ export interface RegisteredTool extends ToolDefinition {
   plugin: string;
   /** The tool's JSON Schemas from its plugin's build (tool-schemas.ts), read on first use; undefined: convert. */
   jsonSchemas?: () => ToolJsonSchemas | undefined;
+  /** Its calls since the kernel was made (call-stats.ts): counted by callToolNow, read by the server's /metrics. */
+  calls: ToolCallStats;
 }
 
 const NAME = /^[a-z][a-z0-9_]{0,63}$/;

@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { MemoryError, SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
 import { isInitializeRequest, isRequest, malformedBody, openHttpSession, type HttpSession } from './mcp-adapter.js';
 import { registerDashboard } from './dashboard.js';
+import { registerMetrics } from './metrics-route.js';
 import type { Service } from './service.js';
 
 export interface HttpOptions {
@@ -209,7 +210,7 @@ function charsetOf(contentType: string | undefined): string | undefined {
   return m ? m[1]!.toLowerCase() : undefined;
 }
 
-/** The fastify app: /mcp (streamable HTTP with sessions), health routes and the hook route. */
+/** The fastify app: /mcp (streamable HTTP with sessions), health routes, the hook route and /metrics. */
 export async function buildHttpApp(service: Service, opts: HttpOptions): Promise<FastifyInstance> {
   const { kernel } = service;
   const bodyLimit = opts.bodyLimit ?? 4 * 1024 * 1024;
@@ -519,6 +520,7 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   app.get('/mcp', { exposeHeadRoute: false }, mcp);
   app.delete('/mcp', mcp);
 
+  registerMetrics(app, service);
   if (opts.dashboard) registerDashboard(app, service);
 
   app.addHook('onClose', async () => {

@@ -54,7 +54,7 @@ export interface HttpServing {
 }
 
 /**
- * Answer MCP over streamable HTTP at /mcp, with /health, /ready, /alive and POST /api/hooks/:event,
+ * Answer MCP over streamable HTTP at /mcp, with /health, /ready, /alive, POST /api/hooks/:event and /metrics,
  * as `memory-service --transport http` does. Rejects when the address cannot be listened on
  * (the error's `code` is Node's: EADDRINUSE, EADDRNOTAVAIL...); the service stays open.
  */

@@ -349,6 +349,7 @@ export {
   type BackupsResult,
   type CompactionResult,
 } from './cleanup.js';
+export { RecordCounter, RECORD_KINDS, RECORD_KIND_TABLES, countSql, type RecordCount, type RecordCounts, type RecordKind } from './record-counts.js';
 export { Replica, REPLICA_FILE, REPLICA_FRESH_SECONDS, REPLICA_COUNTED_TABLES, type ReplicaSync, type ReplicaStatus } from './replica.js';
 export {
   ScopeData,

@@ -37,8 +37,14 @@ export function useStores(ctx: PluginContext): Stores {
       sagaTimeoutSeconds: ctx.config.integer('saga.timeout_seconds', SAGA_TIMEOUT_SECONDS_DEFAULT, 1, 86_400),
     },
   });
-  // apiKeys: the HTTP server checks a request's Authorization against it (packages/server/src/http.ts).
-  ctx.container.register({ stores: asValue(stores), apiKeys: asValue(stores.apiKeys) });
+  // apiKeys: the HTTP server checks a request's Authorization against it (packages/server/src/http.ts);
+  // recordCounts and breakers: its /metrics reads them (packages/server/src/metrics-route.ts).
+  ctx.container.register({
+    stores: asValue(stores),
+    apiKeys: asValue(stores.apiKeys),
+    recordCounts: asValue(stores.recordCounts),
+    breakers: asValue(stores.breakers),
+  });
   // The backup scheduler: off unless backup.interval_hours is set (0 = off); stopped by close (SIGTERM, SIGINT).
   const backupHours = ctx.config.integer('backup.interval_hours', BACKUP_INTERVAL_HOURS_DEFAULT, 0, 8760);
   // The nightly run (nightly.ts): due every nightly.interval_hours (0 = off), checked after ready and

@@ -23,6 +23,7 @@ import { ProjectStore } from './projects/projects.js';
 import { ProposalStore } from './proposals.js';
 import { RecallEventStore } from './recall-events.js';
 import { Replica } from './replica.js';
+import { RecordCounter } from './record-counts.js';
 import { SNAPSHOT_DIR } from './retrieval/index-sync.js';
 import { Retrieval } from './retrieval/retrieval.js';
 import { ScratchpadStore } from './scratchpad.js';
@@ -185,6 +186,8 @@ export class Stores {
   readonly scopeData: ScopeData;
   /** The read-only copy of the database at <data_dir>/replica.db (memory_sync_replica). */
   readonly replica: Replica;
+  /** Records per kind and layer, from the replica when fresh, else the live database (the server's /metrics). */
+  readonly recordCounts: RecordCounter;
   /** Standing queries: named memory_query filters kept as YAML files (memory_standing). */
   readonly standing: StandingStore;
   /** Feedback on core facts and its report (memory_quality). */
@@ -258,6 +261,7 @@ export class Stores {
     this.cleanup = new Cleanup(this);
     this.scopeData = new ScopeData(this);
     this.replica = new Replica(this.ctx);
+    this.recordCounts = new RecordCounter(this.ctx, this.replica);
     this.standing = new StandingStore(this.ctx, this.facts, this.episodes);
     this.quality = new QualityStore(this.ctx, this.audit, this.facts);
     this.reflections = new ReflectionStore(this.ctx);
