@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ManualClock, MemoryError, Storage } from '@memory-service/kernel';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BookmarkStore, normalizeTags, normalizeUrl, toFtsQuery } from './bookmark-store.js';
 import { migrations } from './migrations.js';
 
@@ -53,12 +53,13 @@ describe('migrations', () => {
         'bookmarks_items_ad',
         'bookmarks_items_au',
         'bookmarks_items_scope_recent',
+        'bookmarks_items_updated',
       ]),
     );
     const fts = storage.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'bookmarks_fts'").get() as { sql: string };
     expect(fts.sql).toContain("tokenize = 'porter unicode61'");
     expect(storage.migrate(OWNER, migrations)).toEqual([]);
-    expect(storage.status().find((s) => s.owner === OWNER)).toMatchObject({ applied: 1, head: 1, pending: [] });
+    expect(storage.status().find((s) => s.owner === OWNER)).toMatchObject({ applied: 2, head: 2, pending: [] });
     const insert = storage.db.prepare(
       "INSERT INTO bookmarks_items (layer, user_id, url, title, tags, created_at, updated_at) VALUES ('user', 'u', 'https://a.example/', 't', '[]', 'x', 'x')",
     );
@@ -178,5 +179,64 @@ describe('BookmarkStore', () => {
     expect(store.search(A, 'default').map((b) => b.title)).toEqual(['agent default']);
     expect(store.search(BOB, 'default')).toEqual([]);
     expect(new Set([store.get(U, 'https://same.example/')!.id, store.get(A, 'https://same.example/')!.id]).size).toBe(2);
+  });
+});
+
+describe('for the nightly run', () => {
+  const at = (iso: string) => clock.set(Date.parse(iso));
+
+  it('lists the scopes with a bookmark created or updated after a time, each once, through the updated_at index', () => {
+    at('2026-01-01T08:00:00.000Z');
+    store.add(U, { url: 'https://old.example/', title: 'Old' });
+    store.add(BOB, { url: 'https://bob.example/', title: 'Bob old' });
+    const since = '2026-01-01T12:00:00.000Z';
+    at('2026-01-01T13:00:00.000Z');
+    store.add(A, { url: 'https://a.example/1', title: 'One' });
+    store.add(A, { url: 'https://a.example/2', title: 'Two' });
+    store.add(BOB, { url: 'https://bob.example/', title: 'Bob renamed' });
+    // Saving the same bookmark again changes nothing, so it brings no scope.
+    store.add(U, { url: 'https://old.example/', title: 'Old' });
+    expect(store.scopesWrittenSince(since)).toEqual([
+      { layer: 'agent', user_id: 'default' },
+      { layer: 'user', user_id: 'bob' },
+    ]);
+    expect(store.scopesWrittenSince('2026-01-01T13:00:00.000Z')).toEqual([]);
+    expect(store.scopesWrittenSince('0000-01-01T00:00:00.000Z')).toHaveLength(3);
+    // The statement the store ran, as SQLite plans it: a range of the updated_at index, not a scan.
+    const sql = storage.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'bookmarks_items_updated'").pluck(true).get();
+    expect(sql).toBe('CREATE INDEX bookmarks_items_updated ON bookmarks_items (updated_at, layer, user_id)');
+    const spy = vi.spyOn(storage, 'prepare');
+    store.scopesWrittenSince(since);
+    const ran = spy.mock.calls[0]![0];
+    spy.mockRestore();
+    const plan = (storage.db.prepare(`EXPLAIN QUERY PLAN ${ran}`).all(since) as { detail: string }[]).map((r) => r.detail).join(' | ');
+    expect(plan).toMatch(/^SEARCH bookmarks_items USING COVERING INDEX bookmarks_items_updated \(updated_at>\?\)/);
+    expect(plan).not.toContain('SCAN');
+  });
+
+  it("digests a scope's bookmarks added and changed after a time, with their most used tags", () => {
+    at('2026-01-01T08:00:00.000Z');
+    store.add(U, { url: 'https://old.example/', title: 'Old', tags: ['sqlite'] });
+    store.add(U, { url: 'https://kept.example/', title: 'Kept', tags: ['sqlite', 'go'] });
+    const since = '2026-01-01T12:00:00.000Z';
+    at('2026-01-01T13:00:00.000Z');
+    store.add(U, { url: 'https://old.example/', title: 'Old, renamed', tags: ['sqlite', 'db'] });
+    store.add(U, { url: 'https://new.example/1', title: 'New one', tags: ['db', 'rust'] });
+    store.add(U, { url: 'https://new.example/2', title: 'New two', tags: ['DB', 'testing', 'rust'] });
+    store.add(BOB, { url: 'https://bob.example/', title: 'Not in this scope', tags: ['db'] });
+    expect(store.digest(U, since)).toEqual({
+      added: 2,
+      updated: 1,
+      total: 4,
+      top_tags: [
+        { tag: 'db', count: 3 },
+        { tag: 'rust', count: 2 },
+        { tag: 'sqlite', count: 1 },
+      ],
+    });
+    expect(store.digest(U, since, 1).top_tags).toEqual([{ tag: 'db', count: 3 }]);
+    expect(store.digest(U, '2026-01-01T13:00:00.000Z')).toEqual({ added: 0, updated: 0, total: 4, top_tags: [] });
+    expect(store.digest(A, since)).toEqual({ added: 0, updated: 0, total: 0, top_tags: [] });
+    expect(fieldOf(() => store.digest({ layer: 'team' as never, user_id: 'x' }, since))).toBe('layer');
   });
 });

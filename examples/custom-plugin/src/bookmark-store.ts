@@ -11,6 +11,7 @@ export const LIMITS = {
   list: 200,
   defaultList: 50,
   recent: 5,
+  digestTags: 3,
 } as const;
 
 export interface Bookmark {
@@ -30,6 +31,18 @@ export interface BookmarkInput {
   title: string;
   note?: string | null;
   tags?: string[];
+}
+
+/** What changed in a scope since a time: the nightly digest. */
+export interface Digest {
+  /** Bookmarks first saved since. */
+  added: number;
+  /** Bookmarks saved before and changed since. */
+  updated: number;
+  /** Bookmarks the scope holds now. */
+  total: number;
+  /** The tags most used by the bookmarks added or changed since, most used first (ties by name). */
+  top_tags: { tag: string; count: number }[];
 }
 
 /** What an add did: a new row, a changed row, or nothing because the row already said the same. */
@@ -231,6 +244,41 @@ export class BookmarkStore {
       )
       .all(match, scope.layer, scope.user_id, clampLimit(limit, LIMITS.defaultList)) as (Row & { rank: number })[];
     return rows.map((r) => ({ ...toBookmark(r), score: -r.rank }));
+  }
+
+  /**
+   * The scopes with a bookmark created or updated after `since` (an ISO time), in layer then
+   * user_id order: what the plugin adds to the nightly run (hook nightly_scopes). One read of the
+   * rows written since through the index on updated_at (migration 2); a new bookmark's updated_at
+   * is its created_at. INDEXED BY: without table statistics SQLite scans the whole scope index
+   * instead, to skip sorting (8 ms against 0.01 ms at 100,000 bookmarks, 10 written since).
+   */
+  scopesWrittenSince(since: string): Scope[] {
+    return this.storage
+      .prepare('SELECT DISTINCT layer, user_id FROM bookmarks_items INDEXED BY bookmarks_items_updated WHERE updated_at > ? ORDER BY layer, user_id')
+      .all(since) as Scope[];
+  }
+
+  /** What changed in a scope after `since` (an ISO time), with its most used tags: the nightly digest. */
+  digest(scope: Scope, since: string, topTags: number = LIMITS.digestTags): Digest {
+    checkScope(scope);
+    const params = { layer: scope.layer, user_id: scope.user_id, since };
+    const counts = this.storage
+      .prepare(
+        `SELECT count(*) FILTER (WHERE created_at > @since) AS added,
+                count(*) FILTER (WHERE created_at <= @since AND updated_at > @since) AS updated,
+                (SELECT count(*) FROM bookmarks_items WHERE layer = @layer AND user_id = @user_id) AS total
+         FROM bookmarks_items WHERE layer = @layer AND user_id = @user_id AND updated_at > @since`,
+      )
+      .get(params) as { added: number; updated: number; total: number };
+    const tags = this.storage
+      .prepare(
+        `SELECT t.value AS tag, count(*) AS count FROM bookmarks_items b, json_each(b.tags) t
+         WHERE b.layer = @layer AND b.user_id = @user_id AND b.updated_at > @since
+         GROUP BY t.value ORDER BY count DESC, tag LIMIT @limit`,
+      )
+      .all({ ...params, limit: Math.max(0, Math.floor(topTags)) }) as { tag: string; count: number }[];
+    return { ...counts, top_tags: tags };
   }
 
   private row(scope: Scope, url: string): Row | undefined {

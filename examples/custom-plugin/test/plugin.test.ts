@@ -1,5 +1,7 @@
 import fs from 'node:fs';
 import { definePlugin, Storage } from '@memory-service/kernel';
+import review from '@memory-service/plugin-review';
+import type { Stores } from '@memory-service/stores';
 import { createTestServer, ManualClock, tempDataDir, type TestServer } from '@memory-service/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import plugin from '../src/index.js';
@@ -162,7 +164,7 @@ describe('lifecycle', () => {
       const second = await createTestServer({ plugins: [plugin], expose: 'primitives,bookmarks', dataDir });
       try {
         expect((await second.call('bookmark_search', { query: 'kept' })).count).toBe(1);
-        expect(second.kernel.storage.status().find((s) => s.owner === NAME)).toMatchObject({ applied: 1, head: 1, pending: [] });
+        expect(second.kernel.storage.status().find((s) => s.owner === NAME)).toMatchObject({ applied: 2, head: 2, pending: [] });
       } finally {
         await second.close();
       }
@@ -193,6 +195,65 @@ describe('lifecycle', () => {
       }
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the nightly run', () => {
+  const HOUR = 3_600_000;
+  const DAY = 24 * HOUR;
+  const CAROL = { layer: 'user', user_id: 'carol' };
+
+  it("visits a scope whose only writes were bookmarks and records the plugin's digest there (memory_report_card)", async () => {
+    // The nightly run belongs to the memory's stores, which a first-party plugin loads (review here,
+    // for memory_report_card, which shows the last run that visited a scope). Its scheduler checks
+    // hourly whether a run is due; the test makes that check itself once the test clock says so.
+    const night = await createTestServer({ plugins: [plugin, review], expose: 'bookmarks,review', clock });
+    try {
+      const nightly = night.kernel.container.resolve<Stores>('stores').nightly;
+      const scheduledCheck = () => nightly.tick();
+      expect(await scheduledCheck()).toBeNull();
+      clock.advance(HOUR);
+      await night.call('bookmark_add', { url: 'https://sqlite.org/lang_with.html', title: 'WITH clause', tags: ['sqlite', 'sql'], ...CAROL });
+      await night.call('bookmark_add', { url: 'https://sqlite.org/json1.html', title: 'JSON functions', tags: ['sqlite', 'json'], ...CAROL });
+      clock.advance(DAY);
+      const run = await scheduledCheck();
+      expect(run).toMatchObject({ id: 'night_1', status: 'ok', plugin_scopes: [{ plugin: NAME, status: 'ok', scopes: 1, dropped: 0 }] });
+      expect(run!.results.map((r) => `${r.layer}/${r.user_id}`)).toEqual(['user/carol']);
+
+      const card = await night.call('memory_report_card', CAROL);
+      expect(card.nightly.run_id).toBe('night_1');
+      expect(card.nightly.phases.map((p: { phase: string; status: string }) => [p.phase, p.status])).toEqual([
+        ['consolidation', 'ok'],
+        ['dream_buffer', 'ok'],
+        ['index_refresh', 'ok'],
+        ['skill_promotion', 'ok'],
+        ['reflection', 'skipped'],
+        [NAME, 'ok'],
+      ]);
+      expect(card.nightly.phases.at(-1)).toEqual({
+        phase: NAME,
+        status: 'ok',
+        counts: { added: 2, updated: 0, total: 2 },
+        error: null,
+        detail: 'top tags: sqlite (2), json (1), sql (1)',
+      });
+      expect((await night.call('memory_report_card', {})).nightly).toBeNull();
+
+      // The next day one bookmark changes: the scope is visited again, the digest counts the change.
+      clock.advance(HOUR);
+      await night.call('bookmark_add', { url: 'https://sqlite.org/json1.html', title: 'JSON functions and operators', tags: ['json'], ...CAROL });
+      clock.advance(DAY);
+      expect(await scheduledCheck()).toMatchObject({ id: 'night_2', scopes: 1 });
+      const next = (await night.call('memory_report_card', CAROL)).nightly;
+      expect(next.run_id).toBe('night_2');
+      expect(next.phases.at(-1)).toMatchObject({ counts: { added: 0, updated: 1, total: 2 }, detail: 'top tags: json (1)' });
+
+      // A day without a write visits no scope.
+      clock.advance(DAY);
+      expect(await scheduledCheck()).toMatchObject({ id: 'night_3', scopes: 0, results: [] });
+    } finally {
+      await night.close();
     }
   });
 });

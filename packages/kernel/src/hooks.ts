@@ -65,6 +65,24 @@ export interface NightlyContext extends Scope {
  */
 export type NightlyResults = Record<string, unknown>;
 
+/** What the nightly run hands each `nightly_scopes` tap, before it visits any scope. */
+export interface NightlyScopesContext {
+  /** The run's id (`night_<n>`). */
+  run_id: string;
+  /** ISO time the run started, by the kernel's clock. */
+  started: string;
+  /** ISO time after which a write makes a scope new to this run (the previous run's end, or the first start). */
+  since: string;
+}
+
+/**
+ * The scopes the `nightly_scopes` taps add to a nightly run, keyed by plugin name. A tap answers
+ * them with the (layer, user_id) pairs its plugin's own tables had a write in after `since` added
+ * under its plugin name (`{ ...found, [name]: [{ layer, user_id }] }`); a tap that throws gets
+ * `{ error }` there instead, and the next taps still run.
+ */
+export type NightlyScopes = Record<string, readonly Scope[] | { error: Record<string, unknown> }>;
+
 export interface Hooks {
   // Lifecycle events (waterfall: each tap adds its result under its plugin name).
   session_started: AsyncSeriesWaterfallHook<[EventResults, EventContext]>;
@@ -97,6 +115,15 @@ export interface Hooks {
    * writes in ctx.storage.transaction itself (a transaction cannot span an await).
    */
   nightly: AsyncSeriesWaterfallHook<[NightlyResults, NightlyContext]>;
+  /**
+   * The nightly run (stores' Nightly), once per run before it visits any scope: each tap adds the
+   * scopes its plugin's own tables had a write in since the run before, so a scope whose only
+   * writes were a plugin's is visited (its `nightly` taps called) too. Synchronous: one read of the
+   * plugin's tables on the kernel's connection; a tap that answers a promise fails. The run merges
+   * them with the stores' own scopes, drops an entry that is not a valid scope (logged with the
+   * plugin's name) and records each tapping plugin's outcome on the run (ok, or failed with its error).
+   */
+  nightly_scopes: SyncWaterfallHook<[NightlyScopes, NightlyScopesContext]>;
   // Kernel lifecycle.
   ready: AsyncSeriesHook<[]>;
   close: AsyncSeriesHook<[]>;
@@ -130,6 +157,7 @@ export function createHooks(): Readonly<Hooks> {
     ]),
     importance_gate: new SyncWaterfallHook<[number, Scope & { key: string; value: string }]>(['importance', 'fact']),
     nightly: new AsyncSeriesWaterfallHook<[NightlyResults, NightlyContext]>(['results', 'run']),
+    nightly_scopes: new SyncWaterfallHook<[NightlyScopes, NightlyScopesContext]>(['scopes', 'run']),
     ready: new AsyncSeriesHook<[]>([]),
     close: new AsyncSeriesHook<[]>([]),
   });
@@ -146,11 +174,11 @@ function named(options: TapOptions, plugin: string): { name: string; stage?: num
 }
 
 /** Hooks whose taps hand a value on to the next tap (and to the caller): a failing tap hands on what it got. */
-const WATERFALLS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'session_inject', 'importance_gate', 'nightly']);
+const WATERFALLS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'session_inject', 'importance_gate', 'nightly', 'nightly_scopes']);
 /** Waterfalls whose value is keyed by plugin name: a failing tap's error is added under its name. */
-const KEYED_RESULTS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'nightly']);
+const KEYED_RESULTS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'nightly', 'nightly_scopes']);
 /** Hooks called synchronously (`call`): their taps cannot be waited for. Every other hook is async. */
-const SYNC_HOOKS: ReadonlySet<string> = new Set<string>(['importance_gate', 'thought_stored']);
+const SYNC_HOOKS: ReadonlySet<string> = new Set<string>(['importance_gate', 'thought_stored', 'nightly_scopes']);
 
 /** What a plugin's view of the hooks needs from the kernel. */
 export interface PluginHookOptions {
@@ -171,7 +199,7 @@ export interface PluginHookOptions {
  * A tap's function, made to fail alone: what it throws becomes a coded error carrying the
  * plugin's name, and the database writes of its synchronous part are undone (`atomic`). A `ready` tap's error is thrown on (the start fails naming the plugin). Any other
  * is logged and the hook goes on as if the tap had answered nothing: a waterfall gets the value the
- * tap was given (a lifecycle event and `nightly` also the error under the plugin's name), so one plugin's
+ * tap was given (a lifecycle event, `nightly` and `nightly_scopes` also the error under the plugin's name), so one plugin's
  * failure neither breaks the operation that fired the hook nor hides the other taps' answers, and
  * a parallel hook still waits for every other tap, so close() waits for their work too.
  */

@@ -14,6 +14,7 @@ import { resolveExposure } from './exposure.js';
 import { scratch } from './scratch.fixture.js';
 import { defineTool, type ToolCallContext } from './tools.js';
 import type { Hooks } from './hooks.js';
+import { SyncWaterfallHook } from './vendor.js';
 
 const scratchpad = scratch('ms-kernel-');
 const tmp = () => scratchpad.dir();
@@ -91,6 +92,27 @@ describe('hooks', () => {
     await k.register(plugin({ name: 'good', setup: (ctx) => ctx.hooks.message_received.tapPromise('whatever', async () => {}) }));
     expect(k.hooks.message_received.taps.map((t) => t.name)).toEqual(['good']);
     expect(Object.isFrozen(k.hooks)).toBe(true);
+  });
+
+  it('declares nightly_scopes with the others: a synchronous waterfall, frozen on kernel.hooks, its taps named after their plugin', async () => {
+    const k = kernel();
+    let view: Hooks | undefined;
+    await k.register(plugin({ name: 'lister', setup: (ctx) => {
+      view = ctx.hooks;
+      ctx.hooks.nightly_scopes.tap('any-name', (found) => ({ ...found, lister: [] }));
+    } }));
+    expect(Object.keys(k.hooks)).toContain('nightly_scopes');
+    expect(k.hooks.nightly_scopes.constructor).toBe(SyncWaterfallHook);
+    expect(k.hooks.nightly_scopes.taps.map((t) => t.name)).toEqual(['lister']);
+    expect(Object.isFrozen(k.hooks)).toBe(true);
+    expect(() => {
+      (k.hooks as { nightly_scopes: unknown }).nightly_scopes = null;
+    }).toThrow(TypeError);
+    expect(() => {
+      (view as { nightly_scopes: unknown }).nightly_scopes = null;
+    }).toThrow(expect.objectContaining({ code: 'KERNEL_ERR_HOOK_UNKNOWN' }));
+    expect('nightly_scopes' in view!).toBe(true);
+    expect(k.hooks.nightly_scopes.call({}, { run_id: 'night_1', started: '2026-01-02T00:00:00.000Z', since: '2026-01-01T00:00:00.000Z' })).toEqual({ lister: [] });
   });
 
   it("a plugin's view of a hook keeps answering for the hook as taps are added after it was read", async () => {

@@ -89,6 +89,38 @@ describe("a plugin's failing tap fails alone and carries the plugin's name", () 
     expect(errors).toEqual(['night-broken failed on hook nightly: night broke']);
   });
 
+  it('nightly_scopes: each tap adds its scopes under its plugin name; one that throws, or answers a promise, answers its error there and the next taps still run', async () => {
+    const { k, errors } = kernel();
+    const run = { run_id: 'night_1', started: '2026-01-02T00:00:00.000Z', since: '2026-01-01T00:00:00.000Z' };
+    const seen: unknown[] = [];
+    await k.register(plugin('scopes-broken', (ctx) => ctx.hooks.nightly_scopes.tap('x', () => {
+      throw new Error('cannot list');
+    })));
+    await k.register(plugin('scopes-async', (ctx) => ctx.hooks.nightly_scopes.tap('x', (async (found: object) => found) as never)));
+    await k.register(plugin('scopes-lister', (ctx) => ctx.hooks.nightly_scopes.tap('ignored-name', (found, r) => {
+      seen.push(r);
+      return { ...found, [ctx.name]: [SCOPE] };
+    })));
+    // A synchronous hook: tapPromise (not in its type) is refused at setup.
+    const tapPromise = (ctx: PluginContext) => (ctx.hooks.nightly_scopes as unknown as { tapPromise(name: string, fn: () => Promise<object>): void }).tapPromise('x', async () => ({}));
+    await expect(k.register(plugin('scopes-promise', tapPromise))).rejects.toMatchObject({
+      code: 'KERNEL_ERR_PLUGIN_SETUP',
+      plugin: 'scopes-promise',
+    });
+    await k.ready();
+    expect(k.hooks.nightly_scopes.taps.map((t) => t.name)).toEqual(['scopes-broken', 'scopes-async', 'scopes-lister']);
+    expect(k.hooks.nightly_scopes.call({}, run)).toEqual({
+      'scopes-broken': { error: expect.objectContaining({ message: 'cannot list', plugin: 'scopes-broken' }) },
+      'scopes-async': { error: expect.objectContaining({ code: 'KERNEL_ERR_PLUGIN_INVALID', plugin: 'scopes-async' }) },
+      'scopes-lister': [SCOPE],
+    });
+    expect(seen).toEqual([run]);
+    expect(errors).toEqual([
+      'scopes-broken failed on hook nightly_scopes: cannot list',
+      'scopes-async failed on hook nightly_scopes: a tap on the synchronous hook nightly_scopes answered a promise; it must answer at once',
+    ]);
+  });
+
   it('a ready tap that throws fails ready with an error naming the plugin', async () => {
     const { k } = kernel();
     await k.register(plugin('bad-ready', (ctx) => ctx.hooks.ready.tapPromise('x', async () => {

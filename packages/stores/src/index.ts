@@ -201,6 +201,7 @@ export {
   type PhaseStatus,
   type ScopeOutcome,
 } from './nightly.js';
+export { scopeProblem, type NightlyScopesHook, type PluginScopesOutcome } from './nightly-scopes.js';
 export { Consolidator, CONSOLIDATION_MIN_IMPORTANCE, CONSOLIDATION_WINDOW, keyWords, type ConsolidationResult } from './consolidation.js';
 export {
   SkillStore,

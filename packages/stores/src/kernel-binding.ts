@@ -48,10 +48,11 @@ export function useStores(ctx: PluginContext): Stores {
   // The backup scheduler: off unless backup.interval_hours is set (0 = off); stopped by close (SIGTERM, SIGINT).
   const backupHours = ctx.config.integer('backup.interval_hours', BACKUP_INTERVAL_HOURS_DEFAULT, 0, 8760);
   // The nightly run (nightly.ts): due every nightly.interval_hours (0 = off), checked after ready and
-  // then hourly; the `nightly` hook's taps run after its built-in phases. Stopped by close, which
-  // waits for a run in progress.
+  // then hourly; the `nightly_scopes` hook's taps add the scopes of the plugins' own tables, the
+  // `nightly` hook's taps run after its built-in phases. Stopped by close, which waits for a run in
+  // progress.
   const nightlyHours = ctx.config.integer('nightly.interval_hours', NIGHTLY_INTERVAL_HOURS_DEFAULT, 0, 8760);
-  stores.nightly.attach(ctx.hooks.nightly);
+  stores.nightly.attach(ctx.hooks.nightly, ctx.hooks.nightly_scopes);
   // The saga watchdog: its first check shortly after ready (off the start-up path), then one per
   // interval; stopped by close, which waits for a saga in progress.
   const sagaCheckSeconds = ctx.config.integer('saga.watchdog_interval_seconds', SAGA_WATCHDOG_INTERVAL_SECONDS_DEFAULT, 1, 3600);

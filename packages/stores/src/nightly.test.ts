@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createHooks, pluginHooks, type Hooks } from '@memory-service/kernel';
 import { Consolidator } from './consolidation.js';
 import { NIGHTLY_CHECK_EVERY_MS, NIGHTLY_FIRST_CHECK_MS, NIGHTLY_PHASES, type NightlyRun } from './nightly.js';
-import { A, U, U2, makeEnv, recordingLogger, type Env } from './test-helpers.js';
+import { compareBinary, mergeScopes, scopeProblem } from './nightly-scopes.js';
+import { A, U, U2, makeEnv, recordingLogger, type Env, type RecordingLogger } from './test-helpers.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -282,5 +283,157 @@ describe('Nightly run', () => {
       status: 'ok',
       detail: 'last run night_1 started 2026-01-02T00:00:00.000Z, ended 2026-01-02T00:00:00.000Z: ok, 0 scope(s) visited; next run due at 2026-01-03T00:00:00.000Z',
     });
+  });
+});
+
+describe("Nightly run: the plugins' own scopes (nightly_scopes)", () => {
+  const CAROL = { layer: 'user' as const, user_id: 'carol' };
+  /** A plugin keeping its own table: lists the scopes it wrote since `since`, and records a phase in each scope visited. */
+  function ownTablePlugin(hooks: ReturnType<typeof createHooks>, name: string, rows: { layer: string; user_id: string; at: string }[]) {
+    const view = pluginHooks(hooks, name, { logger: recordingLogger(), canTap: () => true });
+    view.nightly_scopes.tap(name, (found, run) => ({
+      ...found,
+      [name]: rows.filter((r) => r.at > run.since).map((r) => ({ layer: r.layer as 'user', user_id: r.user_id })),
+    }));
+    view.nightly.tapPromise(name, async (results, run) => ({
+      ...results,
+      [name]: { counts: { rows: rows.filter((r) => r.layer === run.layer && r.user_id === run.user_id && r.at > run.since).length } },
+    }));
+  }
+  const logged = () => (env.stores.ctx.logger as RecordingLogger).lines;
+
+  it("visits a scope whose only writes were to a plugin's own tables, each scope once, in layer then user_id order", async () => {
+    const hooks = createHooks();
+    ownTablePlugin(hooks, 'bookmarks', [
+      { ...CAROL, at: '2026-01-01T00:10:00.000Z' },
+      { ...U, at: '2026-01-01T00:20:00.000Z' },
+      { layer: 'user', user_id: '\u{1F600}', at: '2026-01-01T00:30:00.000Z' },
+    ]);
+    env.stores.nightly.attach(hooks.nightly, hooks.nightly_scopes);
+    env.stores.episodes.add(U, { summary: 'The deploy runs on Fridays.' });
+    env.stores.episodes.add({ layer: 'user', user_id: '\uFF5A' }, { summary: 'A full-width z user.' });
+    env.stores.episodes.add(A, { summary: 'Rebase before merge.' });
+    env.clock.advance(HOUR);
+    const run = await env.stores.nightly.run();
+    // user/default is the stores' and the plugin's: visited once. SQLite's order: U+FF5A before U+1F600.
+    expect(scopesOf(run)).toEqual(['agent/default', 'user/carol', 'user/default', 'user/\uFF5A', 'user/\u{1F600}']);
+    expect(run).toMatchObject({ status: 'ok', scopes: 5, plugin_scopes: [{ plugin: 'bookmarks', status: 'ok', scopes: 3, dropped: 0, error: null, detail: null }] });
+    // The plugin-only scope gets every phase (the reflection skipped: the stores recorded nothing there) and the plugin's own.
+    expect(phasesOf(run, CAROL)).toEqual([...NIGHTLY_PHASES.map((p) => [p, p === 'reflection' ? 'skipped' : 'ok']), ['bookmarks', 'ok']]);
+    expect(phase(run, CAROL, 'bookmarks').counts).toEqual({ rows: 1 });
+    expect(env.stores.nightly.lastVisit(CAROL)?.run_id).toBe('night_1');
+    // The next run's window starts at this one's end: the plugin's old rows bring no scope back.
+    env.clock.advance(DAY);
+    const next = await env.stores.nightly.run();
+    expect(next).toMatchObject({ scopes: 0, plugin_scopes: [{ plugin: 'bookmarks', status: 'ok', scopes: 0 }] });
+    expect(env.stores.nightly.list(2)[1]!.plugin_scopes).toHaveLength(1);
+  });
+
+  it('drops an invalid entry with a warning naming the plugin and why, and visits the valid ones', async () => {
+    const hooks = createHooks();
+    const view = pluginHooks(hooks, 'sloppy', { logger: recordingLogger(), canTap: () => true });
+    const entries: unknown[] = [
+      { layer: 'team', user_id: 'x' },
+      { user_id: 'x' },
+      { layer: 'user', user_id: '' },
+      { layer: 'user', user_id: 'x'.repeat(201) },
+      { layer: 'user', user_id: 7 },
+      { layer: 'user', user_id: 'a/b' },
+      { layer: 'user', user_id: '   ' },
+      'user/bob',
+      null,
+      { layer: 'agent', user_id: 'x'.repeat(200), extra: true },
+    ];
+    view.nightly_scopes.tap('x', (found) => ({ ...found, sloppy: entries as never }));
+    env.stores.nightly.attach(hooks.nightly, hooks.nightly_scopes);
+    const run = await env.stores.nightly.run();
+    expect(scopesOf(run)).toEqual([`agent/${'x'.repeat(200)}`]);
+    expect(run).toMatchObject({ status: 'ok', phases_failed: 0 });
+    expect(run.plugin_scopes).toEqual([
+      {
+        plugin: 'sloppy',
+        status: 'ok',
+        scopes: 1,
+        dropped: 9,
+        error: null,
+        detail: expect.stringMatching(/^dropped \{"layer":"team","user_id":"x"\}: layer must be "user" or "agent", not "team"; \{"user_id":"x"\}: layer must be "user" or "agent", not missing; \{"layer":"user","user_id":""\}: user_id "" is not one a tool takes .*; and 6 more$/),
+      },
+    ]);
+    expect(env.stores.breakers.get('nightly').failures).toBe(0);
+    const warnings = logged().filter((l) => l.level === 'warn').map((l) => l.message);
+    expect(warnings).toEqual([expect.stringMatching(/^sloppy listed 9 invalid scope\(s\) on hook nightly_scopes, not visited: dropped /)]);
+    expect(env.stores.nightly.check()).toMatchObject({ status: 'warn', detail: expect.stringContaining('invalid scopes listed on nightly_scopes dropped (sloppy: 9)') });
+    // Each rule, as the detail and the log name it.
+    expect(entries.map((e) => scopeProblem(e))).toEqual([
+      'layer must be "user" or "agent", not "team"',
+      'layer must be "user" or "agent", not missing',
+      expect.stringMatching(/^user_id "" is not one a tool takes \(1 to 200 characters, not blank, no slash, backslash or NUL\): /),
+      expect.stringMatching(/^user_id "x{56}\.\.\. is not one a tool takes .*: Too big: expected string to have <=200 characters$/),
+      'user_id must be a string, not 7',
+      expect.stringContaining('must not be blank, nor contain a slash, a backslash or NUL'),
+      expect.stringContaining('must not be blank'),
+      'not an object { layer, user_id }',
+      'not an object { layer, user_id }',
+      null,
+    ]);
+  });
+
+  it('a nightly_scopes tap that throws is recorded failed under its plugin name; the run still visits every other scope and closes its window', async () => {
+    const hooks = createHooks();
+    const broken = pluginHooks(hooks, 'broken-lister', { logger: env.stores.ctx.logger, canTap: () => true });
+    broken.nightly_scopes.tap('x', () => {
+      throw new Error('bookmarks table is locked');
+    });
+    const wrong = pluginHooks(hooks, 'wrong-shape', { logger: env.stores.ctx.logger, canTap: () => true });
+    wrong.nightly_scopes.tap('x', (found) => ({ ...found, 'wrong-shape': { layer: 'user', user_id: 'dave' } as never, 'not-a-plugin': [U2] }));
+    ownTablePlugin(hooks, 'fine-lister', [{ ...CAROL, at: '2026-01-01T00:10:00.000Z' }]);
+    env.stores.nightly.attach(hooks.nightly, hooks.nightly_scopes);
+    env.stores.episodes.add(U, { summary: 'something happened' });
+    env.clock.advance(HOUR);
+    const run = await env.stores.nightly.run();
+    expect(scopesOf(run)).toEqual(['user/carol', 'user/default']);
+    expect(run).toMatchObject({ status: 'failed', phases_failed: 0, error: null });
+    expect(run.plugin_scopes).toEqual([
+      { plugin: 'broken-lister', status: 'failed', scopes: 0, dropped: 0, error: 'bookmarks table is locked', detail: null },
+      {
+        plugin: 'wrong-shape',
+        status: 'failed',
+        scopes: 0,
+        dropped: 0,
+        error: 'answered {"layer":"user","user_id":"dave"} under its name: a nightly_scopes tap adds a list of { layer, user_id } under its plugin name',
+        detail: null,
+      },
+      { plugin: 'fine-lister', status: 'ok', scopes: 1, dropped: 0, error: null, detail: null },
+    ]);
+    expect(phase(run, CAROL, 'fine-lister').status).toBe('ok');
+    expect(logged().map((l) => `${l.level} ${l.message}`)).toEqual(
+      expect.arrayContaining([
+        'error broken-lister failed on hook nightly_scopes: bookmarks table is locked',
+        expect.stringMatching(/^error wrong-shape failed on hook nightly_scopes: answered /),
+        expect.stringMatching(/^warn nightly_scopes: lists under "not-a-plugin", which name no plugin tapping the hook, were left out/),
+      ]),
+    );
+    expect(env.stores.breakers.get('nightly').failures).toBe(1);
+    const audit = env.db.prepare("SELECT detail FROM audit_log WHERE action = 'nightly_run'").pluck(true).get() as string;
+    expect(JSON.parse(audit)).toMatchObject({ status: 'failed', phases_failed: 0, plugin_scopes_failed: 2, error: null });
+    expect(env.stores.nightly.check()).toMatchObject({
+      status: 'warn',
+      detail: expect.stringContaining('2 plugin(s) failed to list their scopes on nightly_scopes (broken-lister: bookmarks table is locked; wrong-shape: answered'),
+    });
+    // A failed listing is not a failed run: the next run's window starts at this one's end.
+    env.clock.advance(DAY);
+    expect((await env.stores.nightly.run()).since).toBe(run.ended);
+  });
+
+  it('merges in SQLite order: code points, not UTF-16 units', () => {
+    expect(compareBinary('\uFF5A', '\u{1F600}')).toBeLessThan(0);
+    expect(compareBinary('a', 'ab')).toBeLessThan(0);
+    expect(compareBinary('b', 'a')).toBeGreaterThan(0);
+    const rows = env.db
+      .prepare("SELECT value FROM json_each(?) ORDER BY value")
+      .pluck(true)
+      .all(JSON.stringify(['\u{1F600}', '\uFF5A', 'z', '\u00E9', '\uD7FF', '\uE000', '\u{10000}'])) as string[];
+    const merged = mergeScopes(rows.map((user_id) => ({ layer: 'user' as const, user_id })).reverse(), [{ layer: 'agent', user_id: 'z' }, { layer: 'user', user_id: 'z' }]);
+    expect(merged.map((s) => `${s.layer}/${s.user_id}`)).toEqual(['agent/z', ...rows.map((r) => `user/${r}`)]);
   });
 });

@@ -1,5 +1,6 @@
 import type { NightlyContext, NightlyResults } from '@memory-service/kernel';
 import { Consolidator } from './consolidation.js';
+import { mergeScopes, pluginScopes, storeScopesSince, type NightlyScopesHook, type PluginScopesOutcome } from './nightly-scopes.js';
 import type { Breaker } from './ops/breakers.js';
 import { RECALL_TRIM_MAX_ROWS } from './recall-events.js';
 import { DREAM_SKILL_TAG, SKILL_PROMOTED_TAG } from './skills.js';
@@ -70,6 +71,8 @@ export interface NightlyRun {
   results: ScopeOutcome[];
   /** What stopped the run itself (listing the scopes to visit, say); null when it went through. */
   error: string | null;
+  /** Per plugin tapping `nightly_scopes`: the scopes it listed, the entries dropped, or its failure. */
+  plugin_scopes: PluginScopesOutcome[];
 }
 
 /** The `nightly` hook as the run calls it (the kernel's AsyncSeriesWaterfallHook). */
@@ -89,6 +92,7 @@ interface RunRow {
   phases_failed: number;
   body: string;
   error: string | null;
+  plugin_scopes: string;
 }
 
 const toRun = (r: RunRow): NightlyRun => ({
@@ -102,13 +106,15 @@ const toRun = (r: RunRow): NightlyRun => ({
   phases_failed: r.phases_failed,
   results: parseJson<ScopeOutcome[]>(r.body, []),
   error: r.error,
+  plugin_scopes: parseJson<PluginScopesOutcome[]>(r.plugin_scopes, []),
 });
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
- * The nightly run: once per scope (layer, user_id) written since the run before, the built-in
+ * The nightly run: once per scope (layer, user_id) written since the run before (in the stores'
+ * tables, or in a plugin's as its `nightly_scopes` tap lists them: nightly-scopes.ts), the built-in
  * phases (NIGHTLY_PHASES) in order, each in a transaction of its own (index_refresh writes no row
  * and runs outside one), then the `nightly` hook's taps. A failing phase is recorded with its error
  * and the next phases still run. Each run is a nightly_runs row (per scope, each phase's status,
@@ -120,6 +126,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  */
 export class Nightly {
   private hook: NightlyHook | null = null;
+  private scopesHook: NightlyScopesHook | null = null;
   private running: Promise<NightlyRun> | null = null;
   private firstTimer: NodeJS.Timeout | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -132,9 +139,13 @@ export class Nightly {
     private readonly breaker: Breaker,
   ) {}
 
-  /** The kernel's `nightly` hook, whose taps run after the built-in phases (kernel-binding.ts). */
-  attach(hook: NightlyHook): void {
+  /**
+   * The kernel's `nightly` hook, whose taps run after the built-in phases, and its `nightly_scopes`
+   * hook, whose taps list the scopes of the plugins' own tables to visit too (kernel-binding.ts).
+   */
+  attach(hook: NightlyHook, scopesHook?: NightlyScopesHook): void {
     this.hook = hook;
+    this.scopesHook = scopesHook ?? null;
   }
 
   /** Whether a run is in progress. */
@@ -287,9 +298,21 @@ export class Nightly {
     if (last.status === 'running') return { status: 'ok', detail: `${head}, in progress` };
     if (last.status === 'interrupted') return { status: 'warn', detail: `${head} was interrupted (the process stopped mid-run); ${schedule}` };
     if (last.status === 'failed' && last.error !== null) return { status: 'warn', detail: `${head} failed: ${last.error}; ${schedule}` };
+    const unlisted = last.plugin_scopes.filter((p) => p.status === 'failed').map((p) => `${p.plugin}: ${p.error}`);
     if (last.status === 'failed') {
       const failed = last.results.flatMap((s) => s.phases.filter((p) => p.status === 'failed').map((p) => `${s.layer}/${s.user_id} ${p.phase}: ${p.error}`));
-      return { status: 'warn', detail: `${head}: ${last.phases_failed} phase(s) failed (${failed.slice(0, 3).join('; ')}); ${schedule}` };
+      const what = [
+        ...(last.phases_failed > 0 ? [`${last.phases_failed} phase(s) failed (${failed.slice(0, 3).join('; ')})`] : []),
+        ...(unlisted.length > 0 ? [`${unlisted.length} plugin(s) failed to list their scopes on nightly_scopes (${unlisted.slice(0, 3).join('; ')})`] : []),
+      ];
+      return { status: 'warn', detail: `${head}: ${what.join(', ')}; ${schedule}` };
+    }
+    const dropped = last.plugin_scopes.filter((p) => p.dropped > 0).map((p) => `${p.plugin}: ${p.dropped}`);
+    if (dropped.length > 0) {
+      return {
+        status: 'warn',
+        detail: `${head}, ended ${last.ended}: ok, ${last.scopes} scope(s) visited, invalid scopes listed on nightly_scopes dropped (${dropped.slice(0, 3).join('; ')}); ${schedule}`,
+      };
     }
     return { status: 'ok', detail: `${head}, ended ${last.ended}: ok, ${last.scopes} scope(s) visited; ${schedule}` };
   }
@@ -322,9 +345,12 @@ export class Nightly {
     const { rowid, started, since, skillSince } = begun;
     const id = makeId(NIGHTLY_PREFIX, rowid);
     const results: ScopeOutcome[] = [];
+    let plugins: PluginScopesOutcome[] = [];
     let runError: string | null = null;
     try {
-      for (const scope of this.scopesSince(since)) {
+      const listed = this.scopesToVisit({ run_id: id, started, since });
+      plugins = listed.plugins;
+      for (const scope of listed.scopes) {
         if (!s.ctx.db.open) break;
         results.push({ ...scope, phases: await this.visit(scope, { id, started, since, skillSince }) });
         // Tool calls waiting get their turn between scopes.
@@ -335,24 +361,31 @@ export class Nightly {
       runError = message(err);
       throw err;
     } finally {
-      if (s.ctx.db.open) this.finish(rowid, id, results, since, runError);
+      if (s.ctx.db.open) this.finish(rowid, id, results, plugins, since, runError);
     }
     const run = this.lastRunById(rowid);
-    const failed = run.results.flatMap((r) => r.phases.filter((p) => p.status === 'failed').map((p) => `${r.layer}/${r.user_id} ${p.phase}: ${p.error}`));
-    if (failed.length > 0) this.breaker.failure(new Error(`${failed.length} nightly phase(s) failed, first ${failed[0]}`));
+    const failed = [
+      ...run.results.flatMap((r) => r.phases.filter((p) => p.status === 'failed').map((p) => `${r.layer}/${r.user_id} ${p.phase}: ${p.error}`)),
+      ...run.plugin_scopes.filter((p) => p.status === 'failed').map((p) => `nightly_scopes of ${p.plugin}: ${p.error}`),
+    ];
+    if (failed.length > 0) this.breaker.failure(new Error(`${failed.length} nightly phase(s) or scope listing(s) failed, first ${failed[0]}`));
     else this.breaker.success();
     return run;
   }
 
-  private finish(rowid: number, id: string, results: ScopeOutcome[], since: string, error: string | null): void {
+  private finish(rowid: number, id: string, results: ScopeOutcome[], plugins: PluginScopesOutcome[], since: string, error: string | null): void {
     const s = this.stores;
     const phasesFailed = results.reduce((n, r) => n + r.phases.filter((p) => p.status === 'failed').length, 0);
-    const status: NightlyRunStatus = phasesFailed > 0 || error !== null ? 'failed' : 'ok';
+    // A plugin whose scopes could not be listed fails the run as a failed phase does, not the run
+    // itself (no `error`): the window still closes, so a tap that keeps failing does not make every
+    // later run take the whole window since again.
+    const listingsFailed = plugins.filter((p) => p.status === 'failed').length;
+    const status: NightlyRunStatus = phasesFailed > 0 || listingsFailed > 0 || error !== null ? 'failed' : 'ok';
     s.transaction(() => {
       s.ctx
-        .stmt('UPDATE nightly_runs SET ended = ?, status = ?, scopes = ?, phases_failed = ?, body = ?, error = ? WHERE id = ?')
-        .run(s.ctx.iso(), status, results.length, phasesFailed, JSON.stringify(results), error, rowid);
-      s.audit.log(null, 'nightly_run', 'nightly', id, { status, since, scopes: results.length, phases_failed: phasesFailed, error });
+        .stmt('UPDATE nightly_runs SET ended = ?, status = ?, scopes = ?, phases_failed = ?, body = ?, error = ?, plugin_scopes = ? WHERE id = ?')
+        .run(s.ctx.iso(), status, results.length, phasesFailed, JSON.stringify(results), error, JSON.stringify(plugins), rowid);
+      s.audit.log(null, 'nightly_run', 'nightly', id, { status, since, scopes: results.length, phases_failed: phasesFailed, plugin_scopes_failed: listingsFailed, error });
     });
   }
 
@@ -360,21 +393,20 @@ export class Nightly {
     return toRun(this.stores.ctx.stmt('SELECT * FROM nightly_runs WHERE id = ?').get(rowid) as RunRow);
   }
 
-  /** The scopes with a record written (created or updated) after `since`, in layer then user_id order. */
+  /** The scopes with a record of the stores' tables written (created or updated) after `since`, in layer then user_id order. */
   scopesSince(since: string): Scope[] {
-    const tables: [string, string][] = [
-      ['episodes', 'created'],
-      ['facts', 'updated'],
-      ['wiki_pages', 'updated'],
-      ['graph_nodes', 'created'],
-      ['timeline_events', 'created'],
-      ['sessions', 'started'],
-      ['sessions', 'ended'],
-      ['scratchpad', 'updated'],
-      ['recall_events', 'created'],
-    ];
-    const sql = tables.map(([t, c]) => `SELECT layer, user_id FROM ${t} WHERE ${c} > @since`).join(' UNION ') + ' ORDER BY layer, user_id';
-    return this.stores.ctx.stmt(sql).all({ since }) as Scope[];
+    return storeScopesSince((sql) => this.stores.ctx.stmt(sql), since);
+  }
+
+  /**
+   * The scopes a run visits: the stores' own (scopesSince: a failure there fails the run itself)
+   * merged with those the `nightly_scopes` taps list, each once, in layer then user_id order; and
+   * per tapping plugin what its tap gave (a tap that fails, or an invalid entry, never stops the run).
+   */
+  private scopesToVisit(run: { run_id: string; started: string; since: string }): { scopes: Scope[]; plugins: PluginScopesOutcome[] } {
+    const own = this.scopesSince(run.since);
+    const listed = pluginScopes(this.scopesHook, run, this.stores.ctx.logger);
+    return { scopes: listed.scopes.length > 0 ? mergeScopes(own, listed.scopes) : own, plugins: listed.outcomes };
   }
 
   /** Whether the scope recorded anything a reflection counts after `since` (the nightly's own writes come later). */

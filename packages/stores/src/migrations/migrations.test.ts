@@ -104,4 +104,16 @@ describe('stores migrations', () => {
     expect(detail).toMatch(/USING INDEX facts_value \(layer=\? AND user_id=\? AND value=\?\)/);
     db.close();
   });
+
+  it("give the nightly runs recorded before nightly_scopes an empty plugin_scopes, and run again as a no-op", () => {
+    const { dir, db, migrateRest } = migratedTo(20);
+    db.prepare("INSERT INTO nightly_runs (trigger, started, ended, since, status) VALUES ('manual', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.000Z', '0000-01-01T00:00:00.000Z', 'ok')").run();
+    migrateRest();
+    const stores = new Stores({ db, dataDir: dir, clock: new TestClock() });
+    expect(stores.nightly.lastRun()).toMatchObject({ id: 'night_1', status: 'ok', plugin_scopes: [] });
+    const again = storesMigrations.find((m) => m.name === 'stores_nightly_plugin_scopes')!;
+    db.transaction(() => again.up(db)).immediate();
+    expect((db.prepare('PRAGMA table_info(nightly_runs)').all() as { name: string }[]).filter((c) => c.name === 'plugin_scopes')).toHaveLength(1);
+    db.close();
+  });
 });

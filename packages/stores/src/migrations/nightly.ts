@@ -34,3 +34,17 @@ export const nightlySchema: Migration = {
     `);
   },
 };
+
+/**
+ * `nightly_runs.plugin_scopes`: per plugin tapping the kernel's `nightly_scopes` hook, what its tap
+ * gave the run (status, scopes listed, entries dropped, error, detail), as JSON; `[]` for the runs
+ * before it. A run whose plugin failed to list its scopes is `failed` as for a failed phase.
+ */
+export const nightlyPluginScopesSchema: Migration = {
+  id: 21,
+  name: 'stores_nightly_plugin_scopes',
+  up(db) {
+    const columns = db.prepare('PRAGMA table_info(nightly_runs)').all() as { name: string }[];
+    if (!columns.some((c) => c.name === 'plugin_scopes')) db.exec("ALTER TABLE nightly_runs ADD COLUMN plugin_scopes TEXT NOT NULL DEFAULT '[]'");
+  },
+};
