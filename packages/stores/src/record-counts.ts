@@ -1,4 +1,4 @@
-import { sqliteDriver } from '@memory-service/kernel';
+import { openSqlite } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import type { Replica } from './replica.js';
 import { LAYERS, type Layer } from './types.js';
@@ -87,7 +87,7 @@ export class RecordCounter {
   }
 
   private fromReplica(): RecordCount[] {
-    const db = new (sqliteDriver().Database)(this.replica.file, { readonly: true, fileMustExist: true });
+    const db = openSqlite(this.replica.file, { readonly: true, fileMustExist: true });
     try {
       return countWith((sql) => db.prepare(sql));
     } finally {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { sqliteDriver } from '@memory-service/kernel';
+import { openSqlite } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { safeJoin } from './paths.js';
 import type { Scope } from './types.js';
@@ -71,7 +71,7 @@ export class Replica {
     const syncedAt = this.ctx.iso();
     try {
       await this.ctx.db.backup(tmp);
-      const copy = new (sqliteDriver().Database)(tmp);
+      const copy = openSqlite(tmp);
       let rows: Counts;
       let scopeRows: Counts;
       try {
@@ -103,7 +103,7 @@ export class Replica {
     }
     let syncedAt: string | null = null;
     try {
-      const db = new (sqliteDriver().Database)(file, { readonly: true, fileMustExist: true });
+      const db = openSqlite(file, { readonly: true, fileMustExist: true });
       try {
         syncedAt = (db.prepare('SELECT synced_at FROM replica_meta WHERE id = 1').pluck(true).get() as string | undefined) ?? null;
       } finally {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type Database from 'better-sqlite3';
-import { sqliteDriver, type Logger } from '@memory-service/kernel';
+import { openSqlite, type Logger } from '@memory-service/kernel';
 import { storesMigrations } from './migrations/index.js';
 import { Stores } from './stores.js';
 import type { Clock, Scope, StoresConfig } from './types.js';
@@ -20,7 +20,7 @@ export class TestClock implements Clock {
 }
 
 export function openDb(file: string): Database.Database {
-  const db = new (sqliteDriver().Database)(file);
+  const db = openSqlite(file);
   db.pragma('journal_mode = WAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');

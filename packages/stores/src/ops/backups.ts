@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { openSqlite } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import { StoreError, notFound, validationError } from '../errors.js';
 import { safeJoin } from '../paths.js';
@@ -142,7 +143,7 @@ export class BackupStore {
       await this.ctx.db.backup(file);
       // A copy of a WAL database is one too: made a rollback-journal database, it is one
       // self-contained file, and opening it (verify, restore) leaves no -wal and -shm files beside it.
-      const copy = new (this.driver())(file, { readonly: false, fileMustExist: true });
+      const copy = openSqlite(file, { readonly: false, fileMustExist: true });
       try {
         copy.pragma('journal_mode = DELETE');
         // The standing query files, into the copy (its own connection: the live database never holds them).
@@ -179,21 +180,15 @@ export class BackupStore {
     for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) fs.rmSync(f, { force: true });
   }
 
-  /** The driver's Database class (of the open connection), to open a backup file on its own connection. */
-  private driver(): new (file: string, opts: { readonly: boolean; fileMustExist: boolean }) => Database {
-    return this.ctx.db.constructor as new (file: string, opts: { readonly: boolean; fileMustExist: boolean }) => Database;
-  }
-
   /**
    * Check that a backup is a whole SQLite database of this service (quick_check ok, the memory
    * tables present) and that the files it holds, if any, are standing query files (readBackupFiles).
    */
   verify(name: string): void {
     const file = this.fileOf(name);
-    const Ctor = this.driver();
     let db: Database | undefined;
     try {
-      db = new Ctor(file, { readonly: true, fileMustExist: true });
+      db = openSqlite(file, { readonly: true, fileMustExist: true });
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new Error(`quick_check answered ${String(check)}`);
       if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'facts'").get()) throw new Error('it holds no memory tables');
@@ -224,7 +219,7 @@ export class BackupStore {
       // Read (and checked, by verify) before anything changes: a bad table refuses the restore with nothing done.
       const files = this.readFiles(file);
       const safety = await this.copy('pre-restore');
-      const src = new (this.driver())(file, { readonly: true, fileMustExist: true });
+      const src = openSqlite(file, { readonly: true, fileMustExist: true });
       try {
         // One step after the first: the destination's write lock is held across as few turns of the event loop as the API allows.
         await src.backup(this.ctx.db.name, { progress: () => 0x7fffffff });
@@ -247,7 +242,7 @@ export class BackupStore {
 
   /** The standing query files the backup file holds (null: it has no table), on a read-only connection of its own. */
   private readFiles(file: string): Map<string, string> | null {
-    const db = new (this.driver())(file, { readonly: true, fileMustExist: true });
+    const db = openSqlite(file, { readonly: true, fileMustExist: true });
     try {
       return readBackupFiles(db);
     } finally {
