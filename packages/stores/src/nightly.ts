@@ -81,19 +81,8 @@ export interface NightlyHook {
   promise(results: NightlyResults, run: NightlyContext): Promise<NightlyResults>;
 }
 
-interface RunRow {
-  id: number;
-  trigger: NightlyTrigger;
-  started: string;
-  ended: string | null;
-  since: string;
-  status: NightlyRunStatus;
-  scopes: number;
-  phases_failed: number;
-  body: string;
-  error: string | null;
-  plugin_scopes: string;
-}
+/** A nightly_runs row: the run with its numeric id, and its results and plugin scopes as JSON text. */
+type RunRow = Omit<NightlyRun, 'id' | 'results' | 'plugin_scopes'> & { id: number; body: string; plugin_scopes: string };
 
 const toRun = (r: RunRow): NightlyRun => ({
   id: makeId(NIGHTLY_PREFIX, r.id),

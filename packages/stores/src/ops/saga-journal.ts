@@ -49,6 +49,7 @@ export interface SagaRun {
   owner_pid: number | null;
   owner_host: string | null;
   error: string | null;
+  /** saga (a step failed) or watchdog (its process stopped, or it ran past its timeout); null when not compensated. */
   compensated_by: CompensatedBy | null;
   steps: JournalStep[];
 }

@@ -62,20 +62,10 @@ export interface SagaResult {
 }
 
 /** A journaled run as memory_saga action list answers it. */
-export interface SagaRunView {
+export type SagaRunView = Pick<SagaRun, 'saga' | 'layer' | 'user_id' | 'status' | 'started' | 'updated' | 'error' | 'compensated_by'> & {
   run_id: string;
-  saga: string;
-  /** null for a service-wide saga (backup). */
-  layer: Scope['layer'] | null;
-  user_id: string | null;
-  status: SagaRunStatus;
-  started: string;
-  updated: string;
-  error: string | null;
-  /** saga (a step failed) or watchdog (its process stopped, or it ran past its timeout); null when not compensated. */
-  compensated_by: CompensatedBy | null;
   steps: StepOutcome[];
-}
+};
 
 export interface SagaListOptions {
   saga?: string;
