@@ -19,7 +19,8 @@ export function memoryDiagnoseTool(stores: Stores, migrations: MigrationHost) {
       'file is valid JSON; warn names the invalid ones), proposals (the pending-proposal backlog; warn at 100 pending or one older ' +
       'than 7 days), breakers (the circuit breakers of the background work: fail when one ' +
       'is open, warn when half-open), nightly (the last nightly run of consolidation, skill promotion, reflection and the plugins\' ' +
-      'phases: its time and scopes, warn when a phase failed or the run was interrupted; ok with "no nightly run yet" and when the next is due ' +
+      'phases: its time and scopes, warn when a phase failed, the run was interrupted or a plugin\'s nightly_scopes listing failed or ' +
+      'named scopes that were dropped; ok with "no nightly run yet" and when the next is due ' +
       'before the first), sagas (the saga journal of memory_saga: fail when a run is still unfinished past its ' +
       'timeout, i.e. the saga watchdog did not roll it back; warn when a run failed to roll back in the last 7 days; the detail ' +
       'counts runs by outcome and names the watchdog\'s last check). Also returns status, ok when every check is ok and degraded otherwise, and breakers (each ' +
