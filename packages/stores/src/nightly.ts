@@ -7,6 +7,7 @@ import { DREAM_SKILL_TAG, SKILL_PROMOTED_TAG } from './skills.js';
 import type { Stores } from './stores.js';
 import type { Scope } from './types.js';
 import { isoOf, makeId, parseJson } from './util.js';
+import { PeriodicCheck } from './ops/periodic.js';
 
 /**
  * The built-in phases of the nightly run, in the order they run in each scope visited. The hook's
@@ -117,8 +118,7 @@ export class Nightly {
   private hook: NightlyHook | null = null;
   private scopesHook: NightlyScopesHook | null = null;
   private running: Promise<NightlyRun> | null = null;
-  private firstTimer: NodeJS.Timeout | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly checks = new PeriodicCheck(() => void this.tick());
   private intervalMs = 0;
   /** ISO time the scheduler was started (ready), recorded as the first start at its first check when there is none. */
   private startedAt: string | null = null;
@@ -152,31 +152,18 @@ export class Nightly {
    * after ready), then every NIGHTLY_CHECK_EVERY_MS; its timers never keep the process alive.
    */
   startScheduler(intervalMs: number): void {
-    this.stopTimers();
+    this.checks.stop();
     this.intervalMs = intervalMs > 0 ? intervalMs : 0;
     if (this.intervalMs === 0) return;
     this.startedAt = this.stores.ctx.iso();
-    this.firstTimer = setTimeout(() => {
-      this.firstTimer = null;
-      this.timer = setInterval(() => void this.tick(), NIGHTLY_CHECK_EVERY_MS);
-      this.timer.unref();
-      void this.tick();
-    }, NIGHTLY_FIRST_CHECK_MS);
-    this.firstTimer.unref();
+    this.checks.start(NIGHTLY_FIRST_CHECK_MS, NIGHTLY_CHECK_EVERY_MS);
   }
 
   /** Stop the scheduler and wait for a run in progress (the stores' close path). */
   async stop(): Promise<void> {
-    this.stopTimers();
+    this.checks.stop();
     this.intervalMs = 0;
     if (this.running) await this.running.catch(() => undefined);
-  }
-
-  private stopTimers(): void {
-    if (this.firstTimer) clearTimeout(this.firstTimer);
-    if (this.timer) clearInterval(this.timer);
-    this.firstTimer = null;
-    this.timer = null;
   }
 
   /**

@@ -2,6 +2,7 @@ import type { StoreContext } from '../context.js';
 import type { Breaker } from './breakers.js';
 import type { SagaFinalStatus, SagaRun } from './saga-journal.js';
 import { Sagas } from './sagas.js';
+import { PeriodicCheck } from './periodic.js';
 
 /** Seconds between two checks of the saga watchdog unless saga.watchdog_interval_seconds says otherwise. */
 export const SAGA_WATCHDOG_INTERVAL_SECONDS_DEFAULT = 30;
@@ -59,8 +60,7 @@ function pidAlive(pid: number): boolean {
  * Its breaker (saga_watchdog) skips checks after failures in a row until its cooldown.
  */
 export class SagaWatchdog {
-  private first: NodeJS.Timeout | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly checks = new PeriodicCheck(() => void this.tick());
   private current: Promise<WatchdogReport> | null = null;
   private intervalMs = SAGA_WATCHDOG_INTERVAL_SECONDS_DEFAULT * 1000;
   private lastCheck: number | null = null;
@@ -78,7 +78,7 @@ export class SagaWatchdog {
 
   /** Whether its timers are set (started and not stopped). */
   get started(): boolean {
-    return this.first !== null || this.timer !== null;
+    return this.checks.active;
   }
 
   /** ISO time of the last check that ran, by the clock; null before the first. */
@@ -88,31 +88,18 @@ export class SagaWatchdog {
 
   /** First check after `firstDelayMs`, then one every `intervalMs`. */
   start(intervalMs: number, firstDelayMs = SAGA_WATCHDOG_FIRST_CHECK_MS): void {
-    this.clearTimers();
+    this.checks.stop();
     this.sagas.enlist();
     this.intervalMs = intervalMs;
-    this.first = setTimeout(() => {
-      this.first = null;
-      this.timer = setInterval(() => void this.tick(), this.intervalMs);
-      this.timer.unref();
-      void this.tick();
-    }, firstDelayMs);
-    this.first.unref();
+    this.checks.start(firstDelayMs, intervalMs);
   }
 
   /** Stop the checks (SIGTERM, SIGINT: the stores' close path) and wait for a check or a saga in progress (bounded). */
   async stop(): Promise<void> {
-    this.clearTimers();
+    this.checks.stop();
     await this.current;
     await this.sagas.idle();
     this.sagas.retire();
-  }
-
-  private clearTimers(): void {
-    if (this.first) clearTimeout(this.first);
-    if (this.timer) clearInterval(this.timer);
-    this.first = null;
-    this.timer = null;
   }
 
   private async tick(): Promise<void> {
