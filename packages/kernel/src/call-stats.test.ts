@@ -67,7 +67,10 @@ describe('Kernel counts every tool call', () => {
           );
           ctx.tools.register(
             defineTool({ name: 'async_read', title: 'a', description: 'a', input, output: z.object({ n: z.number().max(10) }), annotations: { readOnlyHint: true }, handler: async ({ n, fail }) => {
-              await new Promise((r) => setTimeout(r, 1));
+              // At least a millisecond by the clock the kernel reads: a 1 ms timer may fire sooner by it
+              // (libuv measures timers from the loop's cached time).
+              const until = performance.now() + 1;
+              while (performance.now() < until) await new Promise((r) => setTimeout(r, 1));
               if (fail) throw new Error('asked to fail');
               return { n };
             } }),
