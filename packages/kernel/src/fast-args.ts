@@ -21,7 +21,7 @@ import type { AnyZodObject } from './tools.js';
 export type FastArgs = (args: unknown) => Record<string, unknown> | undefined;
 
 /** A field's check of a value that is neither undefined nor null: true when it passes. */
-type Check = (value: unknown) => boolean;
+export type Check = (value: unknown) => boolean;
 
 interface Field {
   key: string;
@@ -43,8 +43,8 @@ export function fastArgs(schema: AnyZodObject): FastArgs | null {
   return made;
 }
 
-type Def = Record<string, any>;
-const defOf = (schema: unknown): Def | undefined => (schema as { _zod?: { def?: Def } } | undefined)?._zod?.def;
+export type Def = Record<string, any>;
+export const defOf = (schema: unknown): Def | undefined => (schema as { _zod?: { def?: Def } } | undefined)?._zod?.def;
 const isPrimitive = (v: unknown): boolean => v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
 function build(schema: AnyZodObject): FastArgs | null {
@@ -107,8 +107,8 @@ function fieldOf(key: string, schema: unknown): Field | null {
   return check ? { key, check, absent, nullable } : null;
 }
 
-/** The check of a base type, or null when the type or one of its checks is not known here. */
-function baseCheck(def: Def): Check | null {
+/** The check of a base type, or null when the type or one of its checks is not known here (fast-output.ts uses it too). */
+export function baseCheck(def: Def): Check | null {
   switch (def.type) {
     case 'string':
       return stringCheck(def);
@@ -132,7 +132,7 @@ function baseCheck(def: Def): Check | null {
   }
 }
 
-const noChecks = (def: Def): boolean => !def.checks || def.checks.length === 0;
+export const noChecks = (def: Def): boolean => !def.checks || def.checks.length === 0;
 
 /**
  * The defs of a type's checks, or null when the type is a format of its own (z.email() and the

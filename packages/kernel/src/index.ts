@@ -16,6 +16,7 @@ export * from './kernel.js';
 export { z } from './zod.js';
 export { asValue, asFunction, asClass } from 'awilix/browser';
 export * from './fast-args.js';
+export { fastOutput, type FastOutput } from './fast-output.js';
 export * from './random.js';
 export * from './event-payloads.js';
 export { isWellFormed } from './well-formed.js';

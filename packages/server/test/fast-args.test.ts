@@ -1,7 +1,8 @@
 import fs from 'node:fs';
-import { fastArgs, silentLogger } from '@memory-service/kernel';
+import { fastArgs, fastOutput, silentLogger } from '@memory-service/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkFastArgsAgainstZod } from '../../kernel/src/fast-args.fixture.js';
+import { checkFastOutputAgainstZod } from '../../kernel/src/fast-output.fixture.js';
 import { createService, type Service } from '../src/service.js';
 import { tempDir } from './helpers.js';
 
@@ -25,5 +26,22 @@ describe('the argument shortcut on every first-party tool', () => {
       const taken = checkFastArgsAgainstZod(tool.input, 3_000, i + 1);
       if (withShortcut.includes(tool.name)) expect(taken, tool.name).toBeGreaterThan(0);
     }
+  });
+});
+
+describe('the answer shortcut on every first-party tool', () => {
+  it('takes only answers zod gives back with the same JSON; think and dream have one', async () => {
+    dir = tempDir();
+    service = await createService({ dataDir: dir, env: {}, logger: silentLogger() });
+    const tools = service.kernel.tools().filter((t) => t.output !== undefined);
+    const withShortcut = tools.filter((t) => fastOutput(t.output!) !== null).map((t) => t.name);
+    expect(withShortcut).toEqual(expect.arrayContaining(['think', 'dream']));
+    let taken = 0;
+    for (const [i, tool] of tools.entries()) {
+      const n = checkFastOutputAgainstZod(tool.output!, 600, i + 1);
+      if (tool.name === 'think' || tool.name === 'dream') expect(n, tool.name).toBeGreaterThan(0);
+      taken += n;
+    }
+    expect(taken).toBeGreaterThan(tools.length);
   });
 });
