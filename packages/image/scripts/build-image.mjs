@@ -19,6 +19,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { FIRST_PARTY_PLUGINS } from '@memory-service/server';
+import { unwrapInferredNames } from './inferred-names.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(root, 'dist');
@@ -140,10 +141,19 @@ if (nameHelpers === 0 || nameHelpers !== helperDefinitions) {
   throw new Error(`esbuild's keepNames helper changed shape: ${nameHelpers} rewritten of ${helperDefinitions} __name definitions (update build-image.mjs)`);
 }
 
+// Most functions the helper still named were arrows and function expressions, which have no name
+// as its argument; where the name would be inferred anyway, the call goes (inferred-names.mjs).
+// In the kernel's bundle of zod (minified, built without keepNames) every call goes.
+const ZOD_MODULES = /^\.\.\/kernel\/dist\/(?:zod|zod-mini|chunk-[A-Z0-9]+)\.js$/;
+const { text: inferred, unwrapped, minifiedModules } = unwrapInferredNames(named, ZOD_MODULES);
+if (unwrapped < 1000 || minifiedModules < 3) {
+  throw new Error(`only ${unwrapped} keepNames calls gave way, in ${minifiedModules} zod modules (update inferred-names.mjs or ZOD_MODULES)`);
+}
+
 // The file is the function the launcher calls (launch.ts, WRAPPER_PARAMS), so that the source it
 // reads is the script V8 compiles, with no concatenated copy to flatten.
 const { WRAPPER_PARAMS } = await import('../dist/launch.js');
-fs.writeFileSync(outfile, `(function (${WRAPPER_PARAMS.join(', ')}) {${named}\n})`);
+fs.writeFileSync(outfile, `(function (${WRAPPER_PARAMS.join(', ')}) {${inferred}\n})`);
 
 const inputs = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('<stdin>') && f !== 'image-entry.js');
 // One zod in the image: the kernel's bundle of it; zod's own build would be a second.
