@@ -13,11 +13,15 @@
  * Inside the modules given as `minified` (the kernel's bundle of zod, minified and built without
  * keepNames: its names are the minifier's), the image's own keepNames only restored names such as
  * `e7` that the image's bundling changed to `e8`: every helper call there is taken off, the
- * function or class written in its place.
+ * function or class written in its place. The same goes anywhere for a call that only gives back
+ * a one- or two-character name (a minifier's) that the bundling suffixed (`i2` named `i`): the
+ * function keeps the name it has.
  */
 import { parse } from 'acorn';
 
 const HELPER = /^__name\d*$/;
+/** A name of one or two characters: what a minifier gives, not what a person writes. */
+const MINIFIED_NAME = /^[A-Za-z_$][\w$]?$/;
 
 const isAnonymousDefinition = (node) =>
   node.type === 'ArrowFunctionExpression' || ((node.type === 'FunctionExpression' || node.type === 'ClassExpression') && node.id === null);
@@ -33,15 +37,24 @@ function inferredName(parent, child) {
   return null;
 }
 
-/** Walk every node with its parent (acorn's tree: nodes are objects with a string `type`). */
-function walk(node, parent, visit) {
-  visit(node, parent);
+/** Walk every node with its ancestors, nearest last (acorn's tree: nodes are objects with a string `type`). */
+function walk(node, ancestors, visit) {
+  visit(node, ancestors);
+  ancestors.push(node);
   for (const key of Object.keys(node)) {
     const value = node[key];
     if (Array.isArray(value)) {
-      for (const item of value) if (item && typeof item.type === 'string') walk(item, node, visit);
-    } else if (value && typeof value.type === 'string' && key !== 'loc') walk(value, node, visit);
+      for (const item of value) if (item && typeof item.type === 'string') walk(item, ancestors, visit);
+    } else if (value && typeof value.type === 'string' && key !== 'loc') walk(value, ancestors, visit);
   }
+  ancestors.pop();
+}
+
+/** The name of the class whose static block holds `__name(this, ...)` as a statement (esbuild's form for a class), or null. */
+function staticBlockClassName(ancestors) {
+  const [cls, body, block, statement] = ancestors.slice(-4);
+  if (statement?.type !== 'ExpressionStatement' || block?.type !== 'StaticBlock' || body?.type !== 'ClassBody') return null;
+  return cls?.type === 'ClassDeclaration' && cls.id ? cls.id.name : null;
 }
 
 /**
@@ -57,7 +70,8 @@ export function unwrapInferredNames(source, minified = /^$/) {
   // keyed by its path (`__esm({"../kernel/dist/zod.js"() {...}})`).
   const regions = [];
   let kept = 0;
-  walk(tree, null, (node, parent) => {
+  walk(tree, [], (node, ancestors) => {
+    const parent = ancestors[ancestors.length - 1];
     if (node.type === 'Property' && node.key.type === 'Literal' && typeof node.key.value === 'string' && minified.test(node.key.value)) {
       regions.push([node.value.start, node.value.end]);
       return;
@@ -70,7 +84,19 @@ export function unwrapInferredNames(source, minified = /^$/) {
       cuts.push({ start: node.start, end: node.end, fnStart: fn.start, fnEnd: fn.end, parens: true });
       return;
     }
-    if (!isAnonymousDefinition(fn) || inferredName(parent, node) !== name.value) {
+    const given = isAnonymousDefinition(fn)
+      ? inferredName(parent, node)
+      : fn.type === 'Identifier'
+        ? fn.name
+        : fn.type === 'ThisExpression'
+          ? staticBlockClassName(ancestors)
+          : null;
+    if (given !== null && given !== name.value && MINIFIED_NAME.test(name.value) && given.startsWith(name.value) && /^\d+$/.test(given.slice(name.value.length))) {
+      // A minifier's name (`i`) that the image's bundling suffixed (`i2`): nothing to keep.
+      cuts.push({ start: node.start, end: node.end, fnStart: fn.start, fnEnd: fn.end, parens: true });
+      return;
+    }
+    if (!isAnonymousDefinition(fn) || given !== name.value) {
       kept++;
       return;
     }

@@ -55,6 +55,16 @@ describe('unwrapInferredNames', () => {
     expect(names(text)).toStrictEqual({ f: 'f', h: 'h', E: 'E', j: 'k' });
   });
 
+  it("takes off the calls that only give back a minifier's one- or two-character name the bundling suffixed", () => {
+    const script =
+      'var t2=__name(()=>1,"t");function q3(){}__name(q3,"q");class k2{static{__name(this,"k")}}var long2=__name(()=>2,"long");' +
+      'out.t=t2;out.q=q3;out.k=k2;out.long=long2;';
+    const { text, unwrapped, kept } = unwrap(script);
+    expect([unwrapped, kept]).toEqual([3, 1]);
+    expect(text).toContain('var t2=(()=>1);function q3(){}(q3);class k2{static{(this)}}var long2=__name(()=>2,"long");');
+    expect(names(text)).toStrictEqual({ t: 't2', q: 'q3', k: 'k2', long: 'long' });
+  });
+
   it('answers a script that parses', () => {
     expect(() => unwrap('var a=__name(()=>1,"a")+')).toThrow();
   });
