@@ -6,7 +6,7 @@ import { Kernel } from './kernel.js';
 import { silentLogger } from './logger.js';
 import { definePlugin } from './plugin.js';
 import { SPEC_TIERS } from './spec-tiers.fixture.js';
-import { buildSurface } from './surface.js';
+import { buildSurface, surfaceCallStats } from './surface.js';
 import { defineTool } from './tools.js';
 
 const scratchpad = scratch('ms-kernel-');
@@ -129,5 +129,22 @@ describe('MEMORY_EXPOSE against the spec tier table', () => {
       accepted: 'string',
       message: expect.stringMatching(/^Invalid input: field "query" /),
     });
+  });
+
+  it("counts the calls the catalogue and the dispatchers answer themselves, once per kernel; a member call is the member's", async () => {
+    const k = await specKernel();
+    const counts = () => Object.fromEntries(surfaceCallStats(k).map((s) => [s.name, [s.calls.ok, s.calls.error]]));
+    expect(counts()).toEqual({});
+    const one = buildSurface(k, resolveExposure('agent', k.tiers), true);
+    const two = buildSurface(k, resolveExposure('agent', k.tiers), true);
+    await one.get('memory_catalog')!.invoke({ query: 'graph' });
+    await two.get('memory_catalog')!.invoke({ tool: 'memory_graph_add' });
+    await expect(two.get('memory_catalog')!.invoke({ query: 5 })).rejects.toMatchObject({ field: 'query' });
+    await one.get('memory_tier_insight')!.invoke({ action: 'list' });
+    await expect(one.get('memory_tier_insight')!.invoke({ action: 'nope' })).rejects.toMatchObject({ field: 'action' });
+    await one.get('memory_tier_insight')!.invoke({ action: 'memory_stats', args: { x: 2 } });
+    expect(counts()).toEqual({ memory_catalog: [2, 1], memory_tier_insight: [1, 1] });
+    expect(k.tools().find((t) => t.name === 'memory_stats')!.calls.ok).toBe(1);
+    expect(surfaceCallStats(await specKernel())).toEqual([]);
   });
 });

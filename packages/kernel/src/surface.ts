@@ -1,4 +1,5 @@
 import { z } from './zod.js';
+import { ToolCallStats } from './call-stats.js';
 import { MemoryError } from './errors.js';
 import { once } from './util.js';
 import { isExposed, type Exposure } from './exposure.js';
@@ -106,6 +107,42 @@ function mergedAnnotations(members: RegisteredTool[]): ToolAnnotations {
   };
 }
 
+/**
+ * The calls of the tools a surface answers itself (the catalogue; a dispatcher's `list` and the
+ * input it refuses), by name, per kernel: surfaces are built per transport and exposure, and each
+ * name counts once. A dispatcher's call of a member is the member's, counted by Kernel.callToolNow.
+ */
+const surfaceStats = new WeakMap<Kernel, Map<string, ToolCallStats>>();
+
+function statsOf(kernel: Kernel, name: string): ToolCallStats {
+  let byName = surfaceStats.get(kernel);
+  if (!byName) surfaceStats.set(kernel, (byName = new Map()));
+  let stats = byName.get(name);
+  if (!stats) byName.set(name, (stats = new ToolCallStats()));
+  return stats;
+}
+
+/** The calls of the catalogue and the dispatchers' own answers so far, for /metrics (names with no call yet are left out). */
+export function surfaceCallStats(kernel: Kernel): { name: string; calls: ToolCallStats }[] {
+  const out: { name: string; calls: ToolCallStats }[] = [];
+  for (const [name, calls] of surfaceStats.get(kernel) ?? []) if (calls.count > 0) out.push({ name, calls });
+  return out;
+}
+
+/** Run fn, counted in stats as answered or failed. */
+function counted<T>(stats: ToolCallStats, fn: () => T): T {
+  const start = performance.now();
+  let value: T;
+  try {
+    value = fn();
+  } catch (err) {
+    stats.done(false, start);
+    throw err;
+  }
+  stats.done(true, start);
+  return value;
+}
+
 function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], call: ToolCallContext): SurfaceTool {
   const names = members.map((m) => m.name);
   const input = z.object({
@@ -119,12 +156,19 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
     delete s.$schema;
     return s;
   });
+  const own = statsOf(kernel, name);
   const run: SurfaceTool['call'] = (raw, abort) => {
+    const start = performance.now();
     const parsed = input.safeParse(raw ?? {});
-    if (!parsed.success) throw inputError(parsed.error, 'action', (field) => (field === 'action' ? ['list', ...names] : 'object'));
+    if (!parsed.success) {
+      own.done(false, start);
+      throw inputError(parsed.error, 'action', (field) => (field === 'action' ? ['list', ...names] : 'object'));
+    }
     const { action, args } = parsed.data;
-    if (action === 'list') return { tier, tools: members.map(describe) };
-    return kernel.callToolNow(action, args, withAbort(call, abort));
+    if (action !== 'list') return kernel.callToolNow(action, args, withAbort(call, abort));
+    const listed = { tier, tools: members.map(describe) };
+    own.done(true, start);
+    return listed;
   };
   return {
     name,
@@ -142,7 +186,7 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
   };
 }
 
-function catalog(visible: RegisteredTool[], tierOf: (t: RegisteredTool) => string): SurfaceTool {
+function catalog(kernel: Kernel, visible: RegisteredTool[], tierOf: (t: RegisteredTool) => string): SurfaceTool {
   const input = z.object({
     query: z.string().max(200).default('').describe('Keywords matched against tool names, titles and descriptions; empty lists every tool'),
     tool: z.string().max(64).optional().describe('A tool name to describe in full, with its input schema'),
@@ -153,7 +197,9 @@ function catalog(visible: RegisteredTool[], tierOf: (t: RegisteredTool) => strin
     delete s.$schema;
     return s;
   });
-  const run: SurfaceTool['call'] = (raw) => {
+  const stats = statsOf(kernel, CATALOG_TOOL);
+  const run: SurfaceTool['call'] = (raw) => counted(stats, () => answer(raw));
+  const answer = (raw: unknown) => {
     const parsed = input.safeParse(raw ?? {});
     if (!parsed.success) throw inputError(parsed.error, 'query', () => 'string');
     const { query, tool } = parsed.data;
@@ -220,7 +266,7 @@ export function buildSurface(kernel: Kernel, exposure: Exposure, meta: boolean):
       members.forEach((m) => firstTier.has(m) || firstTier.set(m, tier));
       tools.push(dispatcher(kernel, tier, members, call));
     }
-    if (rest.length) tools.push(catalog(visible, (t) => (t.tiers.includes('primitives') ? 'primitives' : firstTier.get(t) ?? t.tiers[0]!)));
+    if (rest.length) tools.push(catalog(kernel, visible, (t) => (t.tiers.includes('primitives') ? 'primitives' : firstTier.get(t) ?? t.tiers[0]!)));
   }
   const byName = new Map(tools.map((t) => [t.name, t]));
   return { exposure, meta, tools, get: (name) => byName.get(name) };

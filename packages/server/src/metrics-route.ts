@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { SERVICE_VERSION } from '@memory-service/kernel';
+import { SERVICE_VERSION, surfaceCallStats } from '@memory-service/kernel';
 import { METRICS_CONTENT_TYPE, ServiceMetrics, type RecordCountsReading } from './metrics.js';
 import type { Service } from './service.js';
 
@@ -11,7 +11,7 @@ interface BreakerSource {
   list(): { name: string; state: string }[];
 }
 
-/** The metrics of a service: its kernel's tools, and the stores' record counts and breakers when registered. */
+/** The metrics of a service: its kernel's tools and the surfaces' own (the catalogue, dispatchers' lists), and the stores' record counts and breakers when registered. */
 export function serviceMetrics(service: Service): ServiceMetrics {
   const { kernel } = service;
   const resolve = <T>(name: string): T | null => (kernel.container.hasRegistration(name) ? kernel.container.resolve<T>(name) : null);
@@ -20,7 +20,7 @@ export function serviceMetrics(service: Service): ServiceMetrics {
   return new ServiceMetrics({
     version: SERVICE_VERSION,
     startedAt: service.startedAt,
-    tools: () => kernel.tools(),
+    tools: () => [...kernel.tools(), ...surfaceCallStats(kernel)],
     records: records ? () => records.read() : undefined,
     breakers: breakers ? () => breakers.list() : undefined,
   });

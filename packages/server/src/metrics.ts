@@ -123,7 +123,7 @@ export interface MetricsSources {
   version: string;
   /** When the service started, ms since the epoch. */
   startedAt: number;
-  /** The registered tools with their call stats (kernel.tools()). */
+  /** The tools with their call stats: the registered ones (kernel.tools()), and those the surfaces answer themselves (surfaceCallStats). */
   tools: () => Iterable<{ readonly name: string; readonly calls: ToolCallStats }>;
   /** Record counts per kind and layer; absent without the stores. */
   records?: () => RecordCountsReading;
@@ -158,7 +158,7 @@ export class ServiceMetrics {
     out.family('nodejs_heap_used_bytes', 'gauge', 'V8 heap in use, in bytes.').sample('nodejs_heap_used_bytes', null, memory.heapUsed);
 
     const called = [...src.tools()].filter((t) => t.calls.ok + t.calls.error > 0);
-    out.family(`${P}_tool_calls_total`, 'counter', 'Tool calls since the service started, by tool and outcome (error: bad arguments or a failure), whatever the transport.');
+    out.family(`${P}_tool_calls_total`, 'counter', 'Tool calls since the service started, by tool and outcome (error: bad arguments or a failure), whatever the transport; a dispatcher counts its list and the input it refuses, its members count their own calls.');
     for (const t of called) {
       out.sample(`${P}_tool_calls_total`, { tool: t.name, outcome: 'ok' }, t.calls.ok);
       out.sample(`${P}_tool_calls_total`, { tool: t.name, outcome: 'error' }, t.calls.error);

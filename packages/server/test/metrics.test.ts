@@ -19,8 +19,8 @@ afterEach(async () => {
 const clock = { t: Date.now(), now() { return this.t; } };
 
 /** The first-party service (the stores register record counts, breakers and API keys), every tool exposed. */
-async function service(): Promise<Service> {
-  const s = await createService({ dataDir: tempDir(), env: { MEMORY_EXPOSE: 'all' }, logger: silentLogger(), clock });
+async function service(env: Record<string, string> = {}): Promise<Service> {
+  const s = await createService({ dataDir: tempDir(), env: { MEMORY_EXPOSE: 'all', ...env }, logger: silentLogger(), clock });
   services.push(s);
   return s;
 }
@@ -162,5 +162,20 @@ describe('GET /metrics over HTTP', () => {
     const m = (await scrape(address)).samples;
     expect(m.get('memory_service_tool_calls_total{tool="dream",outcome="ok"}')).toBe(1);
     expect(m.get('memory_service_tool_call_duration_seconds_count{tool="dream"}')).toBe(1);
+  });
+
+  it("counts the catalogue's calls and a dispatcher's list under their own names, a member called through a dispatcher under its own", async () => {
+    const address = await listening(await service({ MEMORY_META: '1' }));
+    const client = await mcpClient(address);
+    expect((await client.callTool({ name: 'memory_catalog', arguments: { query: 'graph' } })).isError).toBeFalsy();
+    expect((await client.callTool({ name: 'memory_catalog', arguments: { query: 5 } })).isError).toBe(true);
+    expect((await client.callTool({ name: 'memory_tier_insight', arguments: { action: 'list' } })).isError).toBeFalsy();
+    expect((await client.callTool({ name: 'memory_tier_insight', arguments: { action: 'memory_stats', args: { layer: 'user' } } })).isError).toBeFalsy();
+    const m = (await scrape(address)).samples;
+    expect(m.get('memory_service_tool_calls_total{tool="memory_catalog",outcome="ok"}')).toBe(1);
+    expect(m.get('memory_service_tool_calls_total{tool="memory_catalog",outcome="error"}')).toBe(1);
+    expect(m.get('memory_service_tool_call_duration_seconds_count{tool="memory_catalog"}')).toBe(2);
+    expect(m.get('memory_service_tool_calls_total{tool="memory_tier_insight",outcome="ok"}')).toBe(1);
+    expect(m.get('memory_service_tool_calls_total{tool="memory_stats",outcome="ok"}')).toBe(1);
   });
 });
