@@ -23,6 +23,7 @@ export function serviceMetrics(service: Service): ServiceMetrics {
     tools: () => [...kernel.tools(), ...surfaceCallStats(kernel)],
     records: records ? () => records.read() : undefined,
     breakers: breakers ? () => breakers.list() : undefined,
+    warn: (message) => kernel.logger.warn(message),
   });
 }
 

@@ -166,6 +166,27 @@ describe('ServiceMetrics', () => {
     expect(live.some((l) => l.includes('memory_service_replica_age_seconds'))).toBe(false);
   });
 
+  it('answers without the record counts when they cannot be read, saying so, and says when they could', () => {
+    const warned: string[] = [];
+    const failing = new ServiceMetrics(
+      base({
+        records: () => {
+          throw new Error('disk I/O error');
+        },
+        breakers: () => [{ name: 'nightly', state: 'closed' }],
+        warn: (m) => warned.push(m),
+      }),
+    );
+    const lines = checkFormat(failing.render());
+    expect(valueOf(lines, 'memory_service_records_readable')).toBe(0);
+    expect(lines.some((l) => l.startsWith('memory_service_records{') || l.startsWith('memory_service_records_from_replica'))).toBe(false);
+    expect(valueOf(lines, 'process_resident_memory_bytes')).toBe(123_456);
+    expect(valueOf(lines, 'memory_service_breaker_open{breaker="nightly"}')).toBe(0);
+    expect(warned).toEqual([expect.stringContaining('disk I/O error')]);
+    const readable = checkFormat(new ServiceMetrics(base({ records: () => ({ source: 'live', replica_age_seconds: null, counts: [] }) })).render());
+    expect(valueOf(readable, 'memory_service_records_readable')).toBe(1);
+  });
+
   it('reads its sources afresh at each render', () => {
     let rss = 1;
     const metrics = new ServiceMetrics(base({ memoryUsage: () => ({ rss: rss++, heapUsed: 0 }) }));

@@ -133,6 +133,8 @@ export interface MetricsSources {
   now?: () => number;
   /** Defaults to process.memoryUsage. */
   memoryUsage?: () => { rss: number; heapUsed: number };
+  /** Told when the record counts cannot be read (the page is answered without them). */
+  warn?: (message: string) => void;
 }
 
 /** Prefix of the service's own metrics. */
@@ -166,8 +168,19 @@ export class ServiceMetrics {
     out.family(`${P}_tool_call_duration_seconds`, 'histogram', 'Duration of tool calls, answered or failed, by tool (argument checks, handler and its transaction).');
     for (const t of called) writeHistogram(out, `${P}_tool_call_duration_seconds`, { tool: t.name }, CALL_DURATION_BUCKETS, t.calls.perBucket, t.calls.totalMs / 1000);
 
+    // A database that cannot be read (locked past the busy timeout, damaged, a disk error) leaves
+    // out the record counts only: the rest of the page still tells the operator about the process.
+    let r: RecordCountsReading | null = null;
     if (src.records) {
-      const r = src.records();
+      try {
+        r = src.records();
+      } catch (err) {
+        src.warn?.(`/metrics: the record counts could not be read (${(err as Error).message}); answered without them`);
+      }
+      out.family(`${P}_records_readable`, 'gauge', '1 when the record counts could be read at this scrape, 0 when the database could not be read (the counts are left out).');
+      out.sample(`${P}_records_readable`, null, r ? 1 : 0);
+    }
+    if (r) {
       out.family(`${P}_records`, 'gauge', 'Memory records by kind and layer, over every user_id.');
       for (const c of r.counts) out.sample(`${P}_records`, { kind: c.kind, layer: c.layer }, c.count);
       out.family(`${P}_records_from_replica`, 'gauge', '1 when the record counts were read from the fresh replica (memory_sync_replica), 0 when from the live database.');
