@@ -85,6 +85,7 @@ describe('GET /metrics over HTTP', () => {
     expect(after.get('memory_service_tool_call_duration_seconds_bucket{tool="think",le="+Inf"}')).toBe(2);
     expect(after.get('memory_service_tool_call_duration_seconds_sum{tool="think"}')).toBeGreaterThan(0);
     // The thought is counted in the live database (no replica yet), and every breaker is closed.
+    expect(after.get('memory_service_records_readable')).toBe(1);
     expect(after.get('memory_service_records_from_replica')).toBe(0);
     expect(after.has('memory_service_replica_age_seconds')).toBe(false);
     const stored = [...after].filter(([k]) => k.startsWith('memory_service_records{')).reduce((n, [, v]) => n + v, 0);
