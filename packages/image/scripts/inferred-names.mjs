@@ -20,6 +20,7 @@
 import { parse } from 'acorn';
 
 const HELPER = /^__name\d*$/;
+const PARSE = { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true };
 /** A name of one or two characters: what a minifier gives, not what a person writes. */
 const MINIFIED_NAME = /^[A-Za-z_$][\w$]?$/;
 
@@ -64,12 +65,14 @@ function staticBlockClassName(ancestors) {
  * parses is an error, not an image.
  */
 export function unwrapInferredNames(source, minified = /^$/) {
-  const tree = parse(source, { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true });
+  const tree = parse(source, PARSE);
   const cuts = [];
   // The source ranges of the minified modules: esbuild wraps each module of a bundle in a method
   // keyed by its path (`__esm({"../kernel/dist/zod.js"() {...}})`).
   const regions = [];
   let kept = 0;
+  // `parens`: the function stands where the call stood, parenthesised, whatever the position.
+  const cut = (node, fn, parens) => cuts.push({ start: node.start, end: node.end, fnStart: fn.start, fnEnd: fn.end, parens });
   walk(tree, [], (node, ancestors) => {
     const parent = ancestors[ancestors.length - 1];
     if (node.type === 'Property' && node.key.type === 'Literal' && typeof node.key.value === 'string' && minified.test(node.key.value)) {
@@ -80,8 +83,7 @@ export function unwrapInferredNames(source, minified = /^$/) {
     const [fn, name] = node.arguments;
     if (node.arguments.length !== 2 || !fn || name.type !== 'Literal' || typeof name.value !== 'string') return;
     if (regions.some(([start, end]) => node.start >= start && node.end <= end)) {
-      // Parenthesised, so that it stands wherever the call stood (a statement, a sequence's item).
-      cuts.push({ start: node.start, end: node.end, fnStart: fn.start, fnEnd: fn.end, parens: true });
+      cut(node, fn, true);
       return;
     }
     const given = isAnonymousDefinition(fn)
@@ -93,14 +95,14 @@ export function unwrapInferredNames(source, minified = /^$/) {
           : null;
     if (given !== null && given !== name.value && MINIFIED_NAME.test(name.value) && given.startsWith(name.value) && /^\d+$/.test(given.slice(name.value.length))) {
       // A minifier's name (`i`) that the image's bundling suffixed (`i2`): nothing to keep.
-      cuts.push({ start: node.start, end: node.end, fnStart: fn.start, fnEnd: fn.end, parens: true });
+      cut(node, fn, true);
       return;
     }
     if (!isAnonymousDefinition(fn) || given !== name.value) {
       kept++;
       return;
     }
-    cuts.push({ start: node.start, end: node.end, fnStart: fn.start, fnEnd: fn.end, parens: false });
+    cut(node, fn, false);
   });
   // Helper calls nest (a named function inside another's body): cut the outer first, and cut each
   // inner one inside the text that takes the outer's place.
@@ -117,15 +119,15 @@ export function unwrapInferredNames(source, minified = /^$/) {
     if (done.parens) out += ')';
     at = done.end;
   };
-  for (const cut of cuts) {
-    while (stack.length && stack[stack.length - 1].end <= cut.start) close(stack.pop());
-    emitUntil(cut.start);
-    if (cut.parens) out += '(';
-    at = cut.fnStart;
-    stack.push(cut);
+  for (const next of cuts) {
+    while (stack.length && stack[stack.length - 1].end <= next.start) close(stack.pop());
+    emitUntil(next.start);
+    if (next.parens) out += '(';
+    at = next.fnStart;
+    stack.push(next);
   }
   while (stack.length) close(stack.pop());
   out += source.slice(at);
-  parse(out, { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true });
+  parse(out, PARSE);
   return { text: out, unwrapped: cuts.length, kept, minifiedModules: regions.length };
 }

@@ -37,6 +37,21 @@ describe('ToolCallStats', () => {
     expect(stats.totalMs).toBeCloseTo(0.2 + 0.5 + 0.7 + 3 + 7000 + 10, 6);
   });
 
+  it('times a synchronous call from its start: answered when it returns, failed (and thrown on) when it throws', () => {
+    const stats = new ToolCallStats();
+    const now = vi.spyOn(performance, 'now');
+    now.mockReturnValueOnce(10.2);
+    expect(stats.time(() => 'answer', 10)).toBe('answer');
+    now.mockReturnValueOnce(13);
+    expect(() => stats.time(() => {
+      throw new Error('refused');
+    }, 10)).toThrow('refused');
+    expect([stats.ok, stats.error]).toEqual([1, 1]);
+    expect(stats.totalMs).toBeCloseTo(3.2);
+    expect(stats.perBucket[0]).toBe(1);
+    expect(stats.perBucket[3]).toBe(1);
+  });
+
   it('has increasing bounds from half a millisecond to 5 s', () => {
     expect(CALL_DURATION_BUCKETS[0]).toBe(0.0005);
     expect(CALL_DURATION_BUCKETS.at(-1)).toBe(5);

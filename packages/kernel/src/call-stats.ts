@@ -38,6 +38,22 @@ export class ToolCallStats {
     this.perBucket[i]++;
   }
 
+  /**
+   * Run fn and count it: answered when it returns, failed when it throws (thrown on). For a call
+   * answered synchronously; `start` (performance.now()) when the call began before fn.
+   */
+  time<T>(fn: () => T, start = performance.now()): T {
+    let value: T;
+    try {
+      value = fn();
+    } catch (err) {
+      this.done(false, start);
+      throw err;
+    }
+    this.done(true, start);
+    return value;
+  }
+
   /** Calls counted, answered or failed. */
   get count(): number {
     return this.ok + this.error;

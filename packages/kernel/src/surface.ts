@@ -129,20 +129,6 @@ export function surfaceCallStats(kernel: Kernel): { name: string; calls: ToolCal
   return out;
 }
 
-/** Run fn, counted in stats as answered or failed. */
-function counted<T>(stats: ToolCallStats, fn: () => T): T {
-  const start = performance.now();
-  let value: T;
-  try {
-    value = fn();
-  } catch (err) {
-    stats.done(false, start);
-    throw err;
-  }
-  stats.done(true, start);
-  return value;
-}
-
 function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], call: ToolCallContext): SurfaceTool {
   const names = members.map((m) => m.name);
   const input = z.object({
@@ -160,15 +146,12 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
   const run: SurfaceTool['call'] = (raw, abort) => {
     const start = performance.now();
     const parsed = input.safeParse(raw ?? {});
-    if (!parsed.success) {
-      own.done(false, start);
-      throw inputError(parsed.error, 'action', (field) => (field === 'action' ? ['list', ...names] : 'object'));
-    }
-    const { action, args } = parsed.data;
-    if (action !== 'list') return kernel.callToolNow(action, args, withAbort(call, abort));
-    const listed = { tier, tools: members.map(describe) };
-    own.done(true, start);
-    return listed;
+    // A member's call is the member's (Kernel.callToolNow counts it); the list and refused input are the dispatcher's.
+    if (parsed.success && parsed.data.action !== 'list') return kernel.callToolNow(parsed.data.action, parsed.data.args, withAbort(call, abort));
+    return own.time(() => {
+      if (!parsed.success) throw inputError(parsed.error, 'action', (field) => (field === 'action' ? ['list', ...names] : 'object'));
+      return { tier, tools: members.map(describe) };
+    }, start);
   };
   return {
     name,
@@ -198,7 +181,7 @@ function catalog(kernel: Kernel, visible: RegisteredTool[], tierOf: (t: Register
     return s;
   });
   const stats = statsOf(kernel, CATALOG_TOOL);
-  const run: SurfaceTool['call'] = (raw) => counted(stats, () => answer(raw));
+  const run: SurfaceTool['call'] = (raw) => stats.time(() => answer(raw));
   const answer = (raw: unknown) => {
     const parsed = input.safeParse(raw ?? {});
     if (!parsed.success) throw inputError(parsed.error, 'query', () => 'string');
