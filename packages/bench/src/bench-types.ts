@@ -1,6 +1,7 @@
 /** The shape of a benchmark result file (bench/results/<name>.json). */
 import type { LatencySummary } from './stats.js';
 import type { ServerKind } from './bench-servers.js';
+import type { WakeCostsResult } from './wake-costs-report.js';
 
 export interface MachineInfo {
   cpu_model: string;
@@ -97,4 +98,6 @@ export interface BenchResult {
   ceiling?: CeilingRun[];
   /** Fresh starts of our server, each to an answered tools/list (absent in older result files). */
   spawn?: { runs: number; samples_ms: number[]; ms: LatencySummary };
+  /** What waiting costs a process on this machine (wake-costs.ts; absent in older result files). */
+  wake?: WakeCostsResult;
 }

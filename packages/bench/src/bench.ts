@@ -8,6 +8,7 @@ import type { ServerKind } from './bench-servers.js';
 import type { BenchResult } from './bench-types.js';
 import { benchInProcess } from './in-process.js';
 import { machineInfo } from './machine.js';
+import { measureWakeCosts } from './wake-costs.js';
 import { DOCS_DIR, RESULTS_DIR, SERVER_CLI } from './paths.js';
 import { note } from './progress.js';
 import { chartSeries, renderBenchmarksPage, renderResultTables } from './report-markdown.js';
@@ -18,6 +19,9 @@ import { checkTargets, formatTargetLines } from './targets.js';
 const CHART_FILE = 'bench-latency.svg';
 /** Fresh starts measured for the start-up figure (its median is the one the target reads). */
 const SPAWN_RUNS = 11;
+/** The gap before each timed wake-up: about what the reference's search_nodes takes at N = 10,000. */
+const WAKE_GAP_MS = 36;
+const WAKE_SAMPLES = 100;
 
 function writeFile(file: string, text: string): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -48,6 +52,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   // the removed 100,000-item data dirs left, and each fresh start's first fsync (its migrations)
   // waited behind it (a median of 301 ms at the end of a run, 231 ms alone, the same build).
   result.spawn = await spawnSeries(cli.smoke ? 3 : SPAWN_RUNS);
+  note(`wake-up costs of this machine (${WAKE_GAP_MS} ms gaps)`);
+  result.wake = await measureWakeCosts({ gapMs: WAKE_GAP_MS, samples: cli.smoke ? 5 : WAKE_SAMPLES });
   for (const n of cli.sizes) {
     const kinds: ServerKind[] = n <= cli.refMax ? ['ours', 'reference'] : ['ours'];
     const outcome = await benchSize(kinds, n, cli.samples, cli.seed);

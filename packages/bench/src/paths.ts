@@ -16,6 +16,8 @@ export const SERVER_CLI = fileURLToPath(new URL('../../server/dist/cli.js', impo
 
 /** The benchmark's zero-work MCP server, compiled (tests run after the build). */
 export const FLOOR_SERVER = fileURLToPath(new URL('../dist/floor-server.js', import.meta.url));
+/** The built wake-costs script, which is also the child it measures in (wake-costs.ts). */
+export const WAKE_COSTS = fileURLToPath(new URL('../dist/wake-costs.js', import.meta.url));
 
 /** The LoCoMo development files, kept beside the repository. */
 export const LOCOMO_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'eval', 'locomo');

@@ -3,6 +3,7 @@ import type { BenchResult, ServerRun } from './bench-types.js';
 import { fmtBytes, fmtCount, fmtMs, fmtRatio, markdownTable } from './format.js';
 import type { ChartSeries } from './report-svg.js';
 import { backToBackRatio, ceilingRatio, checkTargets, speedRatio } from './targets.js';
+import { timesOf, type WakeCondition } from './wake-costs-report.js';
 
 const SERVER_NAMES: Record<ServerRun['server'], string> = {
   ours: 'memory-service',
@@ -179,6 +180,25 @@ function ceilingNote(result: BenchResult): string {
 `;
 }
 
+/**
+ * The machine table's wake-up rows (wake-costs.ts): how much slower the two kernels ran after the
+ * machine idled, and after a core was busy, than back to back. Empty for older result files.
+ */
+function wakeRows(result: BenchResult): string {
+  const w = result.wake;
+  const base = w?.rows.find((r) => r.condition === 'back to back');
+  if (!w || !base) return '';
+  const row = (condition: WakeCondition, label: string) => {
+    const r = w.rows.find((x) => x.condition === condition);
+    if (!r) return '';
+    return `| ${label} | memory reads ${timesOf(r.memory_us, base.memory_us)}, arithmetic ${timesOf(r.compute_us, base.compute_us)} their back-to-back time |\n`;
+  };
+  return (
+    row('after the machine idled', `a wake-up after ${w.gap_ms} ms idle`) +
+    row('after a busy neighbour', `a wake-up after a core was busy ${w.gap_ms} ms`)
+  );
+}
+
 /** The whole docs/benchmarks.md page. */
 export function renderBenchmarksPage(result: BenchResult, chartFile: string): string {
   const m = result.machine;
@@ -218,7 +238,7 @@ ${backToBackNote(result)}${ceilingNote(result)}- Spawn: from spawning the proces
 | Node | ${m.node} |
 | platform | ${m.platform} |
 | sizes | ${sizes.map(fmtCount).join(', ')} |
-
+${wakeRows(result)}
 ## Latency p50 against N
 
 ![Latency p50 against N, log scale](${chartFile})
@@ -250,6 +270,13 @@ and run \`npm run idle-floor\` on the machine at hand for the split.
 Above N = ${fmtCount(refMax)} only our server runs, so its requests come back to back: its write and
 search figures there are what the same requests cost without the reference's turns.
 
+The machine table's wake-up rows (\`npm run wake-costs -w @memory-service/bench\`, no MCP and no server
+in it) say what waiting costs any process on the machine: a Node child times a fixed run of arithmetic
+and a fixed run of scattered memory reads itself, back to back and after a gap like the reference's
+search. Where memory reads come back several times slower after the gap, every request in the
+alternating rounds pays that on what it reads, its code included, and the more a request reads the
+more it pays: the back-to-back ratios are the same code without it.
+
 The search ratio also depends on the workload. The reference reads its whole memory file on every
 call and returns every entity that matches, so its search_nodes takes longer the more items a query
 matches, while dream answers with its limit of best hits at about the same cost. \`npm run side-by-side -w @memory-service/bench\`
@@ -264,10 +291,12 @@ npm ci
 npm run bench
 # the same run with explicit options (after npm run build):
 node packages/bench/dist/bench.js --sizes ${sizes.join(',')} --ref-max ${refMax} --samples ${samples}
-# the CI smoke run (N = 200, 50 samples, docs left untouched; then idle-floor, side-by-side, shapes and 20 LoCoMo questions):
+# the CI smoke run (N = 200, 50 samples, docs left untouched; then idle-floor, wake-costs, side-by-side, shapes and 20 LoCoMo questions):
 npm run smoke -w @memory-service/bench
 # where the time of one request goes here (N, idle gap in ms, samples):
 npm run idle-floor -w @memory-service/bench -- 10000 28 200
+# what waiting costs a process on this machine (the machine table's wake-up rows):
+npm run wake-costs -w @memory-service/bench -- --gap 36 --samples 200
 # whether a change is faster: two built checkouts (A, and B = this one) timed in the same rounds
 npm run ab -w @memory-service/bench -- --a ../main-before --n 10000 --samples 150
 # both 10,000-item ratios on another workload, through Client.callTool (--json adds a JSON line):
