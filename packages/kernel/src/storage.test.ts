@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryError } from './errors.js';
-import { betterSqliteAddon, CHECKPOINT_DELAY_MS, loadSqliteDriver, PAGE_CACHE_KIB, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, Storage, WAL_BACKSTOP_PAGES } from './storage.js';
+import { betterSqliteAddon, CHECKPOINT_DELAY_MS, loadSqliteDriver, PAGE_CACHE_KIB, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, Storage, WAL_BACKSTOP_PAGES, writeIfFree } from './storage.js';
 
 describe('Storage checkpoints off the request path', () => {
   let dir: string;
@@ -119,6 +119,57 @@ describe('Storage checkpoints off the request path', () => {
     storage.close();
     expect(vi.getTimerCount()).toBe(0);
     expect(() => vi.advanceTimersByTime(CHECKPOINT_DELAY_MS)).not.toThrow();
+  });
+});
+
+describe('writeIfFree', () => {
+  let dir: string;
+  let storage: Storage;
+  const rows = () => (storage.db.prepare('SELECT count(*) AS n FROM t').get() as { n: number }).n;
+  const insert = () => storage.db.transaction(() => storage.prepare('INSERT INTO t (body) VALUES (?)').run('x')).immediate();
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-free-'));
+    storage = new Storage(dir);
+    storage.db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  });
+
+  afterEach(() => {
+    storage.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes when no other connection holds the lock, and gives back the busy timeout it found each time', () => {
+    expect(writeIfFree(storage.db, insert)).toBe(true);
+    expect(rows()).toBe(1);
+    expect(storage.db.pragma('busy_timeout', { simple: true })).toBe(10_000);
+    // The timeout is read on every call, not kept from the first.
+    storage.db.pragma('busy_timeout = 60000');
+    expect(writeIfFree(storage.db, insert)).toBe(true);
+    expect(storage.db.pragma('busy_timeout', { simple: true })).toBe(60_000);
+    expect(rows()).toBe(2);
+  });
+
+  it("answers false at once while another connection writes, and the write is not made", () => {
+    // A lock wait would block this thread for a minute: longer than the test may take.
+    storage.db.pragma('busy_timeout = 60000');
+    const writer = new (sqliteDriver().Database)(storage.file);
+    try {
+      writer.exec('BEGIN IMMEDIATE');
+      expect(writeIfFree(storage.db, insert)).toBe(false);
+      writer.exec('COMMIT');
+    } finally {
+      writer.close();
+    }
+    expect(rows()).toBe(0);
+    expect(storage.db.pragma('busy_timeout', { simple: true })).toBe(60_000);
+    expect(writeIfFree(storage.db, insert)).toBe(true);
+    expect(rows()).toBe(1);
+  });
+
+  it('throws what is not a lock, and still gives back the timeout', () => {
+    expect(() => writeIfFree(storage.db, () => storage.db.exec('INSERT INTO missing VALUES (1)'))).toThrow(/no such table: missing/);
+    expect(storage.db.pragma('busy_timeout', { simple: true })).toBe(10_000);
   });
 });
 
