@@ -4,6 +4,7 @@ import { markdownTable } from './format.js';
 import { chartSeries, renderBenchmarksPage, renderResultTables } from './report-markdown.js';
 import { escapeXml, logBounds, renderLatencyChart } from './report-svg.js';
 import { backToBackRatio, ceilingRatio, checkTargets, speedRatio } from './targets.js';
+import { SAMPLE_WAKE_COSTS } from './wake-costs.fixture.js';
 
 /** A minimal well-formedness check: balanced tags, quoted attributes, no stray '&' or '<'. */
 function assertWellFormedXml(xml: string): void {
@@ -240,22 +241,10 @@ describe('restart table', () => {
 
 describe('machine table wake-up rows', () => {
   it("give the wake-up costs measured with the run, and are left out of a result without them", () => {
-    const withWake: BenchResult = {
-      ...result,
-      wake: {
-        gap_ms: 36,
-        samples: 100,
-        rows: [
-          { condition: 'back to back', compute_us: 45, memory_us: 20 },
-          { condition: 'after the machine idled', compute_us: 47.25, memory_us: 80 },
-          { condition: 'after a busy neighbour', compute_us: 49.5, memory_us: 82 },
-          { condition: 'after a busy neighbour, 1 ms into the wake-up', compute_us: 46, memory_us: 81 },
-        ],
-      },
-    };
+    const withWake: BenchResult = { ...result, wake: SAMPLE_WAKE_COSTS };
     const page = renderBenchmarksPage(withWake, 'c.svg');
-    expect(page).toContain('| a wake-up after 36 ms idle | memory reads 4.00x, arithmetic 1.05x their back-to-back time |');
-    expect(page).toContain('| a wake-up after a core was busy 36 ms | memory reads 4.10x, arithmetic 1.10x their back-to-back time |');
+    expect(page).toContain('| a wake-up after 36 ms idle | memory reads 4.15x, arithmetic 1.08x their back-to-back time |');
+    expect(page).toContain('| a wake-up after a core was busy 36 ms | memory reads 7.00x, arithmetic 1.57x their back-to-back time |');
     expect(renderBenchmarksPage(result, 'c.svg')).not.toContain('a wake-up after');
     // Without a back-to-back row there is nothing to compare with: no rows.
     expect(renderBenchmarksPage({ ...withWake, wake: { ...withWake.wake!, rows: withWake.wake!.rows.slice(1) } }, 'c.svg')).not.toContain('a wake-up after');

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { measureWakeCosts } from './wake-costs.js';
 import { parseWakeCostsArgs } from './wake-costs-args.js';
-import { renderWakeCosts, WAKE_CONDITIONS, type WakeCostsResult } from './wake-costs-report.js';
+import { renderWakeCosts, WAKE_CONDITIONS } from './wake-costs-report.js';
+import { SAMPLE_WAKE_COSTS } from './wake-costs.fixture.js';
 
 describe('wake-costs arguments', () => {
   it('defaults to a 36 ms gap and 200 samples', () => {
@@ -18,16 +19,7 @@ describe('wake-costs arguments', () => {
 });
 
 describe('wake-costs report', () => {
-  const result: WakeCostsResult = {
-    gap_ms: 36,
-    samples: 200,
-    rows: [
-      { condition: 'back to back', compute_us: 44.5, memory_us: 20 },
-      { condition: 'after the machine idled', compute_us: 48.1, memory_us: 83 },
-      { condition: 'after a busy neighbour', compute_us: 69.7, memory_us: 140 },
-      { condition: 'after a busy neighbour, 1 ms into the wake-up', compute_us: 49.5, memory_us: 79 },
-    ],
-  };
+  const result = SAMPLE_WAKE_COSTS;
 
   it('gives each condition against back to back, naming the gap', () => {
     const text = renderWakeCosts(result);
