@@ -58,7 +58,7 @@ export const serverRetriever: RetrieverFactory = async (conversation) => {
       if (map.size === before) turnsWithoutRecord++;
     },
     async rank(question, k) {
-      const { ms, result } = await conn.timedCall('dream', { query: question, limit: k, layer: 'user' });
+      const { ms, result } = await conn.timedCall('dream', { query: question, limit: k, layer: 'user', hits: true });
       const hits = dreamHits(result.structuredContent);
       hitsTotal += hits.length;
       hitsUnmapped += hits.filter((h) => map.turnOf(h) === undefined).length;

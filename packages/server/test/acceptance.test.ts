@@ -67,7 +67,9 @@ describe('the first-party server as an MCP host sees it', () => {
     const l3 = thought.structuredContent.actions.find((a: any) => a.store === 'l3');
     expect(l3).toBeTruthy();
     const found: any = await c.client.callTool({ name: 'dream', arguments: { query: 'when does the staging database migrate' } });
-    expect(found.structuredContent.hits[0]).toMatchObject({ source: 'l3', id: l3.id });
+    // The best hit heads the summary: its source and id name it (the list of hits only when asked).
+    expect(found.structuredContent.summary.startsWith(`## [l3] ${l3.id} | `)).toBe(true);
+    expect(found.structuredContent).not.toHaveProperty('hits');
     const other: any = await c.client.callTool({ name: 'dream', arguments: { query: 'staging database', layer: 'agent' } });
     expect(other.structuredContent.result_count).toBe(0);
     const otherUser: any = await c.client.callTool({ name: 'dream', arguments: { query: 'staging database', user_id: 'someone-else' } });

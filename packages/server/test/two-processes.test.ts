@@ -29,7 +29,7 @@ describe('two server processes on one data dir', () => {
       for (const c of [a, b]) {
         const found: any = await c.client.callTool({ name: 'dream', arguments: { query: `parcel zx${i}q`, limit: 3 } });
         // The best hit's text is the summary's first section.
-        expect(found.structuredContent.hits.length).toBeGreaterThan(0);
+        expect(found.structuredContent.result_count).toBeGreaterThan(0);
         expect(found.structuredContent.summary.split('\n\n')[0]).toContain(`number ${i} `);
       }
     }

@@ -33,7 +33,7 @@ describe('scope', () => {
 
   it('says so when nothing matches', async () => {
     s = await start();
-    const r = await s.call('dream', { query: 'zeppelin' });
+    const r = await s.call('dream', { query: 'zeppelin', hits: true });
     expect(r).toMatchObject({ result_count: 0, truncated: false, hits: [] });
     expect(r.summary).toMatch(/No memories match/);
   });
@@ -45,7 +45,7 @@ describe('limit', () => {
     for (let i = 1; i <= 5; i++) await s.call('think', { text: harbour(i), layer: 'user' });
     const all = await s.call('dream', { query: 'ferry island pier' });
     expect(all.result_count).toBe(5);
-    const two = await s.call('dream', { query: 'ferry island pier', limit: 2 });
+    const two = await s.call('dream', { query: 'ferry island pier', limit: 2, hits: true });
     expect(two.result_count).toBe(2);
     expect(two.hits).toHaveLength(2);
   });
@@ -53,12 +53,12 @@ describe('limit', () => {
   it('carries each hit text once: in the summary, under a heading naming the hit', async () => {
     s = await start();
     for (let i = 1; i <= 3; i++) await s.call('think', { text: harbour(i), layer: 'user' });
-    const r = await s.call('dream', { query: 'ferry island pier' });
+    const r = await s.call('dream', { query: 'ferry island pier', hits: true });
     expect(r.truncated).toBe(false);
     expect(r.hits).toHaveLength(3);
     for (const h of r.hits as { source: string; id: string; title?: string; excerpt?: string }[]) {
       expect(h.excerpt).toBeUndefined();
-      expect(r.summary).toContain(`## [${h.source}] ${h.title ?? h.id} | `);
+      expect(r.summary).toContain(`## [${h.source}] ${h.title ? `${h.title} (${h.id})` : h.id} | `);
     }
     for (let i = 1; i <= 3; i++) expect(r.summary.split(harbour(i)).length - 1).toBe(1);
   });
@@ -66,7 +66,7 @@ describe('limit', () => {
   it('explains the score of each hit only when asked: the four weighted parts add up to it', async () => {
     s = await start();
     for (let i = 1; i <= 3; i++) await s.call('think', { text: harbour(i), layer: 'user' });
-    const plain = await s.call('dream', { query: 'ferry island pier' });
+    const plain = await s.call('dream', { query: 'ferry island pier', hits: true });
     expect(plain.hits).toHaveLength(3);
     for (const h of plain.hits as Record<string, unknown>[]) expect(h).not.toHaveProperty('explain');
     const explained = await s.call('dream', { query: 'ferry island pier', explain: true });
@@ -77,6 +77,23 @@ describe('limit', () => {
       expect(bm25 + importance + recency + access).toBeCloseTo(h.score, 5);
     }
     await expect(s.call('dream', { query: 'ferry', explain: 'yes' })).rejects.toThrow(/explain/);
+  });
+
+  it('lists the hits only when asked: the default answer is the summary, whose headings name every hit', async () => {
+    s = await start();
+    for (let i = 1; i <= 3; i++) await s.call('think', { text: harbour(i), layer: 'user' });
+    await s.call('think', { text: 'The ferry pier is by the island café', layer: 'user', wiki_title: 'Ferry pier' });
+    const plain = await s.call('dream', { query: 'ferry island pier' });
+    expect(plain).not.toHaveProperty('hits');
+    const listed = await s.call('dream', { query: 'ferry island pier', hits: true });
+    // (Scores move between the two calls: the first one's hits were accessed once more.)
+    expect(listed.result_count).toBe(plain.result_count);
+    const titled = (listed.hits as { source: string; id: string; title?: string }[]).filter((h) => h.title);
+    expect(titled.length).toBeGreaterThan(0);
+    // A titled hit's heading gives its id as well, so an id the list would have given is in the summary.
+    for (const h of listed.hits as { source: string; id: string; title?: string }[]) expect(plain.summary).toContain(h.id);
+    for (const h of titled) expect(plain.summary).toContain(`## [${h.source}] ${h.title} (${h.id}) | `);
+    await expect(s.call('dream', { query: 'ferry', hits: 'yes' })).rejects.toThrow(/hits/);
   });
 
   it('keeps the summary of ASCII memories ASCII (its headings included)', async () => {
@@ -91,9 +108,9 @@ describe('limit', () => {
   it('an omitted limit comes from retrieval.default_limit', async () => {
     s = await start({ config: { retrieval: { default_limit: 2 } } });
     for (let i = 1; i <= 5; i++) await s.call('think', { text: harbour(i), layer: 'user' });
-    expect((await s.call('dream', { query: 'ferry island pier' })).hits).toHaveLength(2);
-    expect((await s.call('dream', { query: 'ferry island pier', limit: null })).hits).toHaveLength(2);
-    expect((await s.call('dream', { query: 'ferry island pier', limit: 4 })).hits).toHaveLength(4);
+    expect((await s.call('dream', { query: 'ferry island pier' })).result_count).toBe(2);
+    expect((await s.call('dream', { query: 'ferry island pier', limit: null, hits: true })).hits).toHaveLength(2);
+    expect((await s.call('dream', { query: 'ferry island pier', limit: 4, hits: true })).hits).toHaveLength(4);
   });
 
   // Regression guard, fixed: a fractional retrieval.default_limit (2.5) was taken, and dream answered 3 hits.
@@ -200,6 +217,7 @@ describe('token budget', () => {
     await s.call('think', { text: 'Zebra stripes at the ferry pier', wiki_title: `Zebra ${'w'.repeat(290)}`, layer: 'user' });
     const r = await s.call('dream', { query: 'zebra' });
     expect(r).toMatchObject({ truncated: true, result_count: 1 });
+    // The summary names no hit, so the list comes unasked.
     expect(r.hits).toHaveLength(1);
     expect(r.summary).not.toContain('No memories match');
     expect(r.summary).toContain('1 memory matches');

@@ -71,7 +71,7 @@ export function actionsIn(result: { actions: Action[] }, store: string): Action[
 
 /** Hit ids of a dream call. */
 export async function dreamIds(s: TestServer, args: Record<string, unknown>): Promise<string[]> {
-  const r = await s.call('dream', args);
+  const r = await s.call('dream', { ...args, hits: true });
   return r.hits.map((h: { id: string }) => h.id);
 }
 

@@ -433,7 +433,7 @@ describe('spec pages of several users', () => {
       { layer: 'agent', user_id: 'bob', origin_store: 'wiki' },
     ]);
     expect((await project({ action: 'recall', name: 'Shared', user_id: 'bob', layer: 'agent' })).wiki_ref).toBeNull();
-    expect((await s.call('dream', { query: 'Bob adds a note', user_id: 'bob', layer: 'agent' })).hits).toEqual([]);
+    expect((await s.call('dream', { query: 'Bob adds a note', user_id: 'bob', layer: 'agent', hits: true })).hits).toEqual([]);
   });
 
   // Regression guard, fixed: update rewrote the caller's spec page only, so another user's page of the same global

@@ -9,7 +9,7 @@ afterEach(async () => {
 });
 
 async function dreamIds(query: string, extra: Record<string, unknown> = {}): Promise<string[]> {
-  return (await s.call('dream', { query, ...extra })).hits.map((h: { id: string }) => h.id);
+  return (await s.call('dream', { query, hits: true, ...extra })).hits.map((h: { id: string }) => h.id);
 }
 
 describe('wiki_delete', () => {

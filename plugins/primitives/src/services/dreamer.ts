@@ -9,7 +9,9 @@ export interface DreamInput extends Scope {
   query: string;
   limit: number;
   intent: Intent;
-  /** Add each hit's score as its weighted parts (off by default: most callers read the summary). */
+  /** Add the ranked hits as a list (off by default: the summary's headings name each hit). */
+  hits?: boolean;
+  /** Add each hit's score as its weighted parts; implies `hits` (off by default: most callers read the summary). */
   explain?: boolean;
 }
 
@@ -26,7 +28,8 @@ export interface DreamResult {
   truncated: boolean;
   result_count: number;
   estimated_tokens: number;
-  hits: { source: string; id: string; score: number; title?: string; created: string; explain?: DreamExplain }[];
+  /** When asked (`hits` or `explain`), and when the summary names none of the hits (over the token budget). */
+  hits?: { source: string; id: string; score: number; title?: string; created: string; explain?: DreamExplain }[];
   recent_events?: { id: string; type: string; summary: string; created: string }[];
 }
 
@@ -122,10 +125,15 @@ export class Dreamer {
       if (events.length) sections.push(eventSection(events));
     }
     for (const h of hits) {
-      // ASCII separators: a summary of ASCII memories stays ASCII, which JSON and UTF-8 handle faster on both ends.
-      sections.push({ title: `[${h.source}] ${h.title ?? h.id} | ${h.created.slice(0, 10)} | score ${h.score.toFixed(3)}`, text: h.text });
+      // Each heading names the hit: its title and id where it has a title (a fact's key, a page's
+      // title, a node's type), its id otherwise. ASCII separators: a summary of ASCII memories stays
+      // ASCII, which JSON and UTF-8 handle faster on both ends.
+      const name = h.title ? `${h.title} (${h.id})` : h.id;
+      sections.push({ title: `[${h.source}] ${name} | ${h.created.slice(0, 10)} | score ${h.score.toFixed(3)}`, text: h.text });
     }
     const fitted = fitToBudget(sections, this.budget);
+    // Hits the summary names: sections are kept in order, the hits' after the events section if any.
+    const named = Math.max(0, fitted.sections.length - (sections.length - hits.length));
     const summary = fitted.sections.map((s) => (s.title ? `## ${s.title}\n${s.text}` : s.text)).join('\n\n');
     const ms = Math.round((performance.now() - started) * 1000) / 1000;
     // Access counts and the recall_events row are bookkeeping: batched off the answer's path.
@@ -136,14 +144,20 @@ export class Dreamer {
       truncated: fitted.truncated,
       result_count: hits.length,
       estimated_tokens: fitted.tokens,
-      hits: hits.map((h) => ({
-        source: h.source,
-        id: h.id,
-        score: h.score,
-        ...(h.title ? { title: h.title } : {}),
-        created: h.created,
-        ...(input.explain ? { explain: { bm25: h.explain.bm25, importance: h.explain.importance, recency: h.explain.recency, access: h.explain.access } } : {}),
-      })),
+      // The list repeats what the headings say, outside the token budget: for programs, when asked,
+      // and when the summary could name none of the hits (the first one's section alone is over the budget).
+      ...(input.hits || input.explain || (named === 0 && hits.length > 0)
+        ? {
+            hits: hits.map((h) => ({
+              source: h.source,
+              id: h.id,
+              score: h.score,
+              ...(h.title ? { title: h.title } : {}),
+              created: h.created,
+              ...(input.explain ? { explain: { bm25: h.explain.bm25, importance: h.explain.importance, recency: h.explain.recency, access: h.explain.access } } : {}),
+            })),
+          }
+        : {}),
       ...(input.intent === 'recent'
         ? { recent_events: events.map((e) => ({ id: e.id, type: e.type, summary: excerpt(e.summary, 200), created: e.created })) }
         : {}),
