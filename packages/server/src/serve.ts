@@ -4,7 +4,7 @@
  * their own entry point. The command itself starts through these.
  */
 import type { Readable, Writable } from 'node:stream';
-import { createMcpServer, stdioTransport } from './mcp-adapter.js';
+import { openStdioSession } from './stdio-session.js';
 import type { Service } from './service.js';
 
 export interface StdioServing {
@@ -23,16 +23,13 @@ export interface StdioServing {
  * while it runs: log to stderr.
  */
 export async function serveStdio(service: Service, streams: { stdin?: Readable; stdout?: Writable } = {}): Promise<StdioServing> {
-  const logger = service.kernel.logger;
-  const server = createMcpServer(service.surface, logger);
-  const transport = stdioTransport(service.surface, logger, streams);
   let end!: (why: string) => void;
   const ended = new Promise<string>((resolve) => (end = resolve));
   (streams.stdin ?? process.stdin).once('end', () => end('stdin closed'));
+  const session = await openStdioSession(service.surface, service.kernel.logger, streams);
   // The transport also closes when stdout fails (the client stopped reading).
-  server.onclose = () => end('stdio closed');
-  await server.connect(transport);
-  return { ended, close: () => server.close() };
+  session.onclose = () => end('stdio closed');
+  return { ended, close: () => session.close() };
 }
 
 export interface HttpServeOptions {

@@ -17,7 +17,8 @@
  * - bytes are only copied when a line spans chunks;
  * - an optional `take` hook sees each message first and may answer it itself (mcp-adapter.ts
  *   answers plain tools/call requests this way, writing with writeLine).
- * In the server, only mcp-adapter.ts imports this file: SDK-facing code stays behind the adapter.
+ * In the server, only the stdio session (stdio-session.ts) and mcp-adapter.ts import this file:
+ * SDK-facing code stays behind the adapter.
  */
 import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';

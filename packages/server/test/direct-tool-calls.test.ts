@@ -2,7 +2,8 @@ import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Surface, SurfaceTool } from '@memory-service/kernel';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DirectToolCalls, createMcpServer, errorResult, resultJson, stdioTransport, successResult } from '../src/mcp-adapter.js';
+import { DirectToolCalls, errorResult, resultJson, successResult } from '../src/direct-calls.js';
+import { openStdioSession } from '../src/stdio-session.js';
 import { StdioTransport } from '../src/stdio-transport.js';
 
 class Temperature {
@@ -89,8 +90,7 @@ describe('tools/call answered directly over the stdio transport', () => {
     const toServer = new PassThrough();
     const toClient = new PassThrough();
     const surface = fakeSurface();
-    const server = createMcpServer(surface);
-    await server.connect(stdioTransport(surface, undefined, { stdin: toServer, stdout: toClient }));
+    const server = await openStdioSession(surface, undefined, { stdin: toServer, stdout: toClient });
     const wire: string[] = [];
     toClient.on('data', (d) => wire.push(String(d)));
     const client = new Client({ name: 'test', version: '1.0.0' });
