@@ -173,17 +173,18 @@ export class DirectToolCalls {
 
   /** Answer a tools/call whose params are malformed with JSON-RPC's invalid params; the message was taken. */
   private refuse(id: RequestId, message: string): true {
-    this.write(JSON.stringify(invalidParams(id, message))).catch((err: unknown) =>
-      this.logger?.error(`tools/call answer not written: ${(err as Error).message}`),
-    );
+    writeAnswer(this.write, JSON.stringify(invalidParams(id, message)), this.logger);
     return true;
   }
 
   private answer(id: RequestId, result: ToolResult): void {
-    this.write(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`).catch((err: unknown) =>
-      this.logger?.error(`tools/call answer not written: ${(err as Error).message}`),
-    );
+    writeAnswer(this.write, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`, this.logger);
   }
+}
+
+/** Write one answer line; one that cannot be written (the client has gone) is logged, not thrown. */
+export function writeAnswer(write: (line: string) => Promise<void>, line: string, logger: Logger | undefined): void {
+  write(line).catch((err: unknown) => logger?.error(`answer not written: ${(err as Error).message}`));
 }
 
 /** The JSON of a tool result; a success's structuredContent is written as the text it already has. */
@@ -283,7 +284,7 @@ export class DirectHandshake {
   }
 
   private answer(id: RequestId, result: unknown): true {
-    this.write(JSON.stringify({ jsonrpc: '2.0', id, result })).catch((err: unknown) => this.logger?.error(`answer not written: ${(err as Error).message}`));
+    writeAnswer(this.write, JSON.stringify({ jsonrpc: '2.0', id, result }), this.logger);
     return true;
   }
 }

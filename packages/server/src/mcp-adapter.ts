@@ -31,6 +31,7 @@ import {
   SERVER_INSTRUCTIONS,
   toolCallParamsProblem,
   toolsList,
+  writeAnswer,
   type RequestId,
 } from './direct-calls.js';
 import { StdioTransport } from './stdio-transport.js';
@@ -71,7 +72,7 @@ export async function attachSdkServer(surface: Surface, logger: Logger | undefin
   };
   await server.connect(link);
   const refuse = (id: RequestId | null, code: number, message: string) => {
-    transport.writeLine(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })).catch((err: unknown) => logger?.error(`answer not written: ${(err as Error).message}`));
+    writeAnswer((line) => transport.writeLine(line), JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }), logger);
     return true as const;
   };
   return {

@@ -10,7 +10,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger, Surface } from '@memory-service/kernel';
-import { DirectHandshake, DirectToolCalls } from './direct-calls.js';
+import { DirectHandshake, DirectToolCalls, writeAnswer } from './direct-calls.js';
 import type { SdkLink } from './mcp-adapter.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -45,7 +45,8 @@ export async function openStdioSession(surface: Surface, logger?: Logger, stream
           for (const m of waiting.splice(0)) {
             const id = (m as { id?: unknown }).id;
             if ((typeof id === 'string' || typeof id === 'number') && 'method' in m) {
-              void transport.writeLine(JSON.stringify({ jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message: 'Internal error: the server could not load the MCP SDK to answer this' } }));
+              const error = { code: INTERNAL_ERROR, message: 'Internal error: the server could not load the MCP SDK to answer this' };
+              writeAnswer(write, JSON.stringify({ jsonrpc: '2.0', id, error }), logger);
             }
           }
           loading = undefined;
