@@ -103,3 +103,30 @@ describe('Dreamer bookkeeping', () => {
     }
   });
 });
+
+describe('Dreamer hit list', () => {
+  it('lists the hits unasked when the recent events leave no room for a hit section, and not when one fits', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dreamer-'));
+    const storage = new Storage(dir);
+    try {
+      storage.migrate('@memory-service/stores', storesMigrations);
+      const stores = new Stores({ db: storage.db, dataDir: dir, clock: systemClock });
+      const scope = { layer: 'user' as const, user_id: 'default' };
+      stores.episodes.add(scope, { summary: 'The ferry to the island leaves at eight' });
+      const event = (i: number) => ({ id: `evt_${i}`, type: 'thought', summary: `A long event ${i} `.repeat(12), created: '2026-01-01T00:00:00.000Z' });
+      stores.timeline.latest = () => [1, 2, 3, 4, 5].map(event) as ReturnType<typeof stores.timeline.latest>;
+      const input = { ...scope, query: 'ferry island', limit: 5, intent: 'recent' as const };
+      const tight = new Dreamer(stores, 60).dream(input);
+      expect(tight).toMatchObject({ truncated: true, result_count: 1 });
+      expect(tight.summary).not.toContain('## [l3]');
+      expect(tight.hits?.map((h) => h.source)).toEqual(['l3']);
+      const roomy = new Dreamer(stores, 4000).dream(input);
+      expect(roomy.summary).toContain('## [l3] ep_');
+      expect(roomy).not.toHaveProperty('hits');
+      stores.flush();
+    } finally {
+      storage.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
