@@ -68,15 +68,26 @@ describe('collapseRedundant', () => {
   });
 });
 
+const scope = { layer: 'user' as const, user_id: 'default' };
+
+/** Stores on a fresh data dir holding one episode about the ferry, closed and removed after `run`. */
+async function withFerryStores(run: (stores: Stores) => unknown): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dreamer-'));
+  const storage = new Storage(dir);
+  try {
+    storage.migrate('@memory-service/stores', storesMigrations);
+    const stores = new Stores({ db: storage.db, dataDir: dir, clock: systemClock });
+    stores.episodes.add(scope, { summary: 'The ferry to the island leaves at eight' });
+    await run(stores);
+  } finally {
+    storage.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe('Dreamer bookkeeping', () => {
   it("keeps none of a search's hits alive while the recall waits to be written", async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dreamer-'));
-    const storage = new Storage(dir);
-    try {
-      storage.migrate('@memory-service/stores', storesMigrations);
-      const stores = new Stores({ db: storage.db, dataDir: dir, clock: systemClock });
-      const scope = { layer: 'user' as const, user_id: 'default' };
-      stores.episodes.add(scope, { summary: 'The ferry to the island leaves at eight' });
+    await withFerryStores(async (stores) => {
       const search = stores.retrieval.search.bind(stores.retrieval);
       let found: WeakRef<Hit> | undefined;
       stores.retrieval.search = (...args) => {
@@ -97,22 +108,13 @@ describe('Dreamer bookkeeping', () => {
       expect(found?.deref()).toBeUndefined();
       stores.flush();
       expect(stores.recallEvents.recent(scope)).toMatchObject([{ query: 'ferry island', intent: 'balanced', result_count: 1 }]);
-    } finally {
-      storage.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
 
 describe('Dreamer hit list', () => {
-  it('lists the hits unasked when the recent events leave no room for a hit section, and not when one fits', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dreamer-'));
-    const storage = new Storage(dir);
-    try {
-      storage.migrate('@memory-service/stores', storesMigrations);
-      const stores = new Stores({ db: storage.db, dataDir: dir, clock: systemClock });
-      const scope = { layer: 'user' as const, user_id: 'default' };
-      stores.episodes.add(scope, { summary: 'The ferry to the island leaves at eight' });
+  it('lists the hits unasked when the recent events leave no room for a hit section, and not when one fits', async () => {
+    await withFerryStores((stores) => {
       const event = (i: number) => ({ id: `evt_${i}`, type: 'thought', summary: `A long event ${i} `.repeat(12), created: '2026-01-01T00:00:00.000Z' });
       stores.timeline.latest = () => [1, 2, 3, 4, 5].map(event) as ReturnType<typeof stores.timeline.latest>;
       const input = { ...scope, query: 'ferry island', limit: 5, intent: 'recent' as const };
@@ -124,9 +126,6 @@ describe('Dreamer hit list', () => {
       expect(roomy.summary).toContain('## [l3] ep_');
       expect(roomy).not.toHaveProperty('hits');
       stores.flush();
-    } finally {
-      storage.close();
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+    });
   });
 });
