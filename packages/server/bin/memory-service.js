@@ -6,7 +6,6 @@
 const fs = require('node:fs');
 const module_ = require('node:module');
 const path = require('node:path');
-const { interpretZod } = require('./zod-jitless.js');
 
 const argv = process.argv.slice(2);
 
@@ -18,9 +17,6 @@ function fail(err) {
   process.stderr.write(`memory-service: ${err && err.stack ? err.stack : String(err)}\n`);
   process.exit(1);
 }
-
-// Before any zod is loaded (zod-jitless.js).
-interpretZod();
 
 // Node 22.1+ keeps V8's compiled code of the modules on disk (NODE_COMPILE_CACHE, or
 // node-compile-cache under the OS temp dir; NODE_DISABLE_COMPILE_CACHE=1 turns it off): the
