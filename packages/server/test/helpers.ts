@@ -45,3 +45,18 @@ export function runBin(
     child.stdin.end(input);
   });
 }
+
+/** A stdio session's input: initialize, tools/list, then `calls` thinks, each followed by a dream that should find it; `lastId` is the last dream's. */
+export function thinkDreamSession(calls: number): { input: string; lastId: number } {
+  const msgs: unknown[] = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'runtimes', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
+  ];
+  let id = 2;
+  for (let i = 0; i < calls; i++) {
+    msgs.push({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'think', arguments: { text: `Dana tuned violin number ${i} in Lima`, layer: 'user' } } });
+    msgs.push({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'dream', arguments: { query: `violin ${i}`, layer: 'user', limit: 3 } } });
+  }
+  return { input: msgs.map((m) => `${JSON.stringify(m)}\n`).join(''), lastId: id };
+}

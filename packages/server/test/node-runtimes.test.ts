@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, tempDir } from './helpers.js';
+import { BIN, tempDir, thinkDreamSession } from './helpers.js';
 
 /**
  * The command under other Node versions than the one running the tests: each binary named in
@@ -13,23 +13,8 @@ import { BIN, tempDir } from './helpers.js';
  */
 const RUNTIMES = (process.env.MEMORY_TEST_NODES ?? '').split(path.delimiter).filter(Boolean);
 
-/** initialize, tools/list, then `calls` thinks, each followed by a dream that should find it. */
-function session(calls: number): { input: string; lastId: number } {
-  const msgs: unknown[] = [
-    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'runtimes', version: '1' } } },
-    { jsonrpc: '2.0', method: 'notifications/initialized' },
-    { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
-  ];
-  let id = 2;
-  for (let i = 0; i < calls; i++) {
-    msgs.push({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'think', arguments: { text: `Dana tuned violin number ${i} in Lima`, layer: 'user' } } });
-    msgs.push({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'dream', arguments: { query: `violin ${i}`, layer: 'user', limit: 3 } } });
-  }
-  return { input: msgs.map((m) => `${JSON.stringify(m)}\n`).join(''), lastId: id };
-}
-
 function run(node: string, calls: number, tmpDir: string): Promise<{ code: number | null; signal: NodeJS.Signals | null; answers: { id: number; result?: any }[]; stderr: string; version: string }> {
-  const { input, lastId } = session(calls);
+  const { input, lastId } = thinkDreamSession(calls);
   return new Promise((resolve, reject) => {
     const child = spawn(node, [BIN], { env: { PATH: process.env.PATH ?? '', MCP_MEMORY_DATA_DIR: tempDir(), TMPDIR: tmpDir } });
     let out = '';
