@@ -6,7 +6,7 @@ export { cleanForgottenLinks, type LinksCleaned } from './forget-links.js';
 export { storesMigrations } from './migrations/index.js';
 export { FTS_TABLES } from './migrations/fts.js';
 export { StoreContext } from './context.js';
-export { Stores, DEFERRED_WRITE_MS, ACCESS_FLUSH_ROWS, INDEX_CATCH_UP_MS } from './stores.js';
+export { Stores, DEFERRED_WRITE_MS, ACCESS_FLUSH_ROWS, INDEX_CATCH_UP_MS, INDEX_CATCH_UP_MAX_MS } from './stores.js';
 export { AuditLog, type AuditEntry, type ImportanceChange } from './audit.js';
 export { Breaker, BreakerRegistry, BREAKER_NAMES, BREAKER_THRESHOLD, BREAKER_COOLDOWN_MS, type BreakerName, type BreakerState, type BreakerSnapshot } from './ops/breakers.js';
 export { ApiKeyStore, API_KEY_NAME_MAX, API_KEY_PREFIX, API_KEY_TOUCH_MS, type ApiKeyInfo, type ApiKeyVerdict } from './ops/api-keys.js';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { DEFERRED_WRITE_MS, INDEX_CATCH_UP_MS, INDEX_IDLE_REBUILD_MS, Stores } from './stores.js';
+import { DEFERRED_WRITE_MS, INDEX_CATCH_UP_MAX_MS, INDEX_CATCH_UP_MS, INDEX_IDLE_REBUILD_MS, Stores } from './stores.js';
 import { U, makeEnv, recordingLogger, type Env } from './test-helpers.js';
 
 let env: Env;
@@ -147,6 +147,19 @@ describe('StoreContext.whenCommitted', () => {
 describe('retrieval index catch-up after writes', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const episode = (summary: string) => env.stores.episodes.add(U, { summary, emotional_weight: 0, importance: 0.5, tags: [] });
+  /**
+   * 100 orchard rows, indexed by a search, then all edited to pear rows in one transaction: more
+   * than half the index (and more than 64 records) to take out and put back, which calls for a
+   * rebuild.
+   */
+  const bulkEdit = () => {
+    const rows = Array.from({ length: 100 }, (_, i) => episode(`orchard row ${i}`));
+    env.stores.retrieval.search(U, 'orchard');
+    const update = env.db.prepare('UPDATE episodes SET summary = ? WHERE id = ?');
+    env.stores.transaction(() => {
+      for (const [i, r] of rows.entries()) update.run(`pear row ${i}`, Number(r.id.slice(3)));
+    });
+  };
 
   it('takes a write into the built indexes once writes pause, before any search asks', async () => {
     episode('the lighthouse keeper feeds the gulls');
@@ -221,29 +234,67 @@ describe('retrieval index catch-up after writes', () => {
     expect(env.stores.retrieval.catchUp()).toEqual({ applied: [], left: [] });
   });
 
-  it('leaves the rebuild a bulk write calls for to the next search, the index untouched', async () => {
-    episode('a first note about the orchard');
-    env.stores.retrieval.search(U, 'orchard');
-    env.stores.transaction(() => {
-      for (let i = 0; i < 100; i++) episode(`orchard row ${i}`);
-    });
+  it('leaves the rebuild a bulk edit calls for to the next search, the index untouched', async () => {
+    bulkEdit();
     await sleep(INDEX_CATCH_UP_MS + 40);
-    // More than half the index changed: the timer did not rebuild, so l3 is still behind.
+    // More than half the index edited: the timer did not rebuild, so l3 is still behind.
     expect(env.stores.retrieval.catchUp().left).toContain('l3');
-    expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 })).toHaveLength(101);
+    expect(env.stores.retrieval.search(U, 'pear', { limit: 200 })).toHaveLength(100);
+    expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 })).toHaveLength(0);
     // The search rebuilt it; small batches are applied again.
     episode('one more orchard note');
     expect(env.stores.retrieval.catchUp()).toMatchObject({ applied: expect.arrayContaining(['l3']), left: [] });
   });
 
+  it('adds a bulk load as it comes: new records, however many, are applied and never call for a rebuild', async () => {
+    episode('a first note about the orchard');
+    env.stores.retrieval.search(U, 'orchard');
+    env.stores.transaction(() => {
+      for (let i = 0; i < 100; i++) episode(`orchard row ${i}`);
+    });
+    // A hundred times the index: applied, not left to the next search (which took seconds at 100,000).
+    expect(env.stores.retrieval.catchUp()).toMatchObject({ applied: expect.arrayContaining(['l3']), left: [] });
+    const found = env.stores.retrieval.search(U, 'orchard row', { limit: 200 });
+    expect(found).toHaveLength(101);
+    // The same answer, scores included, as an index built from the table by another connection.
+    const built = env.second().stores.retrieval.search(U, 'orchard row', { limit: 200 });
+    expect(found.map((h) => [h.id, h.score])).toEqual(built.map((h) => [h.id, h.score]));
+  });
+
+  it('catches up at least every INDEX_CATCH_UP_MAX_MS while writes keep coming without a pause', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      episode('the harbour master logs the tide');
+      env.stores.retrieval.search(U, 'harbour');
+      const catchUp = vi.spyOn(env.stores.retrieval, 'catchUp');
+      const gap = INDEX_CATCH_UP_MS - 1;
+      let written = 0;
+      const writeFor = (ms: number) => {
+        for (let t = 0; t < ms; t += gap) {
+          episode(`note ${written++} about the harbour`);
+          vi.advanceTimersByTime(gap);
+        }
+      };
+      writeFor(INDEX_CATCH_UP_MAX_MS - 2 * gap);
+      expect(catchUp).not.toHaveBeenCalled();
+      writeFor(2 * gap);
+      expect(catchUp).toHaveBeenCalledTimes(1);
+      expect(catchUp.mock.results[0]?.value).toEqual({ applied: expect.arrayContaining(['l3']), left: [] });
+      writeFor(INDEX_CATCH_UP_MAX_MS);
+      expect(catchUp).toHaveBeenCalledTimes(2);
+      // What the second catch-up took in is searchable without the search applying anything.
+      const applied = catchUp.mock.results[1]?.value.applied;
+      expect(applied).toContain('l3');
+      expect(env.stores.retrieval.search(U, 'harbour', { limit: 500 }).length).toBeGreaterThan(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('rebuilds (and saves) what the catch-up left once writes stop for INDEX_IDLE_REBUILD_MS; a write puts it off', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
-      episode('a first note about the orchard');
-      env.stores.retrieval.search(U, 'orchard');
-      env.stores.transaction(() => {
-        for (let i = 0; i < 100; i++) episode(`orchard row ${i}`);
-      });
+      bulkEdit();
       const refresh = vi.spyOn(env.stores.retrieval, 'refresh');
       vi.advanceTimersByTime(INDEX_CATCH_UP_MS);
       expect(env.stores.retrieval.catchUp().left).toContain('l3');
@@ -255,18 +306,15 @@ describe('retrieval index catch-up after writes', () => {
       expect(refresh).toHaveBeenCalledTimes(1);
       expect(env.stores.retrieval.catchUp()).toEqual({ applied: [], left: [] });
       expect(fs.existsSync(path.join(env.dir, 'retrieval', 'l3.idx'))).toBe(true);
-      expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 })).toHaveLength(102);
+      expect(env.stores.retrieval.search(U, 'pear', { limit: 200 })).toHaveLength(100);
+      expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 }).map((h) => h.text)).toEqual(['a late orchard note']);
     } finally {
       vi.useRealTimers();
     }
   });
 
   it('reads a log that called for a rebuild once: later catch-ups leave the index without reading it again', () => {
-    episode('a first note about the orchard');
-    env.stores.retrieval.search(U, 'orchard');
-    env.stores.transaction(() => {
-      for (let i = 0; i < 100; i++) episode(`orchard row ${i}`);
-    });
+    bulkEdit();
     const reads: string[] = [];
     const stmt = env.stores.ctx.stmt.bind(env.stores.ctx);
     env.stores.ctx.stmt = (sql: string) => {
@@ -284,9 +332,10 @@ describe('retrieval index catch-up after writes', () => {
     const again = reads.filter((sql) => sql.includes('source = ?')).length - first;
     // The other sources still read their (empty) share of the new rows; l3 reads nothing.
     expect(again).toBe(5 * (first - 1));
-    expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 })).toHaveLength(106);
+    expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 })).toHaveLength(5);
     episode('one more orchard note');
     expect(env.stores.retrieval.catchUp()).toMatchObject({ applied: expect.arrayContaining(['l3']), left: [] });
-    expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 })).toHaveLength(107);
+    expect(env.stores.retrieval.search(U, 'orchard', { limit: 200 })).toHaveLength(6);
+    expect(env.stores.retrieval.search(U, 'pear', { limit: 200 })).toHaveLength(100);
   });
 });

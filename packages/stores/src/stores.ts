@@ -72,6 +72,13 @@ export const ACCESS_FLUSH_ROWS = 2048;
  */
 export const INDEX_CATCH_UP_MS = 5;
 /**
+ * Longest time the retrieval indexes stay behind a stream of writes that never pauses for
+ * INDEX_CATCH_UP_MS (a bulk load, an import): each catch-up then takes in what this much writing
+ * added, a pause of a few milliseconds, rather than the whole load at the first search after it
+ * (seconds at 100,000 memories).
+ */
+export const INDEX_CATCH_UP_MAX_MS = 50;
+/**
  * Quiet time after the last commit before an index the catch-up left for a rebuild (a bulk load, a
  * trimmed log, one worn out by edits) is rebuilt anyway, so the next search does not pay for it.
  * Long enough that the pauses within a bulk load do not rebuild it over and over.
@@ -80,24 +87,27 @@ export const INDEX_IDLE_REBUILD_MS = 1000;
 
 /**
  * Work run once `quietMs` have passed since the last write (`since()`, a performance.now() time):
- * armed after each write, it waits again for as long as writes keep coming. Its timer never keeps
- * the process alive, and the work is only done ahead of time (a search does it itself), so a
- * failure is left to that search to report.
+ * armed after each write, it waits again for as long as writes keep coming, or, given `maxWaitMs`,
+ * at most that long after it was armed. Its timer never keeps the process alive, and the work is
+ * only done ahead of time (a search does it itself), so a failure is left to that search to report.
  */
 class QuietTask {
   private timer: NodeJS.Timeout | null = null;
+  /** performance.now() when the task was armed after its last run. */
+  private armedAt = 0;
 
   constructor(
     private readonly quietMs: number,
     private readonly since: () => number,
     private readonly task: () => void,
+    private readonly maxWaitMs = Infinity,
   ) {}
 
   /** Wait for the quiet time, unless already waiting. */
   arm(ms = this.quietMs): void {
     if (this.timer) return;
-    this.timer = setTimeout(() => this.fire(), ms);
-    this.timer.unref();
+    this.armedAt = performance.now();
+    this.wait(ms);
   }
 
   cancel(): void {
@@ -105,10 +115,17 @@ class QuietTask {
     this.timer = null;
   }
 
+  private wait(ms: number): void {
+    this.timer = setTimeout(() => this.fire(), ms);
+    this.timer.unref();
+  }
+
   private fire(): void {
     this.timer = null;
-    const quiet = performance.now() - this.since();
-    if (quiet < this.quietMs) return this.arm(this.quietMs - quiet);
+    const now = performance.now();
+    const quiet = now - this.since();
+    const waited = now - this.armedAt;
+    if (quiet < this.quietMs && waited < this.maxWaitMs) return this.wait(Math.min(this.quietMs - quiet, this.maxWaitMs - waited));
     try {
       this.task();
     } catch {
@@ -308,15 +325,21 @@ export class Stores {
   /** performance.now() of the last commit, for the quiet times of the index work below. */
   private lastCommit = 0;
   /**
-   * Once writes have paused for INDEX_CATCH_UP_MS, bring the retrieval indexes up to date. Without
-   * it the next search does that work before it can answer: about a third of a dream that follows
-   * a think. What it leaves (a rebuild) goes to `idleRebuild`.
+   * Once writes have paused for INDEX_CATCH_UP_MS (under a stream of writes, at least every
+   * INDEX_CATCH_UP_MAX_MS), bring the retrieval indexes up to date. Without it the next search does
+   * that work before it can answer: about a third of a dream that follows a think, and the whole
+   * load after a bulk load. What it leaves (a rebuild) goes to `idleRebuild`.
    */
-  private readonly catchUp = new QuietTask(INDEX_CATCH_UP_MS, () => this.lastCommit, () => {
-    // Its breaker (index_catch_up) counts the outcome; while open the catch-up is skipped (a search catches up itself).
-    const run = this.breakers.get('index_catch_up').run(() => this.retrieval.catchUp());
-    if (run.ran && run.value.left.length > 0) this.idleRebuild.arm();
-  });
+  private readonly catchUp = new QuietTask(
+    INDEX_CATCH_UP_MS,
+    () => this.lastCommit,
+    () => {
+      // Its breaker (index_catch_up) counts the outcome; while open the catch-up is skipped (a search catches up itself).
+      const run = this.breakers.get('index_catch_up').run(() => this.retrieval.catchUp());
+      if (run.ran && run.value.left.length > 0) this.idleRebuild.arm();
+    },
+    INDEX_CATCH_UP_MAX_MS,
+  );
   /**
    * Once writes have stopped for INDEX_IDLE_REBUILD_MS, rebuild (and save) what the catch-up left:
    * after an import, the first search would otherwise build the whole index (about 0.17 s at

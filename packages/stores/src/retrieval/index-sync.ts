@@ -49,7 +49,7 @@ export interface CatchUp {
   left: string[];
 }
 
-/** When a batch of changes touches more documents than this share of the index, it is rebuilt instead. */
+/** When a batch of changes edits or deletes more documents than this share of the index, it is rebuilt instead. */
 const REBUILD_SHARE = 0.5;
 
 /**
@@ -139,10 +139,10 @@ export class RetrievalIndex {
   /**
    * Apply the change log to each index built in this process that is behind it, as the next search
    * would before reading. It never builds: an index not built yet stays unbuilt, and one the log
-   * says to rebuild (a bulk write, a trimmed log) or that is worn out is left to the next search,
-   * which would rebuild it anyway; rebuilding on every pause of a bulk load would build it over and
-   * over. The log is read once for that verdict (`stale`), not again at each pause: after a bulk
-   * load, each later write would otherwise read the whole load's rows back, milliseconds of a
+   * says to rebuild (a bulk edit, a trimmed log) or that is worn out is left to the next search,
+   * which would rebuild it anyway; rebuilding on every pause of a stream of edits would build it over
+   * and over. The log is read once for that verdict (`stale`), not again at each pause: after such a
+   * batch, each later write would otherwise read the whole batch's rows back, milliseconds of a
    * blocked event loop per write. Nothing happens inside a transaction or on a closed database.
    */
   catchUp(): CatchUp {
@@ -301,8 +301,15 @@ export class RetrievalIndex {
       const rows = this.changes(source, b.cursor);
       // The first change of each record after the cursor holds the old text of the indexed version.
       const first = new Map<number, ChangeRow>();
-      for (const r of rows) if (!first.has(r.doc)) first.set(r.doc, r);
-      if (first.size > 64 && first.size > b.index.live * REBUILD_SHARE) return 'rebuild';
+      let removals = 0;
+      for (const r of rows) {
+        if (first.has(r.doc)) continue;
+        first.set(r.doc, r);
+        if (b.index.has(r.doc)) removals++;
+      }
+      // New records cost the same added here as in a build, so only records to take out (edits and
+      // deletes) weigh for a rebuild: a bulk load is applied as it comes, never rebuilt at its end.
+      if (removals > 64 && removals > b.index.live * REBUILD_SHARE) return 'rebuild';
       // Checked before anything is taken out, so an index that is not rebuilt is left whole.
       for (const [doc, r] of first) if (r.old === null && b.index.has(doc)) return 'rebuild';
       for (const [doc, r] of first) {
