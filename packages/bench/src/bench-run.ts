@@ -17,6 +17,8 @@ interface Live {
   dir: string;
   spawnMs: number;
   preloadMsPerItem: number;
+  /** The first search right after the preload (none for the zero-work server, which stores nothing). */
+  firstSearchMs?: number;
   writes: number[];
   searches: number[];
   pings: number[];
@@ -63,11 +65,14 @@ async function start(kind: ServerKind, n: number, seed: number, failures: RunFai
   note(`[N=${n}] ${kind}: tools/list answered ${spawnMs.toFixed(1)} ms after spawn; preloading ${items} items`);
   try {
     const preloadMsPerItem = await preload(server, items, seed);
+    // Its own query stream, so the timed samples ask what they asked before this figure existed.
+    const firstSearchMs = items > 0 ? await server.search(new TextGenerator(seed + 3).nextQuery()) : undefined;
     return {
       server,
       dir,
       spawnMs,
       preloadMsPerItem,
+      firstSearchMs,
       writes: [],
       searches: [],
       pings: [],
@@ -245,6 +250,7 @@ export async function benchSize(kinds: readonly ServerKind[], n: number, samples
       ping_p50_ms: percentile(l.pings, 50),
       preload_ms_per_item: l.preloadMsPerItem,
       preload_concurrency: l.server.preloadConcurrency,
+      ...(l.firstSearchMs !== undefined ? { first_search_after_preload_ms: l.firstSearchMs } : {}),
       spawn_to_tools_list_ms: l.spawnMs,
       peak_rss_bytes: peak,
       data_bytes: bytes,

@@ -30,6 +30,11 @@ export interface ServerRun {
   ping_p50_ms: number;
   preload_ms_per_item: number;
   preload_concurrency: number;
+  /**
+   * The first search sent as soon as the preload's last write answered: what an agent waits for
+   * right after a bulk load (work a server left for later is in it). Absent in older result files.
+   */
+  first_search_after_preload_ms?: number;
   spawn_to_tools_list_ms: number;
   /** VmHWM of the server process at the end of the run; null where /proc is unavailable. */
   peak_rss_bytes: number | null;

@@ -36,12 +36,13 @@ export function chartSeries(result: BenchResult): ChartSeries[] {
 function sizeTable(runs: readonly ServerRun[]): string {
   const header = [
     'server', 'write p50 (ms)', 'write p95 (ms)', 'search p50 (ms)', 'search p95 (ms)', 'ping p50 (ms)',
-    'preload (ms/item)', 'spawn to tools/list (ms)', 'peak RSS', 'data on disk',
+    'preload (ms/item)', 'first search after preload (ms)', 'spawn to tools/list (ms)', 'peak RSS', 'data on disk',
   ];
   const rows = runs.map((r) => [
     `${SERVER_NAMES[r.server]} (${r.write_tool} / ${r.search_tool})`,
     fmtMs(r.write_ms.p50), fmtMs(r.write_ms.p95), fmtMs(r.search_ms.p50), fmtMs(r.search_ms.p95), fmtMs(r.ping_p50_ms),
     `${fmtMs(r.preload_ms_per_item)}${r.preload_concurrency > 1 ? ` (${r.preload_concurrency} in flight)` : ' (sequential)'}`,
+    r.first_search_after_preload_ms === undefined ? '-' : fmtMs(r.first_search_after_preload_ms),
     fmtMs(r.spawn_to_tools_list_ms), fmtBytes(r.peak_rss_bytes), fmtBytes(r.data_bytes),
   ]);
   return markdownTable(header, rows);
@@ -226,6 +227,8 @@ ${backToBackNote(result)}${ceilingNote(result)}- Spawn: from spawning the proces
 - Restart (ours): after it closed, our server is started again on the same data dir and its first \`dream\` is sent as soon
   as \`tools/list\` answers: what a new session on that memory waits for (the retrieval index is read from the data dir, or built).
 - Preload: ours keeps 16 requests in flight; the reference rewrites its whole file on every write, so its preload is sequential.
+- First search after preload: one search (a query of its own stream) sent as soon as the preload's last write answered, before
+  the timed samples: what an agent waits for right after a bulk load, work a server left for later included.
 - Stores in-process: \`@memory-service/stores\` called directly (no MCP, no transport) on the same workload.
 
 ## Machine

@@ -239,6 +239,21 @@ describe('restart table', () => {
   });
 });
 
+describe('first search after preload', () => {
+  it("is a column of each size's table, a dash where a run has none (older result files)", () => {
+    const withFirst: BenchResult = {
+      ...result,
+      runs: result.runs.map((r) => (r.server === 'ours' && r.n === 10_000 ? { ...r, first_search_after_preload_ms: 2811.4 } : r)),
+    };
+    const tables = renderResultTables(withFirst);
+    const section = tables.slice(tables.indexOf('### N = 10,000'), tables.indexOf('### N = 100,000'));
+    expect(section).toContain('| preload (ms/item) | first search after preload (ms) | spawn to tools/list (ms) |');
+    expect(section).toContain('| 0.500 (16 in flight) | 2811 | 180 |');
+    expect(section).toContain('| 0.500 (sequential) | - | 180 |');
+    expect(renderBenchmarksPage(withFirst, 'c.svg')).toContain('- First search after preload: one search');
+  });
+});
+
 describe('machine table wake-up rows', () => {
   it("give the wake-up costs measured with the run, and are left out of a result without them", () => {
     const withWake: BenchResult = { ...result, wake: SAMPLE_WAKE_COSTS };
