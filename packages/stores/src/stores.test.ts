@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { DEFERRED_WRITE_MS, INDEX_CATCH_UP_MAX_MS, INDEX_CATCH_UP_MS, INDEX_IDLE_REBUILD_MS, Stores } from './stores.js';
 import { U, makeEnv, recordingLogger, type Env } from './test-helpers.js';
+import type { CatchUp } from './retrieval/index-sync.js';
 
 let env: Env;
 beforeEach(() => {
@@ -147,6 +148,17 @@ describe('StoreContext.whenCommitted', () => {
 describe('retrieval index catch-up after writes', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const episode = (summary: string) => env.stores.episodes.add(U, { summary, emotional_weight: 0, importance: 0.5, tags: [] });
+  /** Under fake timers: one harbour note, indexed by a search, then `fn` with a spy on the catch-up. */
+  const underFakeTimers = (fn: (catchUp: MockInstance<() => CatchUp>) => void) => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      episode('the harbour master logs the tide');
+      env.stores.retrieval.search(U, 'harbour');
+      fn(vi.spyOn(env.stores.retrieval, 'catchUp'));
+    } finally {
+      vi.useRealTimers();
+    }
+  };
   /**
    * 100 orchard rows, indexed by a search, then all edited to pear rows in one transaction: more
    * than half the index (and more than 64 records) to take out and put back, which calls for a
@@ -176,12 +188,8 @@ describe('retrieval index catch-up after writes', () => {
     expect(ids).toContain(added.id);
   });
 
-  it('waits while writes keep coming, then catches up once for the whole burst', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    try {
-      episode('the harbour master logs the tide');
-      env.stores.retrieval.search(U, 'harbour');
-      const catchUp = vi.spyOn(env.stores.retrieval, 'catchUp');
+  it('waits while writes keep coming, then catches up once for the whole burst', () =>
+    underFakeTimers((catchUp) => {
       for (let i = 0; i < 4; i++) {
         episode(`note ${i} about the harbour`);
         vi.advanceTimersByTime(INDEX_CATCH_UP_MS - 1);
@@ -191,10 +199,7 @@ describe('retrieval index catch-up after writes', () => {
       expect(catchUp).toHaveBeenCalledTimes(1);
       expect(catchUp.mock.results[0]?.value.applied).toContain('l3');
       expect(env.stores.retrieval.search(U, 'harbour')).toHaveLength(5);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+    }));
 
   it('never builds an index nothing searched', async () => {
     episode('a note about the harbour');
@@ -261,12 +266,8 @@ describe('retrieval index catch-up after writes', () => {
     expect(found.map((h) => [h.id, h.score])).toEqual(built.map((h) => [h.id, h.score]));
   });
 
-  it('catches up at least every INDEX_CATCH_UP_MAX_MS while writes keep coming without a pause', () => {
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
-    try {
-      episode('the harbour master logs the tide');
-      env.stores.retrieval.search(U, 'harbour');
-      const catchUp = vi.spyOn(env.stores.retrieval, 'catchUp');
+  it('catches up at least every INDEX_CATCH_UP_MAX_MS while writes keep coming without a pause', () =>
+    underFakeTimers((catchUp) => {
       const gap = INDEX_CATCH_UP_MS - 1;
       let written = 0;
       const writeFor = (ms: number) => {
@@ -286,10 +287,7 @@ describe('retrieval index catch-up after writes', () => {
       const applied = catchUp.mock.results[1]?.value.applied;
       expect(applied).toContain('l3');
       expect(env.stores.retrieval.search(U, 'harbour', { limit: 500 }).length).toBeGreaterThan(1);
-    } finally {
-      vi.useRealTimers();
-    }
-  });
+    }));
 
   it('rebuilds (and saves) what the catch-up left once writes stop for INDEX_IDLE_REBUILD_MS; a write puts it off', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
