@@ -79,9 +79,9 @@ export const INDEX_CATCH_UP_MS = 5;
  */
 export const INDEX_CATCH_UP_MAX_MS = 50;
 /**
- * Quiet time after the last commit before an index the catch-up left for a rebuild (a bulk load, a
+ * Quiet time after the last commit before an index the catch-up left for a rebuild (a bulk edit, a
  * trimmed log, one worn out by edits) is rebuilt anyway, so the next search does not pay for it.
- * Long enough that the pauses within a bulk load do not rebuild it over and over.
+ * Long enough that the pauses within a stream of edits do not rebuild it over and over.
  */
 export const INDEX_IDLE_REBUILD_MS = 1000;
 
@@ -342,7 +342,7 @@ export class Stores {
   );
   /**
    * Once writes have stopped for INDEX_IDLE_REBUILD_MS, rebuild (and save) what the catch-up left:
-   * after an import, the first search would otherwise build the whole index (about 0.17 s at
+   * after a bulk edit, the first search would otherwise build the whole index (about 0.17 s at
    * 10,000 memories, 1.4 s at 100,000 on a small machine).
    */
   private readonly idleRebuild = new QuietTask(INDEX_IDLE_REBUILD_MS, () => this.lastCommit, () => this.retrieval.refresh());
