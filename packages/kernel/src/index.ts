@@ -4,6 +4,7 @@ export * from './config.js';
 export { CONFIG_SETTINGS, CONFIG_SECTIONS } from './config-check.js';
 export * from './paths.js';
 export * from './storage.js';
+export { runTransaction, type TransactionBegin } from './sql-transaction.js';
 export * from './hooks.js';
 export * from './logger.js';
 export * from './tools.js';

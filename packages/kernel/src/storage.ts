@@ -4,6 +4,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { MemoryError } from './errors.js';
 import { makeDirs } from './paths.js';
+import { runTransaction } from './sql-transaction.js';
 import { isPromiseLike } from './promise-like.js';
 import { stderrLogger, type Logger } from './logger.js';
 
@@ -360,7 +361,7 @@ export class Storage implements TransactionHost {
     this.followers = followers;
     let result: T;
     try {
-      result = this.db.transaction(fn).immediate();
+      result = runTransaction(this.db, fn);
     } catch (err) {
       this.followers = null;
       this.tell(followers, (f) => f.rolledBack());
@@ -375,10 +376,10 @@ export class Storage implements TransactionHost {
   /** fn in a savepoint of the open transaction; its followers drop what they kept inside it when it rolls back. */
   private savepoint<T>(fn: () => T): T {
     const followers = this.followers;
-    if (!followers) return this.db.transaction(fn).immediate();
+    if (!followers) return runTransaction(this.db, fn);
     const marks = followers.map((f) => f.mark());
     try {
-      return this.db.transaction(fn).immediate();
+      return runTransaction(this.db, fn);
     } catch (err) {
       // A follower that joined inside the savepoint kept nothing from before it.
       if (this.db.inTransaction) this.tell(followers, (f, i) => f.savepointRolledBack(marks[i] ?? 0));

@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import type { Logger, TransactionFollower, TransactionHost } from '@memory-service/kernel';
+import { runTransaction, type Logger, type TransactionFollower, type TransactionHost } from '@memory-service/kernel';
 import type { Clock, Database, Scope, StoresConfig } from './types.js';
 import { checkScope, nowIso, parseId, toIso } from './util.js';
 
@@ -51,7 +51,7 @@ export class StoreContext {
       this.follow();
       const mark = this.commitHooks.length;
       try {
-        return this.db.transaction(fn)();
+        return runTransaction(this.db, fn);
       } catch (err) {
         // The savepoint rolled back: so does the work its writes kept for the commit.
         this.commitHooks.length = Math.min(mark, this.commitHooks.length);
@@ -64,7 +64,7 @@ export class StoreContext {
     this.owning = true;
     this.generation++;
     try {
-      result = this.db.transaction(fn).immediate();
+      result = runTransaction(this.db, fn);
     } catch (err) {
       this.commitHooks.length = 0;
       throw err;

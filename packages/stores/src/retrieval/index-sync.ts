@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { writeIfFree } from '@memory-service/kernel';
+import { runTransaction, writeIfFree } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import type { IndexedTable } from '../migrations/retrieval-changes.js';
 import { safeJoin, writeFileAtomic } from '../paths.js';
@@ -264,7 +264,7 @@ export class RetrievalIndex {
 
   /** Read consistently: one deferred (read) transaction, a single snapshot of the database. */
   private snapshot<T>(fn: () => T): T {
-    return this.ctx.db.transaction(fn).deferred();
+    return runTransaction(this.ctx.db, fn, 'deferred');
   }
 
   /** The source's index from its saved file when `saved` and the file matches, else from its table. */
