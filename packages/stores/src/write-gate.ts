@@ -176,8 +176,11 @@ export class WriteGate {
     private readonly episodes: EpisodeStore,
   ) {}
 
+  /** Worked out once: every think asks for the ruleset, and the data dir does not move. */
+  private file: string | null = null;
+
   get path(): string {
-    return safeJoin(this.ctx.dataDir, WRITE_GATE_FILE);
+    return (this.file ??= safeJoin(this.ctx.dataDir, WRITE_GATE_FILE));
   }
 
   /** The ruleset in force, re-read when the file changed since the last read. */
