@@ -1,26 +1,24 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { scratch } from './scratch.fixture.js';
 import { runTransaction } from './sql-transaction.js';
 import { Storage } from './storage.js';
 
-let dir: string;
+const scratchpad = scratch('ms-sql-transaction-');
 let storage: Storage;
 let other: Storage;
 
 beforeEach(() => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sql-transaction-test-'));
+  const dir = scratchpad.dir();
   storage = new Storage(dir);
   storage.db.exec('CREATE TABLE t (v TEXT NOT NULL)');
   // A second connection on the same file, which never waits for a lock.
   other = new Storage(dir, { busyTimeoutMs: 0 });
 });
 
-afterEach(() => {
+afterEach(async () => {
   other.close();
   storage.close();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await scratchpad.cleanup();
 });
 
 const values = () => (storage.db.prepare('SELECT v FROM t ORDER BY rowid').pluck().all() as string[]);
