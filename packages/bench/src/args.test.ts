@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultResultName, parseBenchArgs } from './bench-args.js';
 import { parseEvalArgs } from './eval-args.js';
@@ -30,9 +33,29 @@ describe('bench arguments', () => {
 
 describe('eval arguments', () => {
   it('reads flags and files, and needs files to exist somewhere', () => {
-    const cli = parseEvalArgs(['--json', '--limit-questions', '20', '/tmp/a.json'], '/nonexistent');
-    expect(cli).toEqual({ json: true, baseline: false, limitQuestions: 20, files: ['/tmp/a.json'] });
-    expect(() => parseEvalArgs([], '/nonexistent')).toThrow(/no LoCoMo files/);
-    expect(() => parseEvalArgs(['--limit-questions', '0', 'a.json'], '/x')).toThrow();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eval-args-'));
+    try {
+      const a = path.join(dir, 'a.json');
+      fs.writeFileSync(a, '{}');
+      const cli = parseEvalArgs(['--json', '--limit-questions', '20', a], '/nonexistent');
+      expect(cli).toEqual({ json: true, baseline: false, limitQuestions: 20, files: [a] });
+      expect(() => parseEvalArgs([], '/nonexistent')).toThrow(/no LoCoMo files/);
+      expect(() => parseEvalArgs(['--limit-questions', '0', a], '/x')).toThrow();
+      expect(() => parseEvalArgs([path.join(dir, 'missing.json')], '/x')).toThrow(/no such LoCoMo file or directory: .*missing\.json/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes a directory as its .json files, sorted by name', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eval-args-'));
+    try {
+      for (const f of ['conv-9.json', 'conv-10.json', 'notes.txt']) fs.writeFileSync(path.join(dir, f), '{}');
+      fs.mkdirSync(path.join(dir, 'empty'));
+      expect(parseEvalArgs([dir], '/x').files).toEqual([path.join(dir, 'conv-10.json'), path.join(dir, 'conv-9.json')]);
+      expect(() => parseEvalArgs([path.join(dir, 'empty')], '/x')).toThrow(/no \.json files in the directory/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

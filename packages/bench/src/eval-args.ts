@@ -14,7 +14,8 @@ export const EVAL_USAGE = `usage: node packages/bench/dist/eval-locomo.js [--jso
   --json               end stdout with one JSON line of the summary
   --baseline           rank with in-process BM25 instead of the server
   --limit-questions N  keep the first N scored questions of each conversation
-  files                LoCoMo conversation files (default: every *.json in the LoCoMo directory)`;
+  files                LoCoMo files or directories of them (default: every *.json in the LoCoMo directory);
+                       a file holds one conversation or, as the released locomo10.json, a list of them`;
 
 /** Every .json file of a directory, sorted by name. */
 export function defaultFiles(dir: string): string[] {
@@ -24,6 +25,20 @@ export function defaultFiles(dir: string): string[] {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => path.join(dir, f));
+}
+
+/** A file named on the command line, or every .json file of a directory; a path that is neither is refused. */
+function namedFiles(p: string): string[] {
+  let stat: fs.Stats;
+  try {
+    stat = fs.statSync(p);
+  } catch {
+    throw new Error(`no such LoCoMo file or directory: ${p}`);
+  }
+  if (!stat.isDirectory()) return [p];
+  const files = defaultFiles(p);
+  if (files.length === 0) throw new Error(`no .json files in the directory ${p}`);
+  return files;
 }
 
 export function parseEvalArgs(argv: readonly string[], defaultDir: string): EvalCli {
@@ -37,7 +52,7 @@ export function parseEvalArgs(argv: readonly string[], defaultDir: string): Eval
       if (!Number.isInteger(n) || n < 1) throw new Error(`--limit-questions needs a positive integer, got ${argv[i] ?? 'nothing'}`);
       cli.limitQuestions = n;
     } else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
-    else cli.files.push(path.resolve(a));
+    else cli.files.push(...namedFiles(path.resolve(a)));
   }
   if (cli.files.length === 0) cli.files = defaultFiles(defaultDir);
   if (cli.files.length === 0) throw new Error(`no LoCoMo files given and none found in ${defaultDir}`);

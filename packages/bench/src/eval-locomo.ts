@@ -5,10 +5,19 @@ import { bm25Retriever } from './bm25-retriever.js';
 import { EVAL_USAGE, parseEvalArgs, type EvalCli } from './eval-args.js';
 import { evalJsonLine, renderEvalTable } from './eval-report.js';
 import { evaluate } from './eval-run.js';
-import { parseConversation } from './locomo.js';
+import { parseLocomoFile } from './locomo.js';
 import { LOCOMO_DIR } from './paths.js';
 import { note } from './progress.js';
 import { serverRetriever } from './server-retriever.js';
+
+/** A file's JSON; one that cannot be read or parsed is named in the error. */
+function readJson(file: string): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new Error(`${file}: ${(err as Error).message}`);
+  }
+}
 
 export async function main(argv: readonly string[]): Promise<number> {
   let cli: EvalCli;
@@ -18,7 +27,7 @@ export async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`${(err as Error).message}\n${EVAL_USAGE}\n`);
     return 2;
   }
-  const conversations = cli.files.map((f) => parseConversation(JSON.parse(fs.readFileSync(f, 'utf8')), path.basename(f, '.json')));
+  const conversations = cli.files.flatMap((f) => parseLocomoFile(readJson(f), path.basename(f, '.json')));
   const mode = cli.baseline ? 'BM25 baseline (in-process)' : 'memory-service think/dream over MCP stdio';
   note(`LoCoMo: ${conversations.map((c) => c.name).join(', ')}; ${mode}`);
   const outcome = await evaluate(conversations, cli.baseline ? bm25Retriever : serverRetriever, cli.limitQuestions);

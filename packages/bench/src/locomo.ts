@@ -86,6 +86,18 @@ export function sessionKeys(conversation: Record<string, unknown>): string[] {
 }
 
 /**
+ * The conversations of one LoCoMo file: one sample, or a list of them (the released
+ * `locomo10.json`), each then named by its `sample_id`, else by the file's name and its place.
+ */
+export function parseLocomoFile(raw: unknown, name: string): LocomoConversation[] {
+  if (!Array.isArray(raw)) return [parseConversation(raw, name)];
+  return raw.map((sample, i) => {
+    const id = isRecord(sample) && typeof sample.sample_id === 'string' && sample.sample_id.trim() !== '' ? sample.sample_id.trim() : null;
+    return parseConversation(sample, id ?? `${name}#${i + 1}`);
+  });
+}
+
+/**
  * Parse one LoCoMo sample. Accepts both the released shape (`{conversation: {...}, qa: [...]}`)
  * and a flattened one where the session keys sit next to `qa`.
  */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanEvidence, parseConversation } from './locomo.js';
+import { cleanEvidence, parseConversation, parseLocomoFile } from './locomo.js';
 import { rankTurns, recallAt, scoreQuestion, summarizeByCategory, summarizeRecall, TurnMap } from './recall.js';
 
 describe('TurnMap and rankTurns', () => {
@@ -102,5 +102,19 @@ describe('evidence cleaning', () => {
     for (const n of [10, 2, 1]) turns[`session_${n}`] = [{ speaker: 'A', dia_id: `D${n}:1`, text: `s${n}` }];
     const conv = parseConversation({ conversation: turns, qa: [] }, 'shape');
     expect(conv.turns.map((t) => t.diaId)).toEqual(['D1:1', 'D2:1', 'D10:1']);
+  });
+
+  it('reads a file holding a list of samples (the released locomo10.json) as one conversation each', () => {
+    const sample = (n: number, id?: string) => ({
+      ...(id === undefined ? {} : { sample_id: id }),
+      conversation: { session_1: [{ speaker: 'A', dia_id: 'D1:1', text: `turn of ${n}` }] },
+      qa: [{ question: `q${n}`, category: 4, evidence: ['D1:1'] }],
+    });
+    const convs = parseLocomoFile([sample(1, 'conv-41'), sample(2), sample(3, ' ')], 'locomo10');
+    expect(convs.map((c) => c.name)).toEqual(['conv-41', 'locomo10#2', 'locomo10#3']);
+    expect(convs.map((c) => c.turns[0].text)).toEqual(['A: turn of 1', 'A: turn of 2', 'A: turn of 3']);
+    expect(convs.map((c) => c.questions.length)).toEqual([1, 1, 1]);
+    expect(parseLocomoFile(sample(4, 'conv-50'), 'conv-50').map((c) => c.name)).toEqual(['conv-50']);
+    expect(() => parseLocomoFile([sample(1), 'not a sample'], 'mixed')).toThrow(/mixed#2: expected a JSON object/);
   });
 });

@@ -306,7 +306,8 @@ npm run ab -w @memory-service/bench -- --a ../main-before --n 10000 --samples 15
 npm run side-by-side -w @memory-service/bench -- --n 10000 --samples 300 --workload zipf:2000
 # whether think or dream grows with what is stored, for other data shapes (our server alone):
 npm run shapes -w @memory-service/bench -- --sizes 1000,10000 --samples 100
-# retrieval quality on LoCoMo (the development pair, or the files you name):
+# retrieval quality on LoCoMo (the development pair, or the files and directories you name; a file may be
+# the released locomo10.json, whose samples count as one conversation each):
 npm run eval:locomo -- --json
 \`\`\`
 
