@@ -49,6 +49,21 @@ describe('Retrieval', () => {
     expect(noContext[0].text).not.toContain('Caroline');
   });
 
+  it('gives the proximity bonus for a phrase an episode says itself, not for one in its neighbouring context', () => {
+    const s = env.stores;
+    // Each pair holds the same words in another order, so BM25 is the same: the phrase (two query
+    // terms within NEAR_WINDOW tokens) is the difference. Elsewhere the two are further apart.
+    const inContext = s.episodes.add(U, { summary: 'The kite went up over the hills and far away, all red.', context: 'Ann: a red kite above the town, said my mother to me again.' });
+    const notInContext = s.episodes.add(U, { summary: 'The kite went up over the hills and far away, all red.', context: 'Ann: a kite above the town, said my mother to me again, red.' });
+    const inText = s.episodes.add(U, { summary: 'The red kite went up over the hills and far away.' });
+    const notInText = s.episodes.add(U, { summary: 'The kite went up over the hills and far away, red.' });
+    for (let i = 0; i < 6; i++) s.episodes.add(U, { summary: `Filler number ${i} about the weather.` });
+    const raw = new Map(s.retrieval.search(U, 'red kite', { limit: 10 }).map((h) => [h.id, h.explain.signals.bm25_raw]));
+    expect(raw.size).toBe(4);
+    expect(raw.get(inContext.id)).toBe(raw.get(notInContext.id));
+    expect(raw.get(inText.id)!).toBeGreaterThan(raw.get(notInText.id)! + 0.1);
+  });
+
   it('never returns another scope’s rows', () => {
     seed(env);
     const agentHits = env.stores.retrieval.search(A, 'support group');

@@ -79,7 +79,7 @@ interface Candidate {
   text: string;
   title?: string;
   created: string;
-  /** The texts of the indexed columns, in index order. */
+  /** The texts the proximity bonus reads: the indexed columns in index order (an episode's without its context). */
   columns: string[];
   importance: number;
   access: number;
@@ -104,17 +104,21 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   l3: {
     table: 'episodes',
     weights: [1.0, 0.3, EPISODE_CONTEXT_WEIGHT],
-    select: 'c.id, c.summary, c.tags, c.context, c.importance, c.created, c.access_count',
+    // The neighbouring context counts in BM25 (the index) but not in the proximity bonus, which
+    // reads the texts of `columns`: a phrase of the query said in a neighbouring turn is that
+    // turn's, and its own record gets the bonus. Not read, the context (about twice an episode's
+    // own text) costs neither the row read nor the scan.
+    select: 'c.id, c.summary, c.tags, c.importance, c.created, c.access_count',
     map: (r) => ({
       source: 'l3',
       id: `ep_${r[0]}`,
       text: String(r[1]),
       // Present though empty: every source's candidates then share one hidden class in V8.
       title: undefined,
-      created: String(r[5]),
-      columns: [String(r[1]), String(r[2]), String(r[3] ?? '')],
-      importance: Number(r[4]),
-      access: Number(r[6]),
+      created: String(r[4]),
+      columns: [String(r[1]), String(r[2])],
+      importance: Number(r[3]),
+      access: Number(r[5]),
       bm25Raw: 0,
     }),
   },
