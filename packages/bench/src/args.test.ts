@@ -42,6 +42,9 @@ describe('eval arguments', () => {
       expect(() => parseEvalArgs([], '/nonexistent')).toThrow(/no LoCoMo files/);
       expect(() => parseEvalArgs(['--limit-questions', '0', a], '/x')).toThrow();
       expect(() => parseEvalArgs([path.join(dir, 'missing.json')], '/x')).toThrow(/no such LoCoMo file or directory: .*missing\.json/);
+      // A path relative to the directory npm was run from (INIT_CWD), when the working directory has none.
+      expect(parseEvalArgs(['a.json'], '/x', dir).files).toEqual([a]);
+      expect(() => parseEvalArgs(['a.json'], '/x', '')).toThrow(/no such LoCoMo file or directory: a\.json/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
