@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultResultName, parseBenchArgs } from './bench-args.js';
 import { parseEvalArgs } from './eval-args.js';
+import { freshTempDir, removeDir } from './paths.js';
 
 describe('bench arguments', () => {
   const now = new Date('2025-03-04T05:06:07.890Z');
@@ -33,7 +33,7 @@ describe('bench arguments', () => {
 
 describe('eval arguments', () => {
   it('reads flags and files, and needs files to exist somewhere', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eval-args-'));
+    const dir = freshTempDir('eval-args');
     try {
       const a = path.join(dir, 'a.json');
       fs.writeFileSync(a, '{}');
@@ -46,19 +46,19 @@ describe('eval arguments', () => {
       expect(parseEvalArgs(['a.json'], '/x', dir).files).toEqual([a]);
       expect(() => parseEvalArgs(['a.json'], '/x', '')).toThrow(/no such LoCoMo file or directory: a\.json/);
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      removeDir(dir);
     }
   });
 
   it('takes a directory as its .json files, sorted by name', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'eval-args-'));
+    const dir = freshTempDir('eval-args');
     try {
       for (const f of ['conv-9.json', 'conv-10.json', 'notes.txt']) fs.writeFileSync(path.join(dir, f), '{}');
       fs.mkdirSync(path.join(dir, 'empty'));
       expect(parseEvalArgs([dir], '/x').files).toEqual([path.join(dir, 'conv-10.json'), path.join(dir, 'conv-9.json')]);
       expect(() => parseEvalArgs([path.join(dir, 'empty')], '/x')).toThrow(/no \.json files in the directory/);
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      removeDir(dir);
     }
   });
 });
