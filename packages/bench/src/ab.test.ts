@@ -1,15 +1,14 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { invocationDir, parseAbArgs } from './ab-args.js';
 import { pairedWins, renderAb } from './ab-report.js';
-import { REPO_ROOT } from './paths.js';
+import { freshTempDir, removeDir, REPO_ROOT } from './paths.js';
 
 describe('npm run ab options', () => {
   const dirs: string[] = [];
   afterAll(() => {
-    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+    for (const d of dirs) removeDir(d);
   });
 
   it('takes A and compares it with this checkout by default', () => {
@@ -31,11 +30,11 @@ describe('npm run ab options', () => {
     expect(() => parseAbArgs(['--a', REPO_ROOT, '--n', '0'])).toThrow(/--n needs a positive integer, got 0/);
     expect(() => parseAbArgs(['--a', REPO_ROOT, '--samples', '2.5'])).toThrow(/--samples needs a positive integer/);
     expect(() => parseAbArgs(['--a', REPO_ROOT, '--what', '1'])).toThrow(/unknown option --what/);
-    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'ab-args-'));
+    const empty = freshTempDir('ab-args');
     dirs.push(empty);
     expect(() => parseAbArgs(['--a', empty])).toThrow(/name a checkout of this repository/);
     // A checkout whose server was never built.
-    const unbuilt = fs.mkdtempSync(path.join(os.tmpdir(), 'ab-args-'));
+    const unbuilt = freshTempDir('ab-args');
     dirs.push(unbuilt);
     fs.mkdirSync(path.join(unbuilt, 'packages', 'server', 'bin'), { recursive: true });
     fs.writeFileSync(path.join(unbuilt, 'packages', 'server', 'bin', 'memory-service.js'), '');

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { createTestServer, ToolCallError, type TestServer } from '@memory-service/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import floorPlugin, { REPLAY_DIR_ENV } from './floor-plugin.js';
+import { freshTempDir, removeDir } from './paths.js';
 
 describe('the benchmark plugin: bench_replay', () => {
   let dir: string;
@@ -11,7 +11,7 @@ describe('the benchmark plugin: bench_replay', () => {
   const saved = process.env[REPLAY_DIR_ENV];
 
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-replay-'));
+    dir = freshTempDir('bench-replay');
     process.env[REPLAY_DIR_ENV] = dir;
   });
   afterEach(async () => {
@@ -19,7 +19,7 @@ describe('the benchmark plugin: bench_replay', () => {
     server = undefined;
     if (saved === undefined) delete process.env[REPLAY_DIR_ENV];
     else process.env[REPLAY_DIR_ENV] = saved;
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeDir(dir);
   });
 
   it('answers with the recorded answer, each call a fresh copy', async () => {
