@@ -13,7 +13,6 @@
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPLAY_DIR_ENV } from './floor-plugin.js';
@@ -21,7 +20,7 @@ import { FLOOR_TOOL } from './floor-server.js';
 import { renderIdleFloor, type IdleFloorRow } from './idle-floor-report.js';
 import { McpConnection } from './mcp-connection.js';
 import { referenceEntity } from './bench-servers.js';
-import { FLOOR_SERVER, SERVER_BIN } from './paths.js';
+import { FLOOR_SERVER, freshTempDir, removeDir, SERVER_BIN } from './paths.js';
 import { referenceWith } from './reference-file.js';
 import { note } from './progress.js';
 import { percentile } from './stats.js';
@@ -66,7 +65,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   const n = Number(argv[0] ?? 10_000);
   const gap = Number(argv[1] ?? 28);
   const samples = Number(argv[2] ?? 200);
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-service-idle-'));
+  const dir = freshTempDir('memory-service-idle');
   const replayDir = path.join(dir, 'replay');
   fs.mkdirSync(replayDir);
   const conn = await McpConnection.open({
@@ -134,7 +133,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     await floor?.close();
     await ref?.close();
     await conn.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeDir(dir);
   }
 }
 

@@ -1,9 +1,6 @@
 /** Start-up time: several fresh spawns of our server, each to an answered tools/list. */
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { McpConnection } from './mcp-connection.js';
-import { SERVER_BIN } from './paths.js';
+import { freshTempDir, removeDir, SERVER_BIN } from './paths.js';
 import { note } from './progress.js';
 import { summarize, type LatencySummary } from './stats.js';
 
@@ -17,13 +14,13 @@ export interface SpawnSeries {
 export async function spawnSeries(runs: number): Promise<SpawnSeries> {
   const samples: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-service-spawn-'));
+    const dir = freshTempDir('memory-service-spawn');
     try {
       const conn = await McpConnection.open({ label: 'ours', script: SERVER_BIN, env: { MCP_MEMORY_DATA_DIR: dir } });
       samples.push(conn.spawnToToolsMs);
       await conn.close();
     } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
+      removeDir(dir);
     }
   }
   note(`spawn to tools/list over ${runs} fresh starts: ${samples.map((s) => s.toFixed(0)).join(', ')} ms`);
