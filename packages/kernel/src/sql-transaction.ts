@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { isPromiseLike } from './promise-like.js';
 
 /** How a transaction that is not nested begins (a nested one is a savepoint whatever is asked). */
 export type TransactionBegin = 'immediate' | 'deferred';
@@ -49,7 +50,7 @@ export function runTransaction<T>(db: Database.Database, fn: () => T, begin: Tra
   (nested ? s.savepoint : s[begin]).run();
   try {
     const result = fn();
-    if (result !== null && typeof result === 'object' && typeof (result as { then?: unknown }).then === 'function') {
+    if (isPromiseLike(result)) {
       throw new TypeError('a transaction function cannot return a promise');
     }
     (nested ? s.release : s.commit).run();
