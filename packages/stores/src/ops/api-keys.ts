@@ -7,6 +7,8 @@ import { checkText, makeId, parseId } from '../util.js';
 export const API_KEY_NAME_MAX = 100;
 /** The id prefix of an API key (`key_<n>`). */
 export const API_KEY_PREFIX = 'key';
+/** The table of the keys (migration stores_api_keys): a restore keeps its rows as they are (backups.ts). */
+export const API_KEYS_TABLE = 'api_keys';
 /**
  * last_used is written at most this often per key: a check on every HTTP request would otherwise
  * be a write on every request.

@@ -61,6 +61,30 @@ describe('BackupStore', () => {
     expect(env.stores.facts.get(U, 'pet')?.value).toBe('cat');
   });
 
+  // Regression guard, fixed: restore copied the backup's api_keys table over the live one, so a key
+  // revoked since the backup worked again, one created since stopped, and a backup taken before the
+  // first key turned HTTP authentication off.
+  it('restore keeps the API keys as they are: revoked stay revoked, new ones stay, authentication stays on', async () => {
+    const b = env.stores.backups;
+    const k = env.stores.apiKeys;
+    const none = await b.create();
+    const first = k.create('first');
+    const withFirst = await b.create();
+    const second = k.create('second');
+    k.revoke(first.id);
+    env.stores.facts.upsert(U, { key: 'city', value: 'Lisbon' });
+    await b.restore(withFirst.name);
+    expect(env.stores.facts.get(U, 'city')).toBeNull();
+    expect(k.verify(first.key)).toBe('revoked');
+    expect(k.verify(second.key)).toBe('ok');
+    expect(k.list().map((x) => [x.id, x.name, x.revoked !== null])).toEqual([[first.id, 'first', true], [second.id, 'second', false]]);
+    await b.restore(none.name);
+    expect(k.any()).toBe(true);
+    expect(k.verify(second.key)).toBe('ok');
+    // A key created after the restores gets a new id, never a revoked key's.
+    expect(Number(k.create('third').id.split('_')[1])).toBeGreaterThan(Number(second.id.split('_')[1]));
+  });
+
   // Regression guard, fixed: restore copied memory.db back and left the page files as they were, so
   // a page deleted since the backup kept its file, and a page changed since kept its newer text,
   // which reads take over the row.

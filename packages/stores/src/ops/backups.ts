@@ -8,6 +8,7 @@ import type { Database } from '../types.js';
 import { isoOf } from '../util.js';
 import type { WikiFilesMatched } from '../wiki-files.js';
 import { BACKUP_FILES_TABLE, matchStandingFiles, readBackupFiles, saveBackupFiles, type BackupFilesSaved, type StandingFilesMatched } from './backup-files.js';
+import { API_KEYS_TABLE } from './api-keys.js';
 import type { Breaker } from './breakers.js';
 
 /** The folder of the backups, under the data dir. */
@@ -218,6 +219,7 @@ export class BackupStore {
       const restored = this.info(clean);
       // Read (and checked, by verify) before anything changes: a bad table refuses the restore with nothing done.
       const files = this.readFiles(file);
+      const keys = this.ctx.stmt(`SELECT * FROM ${API_KEYS_TABLE} ORDER BY id`).all() as Record<string, unknown>[];
       const safety = await this.copy('pre-restore');
       const src = openSqlite(file, { readonly: true, fileMustExist: true });
       try {
@@ -234,9 +236,27 @@ export class BackupStore {
       }
       this.hooks.afterRestore();
       migrate?.();
+      this.keepApiKeys(keys);
       const wikiFiles = this.hooks.matchFiles();
       const standingFiles = matchStandingFiles(this.ctx.dataDir, files, this.ctx.logger);
       return { restored, safety_backup: safety, wiki_files: wikiFiles, standing_files: standingFiles };
+    });
+  }
+
+  /**
+   * Put the API keys read before the copy back in place of the backup's: keys are credentials, not
+   * memory. A restore must not bring back a key revoked since the backup, drop one created since, or
+   * (from a backup taken before the first key) turn HTTP authentication off.
+   */
+  private keepApiKeys(keys: Record<string, unknown>[]): void {
+    this.ctx.tx(() => {
+      this.ctx.db.exec(`DELETE FROM ${API_KEYS_TABLE}`);
+      for (const row of keys) {
+        const cols = Object.keys(row);
+        this.ctx.db
+          .prepare(`INSERT INTO ${API_KEYS_TABLE} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
+          .run(...cols.map((c) => row[c]));
+      }
     });
   }
 

@@ -29,7 +29,8 @@ export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
       'keeps serving; returns it. action list: every backup, newest first (name, kind, size_bytes, created). action restore (name ' +
       'from list): checks the backup is a whole memory database, backs the current database up first (kind pre-restore, returned ' +
       'as safety_backup, so the restore can itself be undone), copies the backup into the live database and brings its schema to ' +
-      'the current migrations; the service keeps running on the restored content. Then every restored page\'s file is written ' +
+      'the current migrations; the service keeps running on the restored content, and the HTTP API keys stay as they were ' +
+      '(credentials are not memory: a key revoked since the backup stays revoked). Then every restored page\'s file is written ' +
       'from its stored text and the page files of pages the backup does not have are removed (wiki_files: written, removed, and ' +
       'behind: files that could not be written, tried again later while reads take the stored text). The standing queries are made ' +
       'exactly those of the backup (standing_files: written, removed, kept_unchanged, left_alone, failed); a backup taken before ' +
