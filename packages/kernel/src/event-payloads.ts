@@ -52,7 +52,7 @@ export const TEXT_LIMIT_DEFAULT = 100_000;
 export const MAX_DATA_DEPTH = 100;
 
 /** Whether `value` nests more than `max` objects or lists deep (walked without recursion). */
-function nestsDeeperThan(value: unknown, max: number): boolean {
+export function nestsDeeperThan(value: unknown, max: number): boolean {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {
     const [v, depth] = stack.pop()!;

@@ -22,5 +22,6 @@ export * from './random.js';
 export * from './event-payloads.js';
 export { isWellFormed } from './well-formed.js';
 export { isBlank } from './blank.js';
+export { checkMisspelledKeys } from './misspelled-keys.js';
 export { checkNoControlChars, controlCharAt } from './control.js';
 export { charLength, cutChars, cutUnits, overChars } from './chars.js';

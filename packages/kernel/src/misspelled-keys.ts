@@ -67,16 +67,17 @@ export function misspelledArgument(key: string, missing: readonly string[]): str
 
 /**
  * Throw a validation error when a key of `given` that `known` does not have looks like a misspelling
- * of a known argument that `given` lacks; other unknown keys pass (parsing drops them).
+ * of a known argument that `given` lacks; other unknown keys pass (parsing drops them). `what` says
+ * what the keys are, in the error (a tool's arguments; the HTTP hook route's body keys).
  */
-export function checkMisspelledKeys(given: Record<string, unknown>, known: readonly string[]): void {
+export function checkMisspelledKeys(given: Record<string, unknown>, known: readonly string[], what = 'an argument of this tool'): void {
   let missing: string[] | undefined;
   for (const key of Object.keys(given)) {
     if (known.includes(key)) continue;
     missing ??= known.filter((k) => given[k] === undefined);
     const meant = misspelledArgument(key, missing);
     if (meant !== null) {
-      throw invalid(key, `is not an argument of this tool; did you mean "${meant}"? (arguments: ${known.join(', ')})`, known);
+      throw invalid(key, `is not ${what}; did you mean "${meant}"? (arguments: ${known.join(', ')})`, known);
     }
   }
 }

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import { maxHeaderSize, STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { MemoryError, SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
+import { MemoryError, SERVICE_VERSION, checkMisspelledKeys, toMemoryError } from '@memory-service/kernel';
 import { isInitializeRequest, isRequest, malformedBody, openHttpSession, type HttpSession } from './mcp-adapter.js';
 import { registerDashboard } from './dashboard.js';
 import { registerMetrics } from './metrics-route.js';
@@ -124,6 +124,9 @@ export function statusFor(err: MemoryError): number {
   if (err.code === 'KERNEL_ERR_TOOL_FAILED') return 500;
   return 400;
 }
+
+/** The keys of a POST /api/hooks/{event} body. */
+const HOOK_BODY_KEYS = ['payload', 'layer', 'user_id'] as const;
 
 function sendError(reply: FastifyReply, err: unknown): FastifyReply {
   const e = toMemoryError(err);
@@ -456,6 +459,9 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
         return sendError(reply, new MemoryError('KERNEL_ERR_VALIDATION', 'Invalid input: the body must be a JSON object', { field: 'body' }));
       }
       try {
+        // A key meant as layer or user_id but named otherwise (`user`, `userId`, `layr`) is refused, as
+        // memory_hook refuses it: dropped, it fired the event in the default user's memory.
+        checkMisspelledKeys(body, HOOK_BODY_KEYS, 'a key of the hook body');
         // A key left out takes the dispatcher's default; a null one is refused, as memory_hook refuses it.
         return await kernel.dispatchEvent(req.params.event, body.payload, body.layer, body.user_id);
       } catch (err) {

@@ -144,6 +144,17 @@ describe('HTTP routes', () => {
       expect(nulled.statusCode, field).toBe(400);
       expect(nulled.json().error).toMatchObject({ type: 'ValidationError', field });
     }
+    // Regression guard, fixed: `user` and `userId` were dropped and the event fired for the default
+    // user. Another name of a scope key is refused naming it and the key it meant; others still pass.
+    for (const [key, meant] of [['user', 'user_id'], ['userId', 'user_id'], ['layr', 'layer']]) {
+      const misnamed = await a.inject({ method: 'POST', url: '/api/hooks/memory_pressure', payload: { payload: {}, [key]: 'agent' } });
+      expect(misnamed.statusCode, key).toBe(400);
+      expect(misnamed.json().error, key).toMatchObject({ type: 'ValidationError', field: key });
+      expect(misnamed.json().error.message, key).toContain(`is not a key of the hook body; did you mean "${meant}"?`);
+    }
+    const extra = await a.inject({ method: 'POST', url: '/api/hooks/memory_pressure', payload: { payload: {}, user_id: 'u2', source: 'cron' } });
+    expect(extra.statusCode).toBe(200);
+    expect(extra.json()).toMatchObject({ user_id: 'u2' });
     await a.close();
   });
 

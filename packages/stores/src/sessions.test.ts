@@ -46,6 +46,24 @@ describe('SessionStore', () => {
     expect(env.stores.sessions.end(U, { summary: 'done', state_deltas: ['one change'] }).state_deltas).toEqual(['one change']);
   });
 
+  // Regression guard, fixed: memory_session_end took state_deltas of any depth; 5,000 levels
+  // overflowed the stack in JSON.stringify ("Maximum call stack size exceeded", no field named).
+  it('end refuses state_deltas nested more than 100 levels deep, naming it, and keeps 100 levels', () => {
+    const nest = (levels: number): unknown => {
+      let v: unknown = [];
+      for (let i = 1; i < levels; i++) v = i % 2 ? [v] : { k: v };
+      return v;
+    };
+    const s = env.stores.sessions.start(U);
+    for (const levels of [101, 5_000]) {
+      expect(() => env.stores.sessions.end(U, { summary: 'done', state_deltas: nest(levels) }), String(levels)).toThrow(
+        expect.objectContaining({ field: 'state_deltas', accepted: 'object or list at most 100 levels deep' }),
+      );
+    }
+    expect(env.stores.sessions.current(U)?.id).toBe(s.id);
+    expect(env.stores.sessions.end(U, { summary: 'done', state_deltas: nest(100) }).id).toBe(s.id);
+  });
+
   it("counts the user's turns of a session in the L1 ring only, not in rows past its size", () => {
     const small = makeEnv({ l1Size: 5 });
     try {

@@ -1,4 +1,4 @@
-import { overChars } from '@memory-service/kernel';
+import { MAX_DATA_DEPTH, nestsDeeperThan, overChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import type { AuditLog } from './audit.js';
 import { sessionQuality } from './scorers/index.js';
@@ -104,7 +104,12 @@ export class SessionStore {
       throw validationError('topics', `topics are longer than ${this.ctx.config.maxTextChars} characters all together as JSON`);
     }
     const deltas = input.state_deltas ?? {};
-    if (typeof deltas !== 'object') throw validationError('state_deltas', 'state_deltas must be an object or a list');
+    if (typeof deltas !== 'object') throw validationError('state_deltas', 'state_deltas must be an object or a list', 'object or list');
+    // Checked here, where every close passes (memory_session_end, session_ended): JSON.stringify
+    // below recurses, and a value thousands of levels deep overflowed the stack naming no field.
+    if (nestsDeeperThan(deltas, MAX_DATA_DEPTH)) {
+      throw validationError('state_deltas', `state_deltas nests objects or lists more than ${MAX_DATA_DEPTH} levels deep`, `object or list at most ${MAX_DATA_DEPTH} levels deep`);
+    }
     const deltasJson = JSON.stringify(deltas);
     if (overChars(deltasJson, this.ctx.config.maxTextChars)) {
       throw validationError('state_deltas', `state_deltas is longer than ${this.ctx.config.maxTextChars} characters as JSON`);

@@ -104,6 +104,11 @@ describe('memory_session_end', () => {
     await s.call('memory_session_start', {});
     expect((await toolError(s.call('memory_session_end', { topics: 'cache' }))).field).toMatch(/^topics/);
     expect((await toolError(s.call('memory_session_end', { state_deltas: 'changed' }))).field).toMatch(/^state_deltas/);
+    // Nested past 100 levels: refused naming it (3,000 levels overflowed the stack, naming no field).
+    let deep: unknown = {};
+    for (let i = 0; i < 3_000; i++) deep = [deep];
+    const err = await toolError(s.call('memory_session_end', { summary: 'deep', state_deltas: deep }));
+    expect(err).toMatchObject({ field: 'state_deltas', accepted: 'object or list at most 100 levels deep' });
     expect(storesOf(s).sessions.current(U)?.status).toBe('open');
   });
 
