@@ -1,10 +1,11 @@
 import { z } from './zod.js';
 import { ToolCallStats } from './call-stats.js';
-import { MemoryError } from './errors.js';
+import { MemoryError, invalid, shownValue } from './errors.js';
+import { checkMisspelledKeys } from './misspelled-keys.js';
 import { once } from './util.js';
 import { isExposed, type Exposure } from './exposure.js';
 import type { Kernel } from './kernel.js';
-import { inputJsonSchema, outputJsonSchema, type RegisteredTool, type ToolAnnotations, type ToolCallContext } from './tools.js';
+import { inputJsonSchema, layerSchema, outputJsonSchema, userIdSchema, type RegisteredTool, type ToolAnnotations, type ToolCallContext } from './tools.js';
 
 /** Where a call's abort signal comes from: read only if the tool asks for it (an AbortController fits). */
 export interface AbortSource {
@@ -129,12 +130,70 @@ export function surfaceCallStats(kernel: Kernel): { name: string; calls: ToolCal
   return out;
 }
 
+/** The scope arguments every memory tool takes, which a dispatcher also takes at its top level. */
+const SCOPE_FIELDS = ['layer', 'user_id'] as const;
+type ScopeField = (typeof SCOPE_FIELDS)[number];
+
+/** What a dispatcher's own field accepts, for its bad-input error. */
+function dispatcherAccepted(field: string, names: string[]): unknown {
+  if (field === 'action') return ['list', ...names];
+  if (field === 'layer') return layerSchema.options;
+  if (field === 'user_id') return 'string';
+  return 'object';
+}
+
+/**
+ * The member's arguments with the dispatcher's top-level scope put in where args leave it out.
+ * A scope argument the member does not take, or one args give with another value, is refused
+ * naming it: dropping either would run the member in a scope the caller did not ask for.
+ */
+function memberArgs(
+  member: RegisteredTool,
+  args: Record<string, unknown>,
+  scope: Partial<Record<ScopeField, string>>,
+): Record<string, unknown> | MemoryError {
+  let out = args;
+  for (const field of SCOPE_FIELDS) {
+    const top = scope[field];
+    if (top === undefined) continue;
+    if (!Object.hasOwn(member.input.shape, field)) {
+      return invalid(
+        field,
+        `is not taken by ${member.name}: leave it out beside action (${member.name} takes: ${Object.keys(member.input.shape).join(', ') || 'no arguments'})`,
+        Object.keys(member.input.shape),
+      );
+    }
+    const inner = args[field];
+    if (inner === undefined) {
+      if (out === args) out = { ...args };
+      out[field] = top;
+    } else if (inner !== top) {
+      return invalid(
+        field,
+        `differs between the dispatcher's and args' values (${shownValue(top)} and ${shownValue(inner)}): give it once, or the same value in both`,
+        [inner],
+      );
+    }
+  }
+  return out;
+}
+
 function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], call: ToolCallContext): SurfaceTool {
   const names = members.map((m) => m.name);
+  const byName = new Map(members.map((m) => [m.name, m]));
   const input = z.object({
     action: z.enum(['list', ...names] as [string, ...string[]]).describe('A member tool of this tier, or list to describe them all'),
     args: z.record(z.string(), z.unknown()).default({}).describe("The member tool's own arguments"),
+    // No default: left out (here and in args), the member's own default applies.
+    layer: layerSchema
+      .optional()
+      .describe("Memory layer: user (facts about the user) or agent (the agent itself); passed to the member as its layer when args leave it out (a different value in args is refused); left out, the member's default"),
+    user_id: userIdSchema
+      .removeDefault()
+      .optional()
+      .describe('Namespace within the layer; passed to the member as its user_id when args leave it out (a different value in args is refused); left out, the member\'s default ("default")'),
   });
+  const known = Object.keys(input.shape);
   const name = dispatcherName(tier);
   const title = `Memory ${tier} tools`;
   const inputSchema = once(() => {
@@ -146,10 +205,28 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
   const run: SurfaceTool['call'] = (raw, abort) => {
     const start = performance.now();
     const parsed = input.safeParse(raw ?? {});
+    let refused: MemoryError | undefined;
+    // A usual other name of a scope argument (`user`, `lyr`) or a misspelling of one beside action
+    // is refused as a tool's own would be, not dropped; a scope argument args give counts as given.
+    if (parsed.success && raw && Object.keys(raw).some((k) => !known.includes(k))) {
+      const given = { ...(raw as Record<string, unknown>) };
+      for (const field of SCOPE_FIELDS) if (parsed.data.args[field] !== undefined) given[field] ??= parsed.data.args[field];
+      try {
+        checkMisspelledKeys(given, known);
+      } catch (err) {
+        refused = err as MemoryError;
+      }
+    }
     // A member's call is the member's (Kernel.callToolNow counts it); the list and refused input are the dispatcher's.
-    if (parsed.success && parsed.data.action !== 'list') return kernel.callToolNow(parsed.data.action, parsed.data.args, withAbort(call, abort));
+    if (parsed.success && !refused && parsed.data.action !== 'list') {
+      const { action, args, layer, user_id } = parsed.data;
+      const merged = memberArgs(byName.get(action)!, args, { layer, user_id });
+      if (!(merged instanceof MemoryError)) return kernel.callToolNow(action, merged, withAbort(call, abort));
+      refused = merged;
+    }
     return own.time(() => {
-      if (!parsed.success) throw inputError(parsed.error, 'action', (field) => (field === 'action' ? ['list', ...names] : 'object'));
+      if (!parsed.success) throw inputError(parsed.error, 'action', (field) => dispatcherAccepted(field, names));
+      if (refused) throw refused;
       return { tier, tools: members.map(describe) };
     }, start);
   };
@@ -159,7 +236,9 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
     description:
       `Dispatcher for the ${tier} tier (${names.length} tools: ${names.join(', ')}). ` +
       `Call with {"action": "<tool name>", "args": {...}} to run a member with its own arguments, ` +
-      `or {"action": "list"} to get every member's description, annotations and input schema.`,
+      `or {"action": "list"} to get every member's description, annotations and input schema. ` +
+      `The scope arguments "layer" (user or agent) and "user_id" may be given beside action, for a member that takes them: ` +
+      `they are passed to the member when args leave them out, and a different value in args is refused.`,
     get inputSchema() {
       return inputSchema();
     },
