@@ -75,6 +75,15 @@ interface EdgeRow {
 
 export const NODE_PREFIX = 'node';
 
+/**
+ * The graph node ids a record's metadata names as made from its text (`derived_nodes`: think,
+ * memory_remember, memory_hook's saves), strings only.
+ */
+export function derivedNodeIds(meta: unknown): string[] {
+  const ids = typeof meta === 'object' && meta !== null ? (meta as Record<string, unknown>).derived_nodes : undefined;
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+}
+
 /** Normalised node content for deduplication: case-folded, punctuation-trimmed, single spaces. */
 export function normalizeContent(s: string): string {
   return s

@@ -143,6 +143,7 @@ export {
   CAUSAL_RELATIONS,
   ALL_RELATIONS,
   normalizeContent,
+  derivedNodeIds,
   NODE_PREFIX,
   type GraphNode,
   type GraphNodeInput,

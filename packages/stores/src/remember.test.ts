@@ -43,4 +43,46 @@ describe('Rememberer', () => {
     expect(env.stores.rememberer.remember(U, { key: 'b', value: 'x', importance: 0.9 }, () => -3).fact.importance).toBe(0.05);
     expect(env.stores.rememberer.remember(U, { key: 'c', value: 'y', importance: 0.4 }, () => NaN).fact.importance).toBe(0.4);
   });
+
+  // Regression guard: an update made a second node and named only it, so the old value's node stayed
+  // ("home_city: I live in Springfield Oregon", found by dream) and forget exact, going by the
+  // fact's derived_nodes, never removed it.
+  it('replaces the node of the old value when a key gets a new one', () => {
+    const rm = env.stores.rememberer;
+    const first = rm.remember(U, { key: 'home_city', value: 'I live in Springfield Oregon' });
+    const other = rm.remember(U, { key: 'work_city', value: 'I work in Springfield Oregon' });
+    rm.remember(A, { key: 'home_city', value: 'I live in Springfield Oregon' });
+    const second = rm.remember(U, { key: 'home_city', value: 'I live in Shelbyville Kentucky' });
+    expect(second).toMatchObject({ updated: true, removed_nodes: [first.node_id] });
+    expect(second.node_id).not.toBe(first.node_id);
+    expect(second.fact.metadata.derived_nodes).toEqual([second.node_id]);
+    expect(env.stores.graph.getNode(U, first.node_id!)).toBeNull();
+    expect(env.stores.graph.nodes(U).map((n) => n.content).sort()).toEqual([
+      'home_city: I live in Shelbyville Kentucky',
+      'work_city: I work in Springfield Oregon',
+    ]);
+    // Another key's node and the other layer's node stay.
+    expect(env.stores.graph.getNode(U, other.node_id!)).not.toBeNull();
+    expect(env.stores.graph.count(A)).toBe(1);
+    expect(env.stores.retrieval.search(U, 'live Springfield Oregon').map((h) => h.text)).not.toContain('home_city: I live in Springfield Oregon');
+  });
+
+  it('keeps the node when the new value makes the same one, and names the nodes it did not make', () => {
+    const rm = env.stores.rememberer;
+    const first = rm.remember(U, { key: 'k', value: 'Blue is my colour' });
+    const same = rm.remember(U, { key: 'k', value: 'blue is my colour.' });
+    expect(same).toMatchObject({ updated: true, node_id: first.node_id, removed_nodes: [] });
+    expect(env.stores.graph.getNode(U, first.node_id!)).not.toBeNull();
+    // A fact think wrote names the relation node of its thought: it stays, still named, so forget exact removes it.
+    const rel = env.stores.graph.addNode(U, { content: 'my name is Alice', node_type: 'relation', tags: ['thought'] });
+    env.stores.facts.upsert(U, { key: 'note:name', value: 'Remember: my name is Alice', importance: 0.8, source: 'user_explicit', metadata: { origin: 'think', derived_nodes: [rel.node_id] } });
+    const r = rm.remember(U, { key: 'note:name', value: 'My name is Alice Smith' });
+    expect(r.removed_nodes).toEqual([]);
+    expect(r.fact.metadata.derived_nodes).toEqual([r.node_id, rel.node_id]);
+    expect(env.stores.graph.getNode(U, rel.node_id)).not.toBeNull();
+    // The next update replaces remember's own node and still names the thought's.
+    const again = rm.remember(U, { key: 'note:name', value: 'My name is Alice Jones' });
+    expect(again.removed_nodes).toEqual([r.node_id]);
+    expect(again.fact.metadata.derived_nodes).toEqual([again.node_id, rel.node_id]);
+  });
 });

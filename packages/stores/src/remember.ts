@@ -1,6 +1,6 @@
 import type { StoreContext } from './context.js';
 import { clampImportance, type Fact, type FactStore } from './facts.js';
-import type { GraphStore } from './graph.js';
+import { derivedNodeIds, type GraphNode, type GraphStore } from './graph.js';
 import { scrubSecrets, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText } from './util.js';
@@ -29,15 +29,25 @@ export interface RememberResult {
   redacted: Partial<Record<SecretKind, number>>;
   redacted_total: number;
   node_id: string | null;
+  /**
+   * The nodes this call deleted: those memory_remember made for the key's earlier value (type
+   * `fact`, tag `remember`, content `<key>: ...`), which would go on claiming it.
+   */
+  removed_nodes: string[];
   /** Tags the write-gate rules gave (on the graph node). */
   gate_tags: string[];
+}
+
+/** Whether memory_remember made this node for the key (rather than think, memory_hook or the user). */
+function madeByRemember(node: GraphNode, key: string): boolean {
+  return node.node_type === 'fact' && node.tags.includes('remember') && node.content.startsWith(`${key}: `);
 }
 
 /**
  * memory_remember: an explicit L4 fact (source user_explicit) plus a graph node. The value is
  * scrubbed of secrets first; the same key and value again within REMEMBER_DEDUP_TTL_MS writes
  * nothing; the importance goes through the gate (the kernel's importance_gate hook) and is
- * clamped to 0.05..1.0.
+ * clamped to 0.05..1.0. A new value replaces the node memory_remember made for the old one.
  */
 export class Rememberer {
   constructor(
@@ -59,8 +69,8 @@ export class Rememberer {
       const since = new Date(this.ctx.clock.now() - REMEMBER_DEDUP_TTL_MS).toISOString();
       const base = { requested_importance: requested, redacted: scrub.redacted, redacted_total: scrub.total };
       if (before && before.value === value && before.metadata.origin === 'memory_remember' && before.updated >= since) {
-        const nodes = Array.isArray(before.metadata.derived_nodes) ? (before.metadata.derived_nodes as string[]) : [];
-        return { ...base, fact: before, deduplicated: true, updated: false, node_id: nodes[0] ?? null, gate_tags: [] };
+        const nodes = derivedNodeIds(before.metadata);
+        return { ...base, fact: before, deduplicated: true, updated: false, node_id: nodes[0] ?? null, removed_nodes: [], gate_tags: [] };
       }
       const gated = gate(requested, { ...scope, key, value });
       const importance = clampImportance(typeof gated === 'number' && Number.isFinite(gated) ? gated : requested);
@@ -72,6 +82,23 @@ export class Rememberer {
         confidence: importance,
         dedupe: true,
       });
+      // The nodes the fact named before: the one memory_remember made for the earlier value goes
+      // with that value (it would still claim it, and dream would find it); another's (the relation
+      // node of the thought that wrote the fact, memory_hook's node) stays named, so forget exact
+      // still removes every node made from any value of the fact.
+      const kept: string[] = [];
+      const removed: string[] = [];
+      for (const id of before ? derivedNodeIds(before.metadata) : []) {
+        if (id === node.node_id || kept.includes(id) || removed.includes(id)) continue;
+        const old = this.graph.getNode(scope, id);
+        if (!old) continue;
+        if (madeByRemember(old, key)) {
+          this.graph.deleteNode(scope, id);
+          removed.push(id);
+        } else {
+          kept.push(id);
+        }
+      }
       const fact = this.facts.upsert(scope, {
         key,
         value,
@@ -79,12 +106,12 @@ export class Rememberer {
         source: 'user_explicit',
         metadata: {
           origin: 'memory_remember',
-          derived_nodes: [node.node_id],
+          derived_nodes: [node.node_id, ...kept],
           ...(scrub.total > 0 ? { redacted: scrub.redacted } : {}),
           ...(gateTags.length > 0 ? { gate_tags: gateTags } : {}),
         },
       });
-      return { ...base, fact, deduplicated: false, updated: before !== null && before.value !== value, node_id: node.node_id, gate_tags: gateTags };
+      return { ...base, fact, deduplicated: false, updated: before !== null && before.value !== value, node_id: node.node_id, removed_nodes: removed, gate_tags: gateTags };
     });
   }
 }

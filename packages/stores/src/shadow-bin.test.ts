@@ -61,4 +61,51 @@ describe('ShadowBin', () => {
       /origin_store/,
     );
   });
+
+  // Regression guard: forget exact of a thought's fact said again after an earlier forget purged the
+  // fact's older copy but kept the copy of the relation node archived with it ("My name is Alice"),
+  // so shadow_bin: false left the forgotten text in the Shadow Bin.
+  it('purges with a fact\'s older copies the archived copies of the nodes they name', () => {
+    const bin = env.stores.shadowBin;
+    const archiveFact = (value: string, content: string) => {
+      const node = env.stores.graph.addNode(U, { content, node_type: 'relation', tags: ['thought'] });
+      const fact = env.stores.facts.upsert(U, { key: 'note:name', value, importance: 0.8, source: 'user_explicit', metadata: { origin: 'think', derived_nodes: [node.node_id] } });
+      bin.archive(U, { origin_store: 'l4', origin_id: fact.key, content: fact, reason: 'forget exact' });
+      bin.archive(U, { origin_store: 'graph', origin_id: node.node_id, content: node, reason: 'forget exact' });
+      env.stores.facts.delete(U, fact.key);
+      env.stores.graph.deleteNode(U, node.node_id);
+      return node;
+    };
+    // An earlier, different fact under the key keeps its copy and its node's.
+    const earlier = archiveFact('My name is Bob.', 'My name is Bob');
+    const older = archiveFact('My name is Alice.', 'My name is Alice');
+    const unrelated = env.stores.graph.addNode(U, { content: 'Alice is a friend', node_type: 'relation' });
+    bin.archive(U, { origin_store: 'graph', origin_id: unrelated.node_id, content: unrelated, reason: 'r' });
+    // The same node id archived in another scope is another record.
+    bin.archive(A, { origin_store: 'graph', origin_id: older.node_id, content: older, reason: 'r' });
+    const node = env.stores.graph.addNode(U, { content: 'My name is Alice', node_type: 'relation', tags: ['thought'] });
+    const fact = env.stores.facts.upsert(U, { key: 'note:name', value: 'My name is Alice.', importance: 0.8, source: 'user_explicit', metadata: { origin: 'think', derived_nodes: [node.node_id] } });
+    expect(bin.purgeFactCopies(U, fact)).toBe(2);
+    const left = bin.list(U).map((e) => [e.origin_store, e.origin_id]);
+    expect(left.sort()).toEqual(
+      [
+        ['graph', earlier.node_id],
+        ['graph', unrelated.node_id],
+        ['l4', 'note:name'],
+      ].sort(),
+    );
+    expect(JSON.stringify(bin.list(U))).not.toContain('My name is Alice');
+    expect(bin.count(A)).toBe(1);
+  });
+
+  it('purges the archived copies of the nodes the fact itself names', () => {
+    const bin = env.stores.shadowBin;
+    const node = env.stores.graph.addNode(U, { content: 'sky is blue', node_type: 'relation' });
+    bin.archive(U, { origin_store: 'graph', origin_id: node.node_id, content: node, reason: 'forget fuzzy' });
+    const fact = env.stores.facts.upsert(U, { key: 'sky', value: 'The sky is blue', importance: 0.8, source: 'user_explicit', metadata: { derived_nodes: [node.node_id] } });
+    expect(bin.purgeFactCopies(U, { key: fact.key, entry_id: fact.entry_id, value: fact.value })).toBe(0);
+    expect(bin.purgeFactCopies(U, fact)).toBe(1);
+    expect(bin.count(U)).toBe(0);
+  });
 });
+

@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import type { Episode, EpisodeStore } from './episodes.js';
 import { notFound, StoreError, validationError } from './errors.js';
 import type { Fact, FactStore } from './facts.js';
-import type { GraphNode, GraphStore } from './graph.js';
+import { derivedNodeIds, type GraphNode, type GraphStore } from './graph.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, makeId, parseId, parseJson } from './util.js';
 import type { WikiPage, WikiStore } from './wiki.js';
@@ -180,18 +180,27 @@ export class ShadowBin {
   /**
    * Drop the archived copies of one fact: the entries of its key that hold the same entry_id (the
    * same fact) or the same value. A different fact that held the key earlier (the key was freed and
-   * reused for another value) keeps its copy. Returns how many were removed.
+   * reused for another value) keeps its copy. The archived copies of the graph nodes those copies
+   * (and the fact, when its metadata is given) name as made from it (metadata derived_nodes) go
+   * too: forget archives such a node beside the fact, with content that words the fact's text
+   * differently, so nothing else finds it. Returns how many entries were removed.
    */
-  purgeFactCopies(scope: Scope, fact: Pick<Fact, 'key' | 'entry_id' | 'value'>): number {
+  purgeFactCopies(scope: Scope, fact: Pick<Fact, 'key' | 'entry_id' | 'value'> & { metadata?: Record<string, unknown> }): number {
     checkScope(scope);
     return this.ctx.tx(() => {
-      const n = this.ctx
+      const rows = this.ctx
         .stmt(
-          `DELETE FROM shadow_bin WHERE layer = ? AND user_id = ? AND origin_store = 'l4' AND origin_id = ?
+          `SELECT id, content FROM shadow_bin WHERE layer = ? AND user_id = ? AND origin_store = 'l4' AND origin_id = ?
              AND (json_extract(content, '$.entry_id') = ? OR json_extract(content, '$.value') = ?)`,
         )
-        .run(scope.layer, scope.user_id, fact.key, fact.entry_id, fact.value).changes;
-      if (n > 0) this.audit.log(scope, 'purge', 'shadow_bin', `l4:${fact.key}`, { count: n, entry_id: fact.entry_id });
+        .all(scope.layer, scope.user_id, fact.key, fact.entry_id, fact.value) as Pick<Row, 'id' | 'content'>[];
+      const del = this.ctx.stmt('DELETE FROM shadow_bin WHERE id = ?');
+      for (const r of rows) del.run(r.id);
+      if (rows.length > 0) this.audit.log(scope, 'purge', 'shadow_bin', `l4:${fact.key}`, { count: rows.length, entry_id: fact.entry_id });
+      const metas = [...rows.map((r) => parseJson<{ metadata?: unknown }>(r.content, {})?.metadata), fact.metadata];
+      const nodes = new Set(metas.flatMap(derivedNodeIds));
+      let n = rows.length;
+      for (const id of nodes) n += this.purgeFor(scope, 'graph', id);
       return n;
     });
   }

@@ -1,6 +1,7 @@
 import { invalid, isBlank, type Clock } from '@memory-service/kernel';
 import {
   cleanForgottenLinks,
+  derivedNodeIds,
   foldText,
   holdsWord,
   purgeRecordsSince,
@@ -139,11 +140,6 @@ function scrubContextsHolding(stores: Stores, scope: Scope, texts: readonly stri
 /** Whether a timeline event's metadata names one of these records in its refs (think: `l4:<entry_id>`, `l3:<id>`, `wiki:<id>`, `graph:<id>`, `l1:<id>`). */
 function refersTo(meta: Record<string, unknown>, refs: ReadonlySet<string>): boolean {
   return Array.isArray(meta.refs) && meta.refs.some((r) => typeof r === 'string' && refs.has(r));
-}
-
-/** The graph nodes a record names as made from the same text (think, memory_hook new_message: metadata derived_nodes). */
-export function derivedNodeIds(meta: Record<string, unknown>): string[] {
-  return Array.isArray(meta.derived_nodes) ? meta.derived_nodes.filter((id): id is string => typeof id === 'string') : [];
 }
 
 /** The forget primitive: exact (one L4 key and what carries it), fuzzy (a pattern) and recent (a time window). */

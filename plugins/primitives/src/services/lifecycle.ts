@@ -1,7 +1,6 @@
 import { isBlank, type Config, type EventContext, type Hooks, type InjectBlock, type Logger } from '@memory-service/kernel';
-import { fitToBudget, scoreImportance, SESSION_SUMMARY_TAG, type Episode, type Scope, type Session, type Stores } from '@memory-service/stores';
+import { derivedNodeIds, fitToBudget, scoreImportance, SESSION_SUMMARY_TAG, type Episode, type Scope, type Session, type Stores } from '@memory-service/stores';
 import { excerpt, type Action } from '../common.js';
-import { derivedNodeIds } from './forgetter.js';
 import { freeFactKey } from './thinker.js';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
