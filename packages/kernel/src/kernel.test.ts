@@ -12,7 +12,7 @@ import { definePlugin, type PluginDefinition } from './plugin.js';
 import { buildSurface } from './surface.js';
 import { resolveExposure } from './exposure.js';
 import { scratch } from './scratch.fixture.js';
-import { defineTool, type ToolCallContext } from './tools.js';
+import { defineTool, USER_ID_ACCEPTED, userIdSchema, type ToolCallContext } from './tools.js';
 import type { Hooks } from './hooks.js';
 import { SyncWaterfallHook } from './vendor.js';
 
@@ -261,6 +261,63 @@ describe('tools', () => {
     await expect(k.callTool('echo', { text: 'hi', reason: 'testing', layer: 'agent' })).resolves.toEqual({ text: 'hi', layer: 'agent' });
     await expect(k.callTool('echo', { text: 'hi', layer: 'agent', layr: 'user' })).resolves.toEqual({ text: 'hi', layer: 'agent' });
     expect(k.getTool('echo')!.annotations).toEqual({ readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+  });
+
+  it('says what a refused user_id or a union-typed argument accepts', async () => {
+    const k = await createKernel({
+      dataDir: tmp(),
+      logger: silentLogger(),
+      plugins: [
+        plugin({
+          setup(ctx) {
+            ctx.tools.register(
+              defineTool({
+                name: 'unions',
+                title: 'Unions',
+                description: 'unions',
+                input: z.object({
+                  user_id: userIdSchema,
+                  deltas: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+                  spec: z.union([z.string().max(10), z.record(z.string(), z.unknown())]).optional(),
+                  tag: z.union([z.string().min(1), z.array(z.string().min(1)).max(3)]).optional(),
+                  mode: z.union([z.literal('a'), z.literal(3), z.enum(['b', 'c'])]).optional(),
+                  nested: z.union([z.number(), z.union([z.boolean(), z.null()])]).optional(),
+                  pair: z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]).optional(),
+                  need: z.union([z.string(), z.array(z.string())]),
+                }),
+                annotations: { readOnlyHint: true },
+                handler: () => ({ ok: true }),
+              }),
+            );
+          },
+        }),
+      ],
+    });
+    scratchpad.kernel(k);
+    await expect(k.callTool('unions', { need: 'x' })).resolves.toEqual({ ok: true });
+    // A user_id refused by its pattern or its refinement says the rule, as the size errors give their bound.
+    for (const user_id of ['a/b', 'a\\b', '   ', '\u200b', '\u200b\u2060']) {
+      await expect(k.callTool('unions', { need: 'x', user_id })).rejects.toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'user_id', accepted: USER_ID_ACCEPTED });
+    }
+    await expect(k.callTool('unions', { need: 'x', user_id: '' })).rejects.toMatchObject({ field: 'user_id', accepted: { min: 1 } });
+    await expect(k.callTool('unions', { need: 'x', user_id: 'x'.repeat(201) })).rejects.toMatchObject({ field: 'user_id', accepted: { max: 200 } });
+    // So does a lifecycle event's user_id (the same schema).
+    await expect(k.dispatchEvent('new_message', {}, 'user', 'a/b')).rejects.toMatchObject({ field: 'user_id', accepted: USER_ID_ACCEPTED });
+    // A union names its members' kinds, not only "Invalid input".
+    await expect(k.callTool('unions', { need: 'x', deltas: 5 })).rejects.toMatchObject({
+      field: 'deltas',
+      accepted: 'object or array',
+      message: 'Invalid input: field "deltas" must be object or array',
+    });
+    await expect(k.callTool('unions', { need: 'x', spec: 3 })).rejects.toMatchObject({ field: 'spec', accepted: 'string or object' });
+    await expect(k.callTool('unions', { need: 'x', tag: { a: 1 } })).rejects.toMatchObject({ field: 'tag', accepted: 'string or array' });
+    await expect(k.callTool('unions', { need: 'x', mode: 'z' })).rejects.toMatchObject({ field: 'mode', accepted: '"a" or 3 or "b" or "c"' });
+    await expect(k.callTool('unions', { need: 'x', nested: 'z' })).rejects.toMatchObject({ field: 'nested', accepted: 'number or boolean or null' });
+    await expect(k.callTool('unions', { need: 'x', pair: {} })).rejects.toMatchObject({ field: 'pair', accepted: 'object' });
+    await expect(k.callTool('unions', {})).rejects.toMatchObject({ field: 'need', accepted: 'string or array', message: expect.stringContaining('is required (string or array)') });
+    // A member the value reached (its kind is right) reports its own issue, with its bound.
+    await expect(k.callTool('unions', { need: 'x', spec: 'x'.repeat(11) })).rejects.toMatchObject({ field: 'spec', accepted: { max: 10 } });
+    await expect(k.callTool('unions', { need: 'x', tag: ['a', 'b', 'c', 'd'] })).rejects.toMatchObject({ field: 'tag', accepted: { max: 3 } });
   });
 
   it('answers a synchronous handler at once and an asynchronous one with a promise, failures coded either way', async () => {

@@ -142,9 +142,60 @@ function tightestBound(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue {
   return best;
 }
 
+/**
+ * What the members of a union take, from the issue's branches: the expected type of a branch
+ * refused for its type (a record is an `object`), its values for a literal or an enum, the
+ * members of a nested union; a branch the input reached further into (it has the branch's kind but
+ * failed a check) by the kind the check names (`origin`), the input's, or `object`/`array` from the
+ * failing path. Repeats are left out, in member order.
+ */
+function unionKinds(issue: z.core.$ZodIssue): string[] {
+  const out: string[] = [];
+  const add = (k: string): void => {
+    if (!out.includes(k)) out.push(k);
+  };
+  const branches = ((issue as any).errors ?? []) as z.core.$ZodIssue[][];
+  for (const branch of branches) {
+    const root = branch.find((i) => i.path.length === 0) as any;
+    if (root?.code === 'invalid_type') add(root.expected === 'record' ? 'object' : String(root.expected));
+    else if (root?.code === 'invalid_value' && Array.isArray(root.values)) root.values.forEach((v: unknown) => add(JSON.stringify(v)));
+    else if (root?.code === 'invalid_union') unionKinds(root).forEach(add);
+    else if (typeof root?.origin === 'string') add(root.origin);
+    else if (root) add(kindOf((issue as any).input));
+    else if (branch.length) add(typeof branch[0]!.path[0] === 'number' ? 'array' : 'object');
+  }
+  return out;
+}
+
+/** A member's refusal of a value not of its kind at all (its type or its literal values). */
+const refusedKind = (branch: readonly z.core.$ZodIssue[]): boolean =>
+  branch.length > 0 && branch.every((i) => i.path.length === 0 && (i.code === 'invalid_type' || i.code === 'invalid_value' || (i.code === 'invalid_union' && !reachedMember(i))));
+
+/**
+ * For a union issue where every member but one refused the value's kind: that member's issues, with
+ * the union's path before theirs (zod gives them alone only when none of them ends the member's check).
+ */
+function reachedMember(issue: z.core.$ZodIssue): z.core.$ZodIssue[] | undefined {
+  if (issue.code !== 'invalid_union') return undefined;
+  const branches = ((issue as any).errors ?? []) as z.core.$ZodIssue[][];
+  const reached = branches.filter((b) => !refusedKind(b));
+  if (reached.length !== 1) return undefined;
+  return reached[0]!.map((i) => ({ ...i, path: [...issue.path, ...i.path] }) as z.core.$ZodIssue);
+}
+
+/** A JSON value's kind as the error messages name types (`value` when the issue does not carry it). */
+function kindOf(v: unknown): string {
+  if (v === undefined) return 'value';
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
 /** Turn zod issues into one validation error naming the field and what it accepts. */
 export function validationError(error: z.ZodError): MemoryError {
-  const issue = tightestBound(error.issues);
+  let issue = tightestBound(error.issues);
+  // A union whose value has the kind of exactly one member failed inside that member: its issue says more.
+  for (let inner = reachedMember(issue); inner; inner = reachedMember(issue)) issue = tightestBound(inner);
   const field = issue.path.length ? issue.path.join('.') : '(arguments)';
   let accepted: unknown;
   let problem = issue.message;
@@ -162,6 +213,13 @@ export function validationError(error: z.ZodError): MemoryError {
     problem = issue.message;
   } else if (issue.code === 'unrecognized_keys') {
     problem = `has unknown keys: ${any.keys.join(', ')}`;
+  } else if (issue.code === 'invalid_union') {
+    // zod answers a union only with "Invalid input": name what its members take ("object or array").
+    accepted = unionKinds(issue).join(' or ');
+    problem = any.input === undefined ? `is required (${accepted})` : `must be ${accepted}`;
+  } else if ((issue.code === 'invalid_format' || issue.code === 'custom') && issue.path.at(-1) === 'user_id') {
+    // The pattern and the refinement of userIdSchema: say the whole rule, as the size errors give their bound.
+    accepted = USER_ID_ACCEPTED;
   }
   const err = invalid(field, problem, accepted);
   if (error.issues.length > 1) {
@@ -266,6 +324,8 @@ export function outputJsonSchema(tool: ToolDefinition): Record<string, unknown> 
 
 /** The common `layer` and `user_id` inputs. */
 export const layerSchema = z.enum(['user', 'agent']);
+/** What a user_id may be, as a refused one's error says it (`accepted`). */
+export const USER_ID_ACCEPTED = '1 to 200 characters, at least one visible, without a slash, a backslash or NUL';
 export const userIdSchema = z
   .string()
   .min(1)

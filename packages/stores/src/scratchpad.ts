@@ -1,4 +1,4 @@
-import { isBlank } from '@memory-service/kernel';
+import { checkNoControlChars, isBlank } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import type { Episode, EpisodeStore } from './episodes.js';
 import { notFound, validationError } from './errors.js';
@@ -56,6 +56,10 @@ export class ScratchpadStore {
   write(scope: Scope, key: string, content: string): ScratchpadEntry & { evicted: string | null; evicted_entries: ScratchpadEntry[] } {
     checkScope(scope);
     checkText(key, 'key', 200);
+    // A key is one line: memory_recap and daily_brief print it on one, where a line break would
+    // forge a section of their Markdown. Lookups (get, clear, take, promote) do not check, so a key
+    // written earlier can still be read and removed.
+    checkNoControlChars('key', key);
     checkText(content, 'content', this.ctx.config.maxTextChars, true);
     return this.ctx.tx(() => {
       const now = this.ctx.iso();

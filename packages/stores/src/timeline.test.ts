@@ -34,3 +34,43 @@ describe('TimelineStore.deleteWhere', () => {
     expect(env.stores.timeline.deleteWhere(U, [], () => true)).toHaveLength(1);
   });
 });
+
+describe('TimelineStore.add and training_value', () => {
+  const add = (summary: string, metadata?: Record<string, unknown>) => env.stores.timeline.add(U, { type: 'project_decision', summary, metadata });
+
+  it('classifies an event whose metadata carries none from its summary, with a neutral importance', () => {
+    // The spec: temporal event metadata carries training_value (high, medium, low).
+    const e = add('P: Use Go.', { project: 'P', decision_id: 1, outcome: null });
+    expect(e.metadata).toEqual({ project: 'P', decision_id: 1, outcome: null, training_value: 'medium' });
+    expect(add('We decided to drop Redis').metadata).toEqual({ training_value: 'high' });
+    // A neutral 0.5 is never low: low needs an importance under 0.4.
+    expect(add('ok').metadata.training_value).toBe('medium');
+    // As stored, not only as answered.
+    expect(env.stores.timeline.latest(U, 10).every((x) => ['high', 'medium', 'low'].includes(x.metadata.training_value as string))).toBe(true);
+    expect(env.stores.timeline.latest(U, 10).at(-1)!.metadata).toEqual({ project: 'P', decision_id: 1, outcome: null, training_value: 'medium' });
+  });
+
+  it("uses the metadata's importance when it is a number in [0, 1]", () => {
+    expect(add('ok', { importance: 0.9 }).metadata).toEqual({ importance: 0.9, training_value: 'high' });
+    expect(add('ok', { importance: 0.1 }).metadata).toEqual({ importance: 0.1, training_value: 'low' });
+    expect(add('ok', { importance: 7 }).metadata.training_value).toBe('medium');
+    expect(add('ok', { importance: '0.1' }).metadata.training_value).toBe('medium');
+  });
+
+  it("keeps a caller's valid value where it is and replaces one that is not high, medium or low", () => {
+    expect(Object.keys(add('ok', { training_value: 'low', importance: 0.9 }).metadata)).toEqual(['training_value', 'importance']);
+    expect(add('ok', { training_value: 'low', importance: 0.9 }).metadata.training_value).toBe('low');
+    expect(add('We decided', { training_value: 'HIGH' }).metadata.training_value).toBe('high');
+    expect(add('ok', { training_value: 3 }).metadata.training_value).toBe('medium');
+    expect(add('ok', { training_value: null }).metadata.training_value).toBe('medium');
+  });
+
+  it('does not let forget fuzzy match the label: "low" and "high" delete only the events whose words hold them', () => {
+    add('ok', { importance: 0.1 });
+    add('the high road');
+    add('a note', { place: 'Low Street' });
+    expect(env.stores.timeline.deleteMatching(U, 'high').map((e) => e.summary)).toEqual(['the high road']);
+    expect(env.stores.timeline.deleteMatching(U, 'low').map((e) => e.summary)).toEqual(['a note']);
+    expect(summaries(U)).toEqual(['ok']);
+  });
+});

@@ -1,4 +1,5 @@
 import type { StoreContext } from './context.js';
+import { trainingValue } from './scorers/training-value.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, checkWordPattern, foldedTermsFilter, makeId, parseId, parseJson, rowsMatching, toIso, wordFilterArgs, wordFilterSql } from './util.js';
 
@@ -35,7 +36,23 @@ function toEvent(r: Row): TimelineEvent {
   };
 }
 
-/** The string values of an event's metadata (JSON), joined by new lines: the text a pattern is matched against. */
+const TRAINING_VALUES: readonly unknown[] = ['high', 'medium', 'low'];
+/** The importance an event is classified with when its metadata gives none. */
+const NEUTRAL_IMPORTANCE = 0.5;
+
+/** The metadata with a valid `training_value`: the caller's, or the summary's class (scorers/training-value.ts). */
+function withTrainingValue(metadata: Record<string, unknown>, summary: string): Record<string, unknown> {
+  if (TRAINING_VALUES.includes(metadata.training_value)) return metadata;
+  const imp = metadata.importance;
+  const importance = typeof imp === 'number' && Number.isFinite(imp) && imp >= 0 && imp <= 1 ? imp : NEUTRAL_IMPORTANCE;
+  return { ...metadata, training_value: trainingValue(summary, importance) };
+}
+
+/**
+ * The string values of an event's metadata (JSON), joined by new lines: the text a pattern is
+ * matched against. `training_value` is left out: a label the service gives every event, not the
+ * caller's words, so forgetting "high" or "low" does not take every event of that class.
+ */
 function metadataText(metadata: string): string {
   const out: string[] = [];
   const walk = (v: unknown): void => {
@@ -43,7 +60,10 @@ function metadataText(metadata: string): string {
     else if (Array.isArray(v)) v.forEach(walk);
     else if (v !== null && typeof v === 'object') Object.values(v).forEach(walk);
   };
-  walk(parseJson<unknown>(metadata, null));
+  const parsed = parseJson<unknown>(metadata, null);
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
+    for (const [k, v] of Object.entries(parsed)) if (k !== 'training_value') walk(v);
+  } else walk(parsed);
   return out.join('\n');
 }
 
@@ -51,14 +71,20 @@ function metadataText(metadata: string): string {
 export class TimelineStore {
   constructor(private readonly ctx: StoreContext) {}
 
+  /**
+   * Add an event. Its metadata always carries `training_value` (high, medium or low, as the spec
+   * asks of every temporal event): the caller's when it is one of those, else trainingValue() of the
+   * summary with the metadata's `importance` (a number in [0, 1]) or a neutral 0.5.
+   */
   add(scope: Scope, input: { type: string; summary: string; metadata?: Record<string, unknown> }): TimelineEvent {
     checkScope(scope);
     const type = checkText(input.type, 'type', 100);
     const summary = checkText(input.summary, 'summary', this.ctx.config.maxTextChars, true);
+    const metadata = withTrainingValue(input.metadata ?? {}, summary);
     return this.ctx.tx(() => {
       const row = this.ctx
         .stmt('INSERT INTO timeline_events (layer, user_id, type, summary, metadata, created) VALUES (?, ?, ?, ?, ?, ?) RETURNING *')
-        .get(scope.layer, scope.user_id, type, summary, JSON.stringify(input.metadata ?? {}), this.ctx.iso()) as Row;
+        .get(scope.layer, scope.user_id, type, summary, JSON.stringify(metadata), this.ctx.iso()) as Row;
       return toEvent(row);
     });
   }

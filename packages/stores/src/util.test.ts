@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMatchPattern, checkScope, checkText, foldedTermsFilter, isoOf, likePattern, LONG_PATTERN_CHARS, normalizeTags, parseId, scanWordsMatcher, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
+import { checkMatchPattern, checkScope, checkText, foldedTermsFilter, isoOf, likePattern, LONG_PATTERN_CHARS, normalizeTags, parseId, scanWordsMatcher, USER_ID_RULE, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 import { openDb } from './test-helpers.js';
 import { foldText } from './retrieval/query.js';
 import { seededRandom } from '@memory-service/kernel';
@@ -60,7 +60,7 @@ describe('checkScope', () => {
   it('takes a layer and a user_id with something besides white space, and names the field otherwise', () => {
     expect(checkScope({ layer: 'user', user_id: ' a ' })).toEqual({ layer: 'user', user_id: ' a ' });
     for (const user_id of ['', '   ', '\t\n', 'x'.repeat(201)]) {
-      expect(() => checkScope({ layer: 'user', user_id }), JSON.stringify(user_id)).toThrow(expect.objectContaining({ field: 'user_id' }));
+      expect(() => checkScope({ layer: 'user', user_id }), JSON.stringify(user_id)).toThrow(expect.objectContaining({ field: 'user_id', accepted: USER_ID_RULE }));
     }
     expect(() => checkScope({ layer: 'team' as 'user', user_id: 'a' })).toThrow(expect.objectContaining({ field: 'layer' }));
   });

@@ -1,6 +1,6 @@
 import type { Clock, Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
-import { isBlank, overChars } from '@memory-service/kernel';
+import { checkNoControlChars, isBlank, overChars } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 import { foldText } from './retrieval/query.js';
 import { lazyRegExp, UNSPACED } from './scripts.js';
@@ -48,12 +48,15 @@ export function toIso(value: string, field = 'since'): string {
   return new Date(t).toISOString();
 }
 
+/** What checkScope takes as a user_id, as its error's `accepted` says it. */
+export const USER_ID_RULE = '1 to 200 characters, at least one visible';
+
 export function checkScope(scope: Scope): Scope {
   if (!scope || !LAYERS.includes(scope.layer as Layer)) {
     throw validationError('layer', `layer must be one of ${LAYERS.join(', ')}`, LAYERS);
   }
   if (typeof scope.user_id !== 'string' || scope.user_id.length === 0 || scope.user_id.length > 200 || isBlank(scope.user_id)) {
-    throw validationError('user_id', 'user_id must be a non-blank string of at most 200 characters');
+    throw validationError('user_id', 'user_id must be a non-blank string of at most 200 characters', USER_ID_RULE);
   }
   return scope;
 }
@@ -259,15 +262,22 @@ export function wordsMatcher(pattern: string): (text: string) => boolean {
   return (text) => re.test(foldText(text));
 }
 
-export function normalizeTags(tags: unknown, field = 'tags'): string[] {
+/**
+ * A list of tags trimmed, blanks and repeats dropped, each at most 200 characters. With `oneLine`
+ * (a wiki page's tags, printed on one line of a Markdown digest) a control character, line breaks
+ * and tabs included, is an error naming the tag (`tags.<index>`, kernel checkNoControlChars).
+ */
+export function normalizeTags(tags: unknown, field = 'tags', opts: { oneLine?: boolean } = {}): string[] {
   if (tags === undefined || tags === null) return [];
   if (!Array.isArray(tags)) throw validationError(field, `${field} must be a list of strings`);
   const out: string[] = [];
-  for (const t of tags) {
+  for (const [i, t] of tags.entries()) {
     if (typeof t !== 'string') throw validationError(field, `${field} must be a list of strings`);
     const v = t.trim();
     if (v.length === 0) continue;
     if (overChars(v, 200)) throw validationError(field, `a tag is longer than 200 characters`);
+    // A tag printed on a digest's line (wiki_summarize) must not break it into a forged heading.
+    if (opts.oneLine) checkNoControlChars(`${field}.${i}`, v);
     if (!out.includes(v)) out.push(v);
   }
   return out;

@@ -95,7 +95,8 @@ export class WikiStore {
     checkNoControlChars('title', title);
     const content = checkText(input.content, 'content', this.ctx.config.maxTextChars, true);
     const wikiType = checkWikiType(input.wiki_type);
-    const tags = normalizeTags(input.tags);
+    // Tags are one line too: wiki_summarize's digest prints them on a page's line.
+    const tags = normalizeTags(input.tags, 'tags', { oneLine: true });
     return this.ctx.tx(() => {
       const now = this.ctx.iso();
       const before = this.row(scope, title);

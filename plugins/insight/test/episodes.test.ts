@@ -116,7 +116,7 @@ describe('memory_episode_recall', () => {
   it('rejects a bad tag filter naming tag', async () => {
     s = await start();
     expect((await toolError(s.call('memory_episode_recall', { tag: '' }))).field).toBe('tag');
-    expect((await toolError(s.call('memory_episode_recall', { tag: [1] }))).field).toBe('tag');
+    expect((await toolError(s.call('memory_episode_recall', { tag: [1] }))).field).toBe('tag.0');
     expect((await toolError(s.call('memory_episode_recall', { tag: 'x'.repeat(201) }))).field).toBe('tag');
   });
 });

@@ -16,7 +16,7 @@ export function wikiAddTool(stores: Stores) {
       title: titleInput.describe('Page title; unique within the layer and user_id'),
       content: z.string().describe('Markdown content; replaces the whole page on update'),
       wiki_type: wikiTypeInput.describe('Page type'),
-      tags: z.array(z.string().max(200)).max(50).optional().describe('Tags; left out on update keeps the page\'s tags'),
+      tags: z.array(z.string().max(200)).max(50).optional().describe('Tags, each one line (no line breaks, tabs or other control characters); left out on update keeps the page\'s tags'),
       layer: layerInput,
       user_id: userIdInput,
     }),

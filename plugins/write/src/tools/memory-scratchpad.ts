@@ -34,7 +34,7 @@ export function memoryScratchpadTool(stores: Stores) {
       'fact_key already holding another value; a field the action does not take.',
     input: () => z.object({
       action: z.enum(ACTIONS).describe('write, read, clear or promote'),
-      key: z.string().min(1).max(200).optional().describe('Note key (write, promote; optional for read and clear: one note instead of all)'),
+      key: z.string().min(1).max(200).optional().describe('Note key, one line (write, promote; optional for read and clear: one note instead of all)'),
       content: z.string().max(100_000).optional().describe('write: the note text'),
       target: z.enum(SCRATCHPAD_PROMOTE_TARGETS).optional().describe('promote: episode (L3) or fact (L4)'),
       fact_key: z.string().min(1).max(500).optional().describe('promote to fact: the fact key (default the note key)'),
