@@ -439,7 +439,8 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
       status: connected ? 'ok' : 'degraded',
       version: SERVICE_VERSION,
       uptime_seconds: Math.round((Date.now() - service.startedAt) / 1000),
-      database: { connected, path: kernel.storage.file },
+      // No file path: /health answers without a key (probes), and the data dir's place on disk is the operator's (/ready, behind the key, names it).
+      database: { connected },
     });
   });
 
@@ -448,7 +449,7 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     const migrations = connected ? kernel.storage.status() : [];
     const current = migrations.every((m) => m.pending.length === 0);
     const ready = connected && current && kernel.state === 'ready';
-    return reply.code(ready ? 200 : 503).send({ ready, database: { connected }, migrations: { current, owners: migrations } });
+    return reply.code(ready ? 200 : 503).send({ ready, database: { connected, path: kernel.storage.file }, migrations: { current, owners: migrations } });
   });
 
   app.post<{ Params: { event: string }; Body: { payload?: unknown; layer?: unknown; user_id?: unknown } | undefined }>(

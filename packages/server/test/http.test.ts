@@ -88,9 +88,12 @@ describe('HTTP routes', () => {
     expect(health.statusCode).toBe(200);
     expect(health.json()).toMatchObject({ status: 'ok', version: '1.8.0', database: { connected: true } });
     expect(typeof health.json().uptime_seconds).toBe('number');
+    // Regression guard, fixed: /health, open without a key, named the database file's absolute path.
+    expect(health.json().database).toEqual({ connected: true });
     const ready = await a.inject({ url: '/ready' });
     expect(ready.statusCode).toBe(200);
     expect(ready.json()).toMatchObject({ ready: true, database: { connected: true }, migrations: { current: true } });
+    expect(ready.json().database.path).toMatch(/memory\.db$/);
     expect((await a.inject({ url: '/alive' })).json()).toEqual({ alive: true });
     expect((await a.inject({ url: '/nowhere' })).statusCode).toBe(404);
     await a.close();
