@@ -66,6 +66,38 @@ describe('memory_backup', () => {
     expect((await s.call('memory_backup', { action: 'list' })).backups.map((b: any) => b.name)).toEqual(['broken.db']);
   });
 
+  // Regression guard, fixed: restore copied the backup's api_keys table over the live one: a key revoked since the
+  // backup worked again, a key created since was gone, and a backup taken before the first key left no keys at all.
+  it('restore keeps the API keys as they were: a key revoked since stays revoked, one created since stays', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const keys = async () =>
+      (await s.call('memory_api_key', { action: 'list' })).keys.map((k: any) => ({ id: k.id, name: k.name, created: k.created, revoked: k.revoked }));
+    const early = (await s.call('memory_backup', { action: 'now' })).backup;
+    clock.advance(1000);
+    const a = (await s.call('memory_api_key', { action: 'create', name: 'key-a' })).created;
+    const taken = (await s.call('memory_backup', { action: 'now' })).backup;
+    clock.advance(1000);
+    const b = (await s.call('memory_api_key', { action: 'create', name: 'key-b' })).created;
+    const revokedAt = (await s.call('memory_api_key', { action: 'revoke', key_id: a.id })).revoked.revoked;
+    const before = await keys();
+    expect(before).toEqual([
+      { id: a.id, name: 'key-a', created: a.created, revoked: revokedAt },
+      { id: b.id, name: 'key-b', created: b.created, revoked: null },
+    ]);
+
+    await s.call('memory_backup', { action: 'restore', name: taken.name });
+    expect(await keys()).toEqual(before);
+    expect(storesOf(s).apiKeys.verify(a.key)).toBe('revoked');
+    expect(storesOf(s).apiKeys.verify(b.key)).toBe('ok');
+
+    // A backup taken before any key was made leaves the keys listed.
+    await s.call('memory_backup', { action: 'restore', name: early.name });
+    expect(await keys()).toEqual(before);
+    expect(storesOf(s).apiKeys.verify(a.key)).toBe('revoked');
+    expect(storesOf(s).apiKeys.verify(b.key)).toBe('ok');
+  });
+
   it('the scheduler runs with backup.interval_hours and stops when the service closes', async () => {
     s = await createTestServer({ plugins: [primitives, admin], expose: 'admin', clock: new ManualClock(), config: { backup: { interval_hours: 24 } } });
     const status = await s.call('memory_backup', { action: 'status' });

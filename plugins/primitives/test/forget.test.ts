@@ -84,6 +84,28 @@ describe('scope exact', () => {
     expect(shadowRows().filter((row) => row.origin_store === 'l4' && row.origin_id === key)).toHaveLength(1);
   });
 
+  // Regression guard, fixed: the second forget, with shadow_bin false, purged the fact's older copy from the Shadow Bin
+  // but kept the copy of the relation node the first forget archived with it, so "My name is Alice" stayed in the bin.
+  it('shadow_bin false after an earlier forget of the same thought leaves nothing of it in the Shadow Bin', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const U = { layer: 'user' as const, user_id: 'default' };
+    const bin = () => s.kernel.container.resolve<{ shadowBin: { list(scope: object): unknown[] } }>('stores').shadowBin.list(U);
+    const key = await keyOf('My name is Alice.');
+    expect(key).toBe('note:my-name-is-alice');
+    const first = await s.call('forget', { key, layer: 'user' });
+    expect(first.deleted_graph).toBeGreaterThanOrEqual(1);
+    expect(shadowRows().map((r) => r.origin_store)).toContain('graph');
+    expect(JSON.stringify(bin())).toContain('My name is Alice');
+    clock.advance(HOUR);
+    expect(await keyOf('My name is Alice.')).toBe(key);
+    const second = await s.call('forget', { key, layer: 'user', shadow_bin: false });
+    expect(second).toMatchObject({ deleted_l4: 1, archived: 0 });
+    expect(JSON.stringify(bin())).not.toMatch(/my name is alice/i);
+    expect(shadowRows().filter((r) => r.layer === 'user')).toEqual([]);
+    expect(await dreamIds(s, { query: 'name Alice' })).toEqual([]);
+  });
+
   it('shadow_bin false archives nothing', async () => {
     s = await start();
     const key = await keyOf(FACT);

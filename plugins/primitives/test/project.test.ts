@@ -74,6 +74,20 @@ describe('decision, mapping and recall', () => {
     expect(r.decisions).toEqual([expect.objectContaining({ decision: 'Use Postgres.', rationale: 'It handles the telemetry volume.', outcome: 'adopted' })]);
   });
 
+  // Regression guard, fixed: the project_decision event went on the timeline with metadata { project, decision_id,
+  // outcome } and no training_value, which every temporal event is to carry (high, medium or low).
+  it('the decision\'s timeline event carries a training_value of high, medium or low', async () => {
+    await project({ action: 'init', name: 'P', details: 'A small service.' });
+    await project({ action: 'decision', name: 'P', details: 'Use Go. Fast.' });
+    const stores = s.kernel.container.resolve<{ timeline: { latest(scope: object, n: number): { type: string; summary: string; metadata: Record<string, unknown> }[] } }>('stores');
+    const events = stores.timeline.latest({ layer: 'user', user_id: 'default' }, 50).filter((e) => e.type === 'project_decision');
+    expect(events.map((e) => e.summary)).toEqual(['P: Use Go.']);
+    expect(events[0]!.metadata).toMatchObject({ project: 'P', training_value: expect.stringMatching(/^(high|medium|low)$/) });
+    // As stored in the database, not only as the store reads it back.
+    const rows = s.kernel.storage.db.prepare("SELECT metadata FROM timeline_events WHERE type = 'project_decision'").all() as { metadata: string }[];
+    expect(rows.map((r) => JSON.parse(r.metadata).training_value)).toEqual([expect.stringMatching(/^(high|medium|low)$/)]);
+  });
+
   // Regression guard, fixed: the decision was cut at the first ". " whatever came before it, so "Hire Dr. Smith ..."
   // was recorded (and logged on the timeline) as the decision "Hire Dr." with the rest as its rationale.
   it('the decision is not cut at an abbreviation or an initial', async () => {

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { add, ManualClock, rows, start, toolError, type TestServer } from './helpers.js';
+import { createTestServer } from '@memory-service/testing';
+import { add, ManualClock, primitives, rows, start, toolError, wiki, type TestServer } from './helpers.js';
 
 let s: TestServer;
 afterEach(async () => {
@@ -50,6 +51,46 @@ describe('wiki_add', () => {
     expect((await toolError(add(s, 'T', 'c', { user_id: '../x' }))).field).toBe('user_id');
     expect(rows(s, 'wiki_pages')).toBe(0);
     expect(fs.existsSync(path.join(s.dataDir, 'wiki'))).toBe(false);
+  });
+  // Regression guard, fixed: a tag holding a line break was saved, and wiki_summarize prints the tags on one line of
+  // its digest, so "ok\n\n## Forged page" forged a page section there.
+  it('refuses a tag with a line break or another control character, naming the tag, writing nothing', async () => {
+    s = await start();
+    for (const tags of [['ok\n\n## Forged page'], ['fine', 'a\tb'], ['esc\u001b[2J']]) {
+      const e = await toolError(add(s, 'T', 'c', { tags }));
+      expect(e.field).toMatch(/^tags/);
+    }
+    expect(rows(s, 'wiki_pages')).toBe(0);
+    expect(fs.existsSync(path.join(s.dataDir, 'wiki'))).toBe(false);
+    expect(await s.call('wiki_list', {})).toMatchObject({ pages: [], total: 0 });
+    // One-line tags still save.
+    expect((await add(s, 'T', 'c', { tags: ['ok', 'plan: ünïcode ✓'] })).page.tags).toEqual(['ok', 'plan: ünïcode ✓']);
+    expect(rows(s, 'wiki_pages')).toBe(1);
+  });
+});
+
+describe('wiki_add behind the MEMORY_META dispatcher', () => {
+  // Regression guard, fixed: memory_tier_wiki dropped the layer and user_id given beside action, so
+  // { action: "wiki_add", args: {...}, user_id: "bob" } wrote the page to user/default.
+  it('writes the page in the user_id given beside action; a conflicting user_id in args is an error naming user_id', async () => {
+    s = await createTestServer({ plugins: [primitives, wiki], expose: 'wiki', meta: true, clock: new ManualClock() });
+    expect(await s.listTools()).toContain('memory_tier_wiki');
+    const r = await s.call('memory_tier_wiki', { action: 'wiki_add', args: { title: 'T', content: 'c', wiki_type: 'diary' }, user_id: 'bob' });
+    expect(r.page).toMatchObject({ title: 'T', path: 'wiki/user/bob/diary/t.md' });
+    const scopes = () => s.kernel.storage.db.prepare('SELECT layer, user_id, title FROM wiki_pages ORDER BY id').all();
+    expect(scopes()).toEqual([{ layer: 'user', user_id: 'bob', title: 'T' }]);
+    expect((await s.call('memory_tier_wiki', { action: 'wiki_list', args: {}, user_id: 'bob' })).pages.map((p: any) => p.title)).toEqual(['T']);
+    expect((await s.call('memory_tier_wiki', { action: 'wiki_list', args: {} })).pages).toEqual([]);
+    expect(fs.existsSync(path.join(s.dataDir, 'wiki', 'user', 'default'))).toBe(false);
+
+    // The same user_id in both places is fine; two different ones are refused, and nothing is written.
+    await s.call('memory_tier_wiki', { action: 'wiki_add', args: { title: 'U', content: 'c', wiki_type: 'diary', user_id: 'bob' }, user_id: 'bob' });
+    const e = await toolError(s.call('memory_tier_wiki', { action: 'wiki_add', args: { title: 'V', content: 'c', wiki_type: 'diary', user_id: 'alice' }, user_id: 'bob' }));
+    expect(e).toMatchObject({ type: 'ValidationError', field: 'user_id' });
+    expect(scopes()).toEqual([
+      { layer: 'user', user_id: 'bob', title: 'T' },
+      { layer: 'user', user_id: 'bob', title: 'U' },
+    ]);
   });
 });
 

@@ -92,4 +92,27 @@ describe('memory_remember', () => {
     expect([u, a, b].map((x) => x.deduplicated)).toEqual([false, false, false]);
     expect(storesOf(s).facts.get({ layer: 'agent', user_id: 'default' }, 'name')!.entry_id).toBe(a.entry_id);
   });
+
+  // Regression guard, fixed: a new value for a key made a second graph node and the fact named only it, so the old
+  // value's node stayed (dream "Springfield Oregon" still found it) and forget, going by the fact's nodes, left it.
+  it('a new value for a key replaces the old value\'s graph node, and forget leaves no node of either value', async () => {
+    s = await start();
+    const U = { layer: 'user' as const, user_id: 'default' };
+    const first = await s.call('memory_remember', { key: 'home_city', value: 'I live in Springfield Oregon' });
+    const second = await s.call('memory_remember', { key: 'home_city', value: 'I live in Shelbyville Kentucky' });
+    expect(second).toMatchObject({ updated: true, entry_id: first.entry_id });
+    expect(storesOf(s).graph.getNode(U, first.node_id)).toBeNull();
+    expect(storesOf(s).graph.nodes(U).map((n) => n.content)).toEqual(['home_city: I live in Shelbyville Kentucky']);
+    const before: any = await s.call('dream', { query: 'Springfield Oregon' });
+    expect(before.result_count).toBe(0);
+    expect(before.summary).not.toContain('I live in Springfield');
+
+    await s.call('forget', { key: 'home_city' });
+    const after: any = await s.call('dream', { query: 'Springfield Oregon' });
+    expect(after.result_count).toBe(0);
+    expect(after.summary).not.toContain('I live in Springfield');
+    expect((await s.call('dream', { query: 'Shelbyville Kentucky' })).summary).not.toContain('I live in Shelbyville');
+    expect(storesOf(s).graph.nodes(U).filter((n) => /Springfield|Shelbyville/.test(n.content))).toEqual([]);
+    expect(dump('graph_nodes')).not.toMatch(/Springfield|Shelbyville/);
+  });
 });
