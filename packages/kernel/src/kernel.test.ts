@@ -207,34 +207,22 @@ describe('hooks', () => {
   });
 });
 
+/** A ready kernel (closed after the test) with one read-only tool: the schema and handler given. */
+async function kernelWithTool(name: string, input: z.ZodObject, handler: (args: any) => unknown): Promise<Kernel> {
+  const tool = defineTool({ name, title: name, description: name, input, annotations: { readOnlyHint: true }, handler });
+  const k = await createKernel({ dataDir: tmp(), logger: silentLogger(), plugins: [plugin({ setup: (ctx) => ctx.tools.register(tool) })] });
+  scratchpad.kernel(k);
+  return k;
+}
+
 describe('tools', () => {
   it('validates input and names the field and accepted values', async () => {
-    const k = await createKernel({
-      dataDir: tmp(),
-      logger: silentLogger(),
-      plugins: [
-        plugin({
-          setup(ctx) {
-            ctx.tools.register(
-              defineTool({
-                name: 'echo',
-                title: 'Echo',
-                description: 'echo',
-                input: z.object({
-                  text: z.string().min(1),
-                  layer: z.enum(['user', 'agent']).default('user'),
-                  n: z.number().int().min(1).max(200).optional(),
-                  meta: z.record(z.string(), z.unknown()).optional(),
-                }),
-                annotations: { readOnlyHint: true },
-                handler: (a) => a,
-              }),
-            );
-          },
-        }),
-      ],
-    });
-    scratchpad.kernel(k);
+    const k = await kernelWithTool('echo', z.object({
+      text: z.string().min(1),
+      layer: z.enum(['user', 'agent']).default('user'),
+      n: z.number().int().min(1).max(200).optional(),
+      meta: z.record(z.string(), z.unknown()).optional(),
+    }), (a) => a);
     await expect(k.callTool('echo', { text: 'hi' })).resolves.toEqual({ text: 'hi', layer: 'user' });
     await expect(k.callTool('echo', { text: 'hi', layer: 'robot' })).rejects.toMatchObject({ field: 'layer', accepted: ['user', 'agent'] });
     await expect(k.callTool('echo', {})).rejects.toMatchObject({ field: 'text', message: expect.stringContaining('required') });
@@ -264,36 +252,16 @@ describe('tools', () => {
   });
 
   it('says what a refused user_id or a union-typed argument accepts', async () => {
-    const k = await createKernel({
-      dataDir: tmp(),
-      logger: silentLogger(),
-      plugins: [
-        plugin({
-          setup(ctx) {
-            ctx.tools.register(
-              defineTool({
-                name: 'unions',
-                title: 'Unions',
-                description: 'unions',
-                input: z.object({
-                  user_id: userIdSchema,
-                  deltas: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
-                  spec: z.union([z.string().max(10), z.record(z.string(), z.unknown())]).optional(),
-                  tag: z.union([z.string().min(1), z.array(z.string().min(1)).max(3)]).optional(),
-                  mode: z.union([z.literal('a'), z.literal(3), z.enum(['b', 'c'])]).optional(),
-                  nested: z.union([z.number(), z.union([z.boolean(), z.null()])]).optional(),
-                  pair: z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]).optional(),
-                  need: z.union([z.string(), z.array(z.string())]),
-                }),
-                annotations: { readOnlyHint: true },
-                handler: () => ({ ok: true }),
-              }),
-            );
-          },
-        }),
-      ],
-    });
-    scratchpad.kernel(k);
+    const k = await kernelWithTool('unions', z.object({
+      user_id: userIdSchema,
+      deltas: z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())]).optional(),
+      spec: z.union([z.string().max(10), z.record(z.string(), z.unknown())]).optional(),
+      tag: z.union([z.string().min(1), z.array(z.string().min(1)).max(3)]).optional(),
+      mode: z.union([z.literal('a'), z.literal(3), z.enum(['b', 'c'])]).optional(),
+      nested: z.union([z.number(), z.union([z.boolean(), z.null()])]).optional(),
+      pair: z.union([z.object({ a: z.string() }), z.object({ b: z.string() })]).optional(),
+      need: z.union([z.string(), z.array(z.string())]),
+    }), () => ({ ok: true }));
     await expect(k.callTool('unions', { need: 'x' })).resolves.toEqual({ ok: true });
     // A user_id refused by its pattern or its refinement says the rule, as the size errors give their bound.
     for (const user_id of ['a/b', 'a\\b', '   ', '\u200b', '\u200b\u2060']) {
