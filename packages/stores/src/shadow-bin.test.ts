@@ -10,6 +10,20 @@ beforeEach(() => {
 afterEach(() => env.close());
 
 describe('ShadowBin', () => {
+  it('purgeHolding drops the scope\'s entries of one origin whose content the test accepts, and nothing else', () => {
+    const bin = env.stores.shadowBin;
+    const put = (scope: typeof U, origin_store: 'l3' | 'l4', origin_id: string, summary: string) => bin.archive(scope, { origin_store, origin_id, content: { summary }, reason: 'r' });
+    put(U, 'l3', 'ep_1', 'my home is 12 Elm Street');
+    put(U, 'l3', 'ep_2', 'the weather was fine');
+    put(U, 'l4', 'home', 'my home is 12 Elm Street');
+    put(A, 'l3', 'ep_3', 'my home is 12 Elm Street');
+    const holds = (c: unknown) => String((c as { summary: string }).summary).includes('Elm Street');
+    expect(bin.purgeHolding(U, 'l3', holds)).toBe(1);
+    expect(bin.list(U).map((e) => e.origin_id).sort()).toEqual(['ep_2', 'home']);
+    expect(bin.list(A).map((e) => e.origin_id)).toEqual(['ep_3']);
+    expect(bin.purgeHolding(U, 'l3', holds)).toBe(0);
+  });
+
   it('archives a fact before deletion and restores it with its entry_id', () => {
     const f = env.stores.facts.upsert(U, { key: 'city', value: 'Lyon', importance: 0.7, source: 'user_explicit' });
     const entry = env.stores.transaction(() => {

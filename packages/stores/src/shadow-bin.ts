@@ -205,6 +205,28 @@ export class ShadowBin {
     });
   }
 
+  /**
+   * Drop the scope's archived entries from `origin_store` whose content `holds` accepts (each read:
+   * the test is the caller's, e.g. forget exact's text match); returns how many were removed.
+   */
+  purgeHolding(scope: Scope, origin_store: ShadowOrigin, holds: (content: unknown) => boolean): number {
+    checkScope(scope);
+    return this.ctx.tx(() => {
+      const rows = this.ctx
+        .stmt('SELECT id, origin_id, content FROM shadow_bin WHERE layer = ? AND user_id = ? AND origin_store = ?')
+        .all(scope.layer, scope.user_id, origin_store) as Pick<Row, 'id' | 'origin_id' | 'content'>[];
+      const del = this.ctx.stmt('DELETE FROM shadow_bin WHERE id = ?');
+      let n = 0;
+      for (const r of rows) {
+        if (!holds(parseJson<unknown>(r.content, null))) continue;
+        del.run(r.id);
+        this.audit.log(scope, 'purge', 'shadow_bin', `${origin_store}:${r.origin_id}`, { count: 1 });
+        n++;
+      }
+      return n;
+    });
+  }
+
   /** Drop every archived entry of the scope for one origin record; returns how many were removed. */
   purgeFor(scope: Scope, origin_store: ShadowOrigin, key_or_id: string): number {
     checkScope(scope);

@@ -534,6 +534,29 @@ it('exact removes the graph node new_message made with a long fact', async () =>
   expect(await dreamIds(s, { query: 'home address Elm Street' })).toEqual([]);
 });
 
+// Regression guard, fixed: the second forget, with shadow_bin false, purged the fact's older copy but kept the copy
+// of the episode the first forget archived with it (new_message saves the text as an episode and a fact).
+it('exact with shadow_bin false after an earlier forget of the same save leaves no archived episode of it', async () => {
+  const clock = new ManualClock();
+  s = await start({ clock });
+  const text = 'Important: always remember that my home address is 12 Elm Street, Springfield, and my deadline is 3 March.';
+  const save = async () => {
+    const res = await hook(s, 'new_message', { text }, { layer: 'user' });
+    expect(actionsIn(res, 'l3'), 'an episode').toHaveLength(1);
+    return (res.actions as { store: string; key?: string }[]).find((a) => a.store === 'l4')!.key!;
+  };
+  const bin = () => s.kernel.storage.db.prepare("SELECT origin_store, content FROM shadow_bin WHERE layer = 'user'").all() as { origin_store: string; content: string }[];
+  const key = await save();
+  const first = await s.call('forget', { key, layer: 'user' });
+  expect(first).toMatchObject({ deleted_l4: 1, deleted_l3: 1 });
+  expect(bin().map((r) => r.origin_store)).toContain('l3');
+  clock.advance(HOUR);
+  expect(await save()).toBe(key);
+  const second = await s.call('forget', { key, layer: 'user', shadow_bin: false });
+  expect(second).toMatchObject({ deleted_l4: 1, deleted_l3: 1, archived: 0 });
+  expect(bin().filter((r) => r.content.includes('Elm Street'))).toEqual([]);
+});
+
 // Regression guard, fixed: exact purged every archived copy under the key, including that of an earlier, different fact.
 it('exact keeps the archived copy of an earlier fact that held the same key', async () => {
   s = await start();

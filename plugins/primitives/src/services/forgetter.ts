@@ -240,6 +240,12 @@ export class Forgetter {
     this.stores.facts.delete(scope, key);
     out.deleted_l4 = 1;
     const episodes = this.stores.episodes.findMatching(scope, fact.value).filter((e) => carriesValue(e.summary, fact.value));
+    // Archived episodes that said the value go as the live ones do (a save forgotten before, then
+    // said again): taken before this call archives its own copies, which stay restorable.
+    out.purged_shadow += this.stores.shadowBin.purgeHolding(scope, 'l3', (c) => {
+      const summary = typeof c === 'object' && c !== null ? (c as { summary?: unknown }).summary : undefined;
+      return typeof summary === 'string' && carriesValue(summary, fact.value);
+    });
     for (const ep of episodes) {
       out.purged_shadow += this.stores.shadowBin.purgeFor(scope, 'l3', ep.id);
       if (shadow) {
