@@ -120,8 +120,11 @@ export function isExcerptOf(recordText: string, value: string): boolean {
  * at the context's end, as a long thought's is.
  */
 export function holdsStartOf(context: string, text: string): boolean {
-  const c = norm(context);
-  const t = norm(text);
+  return holdsNormedStart(norm(context), norm(text));
+}
+
+/** holdsStartOf of a context and a text both folded already (norm). */
+function holdsNormedStart(c: string, t: string): boolean {
   if (!t) return false;
   if (c.includes(t)) return true;
   const head = t.slice(0, 16);
@@ -134,7 +137,12 @@ export function holdsStartOf(context: string, text: string): boolean {
 function scrubContextsHolding(stores: Stores, scope: Scope, texts: readonly string[]): number {
   if (texts.length === 0) return 0;
   const terms = texts.map(leadingChars);
-  return stores.episodes.scrubContextWhere(scope, terms.includes('') ? [] : terms, (c) => texts.some((t) => holdsStartOf(c, t)));
+  // Each text and each context folded once: a forget of many records tests every context against every text.
+  const folded = texts.map(norm);
+  return stores.episodes.scrubContextWhere(scope, terms.includes('') ? [] : terms, (c) => {
+    const context = norm(c);
+    return folded.some((t) => holdsNormedStart(context, t));
+  });
 }
 
 /** Whether a timeline event's metadata names one of these records in its refs (think: `l4:<entry_id>`, `l3:<id>`, `wiki:<id>`, `graph:<id>`, `l1:<id>`). */
