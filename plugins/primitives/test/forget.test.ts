@@ -557,6 +557,17 @@ it('exact with shadow_bin false after an earlier forget of the same save leaves 
   expect(bin().filter((r) => r.content.includes('Elm Street'))).toEqual([]);
 });
 
+// Regression guard, fixed: each deleted record's id became one LIKE of an OR chain, and past about 430 records
+// SQLite refused it ("Expression tree is too large"): the whole forget rolled back.
+it('fuzzy forgets 600 matching episodes in one call', async () => {
+  s = await start();
+  for (let i = 0; i < 600; i++) await s.call('think', { text: `Item ${i} about the pelican by the lake`, layer: 'user' });
+  const r = await s.call('forget', { key: 'pelican', scope: 'fuzzy', layer: 'user' });
+  expect(r.deleted_l3).toBe(600);
+  expect(count(s, 'episodes')).toBe(0);
+  expect(await dreamIds(s, { query: 'pelican' })).toEqual([]);
+});
+
 // Regression guard, fixed: exact purged every archived copy under the key, including that of an earlier, different fact.
 it('exact keeps the archived copy of an earlier fact that held the same key', async () => {
   s = await start();
