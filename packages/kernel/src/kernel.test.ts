@@ -436,6 +436,24 @@ describe('a database that refuses writes', () => {
     k.storage.db.exec('DROP TABLE notes');
     expect(() => k.callToolNow('note_now', {})).toThrow(expect.objectContaining({ code: 'KERNEL_ERR_TOOL_FAILED' }));
   });
+
+  // Regression guard, fixed: a damaged page answered "database disk image is malformed", naming neither memory.db nor a way out.
+  it('a statement SQLite refuses as damaged (SQLITE_CORRUPT, SQLITE_NOTADB) is a KERNEL_ERR_STORAGE naming memory.db and what to do', async () => {
+    const malformed = (code: string) => Object.assign(new Error('database disk image is malformed'), { code });
+    const k = await kernelWithTool('damaged', z.object({ code: z.string() }), (a) => {
+      throw new Error('could not read', { cause: malformed(a.code) });
+    });
+    const file = path.join(k.dataDir, 'memory.db');
+    for (const code of ['SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'SQLITE_NOTADB']) {
+      expect(() => k.callToolNow('damaged', { code }), code).toThrow(
+        expect.objectContaining({
+          code: 'KERNEL_ERR_STORAGE',
+          message: expect.stringContaining(`the database ${file} is damaged (database disk image is malformed): restore it from a backup (memory_backup list, then restore)`),
+        }),
+      );
+    }
+    expect(() => k.callToolNow('damaged', { code: 'SQLITE_ERROR' })).toThrow(expect.objectContaining({ code: 'KERNEL_ERR_TOOL_FAILED' }));
+  });
 });
 
 describe('config and paths', () => {

@@ -22,7 +22,7 @@ import { z } from './zod.js';
 import { checkPluginDefinition, type PluginContext, type PluginDefinition } from './plugin.js';
 import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-payloads.js';
 import { checkWellFormed } from './well-formed.js';
-import { readOnlyWriteError, Storage } from './storage.js';
+import { storageFailureError, Storage } from './storage.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { ToolCallStats } from './call-stats.js';
 import { CATALOG_TOOL, DISPATCHER_PREFIX, dispatcherName } from './surface.js';
@@ -416,13 +416,13 @@ export class Kernel {
   }
 
   /**
-   * What a tool or event handler threw, as a coded error carrying the plugin's name: a write the
-   * database refused as read-only is a KERNEL_ERR_STORAGE naming memory.db and what to do.
+   * What a tool or event handler threw, as a coded error carrying the plugin's name: a statement the
+   * database refused as read-only or damaged is a KERNEL_ERR_STORAGE naming memory.db and what to do.
    */
   private failure(err: unknown, plugin: string): MemoryError {
-    const readOnly = readOnlyWriteError(this.storage.file, err);
-    if (readOnly) readOnly.plugin = plugin;
-    return readOnly ?? toMemoryError(err, plugin);
+    const storage = storageFailureError(this.storage.file, err);
+    if (storage) storage.plugin = plugin;
+    return storage ?? toMemoryError(err, plugin);
   }
 
   /** callToolNow, always answering with a promise. */

@@ -247,6 +247,15 @@ function readOnlyFile(file: string): string | undefined {
   return undefined;
 }
 
+/** The size of a file in bytes; 0 when there is none. */
+function fileSize(file: string): number {
+  try {
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
 /** The error, or the first of its causes, that carries a SQLite code (SQLITE_*). */
 function sqliteFailure(err: unknown): { code: string; message: string } | undefined {
   for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
@@ -257,13 +266,22 @@ function sqliteFailure(err: unknown): { code: string; message: string } | undefi
 }
 
 /**
- * A KERNEL_ERR_STORAGE naming the database and what to do, for a write SQLite refused because the
- * database is read-only (SQLITE_READONLY and its extended codes, on the error or one of its
- * causes); undefined for any other error.
+ * A KERNEL_ERR_STORAGE naming the database and what to do, for a statement SQLite refused because
+ * the database is read-only (SQLITE_READONLY and its extended codes) or damaged (SQLITE_CORRUPT,
+ * SQLITE_NOTADB: "database disk image is malformed" names neither the file nor a way out), on the
+ * error or one of its causes; undefined for any other error.
  */
-export function readOnlyWriteError(file: string, err: unknown): MemoryError | undefined {
+export function storageFailureError(file: string, err: unknown): MemoryError | undefined {
   const sqlite = sqliteFailure(err);
-  if (!sqlite || (sqlite.code !== 'SQLITE_READONLY' && !sqlite.code.startsWith('SQLITE_READONLY_'))) return undefined;
+  if (!sqlite) return undefined;
+  if (sqlite.code === 'SQLITE_CORRUPT' || sqlite.code.startsWith('SQLITE_CORRUPT_') || sqlite.code === 'SQLITE_NOTADB') {
+    return new MemoryError(
+      'KERNEL_ERR_STORAGE',
+      `the database ${file} is damaged (${sqlite.message}): restore it from a backup (memory_backup list, then restore), or stop the server and move it away with its -wal and -shm files to start with an empty memory`,
+      { cause: err },
+    );
+  }
+  if (sqlite.code !== 'SQLITE_READONLY' && !sqlite.code.startsWith('SQLITE_READONLY_')) return undefined;
   if (sqlite.code === 'SQLITE_READONLY_DBMOVED') {
     return new MemoryError('KERNEL_ERR_STORAGE', `cannot write to the database ${file}: it was moved or deleted while the server ran (${sqlite.message}); put it back, or restart the server`, { cause: err });
   }
@@ -285,6 +303,12 @@ export function readOnlyWriteError(file: string, err: unknown): MemoryError | un
 export class Storage implements TransactionHost {
   readonly db: Db;
   readonly file: string;
+  /**
+   * Whether this open made the database: no file was there, or an empty one with no write-ahead
+   * log. The stores then set aside files an earlier database left in the data dir (L1 files, wiki
+   * page files, saved indexes) rather than rewrite them from the new, empty tables.
+   */
+  readonly fresh: boolean;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly known = new Map<string, Migration[]>();
   private checkpointTimer: NodeJS.Timeout | null = null;
@@ -310,6 +334,7 @@ export class Storage implements TransactionHost {
     if (readOnly) {
       throw new MemoryError('KERNEL_ERR_STORAGE', `cannot open the database ${this.file}: ${readOnly} is read-only for this user; ${readOnlyAdvice(readOnly)}`);
     }
+    this.fresh = fileSize(this.file) === 0 && fileSize(`${this.file}-wal`) === 0;
     let db: Db | undefined;
     try {
       db = openSqlite(this.file);

@@ -1,5 +1,8 @@
 import { asValue, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, type PluginContext } from '@memory-service/kernel';
+import path from 'node:path';
+import { setAsideEarlierFiles } from './earlier-files.js';
 import { storesMigrations } from './migrations/index.js';
+import { BACKUP_DIR } from './ops/backups.js';
 import { NIGHTLY_INTERVAL_HOURS_DEFAULT } from './nightly.js';
 import { SAGA_WATCHDOG_INTERVAL_SECONDS_DEFAULT } from './ops/saga-watchdog.js';
 import { SAGA_TIMEOUT_SECONDS_DEFAULT } from './ops/sagas.js';
@@ -20,6 +23,18 @@ export const RETRIEVAL_WARM_DELAY_MS = 250;
  */
 export function useStores(ctx: PluginContext): Stores {
   if (ctx.container.hasRegistration('stores')) return ctx.container.resolve<Stores>('stores');
+  // A database made anew beside files of an earlier one (memory.db lost, emptied or moved away):
+  // those files are set aside before anything here could rewrite them from the empty tables.
+  if (ctx.storage.fresh) {
+    const aside = setAsideEarlierFiles(ctx.dataDir, ctx.clock.now());
+    if (aside) {
+      ctx.logger.warn(
+        `${ctx.storage.file} was made anew, but the data dir held files written from an earlier database (${aside.moved.join(', ')}): ` +
+          `moved to ${aside.to}, nothing deleted. If the database was lost or emptied by mistake, stop the server and copy a backup from ` +
+          `${path.join(ctx.dataDir, BACKUP_DIR)} to ${ctx.storage.file} (its -wal and -shm files removed).`,
+      );
+    }
+  }
   ctx.storage.migrate(STORES_OWNER, storesMigrations);
   const stores = new Stores({
     db: ctx.db,
