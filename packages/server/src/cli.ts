@@ -125,11 +125,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     kernel.logger.info(`stopping (${why})`);
     const force = setTimeout(() => process.exit(0), stopWithinMs);
     force.unref();
-    try {
-      await stopTransport();
-      await service.close();
-    } catch (err) {
-      kernel.logger.error(`error while stopping: ${(err as Error).message}`);
+    // The service is closed (hook work awaited, the database closed) even when the transport's stop failed.
+    for (const step of [stopTransport, () => service.close()]) {
+      try {
+        await step();
+      } catch (err) {
+        kernel.logger.error(`error while stopping: ${(err as Error).message}`);
+      }
     }
     process.exit(0);
   };

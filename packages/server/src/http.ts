@@ -227,6 +227,10 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     return503OnClosing: false,
     bodyLimit,
     requestTimeout: REQUEST_TIMEOUT_MS,
+    // Fastify bounds each hook, preClose included, by pluginTimeout (10 s by default): the drain
+    // below waits up to drainMs and FLUSH_MS, and at the default drainMs the bound fired first, so
+    // app.close() failed, the requests still running got no answer and the database was not closed.
+    pluginTimeout: drainMs + FLUSH_MS + 10_000,
     clientErrorHandler: clientError,
     // A URL the router cannot decode answers in the same error shape as everything else.
     frameworkErrors: (err, _req, reply) => {

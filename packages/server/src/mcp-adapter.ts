@@ -172,6 +172,9 @@ export interface HttpSession {
 export const isRequest = (m: unknown): m is { method: string; id: RequestId } =>
   isObject(m) && typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number');
 
+/** The JSON-RPC error code of a request the client cancelled, as LSP numbers it (JSON-RPC names none). */
+export const REQUEST_CANCELLED = -32800;
+
 /** A streamable HTTP transport with a session id, wired to a fresh SDK Server for the surface. */
 export async function openHttpSession(
   surface: Surface,
@@ -218,12 +221,28 @@ export async function openHttpSession(
   transport.onmessage = (message, extra) => {
     const m = message as { method?: unknown; id?: unknown; params?: unknown };
     // An id is in flight until its request is answered; a cancelled one is not (the SDK drops its answer).
+    let cancelled: RequestId | undefined;
     if (isRequest(message)) {
       claimed.delete(message.id);
       inFlight.add(message.id);
-    } else if (m.method === 'notifications/cancelled' && isObject(m.params)) inFlight.delete(m.params.requestId as RequestId);
+    } else if (m.method === 'notifications/cancelled' && isObject(m.params)) {
+      const id = m.params.requestId as RequestId;
+      if (inFlight.delete(id)) cancelled = id;
+    }
     const problem = m.method === 'tools/call' && (typeof m.id === 'string' || typeof m.id === 'number') ? toolCallParamsProblem(m.params) : null;
-    if (problem === null) return deliver?.(message, extra);
+    if (problem === null) {
+      deliver?.(message, extra);
+      // The SDK aborts the cancelled request and sends nothing for it, and its transport ends a
+      // POST's event stream only once every request in it is answered: the stream stayed open for
+      // ever (a connection per cancelled call, and a stop that waited out its drain). An error for
+      // the id ends it; a client that cancelled ignores what comes for the id afterwards.
+      if (cancelled !== undefined) {
+        transport.send({ jsonrpc: '2.0', id: cancelled, error: { code: REQUEST_CANCELLED, message: 'Request cancelled (notifications/cancelled named it): no result follows' } }).catch(() => {
+          // Answered or its stream gone meanwhile: nothing is left to end.
+        });
+      }
+      return;
+    }
     transport.send(invalidParams(m.id as RequestId, problem)).catch((err: unknown) => logger.error(`tools/call answer not written: ${(err as Error).message}`));
   };
   return { transport, server, claimIds, busy };

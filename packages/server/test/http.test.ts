@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildHttpApp, type HttpOptions } from '../src/http.js';
+import { buildHttpApp, DRAIN_MS, type HttpOptions } from '../src/http.js';
 import { createService, type Service } from '../src/service.js';
 import { silentLogger } from '@memory-service/kernel';
 import { BIN, FIXTURES, runBin, stdioClient, tempDir } from './helpers.js';
@@ -395,6 +395,35 @@ describe('HTTP routes', () => {
     const opened = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(initialize) });
     expect(opened.status).toBe(200);
     await opened.text();
+    await a.close();
+  });
+
+  // Regression guard, fixed: the SDK sends nothing for a cancelled request and its transport ends a POST's event stream only
+  // once every request in it is answered, so a cancelled call's response stayed open for ever.
+  it('/mcp ends a cancelled call\'s response with an error for its id, and the id is free again', async () => {
+    const a = await appWith('wait', false);
+    const address = await a.listen({ host: '127.0.0.1', port: 0 });
+    const post = await rawSession(address);
+    const started = Date.now();
+    const call = await post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wait_for', arguments: { ms: 3_000 } } });
+    const cancel = await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5, reason: 'no longer needed' } });
+    expect(cancel.status).toBe(202);
+    expect(messagesOf(await call.text())).toMatchObject([{ id: 5, error: { code: -32800, message: expect.stringMatching(/^Request cancelled/) } }]);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(messagesOf(await (await post({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'wait_for', arguments: { ms: 0 } } })).text())).toMatchObject([
+      { id: 5, result: { structuredContent: { waited: 0 } } },
+    ]);
+    // A cancellation of a call already answered, or of an id never sent, changes nothing.
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 5 } })).status).toBe(202);
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'never' } })).status).toBe(202);
+    await a.close();
+  });
+
+  // Regression guard, fixed: fastify bounds preClose by pluginTimeout (10 s by default), which fired before the default
+  // drain ended: the close failed, the requests still running got no answer and the database was not closed.
+  it('lets the stop\'s drain run to its end: fastify\'s hook bound is longer than drainMs', async () => {
+    const a = await app();
+    expect(a.initialConfig.pluginTimeout).toBeGreaterThan(DRAIN_MS + 1_000);
     await a.close();
   });
 
