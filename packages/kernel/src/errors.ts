@@ -50,6 +50,13 @@ export class MemoryError extends Error {
   readonly details?: unknown;
 
   constructor(code: ErrorCode, message?: string, opts: MemoryErrorOptions = {}) {
+    // A code not in the catalogue (a plugin's own, from plain JavaScript) is a tool failure that names it:
+    // reading its entry crashed the error handling itself ("Cannot read properties of undefined").
+    const known = Object.hasOwn(ERROR_CATALOGUE, code);
+    if (!known) {
+      message = `${message ?? 'Tool failed'} (error code ${JSON.stringify(code)} is not in the kernel's catalogue)`;
+      code = 'KERNEL_ERR_TOOL_FAILED';
+    }
     const entry = ERROR_CATALOGUE[code];
     super(message ?? entry.message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = entry.type;

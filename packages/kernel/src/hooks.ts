@@ -265,6 +265,17 @@ function guarded(
 }
 
 /**
+ * Call one tap of a hook by itself, whichever way it was tapped: its callback (tapAsync), its
+ * promise or its value. For callers that run a hook's taps one at a time (each bounded, or each
+ * answer checked under the tap's name, which is its plugin's name).
+ */
+export function callTap(tap: { type: string; fn: unknown }, ...args: unknown[]): Promise<unknown> {
+  const fn = tap.fn as (...a: unknown[]) => unknown;
+  if (tap.type === 'async') return new Promise((resolve, reject) => void fn(...args, (err: unknown, result?: unknown) => (err ? reject(err) : resolve(result))));
+  return Promise.resolve().then(() => fn(...args));
+}
+
+/**
  * The view of the hooks a plugin gets: tapping an unknown hook, or any hook once the kernel is
  * sealed, is a coded error; every tap carries the plugin's name whatever name the caller passed,
  * and fails alone (guarded).
@@ -310,6 +321,16 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string, opts: Plugin
                   return h[kind](named(options, plugin), guarded(prop, kind, fn, plugin, opts.logger, opts.atomic));
                 };
               }
+              // Other plugins' taps are read-only here: a copy, frozen (the live list let a plugin drop them).
+              if (key === 'taps') return Object.freeze(h.taps.map((t: object) => Object.freeze({ ...t })));
+              if (key === 'intercept') {
+                return (interceptor: { register?: unknown }) => {
+                  if (interceptor?.register !== undefined) {
+                    throw new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${plugin}: an interceptor of hook ${prop} may not rewrite taps (register)`, { plugin, field: 'register' });
+                  }
+                  return h.intercept(interceptor);
+                };
+              }
               const v = h[key];
               if (typeof v !== 'function') return v;
               const kept = bound.get(key);
@@ -317,6 +338,9 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string, opts: Plugin
               const b = v.bind(h);
               bound.set(key, { fn: v, bound: b });
               return b;
+            },
+            set(_h, key) {
+              throw new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${plugin} cannot change hook ${prop} (${String(key)}): tap it instead`, { plugin });
             },
           }),
         );

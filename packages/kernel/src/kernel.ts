@@ -7,6 +7,7 @@ import { MemoryError, shownValue, toMemoryError } from './errors.js';
 import {
   createHooks,
   isLifecycleEvent,
+  callTap,
   LIFECYCLE_EVENTS,
   pluginHooks,
   type EventContext,
@@ -27,7 +28,7 @@ import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { ToolCallStats } from './call-stats.js';
 import { CATALOG_TOOL, DISPATCHER_PREFIX, dispatcherName } from './surface.js';
 import { RESERVED_EXPOSE_TOKENS } from './exposure.js';
-import { checkOutput, isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, withKeysGivenInstead, withToolFields, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
+import { checkOutput, checkToolDefinition, isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, withKeysGivenInstead, withToolFields, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
 
 /** The kernel's own version; plugins declare the range they work with. */
 export const KERNEL_VERSION = '1.0.0';
@@ -224,11 +225,16 @@ export class Kernel {
             accepted: LIFECYCLE_EVENTS,
           });
         }
+        if (typeof handler !== 'function') {
+          throw new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${plugin.name}: the handler of ${event} must be a function`, { plugin: plugin.name, field: 'handler' });
+        }
         // One plugin's failing handler answers an error under its name; the other handlers still run.
         hooks[event].tapPromise(plugin.name, async (results: EventResults, ctx: EventContext) => {
           let answer: unknown;
           try {
             answer = await atomic(() => handler(ctx));
+            // An answer JSON cannot carry (a BigInt, a cycle) is this handler's failure, not the whole event's.
+            JSON.stringify(answer);
           } catch (err) {
             const e = this.failure(err, plugin.name);
             if (e.code === 'KERNEL_ERR_TOOL_FAILED') this.logger.error(`${plugin.name} failed on ${event}: ${e.message}`);
@@ -243,6 +249,13 @@ export class Kernel {
   }
 
   private addTool(plugin: PluginDefinition, tool: ToolDefinition): void {
+    // A tool given as a plain object (not through defineTool) is held to the same checks.
+    try {
+      checkToolDefinition(tool);
+    } catch (err) {
+      (err as MemoryError).plugin = plugin.name;
+      throw err;
+    }
     if (this.sealed) {
       throw new MemoryError('KERNEL_ERR_AFTER_READY', `Cannot register tool ${tool.name} after ready`, { plugin: plugin.name });
     }
@@ -476,6 +489,29 @@ export class Kernel {
     }
   }
 
+  /**
+   * The close hook's taps in order, each given at most closeWaitMs: one that never settles is named
+   * on the logger and left behind, and the taps after it still run (the hook's own series call
+   * waited for it for ever, and the database was never closed).
+   */
+  private async runCloseTaps(): Promise<void> {
+    const taps = [...(this.hooks.close as unknown as { taps: { name: string; type: string; fn: (...a: unknown[]) => unknown }[] }).taps];
+    for (const tap of taps) {
+      const run = callTap(tap);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.closeWaitMs)));
+      try {
+        if ((await Promise.race([run, late])) === 'late') {
+          this.logger.warn(`closing without ${tap.name}'s close tap: it did not settle within ${this.closeWaitMs} ms`);
+        }
+      } catch (err) {
+        this.logger.error(`${tap.name}'s close tap failed: ${(err as Error)?.message ?? String(err)}`);
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+  }
+
   /** Background work close() waits for. */
   track<T>(work: Promise<T>): Promise<T> {
     this.inflight.add(work);
@@ -491,7 +527,7 @@ export class Kernel {
     this.sealed = true;
     await this.settleInflight();
     try {
-      await this.hooks.close.promise();
+      await this.runCloseTaps();
     } finally {
       this.storage.close();
       this.stateValue = 'closed';

@@ -52,6 +52,8 @@ export interface PluginDefinition {
 
 const PLUGIN_NAME = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
 const TIER = /^[a-z][a-z0-9_-]{0,31}$/;
+/** A semver version: major.minor.patch, an optional pre-release and build (semver.org's grammar, loosely). */
+const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
 
 /**
  * Check a plugin definition: definePlugin does, and so does the kernel for a plugin exported as a
@@ -62,12 +64,25 @@ export function checkPluginDefinition(def: PluginDefinition): void {
     new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${def?.name ?? '(unnamed)'}: ${field} ${why}`, { plugin: def?.name, field });
   if (!def || typeof def !== 'object') throw fail('definition', 'must be an object');
   if (typeof def.name !== 'string' || !PLUGIN_NAME.test(def.name)) throw fail('name', 'must be a package-style name');
-  if (typeof def.version !== 'string' || !/^\d+\.\d+\.\d+/.test(def.version)) throw fail('version', 'must be semver');
+  if (typeof def.version !== 'string' || !SEMVER.test(def.version)) throw fail('version', `must be a semver version such as "1.0.0"; got ${JSON.stringify(def.version)}`);
   if (typeof def.tier !== 'string' || !TIER.test(def.tier)) throw fail('tier', `must match ${TIER}`);
   if (typeof def.kernel !== 'string' || !def.kernel.trim() || !isValidRange(def.kernel)) {
     throw fail('kernel', `must be a semver range of kernel versions, such as "^1.0.0"; got ${JSON.stringify(def.kernel)}`);
   }
   if (typeof def.setup !== 'function') throw fail('setup', 'must be a function');
+  if (def.migrations !== undefined) {
+    if (!Array.isArray(def.migrations)) throw fail('migrations', 'must be a list of { id, name, up }');
+    const ids = new Set<number>();
+    for (const [i, m] of def.migrations.entries()) {
+      const at = `migrations[${i}]`;
+      if (!m || typeof m !== 'object') throw fail(at, 'must be an object { id, name, up }');
+      if (!Number.isSafeInteger(m.id) || m.id < 1) throw fail(`${at}.id`, 'must be a positive integer');
+      if (ids.has(m.id)) throw fail(`${at}.id`, `repeats id ${m.id}`);
+      ids.add(m.id);
+      if (typeof m.name !== 'string' || !m.name.trim()) throw fail(`${at}.name`, 'must be a non-empty string');
+      if (typeof m.up !== 'function') throw fail(`${at}.up`, 'must be a function');
+    }
+  }
   if (def.toolSchemas !== undefined && !(def.toolSchemas instanceof URL && def.toolSchemas.protocol === 'file:')) {
     throw fail('toolSchemas', 'must be a file: URL');
   }

@@ -66,12 +66,29 @@ function inputError(error: z.ZodError, root: string, accepted: (field: string) =
   return new MemoryError('KERNEL_ERR_VALIDATION', `Invalid input: field "${field}" ${issue.message}`, { field, accepted: accepted(field) });
 }
 
+/**
+ * A tool's JSON Schema, or a KERNEL_ERR_TOOL_INVALID naming the tool and its plugin when its zod
+ * schema cannot be built or converted (a third-party lazy schema that throws, or is not zod): the
+ * list that reads it can then leave that tool out and say why.
+ */
+function schemaOf<T>(tool: RegisteredTool, which: 'input' | 'output', convert: (t: RegisteredTool) => T): T {
+  try {
+    return convert(tool);
+  } catch (err) {
+    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${tool.name} (plugin ${tool.plugin}): its ${which} schema could not be built: ${(err as Error)?.message ?? String(err)}`, {
+      plugin: tool.plugin,
+      field: which,
+      cause: err,
+    });
+  }
+}
+
 function flat(kernel: Kernel, tool: RegisteredTool, call: ToolCallContext): SurfaceTool {
   const run: SurfaceTool['call'] = (args, abort) => kernel.callToolNow(tool.name, args, withAbort(call, abort));
   // The JSON schemas are pure functions of the tool's zod schemas: computed on the first tools/list
   // instead of at start, and never for a surface nobody lists (the operator surface under stdio).
-  const input = once(() => inputJsonSchema(tool));
-  const output = once(() => outputJsonSchema(tool));
+  const input = once(() => schemaOf(tool, 'input', inputJsonSchema));
+  const output = once(() => schemaOf(tool, 'output', outputJsonSchema));
   return {
     name: tool.name,
     title: tool.title,

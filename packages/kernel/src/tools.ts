@@ -74,8 +74,52 @@ export type ToolSpec<I extends AnyZodObject = AnyZodObject, O = unknown> = Omit<
 
 function checkInput(name: string, input: unknown): void {
   if (!(input instanceof z.ZodObject)) {
-    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${name} needs a zod object input schema`);
+    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${name} needs a zod object input schema`, { field: 'input' });
   }
+}
+
+function checkOutputSchema(name: string, output: unknown): void {
+  if (!(output instanceof z.ZodType)) {
+    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${name} needs a zod output schema (or none)`, { field: 'output' });
+  }
+}
+
+/** The tier names a tool may list (`tiers`), as a plugin's own tier must be. */
+export const TOOL_TIER = /^[a-z][a-z0-9_-]{0,31}$/;
+const HINTS = ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const;
+
+/**
+ * Check a tool definition: defineTool does, and so does the kernel for a tool registered as a plain
+ * object. A schema given as a function is checked when it is first built (not here: that would
+ * build it); a schema given as a value, the name, title, description, annotations, handler, tiers
+ * and transaction flag are checked now. Throws KERNEL_ERR_TOOL_INVALID naming the field.
+ */
+export function checkToolDefinition(def: unknown): void {
+  const fail = (name: string, field: string, why: string) => new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${name}: ${field} ${why}`, { field });
+  if (!def || typeof def !== 'object') throw new MemoryError('KERNEL_ERR_TOOL_INVALID', 'A tool must be an object made with defineTool', { field: 'tool' });
+  const t = def as Record<string, unknown>;
+  const name = t.name;
+  if (typeof name !== 'string' || !NAME.test(name)) throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool name "${String(name)}" must match ${NAME}`, { field: 'name' });
+  if (typeof t.title !== 'string' || !t.title.trim() || typeof t.description !== 'string' || !t.description.trim()) {
+    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${name} needs a title and a description`, { field: 'description' });
+  }
+  // Read through descriptors: a schema defineTool keeps lazy is a getter, and reading it would build it.
+  const value = (key: string): unknown => {
+    const d = Object.getOwnPropertyDescriptor(def, key);
+    return d && !d.get ? d.value : undefined;
+  };
+  const input = value('input');
+  if (typeof input !== 'function' && Object.getOwnPropertyDescriptor(def, 'input')?.get === undefined) checkInput(name, input);
+  const output = value('output');
+  if (output !== undefined && typeof output !== 'function') checkOutputSchema(name, output);
+  if (typeof t.handler !== 'function') throw fail(name, 'handler', 'must be a function');
+  const ann = t.annotations as Record<string, unknown> | undefined;
+  if (!ann || typeof ann !== 'object' || typeof ann.readOnlyHint !== 'boolean') throw fail(name, 'annotations', 'must be an object with readOnlyHint true or false');
+  for (const h of HINTS) if (ann[h] !== undefined && typeof ann[h] !== 'boolean') throw fail(name, `annotations.${h}`, 'must be true or false when given');
+  if (t.tiers !== undefined && (!Array.isArray(t.tiers) || t.tiers.some((x) => typeof x !== 'string' || !TOOL_TIER.test(x)))) {
+    throw fail(name, 'tiers', `must be a list of tier names matching ${TOOL_TIER}`);
+  }
+  if (t.transaction !== undefined && typeof t.transaction !== 'boolean') throw fail(name, 'transaction', 'must be true or false');
 }
 
 /** A property read once from `build` on first access, then kept (the schema of a ToolSpec given as a function). */
@@ -97,20 +141,11 @@ function lazyProperty<T>(build: () => T, check?: (value: T) => void): PropertyDe
 }
 
 export function defineTool<I extends AnyZodObject, O>(def: ToolSpec<I, O>): ToolDefinition<I, O> {
-  if (!NAME.test(def.name)) {
-    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool name "${def.name}" must match ${NAME}`);
-  }
-  if (!def.title || !def.description) {
-    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${def.name} needs a title and a description`);
-  }
-  if (typeof def.input !== 'function') checkInput(def.name, def.input);
-  if (def.transaction !== undefined && typeof def.transaction !== 'boolean') {
-    throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${def.name}: transaction must be true or false`);
-  }
+  checkToolDefinition(def);
   const { input, output } = def;
   const props = Object.getOwnPropertyDescriptors({ ...def });
   if (typeof input === 'function') props.input = lazyProperty(input, (v) => checkInput(def.name, v));
-  if (typeof output === 'function') props.output = lazyProperty(output);
+  if (typeof output === 'function') props.output = lazyProperty(output, (v) => v === undefined || checkOutputSchema(def.name, v));
   return Object.freeze(Object.defineProperties({}, props)) as ToolDefinition<I, O>;
 }
 

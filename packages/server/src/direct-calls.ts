@@ -5,7 +5,7 @@
  * 20 ms of every start) unless a message only the SDK Server answers arrives.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { isPromiseLike, MemoryError, SERVICE_VERSION, toMemoryError, type Logger, type Surface } from '@memory-service/kernel';
+import { isPromiseLike, MemoryError, SERVICE_VERSION, toMemoryError, type Logger, type Surface, type SurfaceTool } from '@memory-service/kernel';
 
 export const SERVER_INSTRUCTIONS =
   'Memory service. Use think to store anything worth keeping (it routes to the right memory level), ' +
@@ -64,6 +64,51 @@ export const isObject = (v: unknown): v is Record<string, unknown> => typeof v =
 
 /** JSON-RPC 2.0's error code for a request whose params are not what the method takes. */
 export const INVALID_PARAMS = -32602;
+
+/** JSON-RPC 2.0's error code for a failure inside the server. */
+export const INTERNAL_ERROR = -32603;
+
+/** What was thrown, in words: an error's message, else the value as a string (never throws). */
+export function thrownMessage(err: unknown): string {
+  try {
+    return err instanceof Error ? err.message : String(err);
+  } catch {
+    return 'a value that cannot be shown';
+  }
+}
+
+/** What was thrown, for the log: an error's stack when it has one. */
+function thrownDetail(err: unknown): string {
+  try {
+    return err instanceof Error && err.stack ? err.stack : thrownMessage(err);
+  } catch {
+    return thrownMessage(err);
+  }
+}
+
+/**
+ * The JSON-RPC internal error answering a request whose answer could not be built (`method`: what
+ * was asked, `err`: what was thrown), logged with its stack: a request the server answers itself is
+ * answered, never left waiting for an answer that will not come.
+ */
+export function internalError(id: RequestId | null, method: string, err: unknown, logger: Logger | undefined): JSONRPCMessage {
+  logger?.error(`${method} could not be answered: ${thrownDetail(err)}`);
+  const message = `Internal error: ${method} could not be answered: ${thrownMessage(err)}`;
+  return { jsonrpc: '2.0', id, error: { code: INTERNAL_ERROR, message } } as JSONRPCMessage;
+}
+
+/** The method of a message, for an error about it. */
+export const methodOf = (message: unknown): string => {
+  const method = isObject(message) ? message.method : undefined;
+  return typeof method === 'string' ? method : 'the request';
+};
+
+/** The id of a message that is a request (a method and a string or number id), else undefined. */
+export const requestIdOf = (message: unknown): RequestId | undefined => {
+  if (!isObject(message) || typeof message.method !== 'string') return undefined;
+  const id = message.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+};
 
 /**
  * What is wrong with a tools/call's params, or null: a call without a tool name, or with arguments
@@ -126,7 +171,7 @@ export class DirectToolCalls {
     if (this.inFlight.has(id)) return false;
     const tool = this.surface.get(name);
     if (!tool) {
-      this.answer(id, unknownTool(this.surface, name));
+      this.answer(id, () => unknownTool(this.surface, name));
       return true;
     }
     // The controller is made only when the tool reads its signal, or when the call outlives this
@@ -141,24 +186,24 @@ export class DirectToolCalls {
         },
       });
     } catch (err) {
-      this.answer(id, errorResult(err, this.logger));
+      this.answer(id, () => errorResult(err, this.logger));
       return true;
     }
     if (!isPromiseLike(out)) {
-      this.answer(id, this.shape(out));
+      this.answer(id, () => this.shape(out));
       return true;
     }
     const running = controller();
     this.inFlight.set(id, running);
-    Promise.resolve(out)
-      .then(
-        (value) => this.shape(value),
-        (err: unknown) => errorResult(err, this.logger),
-      )
-      .then((result) => {
-        if (!running.signal.aborted) this.answer(id, result);
-      })
-      .finally(() => this.inFlight.delete(id));
+    // answer() never throws, so the chain cannot reject: the call is answered whatever it settled with.
+    const settle = (result: () => ToolResult) => {
+      this.inFlight.delete(id);
+      if (!running.signal.aborted) this.answer(id, result);
+    };
+    Promise.resolve(out).then(
+      (value) => settle(() => this.shape(value)),
+      (err: unknown) => settle(() => errorResult(err, this.logger)),
+    );
     return true;
   }
 
@@ -177,14 +222,32 @@ export class DirectToolCalls {
     return true;
   }
 
-  private answer(id: RequestId, result: ToolResult): void {
-    writeAnswer(this.write, `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result)}}`, this.logger);
+  /**
+   * Answer the call with the result `result` builds; when building or writing it throws (an error
+   * value whose JSON cannot be written, say), the call is answered with an internal error instead.
+   */
+  private answer(id: RequestId, result: () => ToolResult): void {
+    let line: string;
+    try {
+      line = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson(result())}}`;
+    } catch (err) {
+      line = JSON.stringify(internalError(id, 'tools/call', err, this.logger));
+    }
+    writeAnswer(this.write, line, this.logger);
   }
 }
 
 /** Write one answer line; one that cannot be written (the client has gone) is logged, not thrown. */
 export function writeAnswer(write: (line: string) => Promise<void>, line: string, logger: Logger | undefined): void {
-  write(line).catch((err: unknown) => logger?.error(`answer not written: ${(err as Error).message}`));
+  const failed = (err: unknown) => logger?.error(`answer not written: ${thrownMessage(err)}`);
+  let written: Promise<void>;
+  try {
+    written = write(line);
+  } catch (err) {
+    failed(err);
+    return;
+  }
+  written.catch(failed);
 }
 
 /** The JSON of a tool result; a success's structuredContent is written as the text it already has. */
@@ -206,17 +269,48 @@ export const SERVER_CAPABILITIES = Object.freeze({ tools: Object.freeze({ listCh
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
 export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([LATEST_PROTOCOL_VERSION, '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07']);
 
-/** The answer to tools/list: every tool of the surface, as the SDK Server's handler gives it too. */
-export function toolsList(surface: Surface): { tools: Record<string, unknown>[] } {
+/**
+ * The answer to tools/list: every tool of the surface, as the SDK Server's handler gives it too.
+ * A tool whose JSON schema cannot be built (a plugin's output schema that is not a zod schema, a
+ * lazy input schema that throws) makes it throw an error naming the tool and the schema: the
+ * caller answers the request with it as an internal error.
+ */
+export function toolsList(surface: Surface, logger?: Logger): { tools: Record<string, unknown>[] } {
+  const tools: Record<string, unknown>[] = [];
+  for (const t of surface.tools) {
+    try {
+      tools.push(listedTool(t));
+    } catch (err) {
+      // One tool whose schema cannot be built (a third party's lazy schema that throws) is left out,
+      // said once on stderr; the others are listed, and calls of it answer the same error.
+      if (!unlisted.has(t)) logger?.error(`tools/list leaves out ${t.name}: ${thrownMessage(err)}`);
+      unlisted.add(t);
+    }
+  }
+  return { tools };
+}
+
+/** The tools tools/list has left out and said so. */
+const unlisted = new WeakSet<SurfaceTool>();
+
+/** One tool as tools/list gives it. */
+function listedTool(t: SurfaceTool): Record<string, unknown> {
+  const schema = (key: 'inputSchema' | 'outputSchema') => {
+    try {
+      return t[key];
+    } catch (err) {
+      throw new Error(`the ${key} of tool "${t.name}" could not be built as JSON Schema: ${thrownMessage(err)}`, { cause: err });
+    }
+  };
+  const inputSchema = schema('inputSchema');
+  const outputSchema = schema('outputSchema');
   return {
-    tools: surface.tools.map((t) => ({
-      name: t.name,
-      title: t.title,
-      description: t.description,
-      inputSchema: t.inputSchema as { type: 'object' },
-      ...(t.outputSchema ? { outputSchema: t.outputSchema as { type: 'object' } } : {}),
-      annotations: t.annotations,
-    })),
+    name: t.name,
+    title: t.title,
+    description: t.description,
+    inputSchema: inputSchema as { type: 'object' },
+    ...(outputSchema ? { outputSchema: outputSchema as { type: 'object' } } : {}),
+    annotations: t.annotations,
   };
 }
 
@@ -271,20 +365,30 @@ export class DirectHandshake {
     if (!plainRequest(m)) return false;
     if (m.method === 'initialize' && plainInitialize(m.params)) {
       const requested = m.params.protocolVersion;
-      return this.answer(m.id as RequestId, {
+      return this.answer(m.id as RequestId, () => ({
         protocolVersion: SUPPORTED_PROTOCOL_VERSIONS.includes(requested) ? requested : LATEST_PROTOCOL_VERSION,
         capabilities: SERVER_CAPABILITIES,
         serverInfo: SERVER_INFO,
         instructions: SERVER_INSTRUCTIONS,
-      });
+      }), 'initialize');
     }
-    if (m.method === 'ping' && noParams(m.params)) return this.answer(m.id as RequestId, {});
-    if (m.method === 'tools/list' && noParams(m.params)) return this.answer(m.id as RequestId, toolsList(this.surface));
+    if (m.method === 'ping' && noParams(m.params)) return this.answer(m.id as RequestId, () => ({}), 'ping');
+    if (m.method === 'tools/list' && noParams(m.params)) return this.answer(m.id as RequestId, () => toolsList(this.surface, this.logger), 'tools/list');
     return false;
   }
 
-  private answer(id: RequestId, result: unknown): true {
-    writeAnswer(this.write, JSON.stringify({ jsonrpc: '2.0', id, result }), this.logger);
+  /**
+   * Answer `method` with the result `result` builds; when building or serialising it throws, the
+   * request is answered with an internal error naming what failed, and the failure is logged.
+   */
+  private answer(id: RequestId, result: () => unknown, method: string): true {
+    let line: string;
+    try {
+      line = JSON.stringify({ jsonrpc: '2.0', id, result: result() });
+    } catch (err) {
+      line = JSON.stringify(internalError(id, method, err, this.logger));
+    }
+    writeAnswer(this.write, line, this.logger);
     return true;
   }
 }

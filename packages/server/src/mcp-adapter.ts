@@ -23,6 +23,7 @@ import {
 import type { Logger, Surface } from '@memory-service/kernel';
 import {
   callSurfaceTool,
+  internalError,
   INVALID_PARAMS,
   invalidParams,
   isObject,
@@ -42,7 +43,19 @@ export type { Transport };
 export function createMcpServer(surface: Surface, logger?: Logger): Server {
   // Copies: the SDK keeps (and may merge into) what it is given.
   const server = new Server({ ...SERVER_INFO }, { capabilities: { tools: { ...SERVER_CAPABILITIES.tools } }, instructions: SERVER_INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => toolsList(surface) as { tools: { name: string; inputSchema: { type: 'object' } }[] });
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    try {
+      const list = toolsList(surface, logger);
+      // A value JSON cannot hold would only fail in the transport's send, where the SDK logs nothing
+      // and answers nothing: it is found here, and answered as the error below.
+      JSON.stringify(list);
+      return list as { tools: { name: string; inputSchema: { type: 'object' } }[] };
+    } catch (err) {
+      // The SDK answers with the thrown error's code and message; the failure is logged here.
+      const { error } = internalError(null, 'tools/list', err, logger) as { error: { code: number; message: string } };
+      throw Object.assign(new Error(error.message), { code: error.code });
+    }
+  });
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => callSurfaceTool(surface, req.params.name, req.params.arguments, extra.signal, logger));
   return server;
 }

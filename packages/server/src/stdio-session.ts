@@ -10,7 +10,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger, Surface } from '@memory-service/kernel';
-import { DirectHandshake, DirectToolCalls, writeAnswer } from './direct-calls.js';
+import { DirectHandshake, DirectToolCalls, INTERNAL_ERROR, internalError, methodOf, requestIdOf, thrownMessage, writeAnswer } from './direct-calls.js';
 import type { SdkLink } from './mcp-adapter.js';
 import { StdioTransport } from './stdio-transport.js';
 
@@ -23,9 +23,6 @@ export interface StdioSession {
   close(): Promise<void>;
 }
 
-/** JSON-RPC 2.0's error code for a failure inside the server. */
-const INTERNAL_ERROR = -32603;
-
 /** Start answering MCP on stdin and stdout (or the given streams). */
 export async function openStdioSession(surface: Surface, logger?: Logger, streams: { stdin?: Readable; stdout?: Writable } = {}): Promise<StdioSession> {
   let sdk: SdkLink | undefined;
@@ -37,7 +34,7 @@ export async function openStdioSession(surface: Surface, logger?: Logger, stream
       .then(
         (link) => {
           sdk = link;
-          for (const m of waiting.splice(0)) link.deliver(m);
+          for (const m of waiting.splice(0)) deliver(link, m);
         },
         (err: unknown) => {
           // Nothing can answer these now: each request is told so rather than left waiting.
@@ -57,7 +54,7 @@ export async function openStdioSession(surface: Surface, logger?: Logger, stream
   const stale = (message: JSONRPCMessage): boolean => (message as { method?: unknown }).method === 'notifications/cancelled' && loading === undefined;
   const viaSdk = (message: JSONRPCMessage): true => {
     if (sdk) {
-      sdk.deliver(message);
+      deliver(sdk, message);
       return true;
     }
     waiting.push(message);
@@ -66,9 +63,31 @@ export async function openStdioSession(surface: Surface, logger?: Logger, stream
   };
   const transport: StdioTransport = new StdioTransport({
     ...streams,
-    take: (message) => tools.take(message) || handshake.take(message) || stale(message) || viaSdk(message),
+    take: (message) => {
+      try {
+        return tools.take(message) || handshake.take(message) || stale(message) || viaSdk(message);
+      } catch (err) {
+        return failed(message, err);
+      }
+    },
   });
   const write = (line: string) => transport.writeLine(line);
+  // Whatever throws while a message is handled here is logged, and a request is answered with an
+  // internal error naming its method: the transport would only report it to onerror, which
+  // nothing reads here, and the client waited for the answer until it timed out.
+  const failed = (message: JSONRPCMessage, err: unknown): true => {
+    const id = requestIdOf(message);
+    if (id !== undefined) writeAnswer(write, JSON.stringify(internalError(id, methodOf(message), err, logger)), logger);
+    else logger?.error(`${methodOf(message)} could not be handled: ${err instanceof Error && err.stack ? err.stack : thrownMessage(err)}`);
+    return true;
+  };
+  const deliver = (link: SdkLink, message: JSONRPCMessage): void => {
+    try {
+      link.deliver(message);
+    } catch (err) {
+      failed(message, err);
+    }
+  };
   const tools = new DirectToolCalls(surface, write, logger);
   const handshake = new DirectHandshake(surface, write, logger);
   const session: StdioSession = {

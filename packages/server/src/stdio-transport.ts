@@ -239,7 +239,13 @@ export class StdioTransport implements Transport {
       if (this.take?.(message)) return;
       this.onmessage?.(message);
     } catch (err) {
-      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      const error = err instanceof Error ? err : new Error(String(err));
+      this.onerror?.(error);
+      // A request whose handling threw is answered, or its client waits for an answer for ever.
+      const m = message as { method?: unknown; id?: unknown };
+      if (typeof m.method === 'string' && (typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id)))) {
+        void this.writeLine(errorLine(JSON.stringify(m.id), -32603, `Internal error: ${m.method} could not be answered: ${error.message}`));
+      }
     }
   }
 }

@@ -1,9 +1,19 @@
-import { isBlank, type Config, type EventContext, type Hooks, type InjectBlock, type Logger } from '@memory-service/kernel';
+import { callTap, isBlank, shownValue, type Config, type EventContext, type Hooks, type InjectBlock, type Logger } from '@memory-service/kernel';
 import { derivedNodeIds, fitToBudget, scoreImportance, SESSION_SUMMARY_TAG, type Episode, type Scope, type Session, type Stores } from '@memory-service/stores';
 import { excerpt, type Action } from '../common.js';
 import { freeFactKey } from './thinker.js';
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** What session_inject hands each tap with the blocks. */
+type InjectContext = Scope & { text: string; budget: number };
+
+/** A block as the hook declares it (InjectBlock): an object with a string source, title and text, and a score, when it has one, that is a number. */
+function isInjectBlock(b: unknown): b is InjectBlock {
+  if (b === null || typeof b !== 'object' || Array.isArray(b)) return false;
+  const { source, title, text, score } = b as Record<string, unknown>;
+  return typeof source === 'string' && typeof title === 'string' && typeof text === 'string' && (score === undefined || (typeof score === 'number' && Number.isFinite(score)));
+}
 
 /** The smallest and largest inject budget, in tokens: a budget asked for outside them is taken to the nearer one. */
 export const INJECT_BUDGET_MIN = 50;
@@ -62,7 +72,7 @@ export class LifecycleHandlers {
     if (recent.length) {
       blocks.push({ source: 'l1', title: 'Recent items', text: recent.map((i) => `- ${excerpt(i.text, 200)}`).join('\n') });
     }
-    const all = await this.hooks.session_inject.promise(blocks, { ...scope, text, budget });
+    const all = await this.injectBlocks(blocks, { ...scope, text, budget });
     const fitted = fitToBudget(all.map((b) => ({ title: b.title, text: b.text })), budget);
     return {
       session_id: session.id,
@@ -71,6 +81,48 @@ export class LifecycleHandlers {
       estimated_tokens: fitted.tokens,
       truncated: fitted.truncated,
     };
+  }
+
+  /**
+   * The session_inject waterfall, called one tap at a time (in the hook's order) so that each
+   * tap's answer is checked under its name, which is its plugin's name: a tap whose answer is not a
+   * list fails alone as one that throws does (the next tap gets the blocks this one was given), and
+   * a block in its list that is not an InjectBlock is left out; each is logged naming the plugin.
+   * A tap answering undefined hands on the list it was given (as tapable does). What a plugin's tap
+   * throws the kernel's guard has already logged under its name; a tap that reaches the hook
+   * unguarded and throws is logged here the same way. (The hook's call interceptors are not run:
+   * none is registered.)
+   */
+  private async injectBlocks(blocks: InjectBlock[], context: InjectContext): Promise<InjectBlock[]> {
+    const fail = (plugin: string, why: string) => this.logger.error(`${plugin} failed on hook session_inject: ${why}`);
+    let current = blocks;
+    for (const tap of [...this.hooks.session_inject.taps]) {
+      const given = [...current];
+      let answer: unknown;
+      try {
+        answer = await callTap(tap, current, context);
+      } catch (err) {
+        fail(tap.name, err instanceof Error ? err.message : String(err));
+        current = given;
+        continue;
+      }
+      const list = answer === undefined ? current : answer;
+      if (!Array.isArray(list)) {
+        fail(tap.name, `it answered ${shownValue(list)}, not a list of blocks; the blocks it was given are handed on`);
+        current = given;
+        continue;
+      }
+      const kept = list.filter(isInjectBlock);
+      if (kept.length < list.length) {
+        const bad = list.filter((b) => !isInjectBlock(b));
+        fail(
+          tap.name,
+          `left out ${bad.length} block(s) that are not { source, title, text } strings (score a number when present), the first ${shownValue(bad[0])}`,
+        );
+      }
+      current = kept;
+    }
+    return current;
   }
 
   /** Saves the summary as an L3 episode tagged session_summary and closes the open L2 session. */
