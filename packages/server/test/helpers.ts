@@ -5,6 +5,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { PassThrough } from 'node:stream';
+import type { Logger, Surface } from '@memory-service/kernel';
+import { openStdioSession, type StdioSession } from '../src/stdio-session.js';
 
 export const BIN = fileURLToPath(new URL('../bin/memory-service.js', import.meta.url));
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
@@ -59,4 +62,29 @@ export function thinkDreamSession(calls: number): { input: string; lastId: numbe
     msgs.push({ jsonrpc: '2.0', id: ++id, method: 'tools/call', params: { name: 'dream', arguments: { query: `violin ${i}`, layer: 'user', limit: 3 } } });
   }
   return { input: msgs.map((m) => `${JSON.stringify(m)}\n`).join(''), lastId: id };
+}
+
+/**
+ * A stdio session over `surface` on a pipe pair, kept in `sessions` (for the test file's afterEach
+ * to close): send raw lines on `toServer`, read the answers, or `ask` one request and get its answer
+ * (an error after a second without one).
+ */
+export async function pipeSession(surface: Surface, logger: Logger | undefined, sessions: StdioSession[]) {
+  const toServer = new PassThrough();
+  const toClient = new PassThrough();
+  const session = await openStdioSession(surface, logger, { stdin: toServer, stdout: toClient });
+  sessions.push(session);
+  let wire = '';
+  toClient.on('data', (d) => (wire += String(d)));
+  const answers = () => wire.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
+  const ask = async (message: Record<string, unknown>) => {
+    toServer.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    for (let i = 0; i < 200; i++) {
+      const found = answers().find((a) => a.id === message.id);
+      if (found) return found;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    throw new Error(`no answer to ${JSON.stringify(message)}`);
+  };
+  return { session, toServer, toClient, answers, ask };
 }

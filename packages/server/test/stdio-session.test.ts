@@ -8,6 +8,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '../src/dir
 import { createMcpServer } from '../src/mcp-adapter.js';
 import { openStdioSession, type StdioSession } from '../src/stdio-session.js';
 import { StdioTransport } from '../src/stdio-transport.js';
+import { pipeSession } from './helpers.js';
 
 function surface(): Surface {
   const tool = (name: string, output?: Record<string, unknown>): SurfaceTool => ({
@@ -29,26 +30,8 @@ afterEach(async () => {
   for (const s of sessions.splice(0)) await s.close();
 });
 
-/** A session on a pipe pair: send raw lines, read the answers. */
-async function open() {
-  const toServer = new PassThrough();
-  const toClient = new PassThrough();
-  const session = await openStdioSession(surface(), undefined, { stdin: toServer, stdout: toClient });
-  sessions.push(session);
-  let wire = '';
-  toClient.on('data', (d) => (wire += String(d)));
-  const answers = () => wire.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
-  const ask = async (message: Record<string, unknown>) => {
-    toServer.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    for (let i = 0; i < 200; i++) {
-      const found = answers().find((a) => a.id === message.id);
-      if (found) return found;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error(`no answer to ${JSON.stringify(message)}`);
-  };
-  return { session, toServer, toClient, answers, ask };
-}
+/** A session on a pipe pair over the fixture surface: send raw lines, read the answers. */
+const open = () => pipeSession(surface(), undefined, sessions);
 
 /** The SDK Server's own answer to the same message (over an in-memory pair). */
 async function sdkAnswer(message: Record<string, unknown>): Promise<Record<string, any>> {

@@ -6,9 +6,9 @@ import { MemoryError, type Logger, type Surface, type SurfaceTool } from '@memor
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpServer } from '../src/mcp-adapter.js';
 import { createService, type Service } from '../src/service.js';
-import { openStdioSession, type StdioSession } from '../src/stdio-session.js';
+import { type StdioSession } from '../src/stdio-session.js';
 import { StdioTransport } from '../src/stdio-transport.js';
-import { FIXTURES, tempDir } from './helpers.js';
+import { FIXTURES, pipeSession, tempDir } from './helpers.js';
 
 /** A logger that keeps what it is given. */
 function keptLogger(): Logger & { errors: string[] } {
@@ -49,26 +49,8 @@ afterEach(async () => {
   for (const s of services.splice(0)) await s.close();
 });
 
-/** A stdio session on a pipe pair: send a request, read its answer (or fail after a second). */
-async function open(surface: Surface, logger: Logger) {
-  const toServer = new PassThrough();
-  const toClient = new PassThrough();
-  const session = await openStdioSession(surface, logger, { stdin: toServer, stdout: toClient });
-  sessions.push(session);
-  let wire = '';
-  toClient.on('data', (d) => (wire += String(d)));
-  const answers = () => wire.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>);
-  const ask = async (message: Record<string, unknown>) => {
-    toServer.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    for (let i = 0; i < 200; i++) {
-      const found = answers().find((a) => a.id === message.id);
-      if (found) return found;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    throw new Error(`no answer to ${JSON.stringify(message)}`);
-  };
-  return { ask, answers };
-}
+/** A stdio session on a pipe pair over `surface`: ask a request, read its answer. */
+const open = (surface: Surface, logger: Logger) => pipeSession(surface, logger, sessions);
 
 describe('a request the stdio session answers itself is answered even when building the answer throws', () => {
   it('lists the other tools and leaves out one whose input schema cannot be built, saying so once', async () => {
