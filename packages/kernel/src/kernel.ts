@@ -480,7 +480,7 @@ export class Kernel {
     while (this.inflight.size) {
       const left = deadline - Date.now();
       if (left <= 0) {
-        this.logger.warn(`closing with ${this.inflight.size} call(s) or event(s) still running after ${this.closeWaitMs} ms: a hook tap or event handler that never settles`);
+        this.logger.warn(`closing with ${this.inflight.size} call(s) or event(s) still running after ${this.closeWaitMs} ms: a tool call, hook tap or event handler that never settles`);
         return;
       }
       let timer: NodeJS.Timeout | undefined;

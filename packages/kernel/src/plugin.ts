@@ -27,7 +27,10 @@ export interface PluginContext {
   onEvent(event: LifecycleEvent, handler: (event: EventContext) => unknown | Promise<unknown>): void;
   /** Keep track of background work so close() waits for it. */
   track<T>(work: Promise<T>): Promise<T>;
-  /** A path under the data dir, slug-checked to stay inside it. */
+  /**
+   * A path under the data dir from these segments, checked to stay inside it (KERNEL_ERR_PATH
+   * otherwise). Segments are joined as given: slug any taken from user input first (`slugify`).
+   */
   resolvePath(...segments: string[]): string;
 }
 

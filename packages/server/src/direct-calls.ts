@@ -28,11 +28,13 @@ export function successResult(value: unknown): ToolResult {
 }
 
 /** Shape an error as an MCP tool error whose JSON names the type, code, field and accepted values. */
-export function errorResult(err: unknown, logger?: Logger): ToolResult {
+export function errorResult(err: unknown, logger?: Logger, tool?: string): ToolResult {
   const e = toMemoryError(err);
   if (e.code === 'KERNEL_ERR_TOOL_FAILED' && logger) {
     const cause = (e as { cause?: unknown }).cause;
-    logger.error(`tool failed: ${cause instanceof Error && cause.stack ? cause.stack : e.message}`);
+    // The line names the tool and its plugin: a bare message ("tool failed: a bare string") named neither.
+    const who = [tool && `tool ${tool}`, e.plugin && `plugin ${e.plugin}`].filter(Boolean).join(', ');
+    logger.error(`tool failed${who ? ` (${who})` : ''}: ${cause instanceof Error && cause.stack ? cause.stack : e.message}`);
   }
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: e.toJSON() }) }] };
 }
@@ -54,7 +56,7 @@ export async function callSurfaceTool(surface: Surface, name: string, args: unkn
   try {
     return successResult(await tool.invoke(args ?? {}, signal));
   } catch (err) {
-    return errorResult(err, logger);
+    return errorResult(err, logger, name);
   }
 }
 
@@ -186,7 +188,7 @@ export class DirectToolCalls {
         },
       });
     } catch (err) {
-      this.answer(id, () => errorResult(err, this.logger));
+      this.answer(id, () => errorResult(err, this.logger, name));
       return true;
     }
     if (!isPromiseLike(out)) {
@@ -202,7 +204,7 @@ export class DirectToolCalls {
     };
     Promise.resolve(out).then(
       (value) => settle(() => this.shape(value)),
-      (err: unknown) => settle(() => errorResult(err, this.logger)),
+      (err: unknown) => settle(() => errorResult(err, this.logger, name)),
     );
     return true;
   }

@@ -99,6 +99,25 @@ describe('a request the stdio session answers itself is answered even when build
     expect(logger.errors).toHaveLength(2);
   });
 
+  // Regression guard, fixed: the log line said "tool failed: a bare string", naming neither the tool nor its plugin.
+  it('logs a failed call naming the tool and, when the error carries it, the plugin', async () => {
+    const logger = keptLogger();
+    const { ask } = await open(
+      surfaceOf([
+        tool('boom', {}, () => {
+          throw 'a bare string';
+        }),
+        tool('owned', {}, () => {
+          throw new MemoryError('KERNEL_ERR_TOOL_FAILED', 'it broke', { plugin: 'third-party' });
+        }),
+      ]),
+      logger,
+    );
+    await ask({ id: 1, method: 'tools/call', params: { name: 'boom', arguments: {} } });
+    await ask({ id: 2, method: 'tools/call', params: { name: 'owned', arguments: {} } });
+    expect(logger.errors).toEqual(['tool failed (tool boom): a bare string', 'tool failed (tool owned, plugin third-party): it broke']);
+  });
+
   it('answers a tools/call whose error cannot be written as JSON, synchronous or not, with an internal error', async () => {
     const unwritable = () => new MemoryError('KERNEL_ERR_VALIDATION', 'bad value', { field: 'q', accepted: [1n] });
     const logger = keptLogger();
