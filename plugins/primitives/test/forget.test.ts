@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import { actionsIn, count, dreamIds, hook, l1File, ManualClock, snapshot, start, toolError, type TestServer } from './helpers.js';
+import { actionsIn, count, dreamIds, hook, keyOf, l1File, ManualClock, shadowRows, snapshot, start, toolError, type TestServer } from './helpers.js';
 
 /** forget: exact (one key and what carries its value), fuzzy (a pattern), recent (a window); layers isolated. */
 let s: TestServer;
@@ -15,26 +15,11 @@ const OTHER = 'The ferry to the island leaves from the north pier every morning 
 /** Past the window in which think indexes the previous thought as an episode's neighbouring context. */
 const HOUR = 3600_000;
 
-async function keyOf(text: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const r = await s.call('think', { text, layer: 'user', ...extra });
-  const [fact] = actionsIn(r, 'l4');
-  expect(fact, `"${text}" should route to L4`).toBeDefined();
-  return fact!.key!;
-}
-
-function shadowRows() {
-  return s.kernel.storage.db.prepare('SELECT origin_store, origin_id, layer FROM shadow_bin ORDER BY id').all() as {
-    origin_store: string;
-    origin_id: string;
-    layer: string;
-  }[];
-}
-
 describe('scope exact', () => {
   it('removes the L4 key and the L3 episodes and graph nodes carrying its value, archiving each', async () => {
     const clock = new ManualClock();
     s = await start({ clock });
-    const key = await keyOf(FACT);
+    const key = await keyOf(s, FACT);
     clock.advance(HOUR);
     await s.call('think', { text: CARRIER, layer: 'user' });
     clock.advance(HOUR);
@@ -61,63 +46,22 @@ describe('scope exact', () => {
     expect(count(s, 'graph_nodes')).toBe(0);
     expect(await dreamIds(s, { query: 'birthday March' })).toEqual([]);
     expect((await dreamIds(s, { query: 'ferry pier' })).length).toBe(1);
-    expect(shadowRows().map((r) => r.origin_store).sort()).toEqual(['graph', 'graph', 'l3', 'l4']);
-    expect(shadowRows().find((r) => r.origin_store === 'l4')!.origin_id).toBe(key);
+    expect(shadowRows(s).map((r) => r.origin_store).sort()).toEqual(['graph', 'graph', 'l3', 'l4']);
+    expect(shadowRows(s).find((r) => r.origin_store === 'l4')!.origin_id).toBe(key);
   });
 
   // Regression guard, fixed: the relation node think made from the same thought ("my name is Alice") is a rewording of the
   // value, so carriesValue() misses it and the forgotten fact stays recallable through the graph.
   it('leaves nothing of the forgotten fact recallable', async () => {
     s = await start();
-    const key = await keyOf('Remember: my name is Alice');
+    const key = await keyOf(s, 'Remember: my name is Alice');
     await s.call('forget', { key, layer: 'user' });
     expect(await dreamIds(s, { query: 'name Alice' })).toEqual([]);
-  });
-
-  it('purges older Shadow Bin copies of the key', async () => {
-    s = await start();
-    const key = await keyOf(FACT);
-    await s.call('forget', { key, layer: 'user' });
-    expect(await keyOf(FACT)).toBe(key);
-    const r = await s.call('forget', { key, layer: 'user' });
-    expect(r.purged_shadow).toBeGreaterThanOrEqual(1);
-    expect(shadowRows().filter((row) => row.origin_store === 'l4' && row.origin_id === key)).toHaveLength(1);
-  });
-
-  // Regression guard, fixed: the second forget, with shadow_bin false, purged the fact's older copy from the Shadow Bin
-  // but kept the copy of the relation node the first forget archived with it, so "My name is Alice" stayed in the bin.
-  it('shadow_bin false after an earlier forget of the same thought leaves nothing of it in the Shadow Bin', async () => {
-    const clock = new ManualClock();
-    s = await start({ clock });
-    const U = { layer: 'user' as const, user_id: 'default' };
-    const bin = () => s.kernel.container.resolve<{ shadowBin: { list(scope: object): unknown[] } }>('stores').shadowBin.list(U);
-    const key = await keyOf('My name is Alice.');
-    expect(key).toBe('note:my-name-is-alice');
-    const first = await s.call('forget', { key, layer: 'user' });
-    expect(first.deleted_graph).toBeGreaterThanOrEqual(1);
-    expect(shadowRows().map((r) => r.origin_store)).toContain('graph');
-    expect(JSON.stringify(bin())).toContain('My name is Alice');
-    clock.advance(HOUR);
-    expect(await keyOf('My name is Alice.')).toBe(key);
-    const second = await s.call('forget', { key, layer: 'user', shadow_bin: false });
-    expect(second).toMatchObject({ deleted_l4: 1, archived: 0 });
-    expect(JSON.stringify(bin())).not.toMatch(/my name is alice/i);
-    expect(shadowRows().filter((r) => r.layer === 'user')).toEqual([]);
-    expect(await dreamIds(s, { query: 'name Alice' })).toEqual([]);
-  });
-
-  it('shadow_bin false archives nothing', async () => {
-    s = await start();
-    const key = await keyOf(FACT);
-    await s.call('think', { text: CARRIER, layer: 'user' });
-    const r = await s.call('forget', { key, layer: 'user', shadow_bin: false });
-    expect(r).toMatchObject({ deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 0 });
-    expect(count(s, 'shadow_bin')).toBe(0);
   });
 
   it('an unknown key deletes nothing', async () => {
     s = await start();
-    await keyOf(FACT);
+    await keyOf(s, FACT);
     const before = snapshot(s);
     const r = await s.call('forget', { key: 'note:no-such-key', layer: 'user' });
     expect(r).toMatchObject({ deleted_l4: 0, deleted_l3: 0, deleted_graph: 0, archived: 0 });
@@ -166,7 +110,7 @@ describe('scope fuzzy', () => {
   it('removes matching content from L4, L3 and the graph, and archives it', async () => {
     const clock = new ManualClock();
     s = await start({ clock });
-    await keyOf('Remember: my name is Alice');
+    await keyOf(s, 'Remember: my name is Alice');
     await s.call('think', { text: 'Alice walked to the harbour with her dog and bought fresh bread there.', layer: 'user' });
     await s.call('think', { text: 'Alice is related to the bakery', layer: 'user' });
     clock.advance(HOUR);
@@ -244,7 +188,7 @@ describe('scope fuzzy', () => {
 
   it('matches what the user wrote, not the generated keys (note:, thought:, auto:, personality:)', async () => {
     s = await start();
-    const keys = [await keyOf('Remember: my name is Alice'), await keyOf('Important: my birthday is 12 May'), await keyOf('Remember: my favourite drink is green tea')];
+    const keys = [await keyOf(s, 'Remember: my name is Alice'), await keyOf(s, 'Important: my birthday is 12 May'), await keyOf(s, 'Remember: my favourite drink is green tea')];
     expect(keys.every((k) => k.startsWith('note:'))).toBe(true);
     await hook(s, 'new_message', { text: FACT });
     await s.call('evolve', { instruction: 'Always answer in short sentences' });
@@ -272,7 +216,7 @@ describe('scope fuzzy', () => {
 describe('the neighbouring context of another episode', () => {
   it('does not keep a value forgotten with scope exact recallable', async () => {
     s = await start();
-    const key = await keyOf(FACT);
+    const key = await keyOf(s, FACT);
     await s.call('think', { text: OTHER, layer: 'user' });
     await s.call('forget', { key, layer: 'user' });
     expect(await dreamIds(s, { query: 'birthday March' })).toEqual([]);
@@ -291,10 +235,10 @@ describe('scope recent', () => {
   it('deletes only what is within the window and never archives', async () => {
     const clock = new ManualClock();
     s = await start({ clock });
-    const old = await keyOf('Remember: my name is Alice');
+    const old = await keyOf(s, 'Remember: my name is Alice');
     await s.call('think', { text: OTHER, layer: 'user' });
     clock.advance(2 * 3600_000);
-    const fresh = await keyOf(FACT);
+    const fresh = await keyOf(s, FACT);
     await s.call('think', { text: CARRIER, layer: 'user' });
     const r = await s.call('forget', { key: '', scope: 'recent', minutes: 60, layer: 'user' });
     expect(r).toMatchObject({ scope: 'recent', deleted_l4: 1, deleted_l3: 1, deleted_graph: 2, archived: 0, purged_shadow: 0 });
@@ -309,7 +253,7 @@ describe('scope recent', () => {
     const clock = new ManualClock();
     s = await start({ clock });
     const restate = async () => {
-      const key = await keyOf('Remember: my name is Alice');
+      const key = await keyOf(s, 'Remember: my name is Alice');
       await s.call('evolve', { instruction: 'Always answer in short sentences' });
       expect(actionsIn(await hook(s, 'new_message', { text: FACT }), 'l4')).toHaveLength(1);
       return key;
@@ -399,19 +343,19 @@ describe('scope recent', () => {
 describe('layers are isolated', () => {
   it('exact on the agent layer leaves the user fact with the same key', async () => {
     s = await start();
-    const key = await keyOf(FACT);
-    expect(await keyOf(FACT, { layer: 'agent' })).toBe(key);
+    const key = await keyOf(s, FACT);
+    expect(await keyOf(s, FACT, { layer: 'agent' })).toBe(key);
     const r = await s.call('forget', { key, layer: 'agent' });
     expect(r.deleted_l4).toBe(1);
     expect(count(s, 'facts', { layer: 'user' })).toBe(1);
     expect(count(s, 'graph_nodes', { layer: 'user' })).toBe(1);
-    expect(shadowRows().every((row) => row.layer === 'agent')).toBe(true);
+    expect(shadowRows(s).every((row) => row.layer === 'agent')).toBe(true);
   });
 
   it('a usual other name for user_id or layer is a tool error naming both, nothing forgotten', async () => {
     s = await start();
-    const key = await keyOf(FACT);
-    expect(await keyOf(FACT, { user_id: 'bob' })).toBe(key);
+    const key = await keyOf(s, FACT);
+    expect(await keyOf(s, FACT, { user_id: 'bob' })).toBe(key);
     const before = snapshot(s);
     for (const [alias, meant] of [
       ['user', 'user_id'], ['userName', 'user_id'], ['username', 'user_id'], ['user_name', 'user_id'], ['uid', 'user_id'],
@@ -459,7 +403,7 @@ function stored(sql: string): string {
 describe('what forget clears beyond the memory stores', () => {
   it('exact with shadow_bin false leaves nothing of the text in the ring, the timeline, the change log or the L1 file', async () => {
     s = await start();
-    const key = await keyOf('Remember: my name is Alice');
+    const key = await keyOf(s, 'Remember: my name is Alice');
     await s.call('think', { text: OTHER, layer: 'user' });
     expect(await shownBack()).toContain('Alice');
     expect(stored('SELECT summary FROM timeline_events')).toContain('Alice');
@@ -480,7 +424,7 @@ describe('what forget clears beyond the memory stores', () => {
 
   it('fuzzy with shadow_bin false leaves no key, value or title of what it deleted in the audit trail', async () => {
     s = await start();
-    await keyOf('Remember: my name is Zanzibar Smith');
+    await keyOf(s, 'Remember: my name is Zanzibar Smith');
     await s.call('think', { text: 'Zanzibar is an island off the coast of Tanzania with spice farms', layer: 'user' });
     await s.call('think', { text: OTHER, layer: 'user' });
     expect(stored('SELECT detail FROM audit_log')).toMatch(/zanzibar/i);
@@ -492,7 +436,7 @@ describe('what forget clears beyond the memory stores', () => {
   it('the next thought does not take a forgotten item of the ring as its neighbouring context', async () => {
     for (const scope of ['exact', 'fuzzy']) {
       s = await start();
-      const key = await keyOf('Remember: my name is Zanzibar Smith');
+      const key = await keyOf(s, 'Remember: my name is Zanzibar Smith');
       await s.call('forget', { key: scope === 'exact' ? key : 'Zanzibar', scope, layer: 'user' });
       await s.call('think', { text: 'The weather today was grey and we stayed inside reading books most of the afternoon', layer: 'user' });
       expect(await dreamIds(s, { query: 'Zanzibar' }), scope).toEqual([]);
@@ -534,29 +478,6 @@ it('exact removes the graph node new_message made with a long fact', async () =>
   expect(await dreamIds(s, { query: 'home address Elm Street' })).toEqual([]);
 });
 
-// Regression guard, fixed: the second forget, with shadow_bin false, purged the fact's older copy but kept the copy
-// of the episode the first forget archived with it (new_message saves the text as an episode and a fact).
-it('exact with shadow_bin false after an earlier forget of the same save leaves no archived episode of it', async () => {
-  const clock = new ManualClock();
-  s = await start({ clock });
-  const text = 'Important: always remember that my home address is 12 Elm Street, Springfield, and my deadline is 3 March.';
-  const save = async () => {
-    const res = await hook(s, 'new_message', { text }, { layer: 'user' });
-    expect(actionsIn(res, 'l3'), 'an episode').toHaveLength(1);
-    return (res.actions as { store: string; key?: string }[]).find((a) => a.store === 'l4')!.key!;
-  };
-  const bin = () => s.kernel.storage.db.prepare("SELECT origin_store, content FROM shadow_bin WHERE layer = 'user'").all() as { origin_store: string; content: string }[];
-  const key = await save();
-  const first = await s.call('forget', { key, layer: 'user' });
-  expect(first).toMatchObject({ deleted_l4: 1, deleted_l3: 1 });
-  expect(bin().map((r) => r.origin_store)).toContain('l3');
-  clock.advance(HOUR);
-  expect(await save()).toBe(key);
-  const second = await s.call('forget', { key, layer: 'user', shadow_bin: false });
-  expect(second).toMatchObject({ deleted_l4: 1, deleted_l3: 1, archived: 0 });
-  expect(bin().filter((r) => r.content.includes('Elm Street'))).toEqual([]);
-});
-
 // Regression guard, fixed: each deleted record's id became one LIKE of an OR chain, and past about 430 records
 // SQLite refused it ("Expression tree is too large"): the whole forget rolled back.
 it('fuzzy forgets 600 matching episodes in one call', async () => {
@@ -566,21 +487,6 @@ it('fuzzy forgets 600 matching episodes in one call', async () => {
   expect(r.deleted_l3).toBe(600);
   expect(count(s, 'episodes')).toBe(0);
   expect(await dreamIds(s, { query: 'pelican' })).toEqual([]);
-});
-
-// Regression guard, fixed: exact purged every archived copy under the key, including that of an earlier, different fact.
-it('exact keeps the archived copy of an earlier fact that held the same key', async () => {
-  s = await start();
-  const key = await keyOf('Remember: my name is Alice Smith');
-  await s.call('forget', { key, layer: 'user' });
-  expect(await keyOf('Remember: my name is Alice Smith-Jones')).toBe(key);
-  const r = await s.call('forget', { key, layer: 'user' });
-  expect(r.purged_shadow).toBe(0);
-  const values = s.kernel.storage.db
-    .prepare("SELECT json_extract(content, '$.value') AS v FROM shadow_bin WHERE origin_store = 'l4' ORDER BY id")
-    .all()
-    .map((row) => (row as { v: string }).v);
-  expect(values).toEqual(['Remember: my name is Alice Smith', 'Remember: my name is Alice Smith-Jones']);
 });
 
 describe('the recorded dream queries (recall_events)', () => {
@@ -604,7 +510,7 @@ describe('the recorded dream queries (recall_events)', () => {
 
   it('exact deletes the queries holding the key as whole words or the fact\'s value', async () => {
     s = await start();
-    const key = await keyOf(FACT);
+    const key = await keyOf(s, FACT);
     await s.call('dream', { query: 'when is my birthday is March 3?', layer: 'user' });
     await s.call('dream', { query: key, layer: 'user' });
     await s.call('dream', { query: 'ferry pier', layer: 'user' });

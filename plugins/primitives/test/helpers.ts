@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ConfigData, PluginDefinition } from '@memory-service/kernel';
@@ -79,4 +80,21 @@ export async function dreamIds(s: TestServer, args: Record<string, unknown>): Pr
 export async function hook(s: TestServer, event: string, payload: Record<string, unknown> = {}, extra: Record<string, unknown> = {}): Promise<any> {
   const r = await s.call('memory_hook', { event, payload, ...extra });
   return r.results[primitives.name];
+}
+
+/** The L4 key think made for `text` (it must route there), in the user layer. */
+export async function keyOf(s: TestServer, text: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const r = await s.call('think', { text, layer: 'user', ...extra });
+  const [fact] = actionsIn(r, 'l4');
+  expect(fact, `"${text}" should route to L4`).toBeDefined();
+  return fact!.key!;
+}
+
+/** The Shadow Bin's rows, oldest first. */
+export function shadowRows(s: TestServer): { origin_store: string; origin_id: string; layer: string }[] {
+  return s.kernel.storage.db.prepare('SELECT origin_store, origin_id, layer FROM shadow_bin ORDER BY id').all() as {
+    origin_store: string;
+    origin_id: string;
+    layer: string;
+  }[];
 }
