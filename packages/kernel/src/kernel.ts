@@ -17,7 +17,7 @@ import {
   type LifecycleEvent,
 } from './hooks.js';
 import { stderrLogger, type Logger } from './logger.js';
-import { once } from './util.js';
+import { once, settlesWithin } from './util.js';
 import { safeJoin } from './paths.js';
 import { z } from './zod.js';
 import { checkPluginDefinition, type PluginContext, type PluginDefinition } from './plugin.js';
@@ -483,9 +483,7 @@ export class Kernel {
         this.logger.warn(`closing with ${this.inflight.size} call(s) or event(s) still running after ${this.closeWaitMs} ms: a tool call, hook tap or event handler that never settles`);
         return;
       }
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([Promise.allSettled([...this.inflight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, left)))]);
-      clearTimeout(timer);
+      await settlesWithin(Promise.allSettled([...this.inflight]), left);
     }
   }
 
@@ -497,17 +495,12 @@ export class Kernel {
   private async runCloseTaps(): Promise<void> {
     const taps = [...(this.hooks.close as unknown as { taps: { name: string; type: string; fn: (...a: unknown[]) => unknown }[] }).taps];
     for (const tap of taps) {
-      const run = callTap(tap);
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), this.closeWaitMs)));
       try {
-        if ((await Promise.race([run, late])) === 'late') {
+        if (!(await settlesWithin(callTap(tap), this.closeWaitMs))) {
           this.logger.warn(`closing without ${tap.name}'s close tap: it did not settle within ${this.closeWaitMs} ms`);
         }
       } catch (err) {
         this.logger.error(`${tap.name}'s close tap failed: ${(err as Error)?.message ?? String(err)}`);
-      } finally {
-        clearTimeout(timer);
       }
     }
   }
