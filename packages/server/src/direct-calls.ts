@@ -273,9 +273,8 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = Object.freeze([LAT
 
 /**
  * The answer to tools/list: every tool of the surface, as the SDK Server's handler gives it too.
- * A tool whose JSON schema cannot be built (a plugin's output schema that is not a zod schema, a
- * lazy input schema that throws) makes it throw an error naming the tool and the schema: the
- * caller answers the request with it as an internal error.
+ * A tool whose JSON schema cannot be built (a plugin's lazy schema that throws) is left out and
+ * named on the logger, once per tool; the others are listed.
  */
 export function toolsList(surface: Surface, logger?: Logger): { tools: Record<string, unknown>[] } {
   const tools: Record<string, unknown>[] = [];
@@ -301,6 +300,8 @@ function listedTool(t: SurfaceTool): Record<string, unknown> {
     try {
       return t[key];
     } catch (err) {
+      // The kernel's own refusal already names the tool, its plugin and the schema.
+      if (err instanceof MemoryError) throw err;
       throw new Error(`the ${key} of tool "${t.name}" could not be built as JSON Schema: ${thrownMessage(err)}`, { cause: err });
     }
   };
