@@ -24,6 +24,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { internalError, methodOf, requestIdOf } from './direct-calls.js';
 
 /** As the SDK's stdio ReadBuffer: a line longer than this (in bytes) is refused. */
 export const STDIO_MAX_BUFFER_SIZE = 10 * 1024 * 1024;
@@ -241,11 +242,10 @@ export class StdioTransport implements Transport {
     } catch (err) {
       const error = err instanceof Error ? err : new Error(String(err));
       this.onerror?.(error);
-      // A request whose handling threw is answered, or its client waits for an answer for ever.
-      const m = message as { method?: unknown; id?: unknown };
-      if (typeof m.method === 'string' && (typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id)))) {
-        void this.writeLine(errorLine(JSON.stringify(m.id), -32603, `Internal error: ${m.method} could not be answered: ${error.message}`));
-      }
+      // A request whose handling threw is answered, or its client waits for an answer for ever
+      // (reported through onerror above, so the answer is not logged again).
+      const id = requestIdOf(message);
+      if (id !== undefined) void this.writeLine(JSON.stringify(internalError(id, methodOf(message), error, undefined)));
     }
   }
 }
