@@ -53,6 +53,12 @@ describe('memory_backup', () => {
     expect((await s.call('dream', { query: 'Frankfurt region' })).summary).toContain('production cluster');
   });
 
+  it('a scheduler interval past what a Node timer holds (backup.interval_hours 8760) takes no backup before its time', async () => {
+    s = await createTestServer({ plugins: [primitives, admin], expose: 'admin', clock: new ManualClock(), config: { backup: { interval_hours: 8760 } } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await s.call('memory_backup', { action: 'status' })).toMatchObject({ scheduler: { enabled: true, interval_hours: 8760 }, count: 0 });
+  });
+
   it('restore names name when it is missing, malformed, unknown or not a database', async () => {
     s = await start();
     expect((await toolError(s.call('memory_backup', { action: 'restore' }))).field).toBe('name');

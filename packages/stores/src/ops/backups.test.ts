@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeEnv, U, type Env } from '../test-helpers.js';
 
 let env: Env;
@@ -167,6 +167,31 @@ describe('BackupStore', () => {
     expect(b.status().scheduler).toEqual({ enabled: true, interval_hours: 24, next_run: '2026-01-02T00:00:00.000Z', last_error: null });
     b.stopScheduler();
     expect(b.status().scheduler).toMatchObject({ enabled: false, next_run: null });
+  });
+
+  it('an interval longer than a Node timer holds (8760 hours) runs once per interval, not every millisecond', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    try {
+      const b = env.stores.backups;
+      const tick = vi.spyOn(b, 'tick').mockResolvedValue(null);
+      const hours = 8760 * 3_600_000;
+      b.startScheduler(hours);
+      vi.advanceTimersByTime(1000);
+      expect(tick).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(hours - 1001);
+      expect(tick).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(1);
+      expect(tick).toHaveBeenCalledTimes(1);
+      vi.advanceTimersByTime(hours - 1);
+      expect(tick).toHaveBeenCalledTimes(1);
+      vi.advanceTimersByTime(1);
+      expect(tick).toHaveBeenCalledTimes(2);
+      b.stopScheduler();
+      vi.advanceTimersByTime(2 * hours);
+      expect(tick).toHaveBeenCalledTimes(2);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a second backup while one runs is refused as a conflict', async () => {

@@ -13,6 +13,9 @@ import type { Breaker } from './breakers.js';
 
 /** The folder of the backups, under the data dir. */
 export const BACKUP_DIR = 'backups';
+
+/** The longest delay a Node timer holds (2^31 - 1 ms); a longer one is run after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
 /** A backup file name as list answers it and restore takes it. */
 export const BACKUP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.db$/;
 /** The kinds of backup, each its own name prefix: `now`/the saga (manual), the scheduler, the copy taken before a restore. */
@@ -285,19 +288,34 @@ export class BackupStore {
     };
   }
 
-  /** Start the scheduler: a `scheduled-` backup every `intervalMs` (0 leaves it off). Its timer never keeps the process alive. */
+  /**
+   * Start the scheduler: a `scheduled-` backup every `intervalMs` (0 leaves it off). Its timer never
+   * keeps the process alive. An interval longer than a Node timer can hold (MAX_TIMER_MS, about
+   * 24.8 days; `backup.interval_hours` goes to 8760) is waited out in several timers: Node runs a
+   * longer delay after 1 ms, which took a backup every millisecond.
+   */
   startScheduler(intervalMs: number): void {
     this.stopScheduler();
     if (!(intervalMs > 0)) return;
     this.intervalMs = intervalMs;
     this.nextRun = this.ctx.clock.now() + intervalMs;
-    this.timer = setInterval(() => void this.tick(), intervalMs);
+    this.arm(intervalMs);
+  }
+
+  /** Set the scheduler's timer for the `leftMs` still to wait before its next run. */
+  private arm(leftMs: number): void {
+    const wait = Math.min(leftMs, MAX_TIMER_MS);
+    this.timer = setTimeout(() => {
+      if (leftMs > wait) return this.arm(leftMs - wait);
+      this.arm(this.intervalMs);
+      void this.tick();
+    }, wait);
     this.timer.unref();
   }
 
   /** Stop the scheduler (the server's close hook on SIGTERM and SIGINT). */
   stopScheduler(): void {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.intervalMs = 0;
     this.nextRun = null;
