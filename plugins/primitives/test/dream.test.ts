@@ -299,6 +299,36 @@ describe('scripts written without spaces', () => {
   });
 });
 
+describe('words with marks inside them, optional marks and letters written plain', () => {
+  it('finds Hindi, Bengali and Tamil words, pointed and unpointed Hebrew alike, ß as ss, and a word of 80 letters', async () => {
+    s = await start();
+    const stored = async (text: string) => actionsIn(await s.call('think', { text, layer: 'user' }), 'l3')[0]!.id;
+    const delhi = await stored('कल हम दिल्ली में हिंदी फ़िल्म देखने गए।');
+    const bengali = await stored('আমি বাংলা ভাষায় কবিতা লিখি।');
+    const chennai = await stored('நாங்கள் சென்னை நகரம் சென்றோம்.');
+    const shalom = await stored('הוא אמר שָׁלוֹם לכל החברים בכיתה.');
+    const other = await stored('אמרתי לו שאני בא מחר בבוקר.');
+    const street = await stored('Unser Büro ist in der Goethestraße in Łódź.');
+    const compound = await stored('Die Donaudampfschifffahrtselektrizitätenhauptbetriebswerkbauunterbeamtengesellschaft tagt heute.');
+    const first = async (query: string) => (await dreamIds(s, { query }))[0];
+    expect(await first('दिल्ली')).toBe(delhi);
+    expect(await first('हिंदी')).toBe(delhi);
+    expect(await first('বাংলা')).toBe(bengali);
+    expect(await first('சென்னை')).toBe(chennai);
+    // Pointed or not, the query finds the word's memory first, not another through a piece of it
+    // (the pointed word was cut at its points into "לו", which the other memory holds).
+    expect(await first('שלום')).toBe(shalom);
+    expect(await first('שָׁלוֹם')).toBe(shalom);
+    expect(await first('לו')).toBe(other);
+    expect(await first('goethestrasse lodz')).toBe(street);
+    expect(await first('Donaudampfschifffahrtselektrizitätenhauptbetriebswerkbauunterbeamtengesellschaft')).toBe(compound);
+    // What dream finds for a word, fuzzy forget with that word deletes.
+    const forgot = await s.call('forget', { scope: 'fuzzy', key: 'goethestrasse', shadow_bin: false });
+    expect(forgot.deleted_l3).toBe(1);
+    expect(await dreamIds(s, { query: 'goethestrasse' })).toEqual([]);
+  });
+});
+
 describe('malformed input', () => {
   it('a blank query is a tool error naming query, and records no recall', async () => {
     s = await start();

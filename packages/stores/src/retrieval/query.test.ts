@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hyphenJoins, isQueryWord, queryTerms, wordTokens } from './query.js';
+import { hyphenJoins, isQueryWord, MAX_WORD_CHARS, queryTerms, wordTokens } from './query.js';
 import { porterStem } from './stemmer.js';
 
 /** Tokens come folded by NFKD: a kana with a voiced sound mark (で) is two code points. */
@@ -44,5 +44,41 @@ describe('wordTokens in scripts written without spaces', () => {
     const tokens = wordTokens(page);
     expect(tokens).toHaveLength(2000);
     expect(tokens.every(isQueryWord)).toBe(true);
+  });
+});
+
+describe('wordTokens in scripts with marks inside words, and letters folded plain', () => {
+  it('keeps vowel signs and viramas inside a word: Devanagari, Bengali and Tamil words are one token each', () => {
+    expect(wordTokens('दिल्ली में हिंदी')).toEqual(['दिल्ली', 'में', 'हिंदी']);
+    expect(wordTokens('বাংলা ভাষা')).toEqual(['বাংলা', 'ভাষা']);
+    expect(wordTokens('சென்னை நகரம்')).toEqual(['சென்னை', 'நகரம்']);
+    expect(queryTerms('दिल्ली')).toEqual(['दिल्ली']);
+    // Two words differing in their marks stay two terms.
+    expect(queryTerms('नमस्ते नमस्कार')).toHaveLength(2);
+    expect(hyphenJoins('दिल्ली-मुंबई')).toEqual(['दिल्लीमुंबई']);
+  });
+
+  it('removes the marks a writer may leave out: Hebrew points, Arabic harakat and tatweel', () => {
+    expect(wordTokens('שָׁלוֹם')).toEqual(wordTokens('שלום'));
+    expect(wordTokens('مُحَمَّد')).toEqual(wordTokens('محمد'));
+    expect(wordTokens('ســلام')).toEqual(wordTokens('سلام'));
+  });
+
+  it('removes invisible format characters inside a word, and writes letters without a decomposition plain', () => {
+    expect(wordTokens('Key\u200Bkeeper co\u00ADoperate')).toEqual(['keykeeper', 'cooperate']);
+    expect(wordTokens('Goethestraße Łódź smørrebrød Æsir Œuvre Đorđe Þór ılık')).toEqual(['goethestrasse', 'lodz', 'smorrebrod', 'aesir', 'oeuvre', 'dorde', 'thor', 'ilik']);
+    expect(wordTokens('ΟΔΟΣ οδός')).toEqual(['οδοσ', 'οδοσ']);
+  });
+
+  it('cuts a word over MAX_WORD_CHARS to its head instead of dropping it, in ASCII and beyond', () => {
+    const compound = 'Donaudampfschifffahrtselektrizitätenhauptbetriebswerkbauunterbeamtengesellschaft';
+    const [w] = wordTokens(compound);
+    expect(w).toHaveLength(MAX_WORD_CHARS);
+    expect(queryTerms(compound)).toEqual([w]);
+    const ascii = 'a'.repeat(100);
+    expect(wordTokens(`${ascii} b`)).toEqual(['a'.repeat(MAX_WORD_CHARS), 'b']);
+    // A cut never leaves half a surrogate pair.
+    const gothicWord = `${'x'.repeat(MAX_WORD_CHARS - 1)}𐌰bc`;
+    expect(wordTokens(gothicWord)[0]).toBe('x'.repeat(MAX_WORD_CHARS - 1));
   });
 });

@@ -33,25 +33,78 @@ const UNSPACED_CHAR = `(?:(?=[\\p{L}\\p{N}\\p{M}])${UNSPACED})`;
  * letters included, as Japanese voiced sound marks after NFKD or Thai vowel and tone marks), or a
  * run of other letters and digits, which is a word token as unicode61 would cut it.
  */
-const MIXED_TOKEN = lazyRegExp(() => `(${UNSPACED_CHAR}(?:${UNSPACED_CHAR}|\\p{M})*)|(?:(?!${UNSPACED})[\\p{L}\\p{N}])+`, 'gu');
+const MIXED_TOKEN = lazyRegExp(
+  () => `(${UNSPACED_CHAR}(?:${UNSPACED_CHAR}|\\p{M})*)|(?:(?!${UNSPACED})[\\p{L}\\p{N}])(?:(?!${UNSPACED})[\\p{L}\\p{N}\\p{M}])*`,
+  'gu',
+);
+/**
+ * A word of scripts written with spaces: a letter or digit, then letters, digits and marks. Marks
+ * are part of a word, as unicode61 counts them: Devanagari, Bengali or Tamil vowel signs and
+ * viramas sit inside words, and splitting there left one-letter pieces that no query could find.
+ */
+const SPACED_WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
 /** A letter, or a letter or digit, of a script written with spaces. */
 const SPACED_LETTER = `(?:(?!${UNSPACED})\\p{L})`;
 const SPACED_ALNUM = `(?:(?!${UNSPACED})[\\p{L}\\p{N}])`;
 /** hyphenJoins' runs in text that holds a script written without spaces. */
-const MIXED_HYPHENATED = lazyRegExp(() => `(?<!${SPACED_ALNUM}|-)${SPACED_LETTER}+(?:-${SPACED_LETTER}+)+(?!${SPACED_ALNUM})`, 'gu');
+const MIXED_HYPHENATED = lazyRegExp(() => {
+  const word = `${SPACED_LETTER}(?:${SPACED_LETTER}|\\p{M})*`;
+  return `(?<!${SPACED_ALNUM}|\\p{M}|-)${word}(?:-${word})+(?!${SPACED_ALNUM}|\\p{M})`;
+}, 'gu');
+/** hyphenJoins' runs in other text beyond ASCII: words of letters (and their marks) joined by single hyphens. */
+const HYPHENATED = /(?<![\p{L}\p{N}\p{M}-])\p{L}[\p{L}\p{M}]*(?:-\p{L}[\p{L}\p{M}]*)+(?![\p{L}\p{N}\p{M}])/gu;
 /** The characters of a run, each with the marks that follow it. */
 const CHARACTER = /\P{M}\p{M}*|\p{M}+/gu;
 
 /**
+ * Marks a writer may leave out, removed as accents are: the combining diacritics U+0300-U+036F
+ * ("Café" is "Cafe"), Hebrew points and cantillation, Arabic harakat and Quranic marks, and the
+ * Arabic tatweel (a stretch of the line, not a letter): "שָׁלוֹם" is "שלום", as most text writes it.
+ * Other marks (Indic vowel signs, viramas) are letters of the word and stay.
+ */
+// Each mark stands alone in the class on purpose: none is meant combined with a character before it.
+// eslint-disable-next-line no-misleading-character-class
+const OPTIONAL_MARKS = /[\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e8\u06ea-\u06ed]|\p{Cf}/gu;
+/**
+ * Letters with no decomposition that are written as plain Latin (or, for the final sigma, as the
+ * other form of the same letter) where a keyboard lacks them: "Straße" is found by "strasse",
+ * "Łódź" by "lodz", "smørrebrød" by "smorrebrod".
+ */
+const LETTER_FOLDS: Readonly<Record<string, string>> = { ß: 'ss', ı: 'i', ł: 'l', ø: 'o', æ: 'ae', œ: 'oe', đ: 'd', ð: 'd', þ: 'th', ħ: 'h', ς: 'σ' };
+const FOLDED_LETTER = /[ßıłøæœđðþħς]/g;
+
+/**
  * Text as retrieval compares it: compatibility forms decomposed (NFKD: full-width "ＣＡＦＥ" is
- * "CAFE", the ligature "ﬁ" is "fi"), the combining diacritics U+0300-U+036F removed ("Café" is
- * "Cafe") and lower-cased. forget's word match (util.ts wordsMatcher) folds with it too, so what
- * dream finds for a word, fuzzy forget with that word deletes.
+ * "CAFE", the ligature "ﬁ" is "fi"), optional marks (OPTIONAL_MARKS) and invisible format
+ * characters (Unicode Cf: a soft hyphen or zero-width space inside a word) removed, lower-cased,
+ * and the letters of LETTER_FOLDS written plain. forget's word match (util.ts wordsMatcher) folds
+ * with it too, so what dream finds for a word, fuzzy forget with that word deletes.
  */
 export function foldText(text: string): string {
   // eslint-disable-next-line no-control-regex
   if (/^[\x00-\x7f]*$/.test(text)) return text.toLowerCase();
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '').toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(OPTIONAL_MARKS, '')
+    .toLowerCase()
+    .replace(FOLDED_LETTER, (c) => LETTER_FOLDS[c]!);
+}
+
+/** Longest word kept whole, in UTF-16 units: a longer one is cut to its first MAX_WORD_CHARS. */
+export const MAX_WORD_CHARS = 64;
+
+/**
+ * Words over MAX_WORD_CHARS cut to their first MAX_WORD_CHARS (one less where that would split a
+ * surrogate pair), in place: a German compound of 80 letters was dropped, and no query found it.
+ */
+function cutLongWords(words: string[]): string[] {
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i]!;
+    if (w.length <= MAX_WORD_CHARS) continue;
+    const c = w.charCodeAt(MAX_WORD_CHARS - 1);
+    words[i] = w.slice(0, c >= 0xd800 && c <= 0xdbff ? MAX_WORD_CHARS - 1 : MAX_WORD_CHARS);
+  }
+  return words;
 }
 
 /**
@@ -64,9 +117,9 @@ export function foldText(text: string): string {
 export function wordTokens(text: string): string[] {
   const s = String(text);
   // eslint-disable-next-line no-control-regex
-  if (/^[\x00-\x7f]*$/.test(s)) return s.toLowerCase().match(/[a-z0-9]+/g) ?? [];
+  if (/^[\x00-\x7f]*$/.test(s)) return cutLongWords(s.toLowerCase().match(/[a-z0-9]+/g) ?? []);
   const folded = foldText(s);
-  if (!hasUnspaced(folded)) return folded.match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (!hasUnspaced(folded)) return cutLongWords(folded.match(SPACED_WORD) ?? []);
   const out: string[] = [];
   for (const m of folded.matchAll(MIXED_TOKEN())) {
     if (m[1] === undefined) {
@@ -77,7 +130,7 @@ export function wordTokens(text: string): string[] {
     if (chars.length === 1) out.push(chars[0]!);
     for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
   }
-  return out;
+  return cutLongWords(out);
 }
 
 /**
@@ -95,22 +148,22 @@ export function hyphenJoins(text: string): string[] {
   const folded = foldText(s);
   const runs = ascii
     ? folded.match(/(?<![a-z0-9-])[a-z]+(?:-[a-z]+)+(?![a-z0-9])/g)
-    : folded.match(hasUnspaced(folded) ? MIXED_HYPHENATED() : /(?<![\p{L}\p{N}-])\p{L}+(?:-\p{L}+)+(?![\p{L}\p{N}])/gu);
+    : folded.match(hasUnspaced(folded) ? MIXED_HYPHENATED() : HYPHENATED);
   if (!runs) return [];
   const out: string[] = [];
   for (const r of runs) {
     const joined = r.replace(/-/g, '');
-    if (joined.length <= 64 && !out.includes(joined)) out.push(joined);
+    if (joined.length <= MAX_WORD_CHARS && !out.includes(joined)) out.push(joined);
   }
   return out;
 }
 
 /**
- * Whether a lower-cased word can be a query term: no stop word, two to 64 characters (one if a
+ * Whether a lower-cased word can be a query term: no stop word, two to MAX_WORD_CHARS characters (one if a
  * digit, or a character of a script written without spaces: a Chinese word can be one character).
  */
 export function isQueryWord(w: string): boolean {
-  return !STOP_WORDS.has(w) && w.length <= 64 && (w.length >= 2 || /\d/.test(w) || (w.charCodeAt(0) > 0x7f && hasUnspaced(w)));
+  return !STOP_WORDS.has(w) && w.length <= MAX_WORD_CHARS && (w.length >= 2 || /\d/.test(w) || (w.charCodeAt(0) > 0x7f && hasUnspaced(w)));
 }
 
 /**

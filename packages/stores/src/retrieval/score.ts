@@ -1,4 +1,4 @@
-import { wordTokens } from './query.js';
+import { MAX_WORD_CHARS, wordTokens } from './query.js';
 import { porterStem } from './stemmer.js';
 
 /** BM25 parameters (the usual defaults, as in FTS5). */
@@ -157,7 +157,7 @@ export class ProximityScorer {
       const { nextOf } = this;
       for (let k = this.firstOf[first]; k !== -1; k = nextOf[k]) {
         if (startsWithLower(s, start, i, prefixes[k])) {
-          this.see(pos, porterStem(s.slice(start, i).toLowerCase()));
+          this.see(pos, porterStem(s.slice(start, Math.min(i, start + MAX_WORD_CHARS)).toLowerCase()));
           break;
         }
       }

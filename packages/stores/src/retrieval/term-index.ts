@@ -65,7 +65,7 @@ export interface PartStats {
  * words, frequency quantisation or the posting layout change, so a saved index (index-snapshot.ts)
  * made by another version is rebuilt instead of read.
  */
-export const INDEX_FORMAT = 3;
+export const INDEX_FORMAT = 4;
 
 /** One term of a snapshot: its document frequency and its posting list's contents. */
 export interface TermState {
