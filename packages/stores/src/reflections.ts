@@ -1,3 +1,4 @@
+import { cutChars, overChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { substringLike } from './memory-query.js';
@@ -82,7 +83,8 @@ export function checkTopic(topic: unknown): string | undefined {
 
 function excerpt(text: string, max = 120): string {
   const t = text.replace(/\s+/g, ' ').trim();
-  return t.length > max ? `${t.slice(0, max - 3)}...` : t;
+  // Cut in characters, never through a surrogate pair (the excerpt is stored in the reflection too).
+  return overChars(t, max) ? `${cutChars(t, max - 3)}...` : t;
 }
 
 /**

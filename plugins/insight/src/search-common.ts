@@ -1,4 +1,4 @@
-import { z } from '@memory-service/kernel';
+import { cutChars, overChars, z } from '@memory-service/kernel';
 import type { Hit } from '@memory-service/stores';
 
 /** The longest text of a hit shown, in characters. */
@@ -29,7 +29,8 @@ export function hitOut(h: Hit): z.infer<typeof hitSchema> {
     id: h.id,
     score: h.score,
     ...(h.title ? { title: h.title } : {}),
-    text: h.text.length > HIT_TEXT_MAX ? `${h.text.slice(0, HIT_TEXT_MAX - 3)}...` : h.text,
+    // Cut in characters, never through a surrogate pair: a lone half is not valid UTF-8 for a client.
+    text: overChars(h.text, HIT_TEXT_MAX) ? `${cutChars(h.text, HIT_TEXT_MAX - 3)}...` : h.text,
     created: h.created,
     explain: h.explain,
   };

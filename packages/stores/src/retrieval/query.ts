@@ -9,6 +9,7 @@
  * break the FTS syntax.
  */
 
+import { cutUnits } from '@memory-service/kernel';
 import { hasUnspaced, lazyRegExp, UNSPACED } from '../scripts.js';
 
 export const STOP_WORDS: ReadonlySet<string> = new Set(
@@ -98,12 +99,7 @@ export const MAX_WORD_CHARS = 64;
  * surrogate pair), in place: a German compound of 80 letters was dropped, and no query found it.
  */
 function cutLongWords(words: string[]): string[] {
-  for (let i = 0; i < words.length; i++) {
-    const w = words[i]!;
-    if (w.length <= MAX_WORD_CHARS) continue;
-    const c = w.charCodeAt(MAX_WORD_CHARS - 1);
-    words[i] = w.slice(0, c >= 0xd800 && c <= 0xdbff ? MAX_WORD_CHARS - 1 : MAX_WORD_CHARS);
-  }
+  for (let i = 0; i < words.length; i++) if (words[i]!.length > MAX_WORD_CHARS) words[i] = cutUnits(words[i]!, MAX_WORD_CHARS);
   return words;
 }
 
