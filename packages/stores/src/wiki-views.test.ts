@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { estimateTokens } from './retrieval/budget.js';
+import { queryTerms } from './retrieval/query.js';
 import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
 import { WIKI_DIGEST_MAX_TOKENS, WIKI_PERSPECTIVES, excerptAround } from './wiki-views.js';
 
@@ -120,6 +121,15 @@ describe('WikiViews', () => {
     expect(Array.from(excerptAround(`${'word '.repeat(100)}needle ${'more '.repeat(100)}`, ['needle'])).length).toBeLessThanOrEqual(240);
     expect(e).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
     expect(excerptAround('short text', ['zzz'])).toBe('short text');
+  });
+
+  it('excerptAround() finds a folded query word in the text as written: accents, Hangul, Cyrillic, ß', () => {
+    const filler = 'Lorem ipsum dolor sit amet. '.repeat(8);
+    const at = (text: string, query: string) => excerptAround(`${filler}${text}`, queryTerms(query), 60);
+    expect(at('Wir fahren nach München im Mai.', 'München')).toMatch(/^….*München im Mai/);
+    expect(at('우리는 부산에 갔다.', '부산에')).toMatch(/^….*부산에 갔다/);
+    expect(at('Купил йогурт вчера.', 'йогурт')).toMatch(/^….*йогурт вчера/);
+    expect(at('Wir wohnen in der Goethestraße 5.', 'goethestrasse')).toMatch(/^….*Goethestraße 5/);
   });
 
   it('summarize() reads the canonical layer and type of each perspective', () => {

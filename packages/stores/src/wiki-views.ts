@@ -1,7 +1,7 @@
 import { isBlank } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 import { estimateTokens, fitToBudget, type BudgetSection } from './retrieval/budget.js';
-import { queryTerms } from './retrieval/query.js';
+import { foldText, queryTerms } from './retrieval/query.js';
 import type { Retrieval } from './retrieval/retrieval.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope } from './util.js';
@@ -52,12 +52,7 @@ export interface WikiSummary {
 export function excerptAround(text: string, words: readonly string[], max = WIKI_EXCERPT_CHARS): string {
   // Only the head of a long page is searched for the word: an excerpt is a pointer, not a scan.
   const head = text.length > 20_000 ? text.slice(0, 20_000) : text;
-  const lower = head.toLowerCase();
-  let at = -1;
-  for (const w of words) {
-    const i = lower.indexOf(w.toLowerCase());
-    if (i >= 0 && (at < 0 || i < at)) at = i;
-  }
+  const at = firstFoldedIndex(head, words);
   let start = at <= 40 ? 0 : at - 40;
   if (start > 0 && isLowSurrogate(head.charCodeAt(start))) start--;
   let end = Math.min(head.length, start + max * 2);
@@ -68,6 +63,35 @@ export function excerptAround(text: string, words: readonly string[], max = WIKI
   // The ellipses count against `max` too.
   const body = points.slice(0, max - (start > 0 ? 1 : 0) - (cut ? 1 : 0)).join('').trimEnd();
   return `${start > 0 ? '…' : ''}${body}${cut ? '…' : ''}`;
+}
+
+/**
+ * Where in `text` the first of `words` (query terms, folded: foldText) begins, or -1. Text beyond
+ * ASCII is folded a character at a time, each folded unit remembering the character it came from:
+ * the terms are folded ("münchen" is "munchen", Hangul is split into its letters), so a search of
+ * the text as written missed them and the excerpt showed the page's start.
+ */
+function firstFoldedIndex(text: string, words: readonly string[]): number {
+  // eslint-disable-next-line no-control-regex
+  const ascii = /^[\x00-\x7f]*$/.test(text);
+  let folded = ascii ? text.toLowerCase() : '';
+  const from: number[] = [];
+  if (!ascii) {
+    for (let i = 0; i < text.length; ) {
+      const ch = String.fromCodePoint(text.codePointAt(i)!);
+      const f = foldText(ch);
+      for (let k = 0; k < f.length; k++) from.push(i);
+      folded += f;
+      i += ch.length;
+    }
+  }
+  let at = -1;
+  for (const w of words) {
+    const i = folded.indexOf(foldText(w));
+    const j = i < 0 ? -1 : ascii ? i : from[i]!;
+    if (j >= 0 && (at < 0 || j < at)) at = j;
+  }
+  return at;
 }
 
 function isLowSurrogate(code: number): boolean {

@@ -25,6 +25,15 @@ describe('wiki_search', () => {
     expect((await s.call('wiki_search', { query: 'the' })).count).toBe(0);
   });
 
+  it('puts the excerpt around the query word as the page writes it, when the query folds it (accents, Hangul)', async () => {
+    s = await start();
+    const filler = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(6);
+    await add(s, 'Trip', `${filler}Im Mai fahren wir nach München zum Konzert.`);
+    await add(s, 'Travel', `${filler}우리는 부산에 기차로 갔다.`);
+    expect((await s.call('wiki_search', { query: 'München' })).results[0].excerpt).toMatch(/^….*München zum Konzert/);
+    expect((await s.call('wiki_search', { query: '부산에' })).results[0].excerpt).toMatch(/^….*부산에 기차로/);
+  });
+
   it('refuses bad input naming the field', async () => {
     s = await start();
     for (const query of ['', '   ', '\u200b\u2060']) expect((await toolError(s.call('wiki_search', { query }))).field).toBe('query');
