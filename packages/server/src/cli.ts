@@ -21,6 +21,10 @@ Environment:
   MEMORY_PLUGINS       comma list of extra plugin packages or directories
   MEMORY_IMAGE         0 to start from the packages' modules instead of the server image
   MEMORY_V8_TIERING    eager (default: V8 optimizes hot code sooner) or default (V8's own thresholds)
+  MEMORY_V8_HEAP       compact (default: a small young generation once ready) or default (V8's own sizing)
+  MEMORY_LOG_QUIET     1 to leave info lines off stderr (warnings and errors still print)
+
+Options: --help (-h) prints this, --version (-v) the version.
 `;
 
 export class UsageError extends Error {}
