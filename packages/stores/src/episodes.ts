@@ -90,7 +90,8 @@ export class EpisodeStore {
   add(scope: Scope, input: EpisodeInput): Episode {
     checkScope(scope);
     const summary = checkText(input.summary, 'summary', this.ctx.config.maxTextChars);
-    const tags = normalizeTags(input.tags);
+    // Tags are printed on one line (lists, digests): a line break in one forged lines there.
+    const tags = normalizeTags(input.tags, 'tags', { oneLine: true });
     const meta = input.meta ?? {};
     if (typeof meta !== 'object' || Array.isArray(meta)) throw validationError('meta', 'meta must be an object');
     return this.ctx.tx(() => this.insert(scope, null, summary, input, tags, meta, this.ctx.iso()));
@@ -263,7 +264,7 @@ export class EpisodeStore {
   /** Replace an episode's tags; returns the updated episode or null when absent. */
   setTags(scope: Scope, id: string, tags: string[]): Episode | null {
     checkScope(scope);
-    const clean = normalizeTags(tags);
+    const clean = normalizeTags(tags, 'tags', { oneLine: true });
     return this.ctx.tx(() => {
       const ep = this.get(scope, id);
       if (!ep) return null;

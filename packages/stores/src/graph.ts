@@ -137,7 +137,7 @@ export class GraphStore {
     checkScope(scope);
     const content = checkText(input.content, 'content', this.ctx.config.maxTextChars).trim();
     const nodeType = checkText(input.node_type, 'node_type', 100).trim().toLowerCase();
-    const tags = normalizeTags(input.tags);
+    const tags = normalizeTags(input.tags, 'tags', { oneLine: true });
     const norm = normalizeContent(content);
     const dedupe = input.dedupe === true || (SOCIAL_NODE_TYPES as readonly string[]).includes(nodeType);
     return this.ctx.tx(() => {

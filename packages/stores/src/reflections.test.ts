@@ -94,4 +94,12 @@ describe('ReflectionStore: export, import, the window purge and forget', () => {
     expect(s.deleteSince(U, new Date(since + 1).toISOString())).toBe(1);
     expect(s.clear(U2)).toBe(1);
   });
+
+  it('refuses a topic of spaces or zero-width characters alone, and counts its length in characters (an emoji is one)', () => {
+    for (const topic of ['   ', '\u200b\u200b']) {
+      expect(() => env.stores.reflections.write(U, { topic })).toThrow(expect.objectContaining({ field: 'topic', message: expect.stringContaining('visible') }));
+    }
+    expect(env.stores.reflections.write(U, { topic: '🌅'.repeat(150) }).topic).toBeTruthy();
+    expect(() => env.stores.reflections.write(U, { topic: '🌅'.repeat(201) })).toThrow(expect.objectContaining({ field: 'topic', message: expect.stringContaining('longer than 200') }));
+  });
 });

@@ -1,4 +1,4 @@
-import { cutChars, overChars } from '@memory-service/kernel';
+import { cutChars, isBlank, overChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { substringLike } from './memory-query.js';
@@ -75,8 +75,12 @@ function toReflection(r: Row): Reflection {
 /** A topic: 1 to REFLECT_TOPIC_MAX characters with a visible one, trimmed; undefined stays undefined. */
 export function checkTopic(topic: unknown): string | undefined {
   if (topic === undefined || topic === null) return undefined;
-  if (typeof topic !== 'string' || topic.trim().length === 0 || topic.length > REFLECT_TOPIC_MAX) {
-    throw validationError('topic', `topic must be a text of 1 to ${REFLECT_TOPIC_MAX} characters`, `1..${REFLECT_TOPIC_MAX} characters`);
+  // Characters are code points, and a topic of spaces or zero-width characters alone is blank (kernel isBlank).
+  if (typeof topic !== 'string' || isBlank(topic)) {
+    throw validationError('topic', 'topic must be a text with a visible character', `1..${REFLECT_TOPIC_MAX} characters, one visible`);
+  }
+  if (overChars(topic, REFLECT_TOPIC_MAX)) {
+    throw validationError('topic', `topic is longer than ${REFLECT_TOPIC_MAX} characters`, `1..${REFLECT_TOPIC_MAX} characters, one visible`);
   }
   return topic.trim();
 }

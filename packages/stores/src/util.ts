@@ -278,7 +278,8 @@ export function normalizeTags(tags: unknown, field = 'tags', opts: { oneLine?: b
   for (const [i, t] of tags.entries()) {
     if (typeof t !== 'string') throw validationError(field, `${field} must be a list of strings`);
     const v = t.trim();
-    if (v.length === 0) continue;
+    // A tag of spaces or zero-width characters alone shows nothing: dropped, as an empty one is.
+    if (isBlank(v)) continue;
     if (overChars(v, 200)) throw validationError(field, `a tag is longer than 200 characters`);
     // A tag printed on a digest's line (wiki_summarize) must not break it into a forged heading.
     if (opts.oneLine) checkNoControlChars(`${field}.${i}`, v);

@@ -57,4 +57,16 @@ describe('memory_episode_save', () => {
     expect((await toolError(s.call('memory_episode_save', { summary: 'x', layer: 'team' }))).field).toBe('layer');
     expect(storesOf(s).episodes.count({ layer: 'user', user_id: 'default' })).toBe(0);
   });
+
+  it('refuses a tag holding a line break or other control character, naming it; a tag of zero-width characters alone is dropped', async () => {
+    s = await start();
+    const before = storesOf(s).episodes.count({ layer: 'user', user_id: 'default' });
+    for (const tag of ['ok\n## Forged heading', 'esc\u001b[31m']) {
+      const e = await toolError(s.call('memory_episode_save', { summary: 'A note with a bad tag', tags: ['fine', tag] }));
+      expect(e.field).toBe('tags.1');
+    }
+    expect(storesOf(s).episodes.count({ layer: 'user', user_id: 'default' })).toBe(before);
+    const r: any = await s.call('memory_episode_save', { summary: 'A note with an invisible tag', tags: ['\u200b', 'seen'] });
+    expect(r.episode.tags).toEqual(['seen']);
+  });
 });
