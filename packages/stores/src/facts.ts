@@ -70,6 +70,11 @@ export const GENERATED_KEY_PREFIXES = ['note', 'thought', 'auto', 'personality',
 export type GeneratedKeyPrefix = (typeof GENERATED_KEY_PREFIXES)[number];
 const GENERATED_KEY = new RegExp(`^(?:${GENERATED_KEY_PREFIXES.join('|')}):`);
 
+/** Whether a fact key is one the service made (a GENERATED_KEY_PREFIXES prefix, then a slug of the value). */
+export function isGeneratedKey(key: string): boolean {
+  return GENERATED_KEY.test(key);
+}
+
 /**
  * The texts of a fact a pattern is matched against: the value, and the key when someone chose it.
  * A generated key is a slug of the value (so adds nothing) plus a prefix and a number that every
@@ -79,7 +84,7 @@ const GENERATED_KEY = new RegExp(`^(?:${GENERATED_KEY_PREFIXES.join('|')}):`);
  */
 function matchedTexts(r: Row): string[] {
   const value = writtenText(r.value);
-  return GENERATED_KEY.test(r.key) ? [value] : [r.key, value];
+  return isGeneratedKey(r.key) ? [value] : [r.key, value];
 }
 
 function toFact(r: Row): Fact {
