@@ -86,6 +86,29 @@ describe('EpisodeStore', () => {
     expect(env.stores.episodes.list(U, { tag: 'skill_promoted' }).map((e) => e.id)).toEqual([tagged!.id]);
   });
 
+  it('findMatching() matches a long thought\'s link by the thought\'s words, not the page title and path think added after them', () => {
+    const path = 'wiki/user/alice/diary/thought-20260101t000000z.md';
+    const link = env.stores.episodes.add(U, { summary: `Notes on the caching layer design… [wiki: Thought_20260101T000000Z (${path})]`, meta: { wiki_path: path, origin: 'think' } });
+    // The user's own words in the same shape stay theirs where they are not at the end of the text.
+    const said = env.stores.episodes.add(U, { summary: 'I keep my diary in wiki/user/alice/diary (private)' });
+    for (const p of ['Thought_20260101T000000Z', 'thought', 'md']) expect(env.stores.episodes.findMatching(U, p), p).toEqual([]);
+    for (const p of ['alice', 'diary', 'wiki', 'user']) expect(env.stores.episodes.findMatching(U, p).map((e) => e.id), p).toEqual([said.id]);
+    expect(env.stores.episodes.findMatching(U, 'caching').map((e) => e.id)).toEqual([link.id]);
+    expect(env.stores.episodes.deleteMatching(U, 'thought')).toEqual([]);
+    expect(env.stores.episodes.count(U)).toBe(2);
+  });
+
+  it('namingWikiPath(): the episodes of the scope whose metadata names the page path, oldest first', () => {
+    const path = 'wiki/user/default/diary/thought-1.md';
+    const a = env.stores.episodes.add(U, { summary: 'a [wiki: T (x)]', meta: { wiki_path: path, origin: 'think' } });
+    env.stores.episodes.add(U, { summary: `says ${path}` });
+    env.stores.episodes.add(U, { summary: 'other', meta: { wiki_path: `${path}x` } });
+    env.stores.episodes.add(A, { summary: 'agent', meta: { wiki_path: path } });
+    const b = env.stores.episodes.add(U, { summary: 'b', meta: { origin: 'think', wiki_path: path } });
+    expect(env.stores.episodes.namingWikiPath(U, path).map((e) => e.id)).toEqual([a.id, b.id]);
+    expect(env.stores.episodes.namingWikiPath(U, 'wiki/none.md')).toEqual([]);
+  });
+
   it('touch counts each access on the named rows only, twice for an id named twice, with the time', () => {
     const [a, b, c] = ['one', 'two', 'three'].map((summary) => env.stores.episodes.add(U, { summary }));
     env.clock.advance(5000);

@@ -4,6 +4,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { memoryQuerySql, type MemoryQuery } from './memory-query.js';
 import { facetSql, tagDimension } from './tags.js';
+import { writtenText } from './thought-link.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, checkWordPattern, clamp, foldedTermsFilter, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso, checkMatchPattern } from './util.js';
 
@@ -288,14 +289,30 @@ export class EpisodeStore {
     });
   }
 
-  /** Episodes whose summary holds the pattern as whole words (folded: case, accents, full-width forms; util.wordsMatcher), without deleting. */
+  /**
+   * Episodes whose summary holds the pattern as whole words (folded: case, accents, full-width
+   * forms; util.wordsMatcher), without deleting. A long thought's link is matched without the page
+   * title and path it ends with (writtenText): those are the service's words, not the user's.
+   */
   findMatching(scope: Scope, pattern: string, limit = 10_000): Episode[] {
     checkScope(scope);
     checkMatchPattern(pattern, this.ctx.config.maxTextChars);
     const rows = this.ctx
       .stmt(`SELECT * FROM episodes WHERE layer = ? AND user_id = ? AND ${wordFilterSql('summary')} ORDER BY id`)
       .iterate(scope.layer, scope.user_id, ...wordFilterArgs(pattern)) as IterableIterator<Row>;
-    return rowsMatching(rows, pattern, (r) => [r.summary], limit).map(toEpisode);
+    return rowsMatching(rows, pattern, (r) => [writtenText(r.summary)], limit).map(toEpisode);
+  }
+
+  /**
+   * The episodes of the scope whose metadata names this wiki page path (`wiki_path`: think's link to
+   * a long thought's page), oldest first. The path is looked for in the stored JSON, then checked parsed.
+   */
+  namingWikiPath(scope: Scope, wikiPath: string): Episode[] {
+    checkScope(scope);
+    const rows = this.ctx
+      .stmt('SELECT * FROM episodes WHERE layer = ? AND user_id = ? AND instr(meta, ?) > 0 ORDER BY id')
+      .all(scope.layer, scope.user_id, JSON.stringify(wikiPath)) as Row[];
+    return rows.map(toEpisode).filter((e) => e.meta.wiki_path === wikiPath);
   }
 
   /** Delete the episodes whose summary holds the pattern (which needs a letter or digit) as whole words; returns them. */

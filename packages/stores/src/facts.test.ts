@@ -134,6 +134,30 @@ describe('FactStore', () => {
     expect(f.count(U)).toBe(4);
   });
 
+  it('findMatching() matches a long thought\'s link by the thought\'s words, not the page title and path think added after them', () => {
+    const f = env.stores.facts;
+    const link = 'Notes on the caching layer design… [wiki: Thought_20260101T000000Z (wiki/user/alice/diary/thought-20260101t000000z.md)]';
+    f.upsert(U, { key: 'thought:notes-on-the-caching', value: link, metadata: { wiki_path: 'wiki/user/alice/diary/thought-20260101t000000z.md', origin: 'think' } });
+    // A copy of the link without think's metadata (an L3 link promoted to L4) is read the same way.
+    f.upsert(U, { key: 'episode:notes', value: link.replace('Notes on', 'Notes about'), metadata: { from_episode: 'ep_1' } });
+    for (const p of ['alice', 'diary', 'wiki', 'user', 'thought', 'md', 'Thought_20260101T000000Z', 'wiki/user']) expect(f.findMatching(U, p), p).toEqual([]);
+    expect(f.findMatching(U, 'caching layer').map((x) => x.key)).toEqual(['thought:notes-on-the-caching', 'episode:notes']);
+    expect(f.deleteMatching(U, 'alice')).toEqual([]);
+    expect(f.count(U)).toBe(2);
+  });
+
+  it('namingWikiPath(): the facts of the scope whose metadata names the page path, oldest first', () => {
+    const f = env.stores.facts;
+    const path = 'wiki/user/default/diary/thought-1.md';
+    f.upsert(U, { key: 'a', value: 'a', metadata: { wiki_path: path, origin: 'think' } });
+    f.upsert(U, { key: 'b', value: `says ${path}` });
+    f.upsert(U, { key: 'c', value: 'c', metadata: { wiki_path: `${path}x` } });
+    f.upsert(A, { key: 'a', value: 'a', metadata: { wiki_path: path } });
+    f.upsert(U, { key: 'd', value: 'd', metadata: { origin: 'think', wiki_path: path } });
+    expect(f.namingWikiPath(U, path).map((x) => x.key)).toEqual(['a', 'd']);
+    expect(f.namingWikiPath(U, 'wiki/none.md')).toEqual([]);
+  });
+
   it('two Stores on two connections interleaving fact writes and L1 pushes lose nothing', () => {
     const other = env.second();
     for (let i = 0; i < 25; i++) {

@@ -3,6 +3,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { memoryQuerySql, type MemoryQuery } from './memory-query.js';
 import { familyName, familyNumber, freeName } from './name-family.js';
+import { writtenText } from './thought-link.js';
 import type { Layer, Scope } from './types.js';
 import type { VersionLog } from './versions.js';
 import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, parseId, parseJson, toIso, checkMatchPattern } from './util.js';
@@ -69,13 +70,21 @@ export const GENERATED_KEY_PREFIXES = ['note', 'thought', 'auto', 'personality',
 export type GeneratedKeyPrefix = (typeof GENERATED_KEY_PREFIXES)[number];
 const GENERATED_KEY = new RegExp(`^(?:${GENERATED_KEY_PREFIXES.join('|')}):`);
 
+/** Whether a fact key is one the service made (a GENERATED_KEY_PREFIXES prefix, then a slug of the value). */
+export function isGeneratedKey(key: string): boolean {
+  return GENERATED_KEY.test(key);
+}
+
 /**
  * The texts of a fact a pattern is matched against: the value, and the key when someone chose it.
  * A generated key is a slug of the value (so adds nothing) plus a prefix and a number that every
- * such fact shares: matched, "note", ":" or "2" swept up every fact think made.
+ * such fact shares: matched, "note", ":" or "2" swept up every fact think made. Likewise a long
+ * thought's link is matched without the page title and path it ends with (writtenText): "diary"
+ * or the user's id deleted the link, and the page with it.
  */
 function matchedTexts(r: Row): string[] {
-  return GENERATED_KEY.test(r.key) ? [r.value] : [r.key, r.value];
+  const value = writtenText(r.value);
+  return isGeneratedKey(r.key) ? [value] : [r.key, value];
 }
 
 function toFact(r: Row): Fact {
@@ -227,6 +236,18 @@ export class FactStore {
       .stmt('SELECT * FROM facts WHERE layer = ? AND user_id = ? AND value = ? ORDER BY id')
       .all(scope.layer, scope.user_id, value) as Row[];
     return rows.map(toFact);
+  }
+
+  /**
+   * The facts of the scope whose metadata names this wiki page path (`wiki_path`: think's link to a
+   * long thought's page), oldest first. The path is looked for in the stored JSON, then checked parsed.
+   */
+  namingWikiPath(scope: Scope, wikiPath: string): Fact[] {
+    checkScope(scope);
+    const rows = this.ctx
+      .stmt('SELECT * FROM facts WHERE layer = ? AND user_id = ? AND instr(metadata, ?) > 0 ORDER BY id')
+      .all(scope.layer, scope.user_id, JSON.stringify(wikiPath)) as Row[];
+    return rows.map(toFact).filter((f) => f.metadata.wiki_path === wikiPath);
   }
 
   /** Any scope: entry ids are global. */

@@ -75,6 +75,7 @@ export {
 export { SessionCloser, SESSION_SUMMARY_TAG, type SessionCloseOptions, type SessionClosed } from './session-close.js';
 export { EpisodeStore, EPISODE_PREFIX, type Episode, type EpisodeInput, type EpisodeListOptions, DREAM_MARKER_TAG } from './episodes.js';
 export { tagDimension, facetGroups, matchesFacets } from './tags.js';
+export { thoughtLinkText, writtenText } from './thought-link.js';
 export {
   FactStore,
   FACT_SOURCES,

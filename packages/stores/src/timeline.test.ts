@@ -35,6 +35,22 @@ describe('TimelineStore.deleteWhere', () => {
   });
 });
 
+describe('TimelineStore.deleteMatching', () => {
+  // Regression guard, fixed: the metadata's ids of the records the service wrote (refs `l1:l1_1`, `wiki:wiki_1`,
+  // evolve's entry_id `fact_3` and generated key `personality:...`) were matched as the event's words, so forgetting
+  // "l1", "wiki", "fact" or "personality" took every event naming such a record.
+  it("matches the caller's metadata, not the record ids and generated keys the service put there", () => {
+    const add = (summary: string, metadata: Record<string, unknown>) => env.stores.timeline.add(U, { type: 'thought', summary, metadata });
+    add('first', { refs: ['l1:l1_1', 'wiki:wiki_1', 'l3:ep_1', 'graph:node_1'], importance: 0.9 });
+    add('second', { entry_id: 'fact_3', key: 'personality:be-brief' });
+    add('third', { project: 'Atlas', key: 'my chosen key' });
+    for (const p of ['l1', 'wiki', 'ep', 'graph', 'node', 'fact', 'personality', 'brief', 'high']) expect(env.stores.timeline.deleteMatching(U, p), p).toEqual([]);
+    expect(env.stores.timeline.deleteMatching(U, 'atlas').map((e) => e.summary)).toEqual(['third']);
+    expect(env.stores.timeline.deleteMatching(U, 'second').map((e) => e.summary)).toEqual(['second']);
+    expect(summaries(U)).toEqual(['first']);
+  });
+});
+
 describe('TimelineStore.add and training_value', () => {
   const add = (summary: string, metadata?: Record<string, unknown>) => env.stores.timeline.add(U, { type: 'project_decision', summary, metadata });
 

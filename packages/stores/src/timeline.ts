@@ -1,4 +1,5 @@
 import type { StoreContext } from './context.js';
+import { isGeneratedKey } from './facts.js';
 import { trainingValue } from './scorers/training-value.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, checkWordPattern, foldedTermsFilter, makeId, parseId, parseJson, rowsMatching, toIso, wordFilterArgs, wordFilterSql } from './util.js';
@@ -49,9 +50,17 @@ function withTrainingValue(metadata: Record<string, unknown>, summary: string): 
 }
 
 /**
+ * Metadata keys whose values the service writes, not the caller's words: `training_value` (a label
+ * every event gets), `refs` and `entry_id` (ids of the records think and evolve wrote: `l1:l1_1`,
+ * `wiki:wiki_1`, `fact_3`). Matched, "high", "l1", "wiki" or "fact" took every event of that class.
+ */
+const SERVICE_META_KEYS: ReadonlySet<string> = new Set(['training_value', 'refs', 'entry_id']);
+
+/**
  * The string values of an event's metadata (JSON), joined by new lines: the text a pattern is
- * matched against. `training_value` is left out: a label the service gives every event, not the
- * caller's words, so forgetting "high" or "low" does not take every event of that class.
+ * matched against. The values the service wrote are left out (SERVICE_META_KEYS, and a `key` it
+ * generated, as evolve's `personality:...`: facts.isGeneratedKey), so forget fuzzy takes an event
+ * for the caller's words only.
  */
 function metadataText(metadata: string): string {
   const out: string[] = [];
@@ -62,7 +71,10 @@ function metadataText(metadata: string): string {
   };
   const parsed = parseJson<unknown>(metadata, null);
   if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) {
-    for (const [k, v] of Object.entries(parsed)) if (k !== 'training_value') walk(v);
+    for (const [k, v] of Object.entries(parsed)) {
+      if (SERVICE_META_KEYS.has(k) || (k === 'key' && typeof v === 'string' && isGeneratedKey(v))) continue;
+      walk(v);
+    }
   } else walk(parsed);
   return out.join('\n');
 }

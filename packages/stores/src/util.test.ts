@@ -132,6 +132,52 @@ describe('wordsMatcher', () => {
   });
 });
 
+// Regression guard, fixed: retrieval indexes a hyphenated word also joined ("e-mail" as "email",
+// query.ts hyphenJoins), but the word match took only the spelling written, so forget fuzzy "email"
+// left "My private e-mail address" findable by dream "email".
+describe('hyphenated words', () => {
+  it('match in their joined form too, both ways, as retrieval indexes them', () => {
+    const cases: [string, string, boolean][] = [
+      ['email', 'My private e-mail address', true],
+      ['Email', 'E-Mail me', true],
+      ['e-mail', 'send an email', true],
+      ['e-mail', 'send an e-mail', true],
+      ['private email address', 'My private e-mail address', true],
+      ['destress', 'time to de-stress', true],
+      ['stateoftheart', 'a state-of-the-art tool', true],
+      ['cafebar', 'the Café-Bar', true],
+      // Retrieval joins the whole run only ("emailbased"), and never numbers (a date).
+      ['email', 'an e-mail-based form', false],
+      ['20230501', 'on 2023-05-01', false],
+      ['email', 'e mail', false],
+      ['mail', 'e-mail', true],
+      ['emails', 'e-mail', false],
+    ];
+    for (const [pattern, text, want] of cases) {
+      expect(wordsMatcher(pattern)(text), `${pattern} in ${text}`).toBe(want);
+      expect(scanWordsMatcher(pattern)(text), `scan: ${pattern} in ${text}`).toBe(want);
+    }
+  });
+
+  it('are taken by the SQL prefilter in either spelling', () => {
+    const db = openDb(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+    const texts = ['My private e-mail address', 'E-Mail me', 'send an email', 'mail only', 'time to de-stress now', 'the Café-Bar'];
+    const ins = db.prepare('INSERT INTO t (body) VALUES (?)');
+    for (const t of texts) ins.run(t);
+    const pre = (p: string) => db.prepare(`SELECT body FROM t WHERE ${wordFilterSql('body')} ORDER BY id`).pluck().all(...wordFilterArgs(p)) as string[];
+    for (const p of ['email', 'e-mail', 'private email', 'destress', 'de-stress now', 'cafebar']) {
+      const rows = pre(p);
+      const want = texts.filter(wordsMatcher(p));
+      expect(want.length, p).toBeGreaterThan(0);
+      for (const t of want) expect(rows, `${p}: ${t}`).toContain(t);
+    }
+    expect(pre('email').filter(wordsMatcher('email'))).toEqual(['My private e-mail address', 'E-Mail me', 'send an email']);
+    expect(pre('email')).not.toContain('mail only');
+    db.close();
+  });
+});
+
 /** A text of `n` characters of ordinary words, as a long fact's value would be. */
 function prose(n: number): string {
   const words = ['the', 'harbour', 'ferry', 'Café', 'leaves', 'at', 'eight', 'from', 'north', 'pier', 'every', 'morning'];

@@ -2,7 +2,7 @@ import type { Clock, Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
 import { checkNoControlChars, isBlank, overChars } from '@memory-service/kernel';
 import { validationError } from './errors.js';
-import { foldText } from './retrieval/query.js';
+import { foldText, hyphenJoins } from './retrieval/query.js';
 import { lazyRegExp, UNSPACED } from './scripts.js';
 
 const DAY_MS = 86_400_000;
@@ -135,10 +135,13 @@ const BEYOND_ASCII_GLOB = '*[^\u0001-\u007f]*';
  * text of ASCII alone folds to its lower case, so SQLite's LIKE (which ignores ASCII case) with the
  * folded pattern takes every such row that can match; a text with any other character ("Café",
  * full-width "ＣＡＦＥ") may fold to the pattern without holding any of its characters, so it is
- * taken too and the exact folded check runs in JavaScript (rowsMatching). Matches are a superset.
+ * taken too and the exact folded check runs in JavaScript (rowsMatching). The LIKE compares the
+ * text and the pattern without their hyphens, since the match also takes a hyphenated word joined
+ * ("email" is in "e-mail"); a text holding the pattern still holds it with every hyphen dropped
+ * from both. Matches are a superset.
  */
 export function wordFilterSql(column: string): string {
-  return `(${column} LIKE ? ESCAPE '\\' OR ${column} GLOB ?)`;
+  return `(replace(${column}, '-', '') LIKE ? ESCAPE '\\' OR ${column} GLOB ?)`;
 }
 
 /**
@@ -165,14 +168,18 @@ function headOf(text: string, n: number): string {
 }
 
 /**
- * The two parameters of wordFilterSql for a pattern. A long one (over LONG_PATTERN_CHARS folded)
- * gives the LIKE of its first LONG_PATTERN_HEAD characters: every text holding the pattern holds
- * its start, so the rows taken are still a superset of the matches.
+ * The text a prefilter's LIKE looks for: the pattern folded, or for a long one (over
+ * LONG_PATTERN_CHARS folded) its first LONG_PATTERN_HEAD characters: every text holding the
+ * pattern holds its start, so the rows taken are still a superset of the matches.
  */
-export function wordFilterArgs(pattern: string): [string, string] {
+function foldedHead(pattern: string): string {
   const folded = foldText(pattern);
-  const like = folded.trim().length > LONG_PATTERN_CHARS ? headOf(folded.trim(), LONG_PATTERN_HEAD) : folded;
-  return [likePattern(like), BEYOND_ASCII_GLOB];
+  return folded.trim().length > LONG_PATTERN_CHARS ? headOf(folded.trim(), LONG_PATTERN_HEAD) : folded;
+}
+
+/** The two parameters of wordFilterSql for a pattern: the LIKE of its folded head without hyphens (wordFilterSql), and the GLOB. */
+export function wordFilterArgs(pattern: string): [string, string] {
+  return [likePattern(foldedHead(pattern).replace(/-/g, '')), BEYOND_ASCII_GLOB];
 }
 
 /**
@@ -185,7 +192,7 @@ export function wordFilterArgs(pattern: string): [string, string] {
  * records, whose ids are terms, no longer passes SQLite's expression depth limit of 1,000.
  */
 export function foldedTermsFilter(columns: readonly string[], terms: readonly string[]): { sql: string; args: string[] } | null {
-  const likes = [...new Set(terms.filter((t) => t.length > 0).map((t) => wordFilterArgs(t)[0]))];
+  const likes = [...new Set(terms.filter((t) => t.length > 0).map((t) => likePattern(foldedHead(t))))];
   if (!likes.length) return null;
   const list = JSON.stringify(likes);
   const sql = columns.map((c) => `EXISTS (SELECT 1 FROM json_each(?) t WHERE ${c} LIKE t.value ESCAPE '\\') OR ${c} GLOB ?`).join(' OR ');
@@ -248,22 +255,64 @@ const ENDS_WITH_WORD = lazyRegExp(() => `${SPACED_WORD_CHAR}$`, 'u');
  * "education"), and a run of white space in the pattern matches any run. In scripts written
  * without spaces (Chinese, Japanese, Thai...) no boundary is asked for, but the pattern must not
  * end inside a character with marks ("カ" is not in "ガ", which folds to カ and a voicing mark),
- * as retrieval keeps such a character whole. Used after a prefilter (wordFilterSql), whose
- * matches are a superset.
+ * as retrieval keeps such a character whole. A hyphenated word also matches joined, both in the
+ * text and in the pattern, as retrieval indexes and searches it (joinedHyphens): "email" is in
+ * "e-mail" and "e-mail" in "email". Used after a prefilter (wordFilterSql), whose matches are a
+ * superset.
  */
 export function wordsMatcher(pattern: string): (text: string) => boolean {
+  return matchingFolded(pattern, (p) => (p.length > LONG_PATTERN_CHARS ? foldedScan(p) : foldedRegExp(p)));
+}
+
+/**
+ * The forms of a pattern a text is tested against, folded and trimmed: the pattern, and when it
+ * has a hyphenated word, the pattern with it joined. A pattern that folding would empty keeps its
+ * own characters: an empty one matches everything.
+ */
+function patternForms(pattern: string): string[] {
   const folded = foldText(pattern).trim();
-  // A pattern that folding would empty keeps its own characters: an empty one matches everything.
-  const p = holdsWord(folded) ? folded : pattern.trim();
-  if (p.length > LONG_PATTERN_CHARS) return scanWordsMatcher(pattern);
-  const body = p
-    .split(/\s+/)
-    .map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-    .join('\\s+');
+  if (!holdsWord(folded)) return [pattern.trim()];
+  const joined = joinedHyphens(pattern, folded);
+  return joined === null ? [folded] : [folded, joined];
+}
+
+/**
+ * A test of a text, folded, against each form of the pattern (patternForms) with `make`'s test of a
+ * folded text, and again with the text's hyphenated words joined (joinedHyphens) when it has any.
+ */
+function matchingFolded(pattern: string, make: (form: string) => (folded: string) => boolean): (text: string) => boolean {
+  const tests = patternForms(pattern).map(make);
+  return (text) => {
+    const folded = foldText(text);
+    if (tests.some((t) => t(folded))) return true;
+    const joined = joinedHyphens(text, folded);
+    return joined !== null && tests.some((t) => t(joined));
+  };
+}
+
+/**
+ * A folded text with the hyphenated words retrieval also indexes joined (retrieval's hyphenJoins:
+ * "e-mail" as "email", "state-of-the-art" as "stateoftheart", no numbers, the whole run only)
+ * written joined, or null when it has none. Each joined form replaces its spellings with hyphens
+ * in the text, so the list of what joins stays retrieval's.
+ */
+function joinedHyphens(text: string, folded: string): string | null {
+  const joins = hyphenJoins(text);
+  if (joins.length === 0) return null;
+  let out = folded;
+  for (const j of joins) out = out.replace(new RegExp(Array.from(j, escapeRegExp).join('-?'), 'gu'), j);
+  return out === folded ? null : out;
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** wordsMatcher's test of a folded text by a regular expression, for a folded form of the pattern. */
+function foldedRegExp(p: string): (folded: string) => boolean {
+  const body = p.split(/\s+/).map(escapeRegExp).join('\\s+');
   const head = STARTS_WITH_WORD().test(p) ? `(?<!${SPACED_WORD_CHAR})` : '';
   const tail = ENDS_WITH_WORD().test(p) ? `(?!${SPACED_WORD_CHAR})` : /[\p{L}\p{N}\p{M}]$/u.test(p) ? '(?!\\p{M})' : '';
   const re = new RegExp(head + body + tail, 'iu');
-  return (text) => re.test(foldText(text));
+  return (folded) => re.test(folded);
 }
 
 /**
@@ -319,19 +368,24 @@ const IS_MARK = lazyRegExp(() => '^\\p{M}$', 'u');
  * and collapsed the same way, and each place it stands is checked for the same word boundaries
  * (no letter, digit or mark of a spaced script just before a pattern that starts with one, or
  * just after one that ends with one; no mark after a pattern ending in a character of a script
- * without spaces). Linear in the text for each place the pattern starts; wordsMatcher uses it for
- * patterns over LONG_PATTERN_CHARS, whose regular expression overflowed the stack.
+ * without spaces), hyphenated words joined as wordsMatcher joins them. Linear in the text for each
+ * place the pattern starts; wordsMatcher uses it for patterns over LONG_PATTERN_CHARS, whose
+ * regular expression overflowed the stack.
  */
 export function scanWordsMatcher(pattern: string): (text: string) => boolean {
-  const folded = foldText(pattern).trim();
-  const p = (holdsWord(folded) ? folded : pattern.trim()).replace(/\s+/g, ' ');
+  return matchingFolded(pattern, foldedScan);
+}
+
+/** scanWordsMatcher's test of a folded text, for a folded form of the pattern. */
+function foldedScan(form: string): (folded: string) => boolean {
+  const p = form.replace(/\s+/g, ' ');
   const first = codePointAt(p, 0);
   const last = codePointBefore(p, p.length);
   const head = first !== '' && IS_SPACED_WORD_CHAR().test(first);
   const tail = last !== '' && IS_SPACED_WORD_CHAR().test(last);
   const tailMark = !tail && /[\p{L}\p{N}\p{M}]$/u.test(p);
-  return (text) => {
-    const t = foldText(text).replace(/\s+/g, ' ');
+  return (folded) => {
+    const t = folded.replace(/\s+/g, ' ');
     for (let i = t.indexOf(p); i >= 0; i = t.indexOf(p, i + 1)) {
       if (head && IS_SPACED_WORD_CHAR().test(codePointBefore(t, i))) continue;
       const after = codePointAt(t, i + p.length);

@@ -46,6 +46,22 @@ describe('forget fuzzy and the timeline', () => {
   });
 });
 
+describe('forget fuzzy and the ids in an event', () => {
+  // Regression guard, fixed: an event's metadata names the records think or evolve wrote (`l1:l1_1`, `wiki:wiki_1`,
+  // `fact_1`, `personality:...`), and fuzzy matched those ids as words: forgetting "l1" took every thought's event.
+  it('keeps the events whose only match is a record id or generated key the service wrote', async () => {
+    s = await start();
+    await s.call('think', { text: LONG, layer: 'user' });
+    await s.call('evolve', { instruction: 'Answer in short sentences' });
+    expect(count(s, 'timeline_events')).toBe(2);
+    for (const [key, layer] of [['l1', 'user'], ['wiki', 'user'], ['l4', 'user'], ['fact', 'agent'], ['personality', 'agent']]) {
+      const out = await s.call('forget', { key, scope: 'fuzzy', layer });
+      expect(out.deleted_timeline, key).toBe(0);
+    }
+    expect(count(s, 'timeline_events')).toBe(2);
+  });
+});
+
 describe('forget exact and the timeline', () => {
   // Regression guard, fixed: the events and L1 items holding the value were deleted whoever they belonged to, so
   // forgetting one of two facts that say the same thing (but for case) left the other without its event and L1 item.

@@ -81,6 +81,41 @@ describe('forget of a long thought', () => {
     expect(await dreamIds(s, { query: 'quokkaberry', layer: 'user' })).toEqual([actionsIn(forced, 'wiki')[0]!.id]);
   });
 
+  // Regression guard, fixed: the link ends with the page's generated title and path (`[wiki: Thought_... (wiki/user/alice/diary/...md)]`),
+  // and fuzzy matched their words, so forgetting the user's own id, "diary" or "wiki" deleted the link and the whole page with it.
+  it('fuzzy with a word only of the page title and path think wrote into the link deletes nothing', async () => {
+    s = await start();
+    const scope = { layer: 'user', user_id: 'alice' };
+    const viaL4 = await s.call('think', { ...scope, text: IMPORTANT });
+    const viaL3 = await s.call('think', { ...scope, text: PLAIN });
+    expect([actionsIn(viaL4, 'l4')[0]!.kind, actionsIn(viaL3, 'l3')[0]!.kind]).toEqual(['wiki_link', 'wiki_link']);
+    const [page] = actionsIn(viaL3, 'wiki');
+    const title = (s.kernel.storage.db.prepare('SELECT title FROM wiki_pages WHERE path = ?').get(page!.path) as { title: string }).title;
+    for (const key of ['alice', 'diary', 'wiki', 'user', 'thought', 'md', title, page!.path!]) {
+      const out = await s.call('forget', { ...scope, key, scope: 'fuzzy' });
+      expect(out, key).toMatchObject({ deleted_l4: 0, deleted_l3: 0, deleted_wiki: 0, deleted_graph: 0, archived: 0 });
+    }
+    expect(count(s, 'wiki_pages', scope)).toBe(2);
+    expect(count(s, 'facts', scope) + count(s, 'episodes', scope)).toBe(2);
+    // A word of the thought itself still forgets it, link and page.
+    const out = await s.call('forget', { ...scope, key: 'tomatoes', scope: 'fuzzy' });
+    expect(out).toMatchObject({ deleted_l3: 1, deleted_wiki: 1 });
+    expect(count(s, 'wiki_pages', scope)).toBe(1);
+  });
+
+  // Regression guard, fixed: exact swept the episodes holding a forgotten value, and a long thought's link holds its page's path.
+  it('exact of a fact whose value is a page path leaves the long thought linked to that page', async () => {
+    s = await start();
+    const r = await s.call('think', { text: PLAIN, layer: 'agent' });
+    const [page] = actionsIn(r, 'wiki');
+    expect(actionsIn(r, 'l3')[0]!.kind).toBe('wiki_link');
+    const rule = await s.call('evolve', { instruction: page!.path });
+    const out = await s.call('forget', { key: rule.key, layer: 'agent' });
+    expect(out).toMatchObject({ deleted_l4: 1, deleted_l3: 0, deleted_wiki: 0 });
+    expect(count(s, 'wiki_pages', { layer: 'agent' })).toBe(1);
+    expect(count(s, 'episodes', { layer: 'agent' })).toBe(1);
+  });
+
   it('leaves the pages of other thoughts, layers and users alone', async () => {
     s = await start();
     const mine = await s.call('think', { text: IMPORTANT, layer: 'user' });

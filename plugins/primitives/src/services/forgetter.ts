@@ -6,6 +6,7 @@ import {
   holdsWord,
   purgeRecordsSince,
   wordsMatcher,
+  writtenText,
   type Episode,
   type Fact,
   type GraphNode,
@@ -213,16 +214,20 @@ export class Forgetter {
     return out;
   }
 
-  /** Delete the links (think's L4 fact or L3 episode naming the page, origin think) of these long thoughts' pages; returns them. */
+  /**
+   * Delete the links (think's L4 fact or L3 episode naming the page, origin think) of these long
+   * thoughts' pages; returns them. Found by their metadata: their text is matched without the
+   * page's path (writtenText), so a word match no longer finds them by it.
+   */
   private linksTo(scope: Scope, paths: readonly string[]) {
     const out: { store: 'l4' | 'l3'; id: string; record: Fact | Episode; meta: Record<string, unknown>; refs: string[]; eventRef: string }[] = [];
-    const names = (m: Record<string, unknown>, p: string) => m.origin === 'think' && m.wiki_path === p;
+    const byThink = (m: Record<string, unknown>) => m.origin === 'think';
     for (const p of paths) {
-      for (const f of this.stores.facts.findMatching(scope, p).filter((f) => names(f.metadata, p))) {
+      for (const f of this.stores.facts.namingWikiPath(scope, p).filter((f) => byThink(f.metadata))) {
         this.stores.facts.delete(scope, f.key);
         out.push({ store: 'l4', id: f.key, record: f, meta: f.metadata, refs: [f.entry_id, `l4:${f.key}`], eventRef: `l4:${f.entry_id}` });
       }
-      for (const e of this.stores.episodes.findMatching(scope, p).filter((e) => names(e.meta, p))) {
+      for (const e of this.stores.episodes.namingWikiPath(scope, p).filter((e) => byThink(e.meta))) {
         this.stores.episodes.delete(scope, e.id);
         out.push({ store: 'l3', id: e.id, record: e, meta: e.meta, refs: [e.id], eventRef: `l3:${e.id}` });
       }
@@ -247,12 +252,13 @@ export class Forgetter {
     }
     this.stores.facts.delete(scope, key);
     out.deleted_l4 = 1;
-    const episodes = this.stores.episodes.findMatching(scope, fact.value).filter((e) => carriesValue(e.summary, fact.value));
+    // A long thought's link carries what the thought says, not its page's title and path (writtenText).
+    const episodes = this.stores.episodes.findMatching(scope, fact.value).filter((e) => carriesValue(writtenText(e.summary), fact.value));
     // Archived episodes that said the value go as the live ones do (a save forgotten before, then
     // said again): taken before this call archives its own copies, which stay restorable.
     out.purged_shadow += this.stores.shadowBin.purgeHolding(scope, 'l3', (c) => {
       const summary = typeof c === 'object' && c !== null ? (c as { summary?: unknown }).summary : undefined;
-      return typeof summary === 'string' && carriesValue(summary, fact.value);
+      return typeof summary === 'string' && carriesValue(writtenText(summary), fact.value);
     });
     for (const ep of episodes) {
       out.purged_shadow += this.stores.shadowBin.purgeFor(scope, 'l3', ep.id);

@@ -10,6 +10,7 @@ import {
   scoreEmotionalWeight,
   scoreImportance,
   SHORT_THOUGHT_CHARS,
+  thoughtLinkText,
   trainingValue,
   WIKI_TITLE_MAX,
   type GeneratedKeyPrefix,
@@ -163,7 +164,8 @@ export class Thinker {
           tags: ['thought', 'long_thought'],
         });
         actions.push({ store: 'wiki', id: page.id, path: page.path, kind: page.wiki_type });
-        const link = `${excerpt(text, 280)} [wiki: ${page.title} (${page.path})]`;
+        // forget reads the link without the page's title and path (writtenText): they are not the user's words.
+        const link = thoughtLinkText(excerpt(text, 280), page);
         if (importance > L4_IMPORTANCE) {
           const fact = this.stores.facts.upsert(scope, {
             key: freeFactKey(this.stores, scope, 'thought', text),
