@@ -128,4 +128,16 @@ describe('forget of a long thought', () => {
     expect(count(s, 'wiki_pages', { layer: 'agent' })).toBe(1);
     expect(count(s, 'wiki_pages', { layer: 'user', user_id: 'bob' })).toBe(1);
   });
+
+  it('dream does not find the link by the page path think appended, as forget does not: "diary", the user id', async () => {
+    s = await start();
+    const r = await s.call('think', { text: PLAIN, layer: 'user', user_id: 'alice' });
+    expect(r.routing.rule).toBe('long_to_wiki');
+    const [page] = actionsIn(r, 'wiki');
+    expect(page!.path).toContain('alice');
+    const scope = { layer: 'user', user_id: 'alice' };
+    for (const query of ['diary', 'alice']) expect(await dreamIds(s, { query, ...scope })).toEqual([]);
+    // The thought's own words still find the link and the page.
+    expect((await dreamIds(s, { query: 'tomatoes garden', ...scope })).length).toBeGreaterThan(0);
+  });
 });

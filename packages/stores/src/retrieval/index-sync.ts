@@ -4,6 +4,7 @@ import { runTransaction, writeIfFree } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import type { IndexedTable } from '../migrations/retrieval-changes.js';
 import { safeJoin, writeFileAtomic } from '../paths.js';
+import { writtenText } from '../thought-link.js';
 import { scopeKey } from '../util.js';
 import { decodeSnapshot, encodeSnapshot } from './index-snapshot.js';
 import { MAX_SLOT, SourceIndex, type IndexedDoc } from './term-index.js';
@@ -250,7 +251,10 @@ export class RetrievalIndex {
       id: Number(r.id),
       scope: scopeKey(String(r.layer), String(r.user_id)),
       facet: t.facet ? String(r[t.facet]) : null,
-      columns: t.text.map((c) => (r[c] === null || r[c] === undefined ? '' : String(r[c]))),
+      // A long thought's link is indexed by the words the user wrote, not the page title and path
+      // think appended (thought-link.ts): forget reads it so too, and "diary" or the user's id
+      // found every link of the scope.
+      columns: t.text.map((c) => (r[c] === null || r[c] === undefined ? '' : writtenText(String(r[c])))),
     };
   }
 

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A, U, makeEnv, type Env } from '../test-helpers.js';
 import { buildMatch, hyphenJoins, queryTerms } from './query.js';
 import { fitToBudget, estimateTokens } from './budget.js';
+import { thoughtLinkText } from '../thought-link.js';
 
 let env: Env;
 beforeEach(() => {
@@ -22,6 +23,13 @@ function seed(e: Env): void {
 }
 
 describe('Retrieval', () => {
+  it("indexes a long thought's link by the user's words, not the page title and path think appended", () => {
+    const link = thoughtLinkText('Notes on the garden tomatoes', { title: 'Thought_20260101', path: 'wiki/user/default/diary/thought-20260101.md' });
+    const ep = env.stores.episodes.add(U, { summary: link });
+    expect(env.stores.retrieval.search(U, 'diary')).toEqual([]);
+    expect(env.stores.retrieval.search(U, 'garden tomatoes').map((h) => h.id)).toEqual([ep.id]);
+  });
+
   it('ranks the obviously relevant record first across sources', () => {
     seed(env);
     const hits = env.stores.retrieval.search(U, 'When did Caroline go to the support group?');
