@@ -1,4 +1,4 @@
-import { charLength, checkNoControlChars, cutChars, invalid, isBlank, overChars, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
+import { charLength, checkNoControlChars, checkNoHiddenFormat, cutChars, invalid, isBlank, overChars, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
 import {
   checkWikiType,
   EMOTIONAL_L3,
@@ -113,6 +113,8 @@ export class Thinker {
     if (explicitTitle !== null && isBlank(explicitTitle)) throw invalid('wiki_title', 'must not be empty or only white space and invisible characters (omit it, or pass null, for an automatic Thought_<timestamp> title)', 'non-empty string or null');
     // A title is one line: a line break forged a heading of dream's summary, an escape sequence reached every reader's terminal.
     if (explicitTitle !== null) checkNoControlChars('wiki_title', explicitTitle);
+    // Nor a character that shows nothing or reorders what is shown, which the wiki refuses in a title (naming title).
+    if (explicitTitle !== null) checkNoHiddenFormat('wiki_title', explicitTitle);
     if (overChars(input.text, this.maxChars)) {
       throw invalid('text', `is ${charLength(input.text)} characters; the limit is ${this.maxChars} (think.max_text_chars)`, {
         max: this.maxChars,
