@@ -1,4 +1,4 @@
-import { charLength, checkNoControlChars, checkNoHiddenFormat, cutChars, invalid, isBlank, overChars, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
+import { charLength, checkNoControlChars, checkNoHiddenFormat, cutChars, invalid, isBlank, overChars, toNfc, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
 import {
   checkWikiType,
   EMOTIONAL_L3,
@@ -126,8 +126,10 @@ export class Thinker {
     const emotional = scoreEmotionalWeight(text);
     const resolved: Layer = input.layer === 'auto' ? scoreAgentVoice(text).layer : input.layer;
     const scope: Scope = { layer: resolved, user_id: input.user_id };
-    // Characters are code points, as a user counts them (docs/decisions.md): an emoji is one.
-    const length = charLength(text.trim());
+    // Characters are code points, as a user counts them (docs/decisions.md): an emoji is one. They
+    // are counted in NFC, so a text sent with combining accents (NFD: macOS, some keyboards) is as
+    // long as the same text precomposed; the text itself is stored as sent.
+    const length = charLength(toNfc(text.trim()));
     const training = trainingValue(text, importance);
     const now = this.clock.now();
     const actions: Action[] = [];
