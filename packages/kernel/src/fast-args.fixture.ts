@@ -14,7 +14,7 @@ import type { AnyZodObject } from './tools.js';
  */
 function candidates(schema: unknown): { likely: unknown[]; awkward: unknown[] } {
   const likely: unknown[] = [];
-  const awkward: unknown[] = [null, true, false, 0, -0, 1, -1, 1.5, NaN, Infinity, 2 ** 53, '', 'a', 'x'.repeat(201), 'a/b', 'a\0b', [], {}, ['a']];
+  const awkward: unknown[] = [null, true, false, 0, -0, 1, -1, 1.5, NaN, Infinity, 2 ** 53, '', 'a', 'x'.repeat(201), 'a/b', 'a\0b', 'Jose\u0301', 'Jos\u00e9', 'a\u200bb', [], {}, ['a']];
   const walk = (s: unknown): void => {
     const def = (s as { _zod?: { def?: Record<string, any> } })?._zod?.def;
     if (!def) return;

@@ -10,7 +10,7 @@
  * order, defaults filled, absent optional keys left out); fast-args.test.ts compares the two on
  * schemas of every known part, and the server's test/fast-args.test.ts on every first-party tool.
  *
- * Known: an object of fields that are string (length bounds, a pattern without g or y, a refinement), number
+ * Known: an object of fields that are string (length bounds, a pattern without g or y, a refinement, an overwrite), number
  * (finite, safe integer, inclusive or exclusive bounds), boolean, enum of strings or literal, each
  * possibly wrapped in default, optional and nullable (in that order, outside in). A schema with
  * anything else, or with a check of its own, gets no shortcut.
@@ -158,16 +158,21 @@ function stringCheck(def: Def): Check | null {
   let max = Infinity;
   const patterns: RegExp[] = [];
   const refinements: ((v: string) => unknown)[] = [];
+  const overwrites: ((v: string) => unknown)[] = [];
   for (const c of checks) {
     if (c.check === 'min_length' && typeof c.minimum === 'number') min = Math.max(min, c.minimum);
     else if (c.check === 'max_length' && typeof c.maximum === 'number') max = Math.min(max, c.maximum);
     else if (c.check === 'string_format' && c.format === 'regex' && c.pattern instanceof RegExp && !c.pattern.global && !c.pattern.sticky) patterns.push(c.pattern);
     // .refine(fn): only an answer of exactly true passes here (a promise, or any other truthy value, goes to zod).
     else if (c.check === 'custom' && typeof c.fn === 'function' && c.when === undefined) refinements.push(c.fn);
+    // .overwrite(fn) (userIdSchema's NFC): only a value it leaves as it is passes here, so every
+    // check sees the value zod's would and the answer is the value zod gives; any other goes to zod.
+    else if (c.check === 'overwrite' && typeof c.tx === 'function') overwrites.push(c.tx);
     else return null;
   }
   return (v) => {
     if (typeof v !== 'string' || v.length < min || v.length > max) return false;
+    for (const o of overwrites) if (o(v) !== v) return false;
     for (const p of patterns) if (!p.test(v)) return false;
     for (const r of refinements) if (r(v) !== true) return false;
     return true;

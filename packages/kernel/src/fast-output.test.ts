@@ -81,7 +81,9 @@ describe('fastOutput', () => {
     const fast = fastOutput(schema)!;
     expect(fast({ a: 'x' })).toBe(true);
     expect(fast({ a: 'x', u: 'y' })).toBe(false);
-    expect(fast({ a: 'x', t: 'y' })).toBe(false);
+    // An overwrite (trim) is known: a value it leaves as it is is sent, another goes to zod.
+    expect(fast({ a: 'x', t: 'y' })).toBe(true);
+    expect(fast({ a: 'x', t: ' y' })).toBe(false);
     expect(fastOutput(z.object({ a: z.string() }).refine(() => true))).toBeNull();
     expect(fastOutput(z.strictObject({ a: z.string() }))).toBeNull();
     expect(fastOutput(z.looseObject({ a: z.string() }))).toBeNull();

@@ -24,4 +24,5 @@ export { isWellFormed } from './well-formed.js';
 export { isBlank } from './blank.js';
 export { checkMisspelledKeys } from './misspelled-keys.js';
 export { checkNoControlChars, controlCharAt } from './control.js';
+export { checkNoHiddenFormat, hiddenFormatAt, HIDDEN_FORMAT_ACCEPTED, toNfc } from './identity.js';
 export { charLength, cutChars, cutUnits, overChars } from './chars.js';

@@ -99,9 +99,14 @@ describe('MEMORY_META dispatchers take the scope arguments', () => {
     ).resolves.toEqual({ ok: true });
     // args alone still work, the top level giving the other scope argument.
     await notes.invoke({ action: 'note_add', args: { text: 'b', user_id: 'bob' }, layer: 'agent' });
+    // A user_id given in both places, composed in one and decomposed in the other, is one user (NFC).
+    await notes.invoke({ action: 'note_add', args: { text: 'c', user_id: 'Jose\u0301' }, user_id: 'Jos\u00e9' });
+    await notes.invoke({ action: 'note_add', args: { text: 'd', user_id: 'Jose\u0301' }, user_id: 'Jose\u0301' });
     expect(written).toEqual([
       { layer: 'agent', user_id: 'bob', text: 'a' },
       { layer: 'agent', user_id: 'bob', text: 'b' },
+      { layer: 'user', user_id: 'Jos\u00e9', text: 'c' },
+      { layer: 'user', user_id: 'Jos\u00e9', text: 'd' },
     ]);
   });
 

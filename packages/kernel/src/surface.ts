@@ -3,6 +3,7 @@ import { ToolCallStats } from './call-stats.js';
 import { MemoryError, invalid, shownValue } from './errors.js';
 import { checkMisspelledKeys } from './misspelled-keys.js';
 import { once } from './util.js';
+import { toNfc } from './identity.js';
 import { isExposed, type Exposure } from './exposure.js';
 import type { Kernel } from './kernel.js';
 import { inputJsonSchema, layerSchema, outputJsonSchema, userIdSchema, type RegisteredTool, type ToolAnnotations, type ToolCallContext } from './tools.js';
@@ -180,11 +181,12 @@ function memberArgs(
         Object.keys(member.input.shape),
       );
     }
+    // top was parsed (a user_id is taken in NFC: userIdSchema); inner is as sent, parsed by the member.
     const inner = args[field];
     if (inner === undefined) {
       if (out === args) out = { ...args };
       out[field] = top;
-    } else if (inner !== top) {
+    } else if (inner !== top && !(field === 'user_id' && typeof inner === 'string' && toNfc(inner) === top)) {
       return invalid(
         field,
         `differs between the dispatcher's and args' values (${shownValue(top)} and ${shownValue(inner)}): give it once, or the same value in both`,

@@ -7,6 +7,7 @@ import { fastOutput } from './fast-output.js';
 import { checkWellFormed } from './well-formed.js';
 import { checkMisspelledKeys, keysGivenInstead } from './misspelled-keys.js';
 import { isBlank } from './blank.js';
+import { hiddenFormatAt, toNfc } from './identity.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -360,9 +361,13 @@ export function outputJsonSchema(tool: ToolDefinition): Record<string, unknown> 
 /** The common `layer` and `user_id` inputs. */
 export const layerSchema = z.enum(['user', 'agent']);
 /** What a user_id may be, as a refused one's error says it (`accepted`). */
-export const USER_ID_ACCEPTED = '1 to 200 characters, at least one visible, without a slash, a backslash or NUL';
+export const USER_ID_ACCEPTED =
+  '1 to 200 characters, at least one visible, without a slash, a backslash, NUL or an invisible format character (zero-width space, soft hyphen, ' +
+  'word joiner, byte order mark, bidi embedding, override or isolate control); taken in Unicode NFC';
 export const userIdSchema = z
   .string()
+  // One user whether the name comes precomposed or decomposed (identity.ts); first, so the bounds count the NFC form.
+  .overwrite(toNfc)
   .min(1)
   .max(200)
   // Not only white space, no slash, backslash or NUL; linear to test however long the input.
@@ -370,6 +375,8 @@ export const userIdSchema = z
   // Nor only invisible characters (blank.ts): a refinement, so the published pattern stays one any
   // JSON Schema validator can read (no \p{...} classes).
   .refine((v) => !isBlank(v), 'must show a visible character: it holds only white space and invisible characters')
+  // Nor one that shows nothing or reorders what is shown: "ab" and "a\u200Bb" looked like one user and were two.
+  .refine((v) => hiddenFormatAt(v) === -1, 'must not hold an invisible format character (zero-width space, soft hyphen, word joiner, byte order mark, bidi control)')
   .default('default');
 
 /**

@@ -1,6 +1,8 @@
+import { checkNoHiddenFormat } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
+import { lookupForms } from './identity-forms.js';
 import { memoryQuerySql, type MemoryQuery } from './memory-query.js';
 import { familyName, familyNumber, freeName } from './name-family.js';
 import { writtenText } from './thought-link.js';
@@ -131,7 +133,7 @@ export class FactStore {
    */
   upsert(scope: Scope, input: FactInput, reason = 'upsert'): Fact & { created_new: boolean } {
     checkScope(scope);
-    const key = checkText(input.key, 'key', 500);
+    const given = checkText(input.key, 'key', 500);
     const value = checkText(input.value, 'value', this.ctx.config.maxTextChars, true);
     const source = input.source ?? 'manual';
     if (!FACT_SOURCES.includes(source)) {
@@ -141,7 +143,10 @@ export class FactStore {
     if (typeof metadata !== 'object' || Array.isArray(metadata)) throw validationError('metadata', 'metadata must be an object');
     const importance = clampImportance(input.importance ?? 0.5);
     return this.ctx.tx(() => {
-      const before = this.get(scope, key);
+      const { form: key, found } = this.lookup(scope, given);
+      const before = found ? toFact(found) : null;
+      // A new key may not hold what shows nothing (ab and a<U+200B>b looked like one key); a fact stored so before is still updated.
+      if (!before) checkNoHiddenFormat('key', key);
       const now = this.ctx.iso();
       if (before) {
         this.ctx
@@ -171,10 +176,10 @@ export class FactStore {
   restore(scope: Scope, fact: Fact): Fact {
     checkScope(scope);
     return this.ctx.tx(() => {
-      const existing = this.get(scope, fact.key);
-      if (existing) {
+      const { form: key, found } = this.lookup(scope, fact.key);
+      if (found) {
         this.upsert(scope, fact, 'restore');
-        return this.get(scope, fact.key) as Fact;
+        return this.get(scope, key) as Fact;
       }
       const n = parseId(FACT_PREFIX, fact.entry_id);
       const free = n !== null && !this.ctx.stmt('SELECT 1 FROM facts WHERE id = ?').get(n);
@@ -188,7 +193,7 @@ export class FactStore {
           free ? n : null,
           scope.layer,
           scope.user_id,
-          fact.key,
+          key,
           fact.value,
           clampImportance(fact.importance),
           FACT_SOURCES.includes(fact.source) ? fact.source : 'legacy',
@@ -197,19 +202,35 @@ export class FactStore {
           now,
         );
       const entryId = makeId(FACT_PREFIX, Number(info.lastInsertRowid));
-      this.audit.log(scope, 'restore', 'fact', entryId, { key: fact.key });
-      const restored = this.get(scope, fact.key) as Fact;
+      this.audit.log(scope, 'restore', 'fact', entryId, { key });
+      const restored = this.get(scope, key) as Fact;
       this.versions.recordFact(restored, 'create', 'restore');
       return restored;
     });
   }
 
+  /** The fact of this key, sent in any canonical form (lookup). */
   get(scope: Scope, key: string): Fact | null {
     checkScope(scope);
-    const r = this.ctx
-      .stmt('SELECT * FROM facts WHERE layer = ? AND user_id = ? AND key = ?')
-      .get(scope.layer, scope.user_id, key) as Row | undefined;
+    const r = this.lookup(scope, key).found;
     return r ? toFact(r) : null;
+  }
+
+  /**
+   * The key the scope holds, or would store, the fact of this key under: its NFC form, or the form
+   * a fact was stored in before keys were normalised (lookupForms), for a caller that also writes
+   * the key elsewhere (memory_remember's graph node).
+   */
+  storedKey(scope: Scope, key: string): string {
+    checkScope(scope);
+    return this.lookup(scope, key).form;
+  }
+
+  /** Keys are stored and looked up in NFC, so "café" precomposed and decomposed name one fact (lookupForms). */
+  private lookup(scope: Scope, key: string): { form: string; found: Row | undefined } {
+    if (typeof key !== 'string') throw validationError('key', 'key must be a string');
+    const stmt = this.ctx.stmt('SELECT * FROM facts WHERE layer = ? AND user_id = ? AND key = ?');
+    return lookupForms(key, (form) => stmt.get(scope.layer, scope.user_id, form) as Row | undefined);
   }
 
   /**

@@ -1,4 +1,4 @@
-import { checkNoControlChars } from '@memory-service/kernel';
+import { checkNoControlChars, checkNoHiddenFormat } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
@@ -127,11 +127,15 @@ export class ProposalStore {
     if (input.kind === 'wiki_write') {
       const title = checkText(input.title, 'title', WIKI_TITLE_MAX).trim();
       checkNoControlChars('title', title);
+      // Refused when proposed, as the wiki would refuse it when approved (a page of that title may still be updated).
+      if (!this.targets.wiki.getByTitle(scope, title)) checkNoHiddenFormat('title', title);
       const content = checkText(input.content, 'content', this.ctx.config.maxTextChars, true);
       const wiki_type = input.wiki_type === undefined ? PROPOSAL_DEFAULT_WIKI_TYPE[scope.layer] : checkWikiType(input.wiki_type);
       return { kind: 'wiki_write', title, content, wiki_type };
     }
     const key = checkText(input.key, 'key', 500);
+    // Refused when proposed, as the fact store would refuse it when approved (a fact of that key may still be updated).
+    if (!this.targets.facts.get(scope, key)) checkNoHiddenFormat('key', key);
     const value = checkText(input.value, 'value', this.ctx.config.maxTextChars, true);
     const importance = input.importance ?? PROPOSAL_DEFAULT_IMPORTANCE;
     if (typeof importance !== 'number' || !Number.isFinite(importance) || importance < 0 || importance > 1) {

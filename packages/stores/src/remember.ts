@@ -5,7 +5,7 @@ import { scrubSecrets, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText } from './util.js';
 import type { WriteGate } from './write-gate.js';
-import { cutChars } from '@memory-service/kernel';
+import { checkNoHiddenFormat, cutChars } from '@memory-service/kernel';
 
 /**
  * How long memory_remember treats the same key and value as already remembered: a repeat within
@@ -59,13 +59,17 @@ export class Rememberer {
 
   remember(scope: Scope, input: { key: string; value: string; importance?: number }, gate: ImportanceGate = (i) => i): RememberResult {
     checkScope(scope);
-    const key = checkText(input.key, 'key', REMEMBER_KEY_MAX).trim();
+    const given = checkText(input.key, 'key', REMEMBER_KEY_MAX).trim();
     const raw = checkText(input.value, 'value', this.ctx.config.maxTextChars).trim();
     const requested = input.importance ?? REMEMBER_DEFAULT_IMPORTANCE;
     const scrub = scrubSecrets(raw);
     const value = scrub.text;
     return this.ctx.tx(() => {
+      // The key as the fact store holds it (NFC, or an earlier form): the node names the fact by it too.
+      const key = this.facts.storedKey(scope, given);
       const before = this.facts.get(scope, key);
+      // Refused before the gate runs (its taps write: watch rules), as upsert would refuse it.
+      if (!before) checkNoHiddenFormat('key', key);
       const since = new Date(this.ctx.clock.now() - REMEMBER_DEDUP_TTL_MS).toISOString();
       const base = { requested_importance: requested, redacted: scrub.redacted, redacted_total: scrub.total };
       if (before && before.value === value && before.metadata.origin === 'memory_remember' && before.updated >= since) {

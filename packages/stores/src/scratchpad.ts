@@ -1,4 +1,4 @@
-import { checkNoControlChars, isBlank } from '@memory-service/kernel';
+import { checkNoControlChars, checkNoHiddenFormat, isBlank } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import type { Episode, EpisodeStore } from './episodes.js';
 import { notFound, validationError } from './errors.js';
@@ -205,6 +205,8 @@ export class ScratchpadStore {
       // An L4 fact is long-term memory: secrets are stripped from it, as memory_remember strips them.
       const scrub = scrubSecrets(entry.content);
       const before = facts.get(scope, factKey);
+      // Named as this call names it: the fact store's own refusal would say key.
+      if (!before) checkNoHiddenFormat('fact_key', factKey);
       if (before && before.value !== scrub.text) {
         throw validationError(
           'fact_key',

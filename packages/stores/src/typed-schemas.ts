@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { checkNoHiddenFormat } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import type { Fact, FactStore } from './facts.js';
@@ -282,6 +283,8 @@ export class TypedSchemas {
       if (scrub.total > before) scrub.fields.push(field);
     }
     const name = clean.name as string;
+    // The name is the fact's key: refused as memory_save_typed names it (the fact store's refusal would say key).
+    if (!this.facts.get(scope, `${input.type}:${name}`)) checkNoHiddenFormat('fields.name', name);
     const fact = this.facts.upsert(scope, {
       key: `${input.type}:${name}`,
       value: typedFieldsText(schema, clean),

@@ -1,5 +1,6 @@
 import type { StoreContext } from './context.js';
 import type { Fact } from './facts.js';
+import { lookupForms } from './identity-forms.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, makeId, parseId, parseJson } from './util.js';
 import type { WikiPage } from './wiki.js';
@@ -113,9 +114,12 @@ export class VersionLog {
    */
   factHistory(scope: Scope, by: { key: string } | { entry_id: string }, limit = 50, offset = 0): { versions: FactVersion[]; total: number } {
     checkScope(scope);
-    const [col, val] = 'key' in by ? ['key', by.key] : ['entry_id', by.entry_id];
+    const col = 'key' in by ? 'key' : 'entry_id';
     const where = `layer = ? AND user_id = ? AND ${col} = ?`;
-    const total = this.ctx.stmt(`SELECT COUNT(*) FROM fact_versions WHERE ${where}`).pluck(true).get(scope.layer, scope.user_id, val) as number;
+    const count = (v: string) => this.ctx.stmt(`SELECT COUNT(*) FROM fact_versions WHERE ${where}`).pluck(true).get(scope.layer, scope.user_id, v) as number;
+    // A key in any canonical form, as FactStore takes it (lookupForms).
+    const { form: val, found } = 'key' in by ? lookupForms(by.key, (k) => count(k) || undefined) : { form: by.entry_id, found: count(by.entry_id) };
+    const total = found ?? 0;
     const rows = this.ctx
       .stmt(`SELECT * FROM fact_versions WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`)
       .all(scope.layer, scope.user_id, val, limit, offset) as FactVersionRow[];
@@ -123,10 +127,13 @@ export class VersionLog {
   }
 
   /** The versions of the scope's wiki page with this title, newest first, a page of `limit` from `offset`, with the total. */
-  wikiHistory(scope: Scope, title: string, limit = 50, offset = 0): { versions: WikiVersion[]; total: number } {
+  wikiHistory(scope: Scope, given: string, limit = 50, offset = 0): { versions: WikiVersion[]; total: number } {
     checkScope(scope);
     const where = 'layer = ? AND user_id = ? AND title = ?';
-    const total = this.ctx.stmt(`SELECT COUNT(*) FROM wiki_page_versions WHERE ${where}`).pluck(true).get(scope.layer, scope.user_id, title) as number;
+    const count = (t: string) => this.ctx.stmt(`SELECT COUNT(*) FROM wiki_page_versions WHERE ${where}`).pluck(true).get(scope.layer, scope.user_id, t) as number;
+    // A title in any canonical form, as WikiStore takes it (lookupForms).
+    const { form: title, found } = lookupForms(given, (t) => count(t) || undefined);
+    const total = found ?? 0;
     const rows = this.ctx
       .stmt(`SELECT * FROM wiki_page_versions WHERE ${where} ORDER BY id DESC LIMIT ? OFFSET ?`)
       .all(scope.layer, scope.user_id, title, limit, offset) as WikiVersionRow[];

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeEnv, A, U, U2, type Env } from './test-helpers.js';
 import { StoreError } from './errors.js';
-import type { WatchEvent } from './watch-rules.js';
+import { watchTag, type WatchEvent } from './watch-rules.js';
 
 let env: Env;
 beforeEach(() => {
@@ -78,6 +78,31 @@ describe('WatchRuleStore', () => {
     expect(w.list(U).map((r) => r.hits_24h)).toEqual([1, 0, 0]);
     w.setEnabled(U, log.id, false);
     expect(w.fire(U, 'new_message', ev({ importance: 0.7 }))).toEqual([]);
+  });
+});
+
+describe('WatchRuleStore: the tag and scratchpad key of a rule', () => {
+  it('rules named in other scripts each write their own note and tag; an ASCII name keeps its key', () => {
+    const w = env.stores.watchRules;
+    const ep = env.stores.episodes.add(U, { summary: 'Позвонить врачу насчёт анализов' });
+    for (const name of ['Важно', 'Срочно']) w.add(U, { name, trigger: 'new_message', predicate: {}, action: 'note' });
+    const tagger = w.add(U, { name: '東京 Notes', trigger: 'new_message', predicate: {}, action: 'tag' });
+    const fired = w.fire(U, 'new_message', ev({ text: 'Позвонить врачу', refs: [{ store: 'l3', id: ep.id }] }));
+    expect(fired.map((f) => f.effect)).toEqual(['scratchpad watch:важно', 'scratchpad watch:срочно', `tagged ${ep.id} watch:東京-notes`]);
+    expect(env.stores.scratchpad.get(U, 'watch:важно')!.content).toMatch(/^Важно \(new_message\)/);
+    expect(env.stores.scratchpad.get(U, 'watch:срочно')!.content).toMatch(/^Срочно \(new_message\)/);
+    expect(env.stores.scratchpad.get(U, 'watch:untitled')).toBeNull();
+    expect(env.stores.episodes.get(U, ep.id)!.tags).toEqual(['watch:東京-notes']);
+    expect(watchTag({ id: tagger.id, name: 'From Ann!' })).toBe('watch:from-ann');
+  });
+
+  it('a rule whose name has no letter or digit is tagged by its id, so two such rules never share a note', () => {
+    const w = env.stores.watchRules;
+    const a = w.add(U, { name: '!!!', trigger: 'new_message', predicate: {}, action: 'note' });
+    const b = w.add(U, { name: '???', trigger: 'new_message', predicate: {}, action: 'note' });
+    expect(w.fire(U, 'new_message', ev()).map((f) => f.effect)).toEqual([`scratchpad watch:${a.id}`, `scratchpad watch:${b.id}`]);
+    expect(env.stores.scratchpad.get(U, `watch:${a.id}`)!.content).toMatch(/^!!! /);
+    expect(env.stores.scratchpad.get(U, `watch:${b.id}`)!.content).toMatch(/^\?\?\? /);
   });
 });
 

@@ -1,8 +1,9 @@
-import { cutChars, slugify } from '@memory-service/kernel';
+import { cutChars } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import type { EpisodeStore } from './episodes.js';
 import { notFound, validationError } from './errors.js';
+import { recordSlug } from './record-name.js';
 import type { ScratchpadStore } from './scratchpad.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, isoOf, makeId, parseId, parseJson, toIso } from './util.js';
@@ -18,6 +19,7 @@ export type WatchTrigger = (typeof WATCH_TRIGGERS)[number];
  * What a match does (every match also counts a hit): `log` writes an audit_log row (action
  * watch_hit); `tag` adds the tag `watch:<rule name slug>` to the episodes the event wrote; `note`
  * writes the scratchpad entry `watch:<rule name slug>` (upserted; daily_brief lists it as pending).
+ * The slug is watchTag's.
  */
 export const WATCH_ACTIONS = ['log', 'tag', 'note'] as const;
 export type WatchAction = (typeof WATCH_ACTIONS)[number];
@@ -134,9 +136,15 @@ export function watchPredicateMatches(p: WatchPredicate, e: WatchEvent): boolean
   return true;
 }
 
-/** The tag and scratchpad key a rule's actions use. */
-export function watchTag(name: string): string {
-  return `watch:${slugify(name)}`;
+/**
+ * The tag and scratchpad key a rule's actions use: `watch:` and the slug of its name in the letters
+ * of every script, as a procedure's name is stored (recordSlug; an ASCII name keeps the key it
+ * always had), or `watch:` and the rule's id for a name with no letter or digit. The file slug
+ * made every name without a Latin letter `watch:untitled`, one rule's note overwriting another's;
+ * an id holds `_`, which no slug does, so it never meets a named rule's key.
+ */
+export function watchTag(rule: Pick<WatchRule, 'id' | 'name'>): string {
+  return `watch:${recordSlug(rule.name) || rule.id}`;
 }
 
 /** Watch rules of each layer and user_id (memory_watch), evaluated on the events they watch. */
@@ -318,7 +326,7 @@ export class WatchRuleStore {
       this.audit.log(scope, 'watch_hit', 'watch_rule', rule.id, { name: rule.name, trigger, refs });
       return 'audit_log watch_hit';
     }
-    const tag = watchTag(rule.name);
+    const tag = watchTag(rule);
     if (rule.action === 'tag') {
       const tagged: string[] = [];
       for (const r of event.refs) {

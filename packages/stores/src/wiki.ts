@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { checkNoControlChars } from '@memory-service/kernel';
+import { checkNoControlChars, checkNoHiddenFormat, toNfc } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
+import { lookupForms } from './identity-forms.js';
 import { freeName } from './name-family.js';
 import { idSegment, isInside, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
@@ -89,17 +90,20 @@ export class WikiStore {
    */
   save(scope: Scope, input: WikiSaveInput, reason = 'save'): WikiPage & { created_new: boolean } {
     checkScope(scope);
-    const title = checkText(input.title, 'title', WIKI_TITLE_MAX).trim();
+    const given = checkText(input.title, 'title', WIKI_TITLE_MAX).trim();
     // A title is one line: every listing and digest (memory_context, CONTEXT.md, wiki_summarize)
     // prints it on one, where a line break would forge a heading or an item of its own.
-    checkNoControlChars('title', title);
+    checkNoControlChars('title', given);
     const content = checkText(input.content, 'content', this.ctx.config.maxTextChars, true);
     const wikiType = checkWikiType(input.wiki_type);
     // Tags are one line too: wiki_summarize's digest prints them on a page's line.
     const tags = normalizeTags(input.tags, 'tags', { oneLine: true });
     return this.ctx.tx(() => {
       const now = this.ctx.iso();
-      const before = this.row(scope, title);
+      const { form: title, found: before } = this.lookup(scope, given);
+      // A new title may not hold what shows nothing or reorders what is shown (invoice<U+202E>fdp.exe
+      // shows as invoiceexe.pdf); a page stored so before is still updated.
+      if (!before) checkNoHiddenFormat('title', title);
       const size = Buffer.byteLength(content, 'utf8');
       let rel = before?.path ?? '';
       if (!before || before.wiki_type !== wikiType) rel = this.freePath(scope, wikiType, title);
@@ -141,8 +145,8 @@ export class WikiStore {
   freeTitle(scope: Scope, base: string): string {
     checkScope(scope);
     if (typeof base !== 'string') throw validationError('title', 'title must be a string');
-    // Titles are stored trimmed (save), so the family is probed as they are stored.
-    const head = base.trim();
+    // Titles are stored trimmed and in NFC (save), so the family is probed as they are stored.
+    const head = toNfc(base.trim());
     const taken = this.ctx.stmt('SELECT 1 FROM wiki_pages WHERE layer = ? AND user_id = ? AND title = ?');
     return freeName(head, '', (title) => taken.get(scope.layer, scope.user_id, title) !== undefined);
   }
@@ -158,7 +162,12 @@ export class WikiStore {
    */
   listByTitle(title: string): WikiPageInfo[] {
     const t = checkText(title, 'title', WIKI_TITLE_MAX).trim();
-    return (this.ctx.stmt(`SELECT ${INFO_COLS} FROM wiki_pages WHERE title = ? ORDER BY id`).all(t) as Row[]).map(toInfo);
+    const stmt = this.ctx.stmt(`SELECT ${INFO_COLS} FROM wiki_pages WHERE title = ? ORDER BY id`);
+    const rows = lookupForms(t, (form) => {
+      const found = stmt.all(form) as Row[];
+      return found.length > 0 ? found : undefined;
+    }).found;
+    return (rows ?? []).map(toInfo);
   }
 
   /**
@@ -361,8 +370,10 @@ export class WikiStore {
   }
 
   /** In-links (pages pointing here) and out-links of a page. */
-  links(scope: Scope, title: string): { in: WikiLinkRef[]; out: WikiLinkRef[] } {
+  links(scope: Scope, given: string): { in: WikiLinkRef[]; out: WikiLinkRef[] } {
     checkScope(scope);
+    // Links name pages by their stored titles: the page's, or the NFC form of one since deleted.
+    const title = this.row(scope, given)?.title ?? toNfc(given.trim());
     const out = this.ctx
       .stmt(
         `SELECT to_title AS title, relation, created FROM wiki_links WHERE layer = ? AND user_id = ? AND from_title = ?
@@ -379,11 +390,18 @@ export class WikiStore {
   }
 
   private row(scope: Scope, title: string): Row | undefined {
+    return this.lookup(scope, title).found;
+  }
+
+  /**
+   * Titles are stored trimmed and in NFC and looked up so, so "Café" precomposed and decomposed
+   * name one page (lookupForms: a page stored before in another form keeps it).
+   */
+  private lookup(scope: Scope, title: string): { form: string; found: Row | undefined } {
     checkScope(scope);
     if (typeof title !== 'string') throw validationError('title', 'title must be a string');
-    return this.ctx
-      .stmt('SELECT * FROM wiki_pages WHERE layer = ? AND user_id = ? AND title = ?')
-      .get(scope.layer, scope.user_id, title.trim()) as Row | undefined;
+    const stmt = this.ctx.stmt('SELECT * FROM wiki_pages WHERE layer = ? AND user_id = ? AND title = ?');
+    return lookupForms(title.trim(), (form) => stmt.get(scope.layer, scope.user_id, form) as Row | undefined);
   }
 
   /**

@@ -162,6 +162,15 @@ describe('control characters', () => {
     expect([tables(), snapshot(s)]).toEqual(before);
   });
 
+  it('a new project named with an invisible format character (zero-width space, bidi override) is an error naming name', async () => {
+    const before = snapshot(s);
+    for (const name of ['Apol\u200Blo', 'invoice\u202Efdp', 'Hy\u00ADphen']) {
+      const err = await toolError(project({ action: 'init', name, details: 'x' }));
+      expect(err, JSON.stringify(name)).toMatchObject({ type: 'ValidationError', field: 'name', message: expect.stringMatching(/invisible format/) });
+    }
+    expect(snapshot(s)).toEqual(before);
+  });
+
   it('details as a description or decision, and outcome, may keep line breaks and tabs', async () => {
     await project({ action: 'init', name: 'Apollo', details: 'Line one.\n\tIndented line.' });
     const u = await project({ action: 'update', name: 'Apollo', details: 'Windows text.\r\nSecond line.' });

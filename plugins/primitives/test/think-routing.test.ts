@@ -89,6 +89,19 @@ describe('rule 1: above 2000 characters goes to a wiki page', () => {
     expect(r.routing.rule).toBe('long_to_wiki');
     expect(count(s, 'wiki_pages')).toBe(1);
   });
+
+  it('counts characters in NFC: a text sent with combining accents routes as the same text precomposed', async () => {
+    // 1,616 characters of Vietnamese in NFC, 2,183 code points in NFD (many letters carry two accents).
+    const text = 'Hôm nay tôi đã đến thăm Hà Nội và ăn phở bò ở một quán nhỏ gần hồ Hoàn Kiếm. '.repeat(21).trim().normalize('NFC');
+    for (const form of ['NFC', 'NFD'] as const) {
+      const r = await think({ text: text.normalize(form), layer: 'user' });
+      expect([r.routing.length, r.routing.rule], form).toEqual([1616, 'long_or_emotional_to_l3']);
+    }
+    expect(count(s, 'wiki_pages')).toBe(0);
+    // Past 2000 characters in NFC it is long in either form.
+    const long = `${text} ${text.slice(0, 400)}`;
+    expect((await think({ text: long.normalize('NFD'), layer: 'user' })).routing.rule).toBe('long_to_wiki');
+  });
 });
 
 describe('rule 2: below 60 characters and importance above 0.7 goes to L4', () => {

@@ -106,6 +106,8 @@ describe('bad input is a tool error naming the field, and nothing is written', (
     ['whitespace text', { text: '   \n\t ' }, 'text'],
     ['text of invisible characters only', { text: ' \u200b\u200d\u2060\u00ad ' }, 'text'],
     ['wiki_title of invisible characters only', { text: 'hello there', wiki_title: '\u200b' }, 'wiki_title'],
+    ['wiki_title with a bidi override', { text: 'hello there', wiki_title: 'invoice\u202Efdp.exe' }, 'wiki_title'],
+    ['wiki_title with a zero-width space', { text: 'hello there', wiki_title: 'Caf\u200Be' }, 'wiki_title'],
     ['user_id of invisible characters only', { text: 'hello there', user_id: '\u3164\u200b' }, 'user_id'],
     ['text over think.max_text_chars', { text: 'a'.repeat(201) }, 'text'],
     ['text not a string', { text: 42 }, 'text'],

@@ -97,6 +97,18 @@ describe('memory_watch', () => {
     expect((await s.call('memory_watch', { action: 'list' })).rules[0].hits_24h).toBe(0);
   });
 
+  it('rules named in Cyrillic each keep their own scratchpad note (both were watch:untitled, one overwriting the other)', async () => {
+    s = await start();
+    await add('Важно', 'message_received', { keywords: ['врач'] }, 'note');
+    await add('Срочно', 'message_received', { keywords: ['банк'] }, 'note');
+    await s.call('think', { text: 'Завтра в девять утра нужно позвонить врачу насчёт анализов крови', layer: 'user' });
+    await s.call('think', { text: 'Не забыть перевести деньги в банк до конца этой недели обязательно', layer: 'user' });
+    expect(storesOf(s).scratchpad.read(U).map((e) => [e.key, e.content.split(' (')[0]])).toEqual([
+      ['watch:важно', 'Важно'],
+      ['watch:срочно', 'Срочно'],
+    ]);
+  });
+
   it('logs, notes and tags on the new_message and auto_save_candidate events by importance, L4 importance and sender', async () => {
     s = await start();
     await add('any save', 'new_message', { min_importance: 0.5 }, 'log');

@@ -54,6 +54,21 @@ describe('memory_procedure', () => {
     expect((await s.call('memory_procedure', { action: 'get', name: 'p' })).procedure.successes).toBe(0);
   });
 
+  it('keeps names in every script apart: "Борщ 2" and "Пельмени 2" are two procedures, "Приготовить борщ" is a name', async () => {
+    s = await start();
+    const a = await s.call('memory_procedure', { action: 'save', name: 'Борщ 2', steps: ['варить свёклу', 'добавить капусту'] });
+    const b = await s.call('memory_procedure', { action: 'save', name: 'Пельмени 2', steps: ['лепить пельмени'] });
+    expect([a.procedure.name, a.created_new, b.procedure.name, b.created_new]).toEqual(['борщ-2', true, 'пельмени-2', true]);
+    expect((await s.call('memory_procedure', { action: 'get', name: 'БОРЩ 2' })).procedure.steps).toEqual(['варить свёклу', 'добавить капусту']);
+    expect((await s.call('memory_procedure', { action: 'save', name: 'Приготовить борщ', steps: ['x'] })).procedure.name).toBe('приготовить-борщ');
+    await s.call('memory_procedure', { action: 'save', name: '東京 v2', steps: ['東京へ行く'] });
+    await s.call('memory_procedure', { action: 'save', name: '大阪 v2', steps: ['大阪へ行く'] });
+    expect((await s.call('memory_procedure', { action: 'get', name: '東京 v2' })).procedure.steps).toEqual(['東京へ行く']);
+    expect((await s.call('memory_procedure', { action: 'list' })).total).toBe(5);
+    // An ASCII name keeps the form it was always stored in.
+    expect((await s.call('memory_procedure', { action: 'save', name: 'Café Plan B', steps: ['y'] })).procedure.name).toBe('cafe-plan-b');
+  });
+
   it('keeps layers and user_ids apart', async () => {
     s = await start();
     await s.call('memory_procedure', { action: 'save', name: 'p', steps: ['user way'] });

@@ -76,6 +76,16 @@ describe('memory_stash', () => {
     expect(pad.read(U).map((e) => e.key)).toEqual(['b']);
   });
 
+  it('keeps stash names in every script apart: "Идея 1" and "Мысль 1" are two stashes', async () => {
+    s = await start();
+    const pad = storesOf(s).scratchpad;
+    pad.write(U, 'a', 'stash A content');
+    expect((await s.call('memory_stash', { action: 'push', name: 'Идея 1' })).stash.name).toBe('идея-1');
+    pad.write(U, 'b', 'stash B content');
+    expect((await s.call('memory_stash', { action: 'push', name: 'Мысль 1' })).stash.name).toBe('мысль-1');
+    expect((await s.call('memory_stash', { action: 'pop', name: 'идея 1' })).entries.map((e: any) => e.content)).toEqual(['stash A content']);
+  });
+
   it('keeps layers and user_ids apart', async () => {
     s = await start();
     const pad = storesOf(s).scratchpad;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { charLength, checkNoControlChars, invalid, isBlank, MemoryError, overChars, type Hooks, type Logger } from '@memory-service/kernel';
+import { charLength, checkNoControlChars, checkNoHiddenFormat, invalid, isBlank, MemoryError, overChars, type Hooks, type Logger } from '@memory-service/kernel';
 import { ARTIFACT_PATH_MAX, scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 import { mentionsAny } from './audit-words.js';
@@ -154,9 +154,12 @@ export class ProjectService {
     checkFieldsTaken(input);
     checkControlChars(input);
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
-    if (input.action !== 'init' && !this.stores.projects.get(name)) {
+    const held = this.stores.projects.get(name);
+    if (input.action !== 'init' && !held) {
       throw new MemoryError('KERNEL_ERR_NOT_FOUND', `No project named "${name}"; create it with action init`, { field: 'name' });
     }
+    // A new project's name titles its spec page: refused here as the wiki refuses such a title, naming name.
+    if (!held) checkNoHiddenFormat('name', name);
     switch (input.action) {
       case 'init':
         return this.init(scope, name, input);

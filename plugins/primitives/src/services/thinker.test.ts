@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Storage, systemClock } from '@memory-service/kernel';
+import { createHooks, silentLogger, Storage, systemClock } from '@memory-service/kernel';
 import { Stores, storesMigrations, type Scope } from '@memory-service/stores';
-import { baseKey, freeFactKey, KEY_WORDS_MAX } from './thinker.js';
+import { baseKey, freeFactKey, KEY_WORDS_MAX, Thinker, type ThinkResult } from './thinker.js';
 
 /** Fact keys of think and evolve: a slug of the first six words; never overwrite another value. */
 describe('baseKey', () => {
@@ -111,5 +111,21 @@ describe('freeFactKey', () => {
     expect(freeFactKey(stores, scope, 'note', 'Remember: my birthday is on March 4')).toBe(`${BASE}-2`);
     // The agent layer's keys are its own.
     expect(freeFactKey(stores, { layer: 'agent', user_id: 'default' }, 'note', TEXT)).toBe(BASE);
+  });
+});
+
+describe('Thinker routing length', () => {
+  // Vietnamese stacks two accents on many letters: 1,694 characters in NFC are 2,288 code points in NFD.
+  const sentence = 'Hôm nay tôi đã đến thăm Hà Nội và ăn phở bò ở một quán nhỏ gần hồ Hoàn Kiếm. ';
+  const text = sentence.repeat(21).normalize('NFC');
+
+  it('counts the text in NFC, so the same thought routes alike however its accents were sent', () => {
+    expect([...text.normalize('NFD')].length).toBeGreaterThan(2000);
+    const thinker = new Thinker(storesWith({}), systemClock, createHooks(), silentLogger(), 100_000);
+    for (const form of ['NFC', 'NFD'] as const) {
+      const r = thinker.think({ text: text.normalize(form), layer: 'user', user_id: 'default' }) as ThinkResult;
+      expect(r.routing.length, form).toBe([...text.trim()].length);
+      expect(r.actions.map((a) => a.store), form).not.toContain('wiki');
+    }
   });
 });

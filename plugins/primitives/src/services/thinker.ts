@@ -1,4 +1,4 @@
-import { charLength, checkNoControlChars, cutChars, invalid, isBlank, overChars, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
+import { charLength, checkNoControlChars, checkNoHiddenFormat, cutChars, invalid, isBlank, overChars, toNfc, type Clock, type Hooks, type Logger, type MessageInfo } from '@memory-service/kernel';
 import {
   checkWikiType,
   EMOTIONAL_L3,
@@ -114,6 +114,8 @@ export class Thinker {
     if (explicitTitle !== null && isBlank(explicitTitle)) throw invalid('wiki_title', 'must not be empty or only white space and invisible characters (omit it, or pass null, for an automatic Thought_<timestamp> title)', 'non-empty string or null');
     // A title is one line: a line break forged a heading of dream's summary, an escape sequence reached every reader's terminal.
     if (explicitTitle !== null) checkNoControlChars('wiki_title', explicitTitle);
+    // Nor a character that shows nothing or reorders what is shown, which the wiki refuses in a title (naming title).
+    if (explicitTitle !== null) checkNoHiddenFormat('wiki_title', explicitTitle);
     if (overChars(input.text, this.maxChars)) {
       throw invalid('text', `is ${charLength(input.text)} characters; the limit is ${this.maxChars} (think.max_text_chars)`, {
         max: this.maxChars,
@@ -125,8 +127,10 @@ export class Thinker {
     const emotional = scoreEmotionalWeight(text);
     const resolved: Layer = input.layer === 'auto' ? scoreAgentVoice(text).layer : input.layer;
     const scope: Scope = { layer: resolved, user_id: input.user_id };
-    // Characters are code points, as a user counts them (docs/decisions.md): an emoji is one.
-    const length = charLength(text.trim());
+    // Characters are code points, as a user counts them (docs/decisions.md): an emoji is one. They
+    // are counted in NFC, so a text sent with combining accents (NFD: macOS, some keyboards) is as
+    // long as the same text precomposed; the text itself is stored as sent.
+    const length = charLength(toNfc(text.trim()));
     const training = trainingValue(text, importance);
     const now = this.clock.now();
     const actions: Action[] = [];

@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { start, storesOf, toolError, type TestServer } from './helpers.js';
+
+let s: TestServer;
+afterEach(async () => {
+  await s?.close();
+});
+
+const nfc = (t: string) => t.normalize('NFC');
+const nfd = (t: string) => t.normalize('NFD');
+
+describe('user_ids and fact keys as identities', () => {
+  it('a user_id sent composed or decomposed is one user; one holding an invisible format character is refused naming user_id', async () => {
+    s = await start();
+    const first = await s.call('memory_remember', { key: 'city', value: 'Lisbon', user_id: nfd('José') });
+    const again = await s.call('memory_remember', { key: 'city', value: 'Porto', user_id: nfc('José') });
+    expect(again).toMatchObject({ entry_id: first.entry_id, updated: true });
+    expect(storesOf(s).facts.list({ layer: 'user', user_id: nfc('José') }).map((f) => f.value)).toEqual(['Porto']);
+    expect(storesOf(s).facts.list({ layer: 'user', user_id: nfd('José') })).toEqual([]);
+    for (const user_id of ['a\u200Bb', 'bob\u202E', '\uFEFFann', 'an\u00ADna']) {
+      const err = await toolError(s.call('memory_remember', { key: 'city', value: 'Oslo', user_id }));
+      expect(err, JSON.stringify(user_id)).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'user_id', accepted: expect.stringMatching(/zero-width space/) });
+    }
+  });
+
+  it('a fact key sent composed or decomposed is one fact, and forget exact with either form deletes it', async () => {
+    s = await start();
+    const first = await s.call('memory_remember', { key: nfd('café_préféré'), value: 'Le Procope à Paris' });
+    expect(first.key).toBe(nfc('café_préféré'));
+    const second = await s.call('memory_remember', { key: nfc('café_préféré'), value: 'Café de Flore' });
+    expect(second).toMatchObject({ entry_id: first.entry_id, updated: true });
+    const U = { layer: 'user' as const, user_id: 'default' };
+    expect(storesOf(s).facts.list(U).map((f) => [f.key, f.value])).toEqual([[nfc('café_préféré'), 'Café de Flore']]);
+    const forgot = await s.call('forget', { key: nfd('café_préféré'), scope: 'exact' });
+    expect(forgot.deleted_l4).toBe(1);
+    expect(storesOf(s).facts.list(U)).toEqual([]);
+  });
+
+  it('refuses a fact key holding an invisible format character, naming key; keeps a Persian key with its non-joiner', async () => {
+    s = await start();
+    for (const key of ['fav\u200Bcolour', 'invoice\u202Efdp', 'soft\u00ADhyphen']) {
+      const err = await toolError(s.call('memory_remember', { key, value: 'blue' }));
+      expect(err, JSON.stringify(key)).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'key', accepted: expect.stringMatching(/zero-width space/) });
+    }
+    expect(storesOf(s).facts.list({ layer: 'user', user_id: 'default' })).toEqual([]);
+    expect((await s.call('memory_remember', { key: 'رنگ\u200Cمورد علاقه', value: 'آبی' })).key).toBe('رنگ\u200Cمورد علاقه');
+  });
+});
