@@ -50,7 +50,7 @@ describe('memory_cleanup', () => {
     const r = await s.call('memory_cleanup', { backups_keep: 1 });
     expect(snapshot()).toBe(before);
     expect(r).toMatchObject({ layer: 'user', user_id: 'default', dry_run: true, tasks: ['dedup_core', 'compress_episodes', 'dream_buffer', 'audit', 'backups', 'compaction'] });
-    expect(r.dedup_core).toEqual({ groups: 1, removed: 1, archived: 0, removed_keys: ['drink'] });
+    expect(r.dedup_core).toEqual({ groups: 1, removed: 1, removed_nodes: 0, archived: 0, removed_keys: ['drink'] });
     expect(r.compress_episodes).toMatchObject({ groups: 1, removed: 1, archived: 0 });
     expect(r.audit.removed).toBeGreaterThan(0);
     expect(r.backups).toMatchObject({ files: 3, removed: 2, removed_files: ['memory-1.db', 'memory-0.db'] });
