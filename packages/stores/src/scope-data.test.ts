@@ -98,6 +98,24 @@ describe('ScopeData', () => {
     expect(env.stores.facts.get(U2, 'city')?.value).toBe('Lyon');
   });
 
+  it("replace empties the target's L1 ring and its file; merge leaves them", () => {
+    seed();
+    const doc = env.stores.scopeData.exportScope(U);
+    env.stores.l1.push(U2, { text: 'old turn of the replaced memory', kind: 'thought' });
+    const merged = env.stores.scopeData.importScope(U2, doc, 'merge');
+    expect(merged.cleared_l1).toBe(0);
+    expect(env.stores.l1.count(U2)).toBe(1);
+    const r = env.stores.scopeData.importScope(U2, doc, 'replace');
+    expect(r.cleared_l1).toBe(1);
+    expect(env.stores.l1.count(U2)).toBe(0);
+    env.stores.l1.flush();
+    expect(JSON.parse(fs.readFileSync(env.stores.l1.fileFor(U2), 'utf8')).items).toEqual([]);
+    // The source scope's ring is not the target's.
+    env.stores.l1.push(U, { text: 'kept', kind: 'thought' });
+    env.stores.scopeData.importScope(U2, doc, 'replace');
+    expect(env.stores.l1.count(U)).toBe(1);
+  });
+
   it('a malformed document names the path of the bad field and writes nothing', () => {
     seed();
     const doc = env.stores.scopeData.exportScope(U) as any;

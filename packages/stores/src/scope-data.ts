@@ -40,6 +40,8 @@ export interface ImportResult {
   skipped: KindCounts;
   /** replace: records of the target cleared first (facts, episodes, graph nodes and wiki pages archived in the Shadow Bin). */
   cleared: KindCounts;
+  /** replace: items of the target's L1 ring removed (the ring is no kind of the document: not archived, not in previous_export). */
+  cleared_l1: number;
   archived: number;
 }
 
@@ -186,7 +188,7 @@ export class ScopeData {
    * same title, a scratchpad entry of the same key, and an episode, graph node, edge, timeline
    * event or session identical to one it held before the import (so importing twice adds nothing);
    * the later kinds follow ScopeDataExtras.importScope. replace first clears the target's records
-   * of every kind, archiving its facts, episodes, graph nodes and wiki pages in the Shadow Bin.
+   * of every kind and its L1 ring, archiving its facts, episodes, graph nodes and wiki pages in the Shadow Bin.
    * Nothing is written when any check fails.
    */
   importScope(scope: Scope, input: unknown, mode: ImportMode, root = 'data'): ImportResult {
@@ -196,7 +198,7 @@ export class ScopeData {
     const s = this.stores;
     const max = s.config.scratchpadMax;
     return s.transaction(() => {
-      const res: ImportResult = { mode, imported: zero(), skipped: zero(), cleared: zero(), archived: 0 };
+      const res: ImportResult = { mode, imported: zero(), skipped: zero(), cleared: zero(), cleared_l1: 0, archived: 0 };
       if (mode === 'replace') this.clear(scope, res);
       const now = s.ctx.iso();
       const c = s.ctx;
@@ -322,7 +324,7 @@ export class ScopeData {
     });
   }
 
-  /** replace: every record of the scope goes, its facts, episodes, graph nodes and wiki pages archived first. */
+  /** replace: every record of the scope goes, its L1 ring too, its facts, episodes, graph nodes and wiki pages archived first. */
   private clear(scope: Scope, res: ImportResult): void {
     const s = this.stores;
     const reason = 'memory_data import replace';
@@ -358,6 +360,8 @@ export class ScopeData {
     res.cleared.timeline = c.stmt('DELETE FROM timeline_events WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
     res.cleared.sessions = c.stmt('DELETE FROM sessions WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
     res.cleared.scratchpad = s.scratchpad.clear(scope);
+    // The recent turns are the replaced memory's too: wake_up and memory_context would still show them.
+    res.cleared_l1 = s.l1.clear(scope);
     this.extras.clear(scope, res.cleared);
   }
 }
