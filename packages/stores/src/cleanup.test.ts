@@ -102,6 +102,18 @@ describe('Cleanup', () => {
     expect(s.graph.getNode(U, editorNode)?.content).toBe('editor: uses neovim daily');
   });
 
+  it('dream_buffer counts the dreams still queued in a dry run too: it reports what the applied run removes', () => {
+    env.close();
+    // A bound above one trim step, so the rows the writes leave past it are the task's to remove.
+    env = makeEnv({ recallEventsKeep: 20 });
+    for (let i = 0; i < 22; i++) env.stores.defer(() => env.stores.recallEvents.record(U, { query: `q${i}`, intent: 'balanced', result_count: 0, ms: 1 }));
+    const dry = env.stores.cleanup.run(U, { dryRun: true, tasks: ['dream_buffer'] });
+    expect(dry.dream_buffer).toEqual({ rows: 21, keep: 20, removed: 1 });
+    const applied = env.stores.cleanup.run(U, { dryRun: false, tasks: ['dream_buffer'] });
+    expect(applied.dream_buffer).toEqual(dry.dream_buffer);
+    expect(env.stores.recallEvents.count(U)).toBe(20);
+  });
+
   it('trims audit rows past the retention and backups past the count; compaction vacuums free pages', () => {
     env.stores.facts.upsert(U, { key: 'old', value: 'x'.repeat(20_000) });
     env.stores.facts.upsert(A, { key: 'agent', value: 'kept' });

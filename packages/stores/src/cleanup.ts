@@ -102,7 +102,8 @@ const newestFirst = (a: { created: string }, b: { created: string }) => (a.creat
  * memory_cleanup. Scope tasks (dedup_core, compress_episodes, dream_buffer, audit) change only the
  * (layer, user_id) given, in one transaction, archiving every fact and episode they remove in the
  * Shadow Bin first; backups and compaction act on the data dir and database as a whole. A dry run
- * reads what each task would remove and writes nothing, in the database or on disk.
+ * reads what each task would remove and writes nothing, in the database or on disk (but the dream
+ * telemetry already answered and still queued, which any read of it writes first).
  */
 export class Cleanup {
   constructor(private readonly stores: Stores) {}
@@ -122,8 +123,6 @@ export class Cleanup {
     const dry = opts.dryRun;
     const out: CleanupResult = { dry_run: dry, tasks };
     const has = (t: CleanupTask) => tasks.includes(t);
-    // Recall telemetry still queued belongs in the count the dream_buffer task trims.
-    if (has('dream_buffer') && !dry) this.stores.writeDeferred();
     const scoped = () => {
       if (has('dedup_core')) out.dedup_core = this.dedupCore(scope, dry);
       if (has('compress_episodes')) out.compress_episodes = this.compressEpisodes(scope, dry);
@@ -245,7 +244,11 @@ export class Cleanup {
     return res;
   }
 
-  /** recall_events (dream's telemetry) of the scope beyond the keep bound (config recallEventsKeep), oldest first. */
+  /**
+   * recall_events (dream's telemetry) of the scope beyond the keep bound (config recallEventsKeep),
+   * oldest first. The count writes the telemetry still queued first (RecallEventStore), in a dry
+   * run too: the dry run reports what the applied run then removes.
+   */
   private dreamBuffer(scope: Scope, dry: boolean): DreamBufferResult {
     const s = this.stores;
     const keep = s.config.recallEventsKeep;

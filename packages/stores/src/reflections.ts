@@ -93,13 +93,19 @@ function excerpt(text: string, max = 120): string {
  * most recalled (accessed) in the period; the terms recurring across its records. Each is stored.
  */
 export class ReflectionStore {
-  constructor(private readonly ctx: StoreContext) {}
+  /** `writeQueued` writes the bookkeeping still queued (Stores.writeDeferred): the recalls and access counts a reflection reads. */
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly writeQueued: () => void = () => undefined,
+  ) {}
 
   /** Compute a reflection over the period ending now and store it. */
   write(scope: Scope, opts: { period_hours?: number; topic?: string } = {}): Reflection {
     checkScope(scope);
     const hours = checkPeriodHours(opts.period_hours ?? REFLECT_HOURS_DEFAULT);
     const topic = checkTopic(opts.topic);
+    // The dreams of the last second are queued (their recall_events rows and access counts): written first, they are counted.
+    this.writeQueued();
     const nowMs = this.ctx.clock.now();
     const end = isoOf(nowMs);
     const start = isoOf(nowMs - hours * 3_600_000);

@@ -94,6 +94,16 @@ describe('memory_cleanup', () => {
     expect(s.kernel.storage.db.prepare('SELECT COUNT(*) FROM retrieval_changes WHERE old IS NOT NULL').pluck(true).get()).toBe(0);
   });
 
+  it('dream_buffer: a dry run right after dreams reports what the applied run then removes', async () => {
+    s = await createTestServer({ plugins: [primitives, admin], expose: 'all', clock: new ManualClock(), config: { retrieval: { recall_events_keep: 20 } } });
+    await s.call('think', { text: 'Kiwis grow on vines in New Zealand orchards.' });
+    for (let i = 0; i < 22; i++) await s.call('dream', { query: `kiwi ${i}` });
+    const dry = await s.call('memory_cleanup', { tasks: ['dream_buffer'] });
+    const applied = await s.call('memory_cleanup', { tasks: ['dream_buffer'], dry_run: false });
+    expect(dry.dream_buffer).toEqual({ rows: 21, keep: 20, removed: 1 });
+    expect(applied.dream_buffer).toEqual(dry.dream_buffer);
+  });
+
   it('names the field of a bad option', async () => {
     s = await start();
     expect((await toolError(s.call('memory_cleanup', { tasks: [] }))).field).toBe('tasks');
