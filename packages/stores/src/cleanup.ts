@@ -100,8 +100,8 @@ const newestFirst = (a: { created: string }, b: { created: string }) => (a.creat
 
 /**
  * memory_cleanup. Scope tasks (dedup_core, compress_episodes, dream_buffer, audit) change only the
- * (layer, user_id) given, in one transaction, archiving every fact and episode they remove in the
- * Shadow Bin first; backups and compaction act on the data dir and database as a whole. A dry run
+ * (layer, user_id) given, in one transaction, archiving every fact, episode and graph node they
+ * remove in the Shadow Bin first; backups and compaction act on the data dir and database as a whole. A dry run
  * reads what each task would remove and writes nothing, in the database or on disk (but the dream
  * telemetry already answered and still queued, which any read of it writes first).
  */
