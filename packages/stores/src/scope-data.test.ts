@@ -36,7 +36,10 @@ function comparable(doc: ScopeDocument) {
     exported_at: null,
     user_id: null,
     layer: null,
+    facts: doc.facts.map(({ entry_id: _id, ...f }) => f),
     episodes: doc.episodes.map(({ id: _id, ...e }) => e),
+    wiki_pages: doc.wiki_pages.map(({ id: _id, path: _path, ...p }) => p),
+    sessions: doc.sessions.map(({ id: _id, ...x }) => x),
     graph_nodes: doc.graph_nodes.map(({ node_id: _n, ...n }) => n),
     graph_edges: doc.graph_edges.map((e) => ({ ...e, from: nodes.get(e.from), to: nodes.get(e.to) })),
   };
