@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { episodeKey } from './cleanup.js';
+import { derivedNodeIds } from './graph.js';
 import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
 
 let env: Env;
@@ -47,7 +48,7 @@ describe('Cleanup', () => {
     const r = env.stores.cleanup.run(U, { dryRun: true, backupsKeep: 2 });
     expect(snapshot()).toBe(before);
     expect(r.dry_run).toBe(true);
-    expect(r.dedup_core).toEqual({ groups: 1, removed: 2, archived: 0, removed_keys: ['colour again', 'color'] });
+    expect(r.dedup_core).toEqual({ groups: 1, removed: 2, removed_nodes: 0, archived: 0, removed_keys: ['colour again', 'color'] });
     expect(r.compress_episodes).toMatchObject({ groups: 1, removed: 1, archived: 0, retagged: 1, removed_ids: ['ep_1'] });
     expect(r.dream_buffer).toEqual({ rows: 5, keep: 3, removed: 2 });
     expect(r.audit?.removed).toBe(env.db.prepare("SELECT COUNT(*) FROM audit_log WHERE layer = 'user' AND ts < ?").pluck(true).get(r.audit?.cutoff));
@@ -77,6 +78,40 @@ describe('Cleanup', () => {
     // A second run finds nothing more.
     const again = env.stores.cleanup.run(U, { dryRun: false, tasks: ['dedup_core', 'compress_episodes'] });
     expect([again.dedup_core?.removed, again.compress_episodes?.removed]).toEqual([0, 0]);
+  });
+
+  it('dedup_core removes the graph nodes made from a removed fact, archived, unless a remaining record names them', () => {
+    const s = env.stores;
+    s.rememberer.remember(U, { key: 'editor', value: 'uses neovim daily', importance: 0.5 });
+    const kept = s.rememberer.remember(U, { key: 'tool_pref', value: 'uses neovim daily', importance: 0.8 });
+    // An auto-save's fact and episode share one node: the episode stays, so does the node.
+    const shared = s.graph.addNode(U, { content: 'uses neovim daily', node_type: 'memory' });
+    s.episodes.add(U, { summary: 'uses neovim daily', meta: { derived_nodes: [shared.node_id] } });
+    s.facts.upsert(U, { key: 'auto:neovim', value: 'uses neovim daily', importance: 0.3, metadata: { derived_nodes: [shared.node_id] } });
+    const editorNode = derivedNodeIds(s.facts.get(U, 'editor')!.metadata)[0]!;
+    const dry = s.cleanup.run(U, { dryRun: true, tasks: ['dedup_core'] });
+    expect(dry.dedup_core).toEqual({ groups: 1, removed: 2, removed_nodes: 1, archived: 0, removed_keys: ['editor', 'auto:neovim'] });
+    expect(s.graph.getNode(U, editorNode)).not.toBeNull();
+    const r = s.cleanup.run(U, { dryRun: false, tasks: ['dedup_core'] });
+    expect(r.dedup_core).toEqual({ ...dry.dedup_core, archived: 3 });
+    expect(s.graph.nodes(U).map((n) => n.node_id).sort()).toEqual([kept.node_id, shared.node_id].sort());
+    const archived = s.shadowBin.list(U).filter((e) => e.origin_store === 'graph');
+    expect(archived.map((e) => e.origin_id)).toEqual([editorNode]);
+    // Restored from the Shadow Bin, the fact and its node come back together.
+    s.shadowBin.restore(archived[0]!.id);
+    expect(s.graph.getNode(U, editorNode)?.content).toBe('editor: uses neovim daily');
+  });
+
+  it('dream_buffer counts the dreams still queued in a dry run too: it reports what the applied run removes', () => {
+    env.close();
+    // A bound above one trim step, so the rows the writes leave past it are the task's to remove.
+    env = makeEnv({ recallEventsKeep: 20 });
+    for (let i = 0; i < 22; i++) env.stores.defer(() => env.stores.recallEvents.record(U, { query: `q${i}`, intent: 'balanced', result_count: 0, ms: 1 }));
+    const dry = env.stores.cleanup.run(U, { dryRun: true, tasks: ['dream_buffer'] });
+    expect(dry.dream_buffer).toEqual({ rows: 21, keep: 20, removed: 1 });
+    const applied = env.stores.cleanup.run(U, { dryRun: false, tasks: ['dream_buffer'] });
+    expect(applied.dream_buffer).toEqual(dry.dream_buffer);
+    expect(env.stores.recallEvents.count(U)).toBe(20);
   });
 
   it('trims audit rows past the retention and backups past the count; compaction vacuums free pages', () => {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { validationError } from './errors.js';
 import type { Fact } from './facts.js';
 import type { Episode } from './episodes.js';
+import { derivedNodeIds, type GraphNode } from './graph.js';
 import { safeJoin } from './paths.js';
 import { RECALL_TRIM_MAX_ROWS } from './recall-events.js';
 import { foldText } from './retrieval/query.js';
@@ -32,6 +33,9 @@ export interface CleanupOptions {
 export interface DedupCoreResult {
   groups: number;
   removed: number;
+  /** Graph nodes made from a removed fact (its metadata derived_nodes) that no remaining fact or episode names. */
+  removed_nodes: number;
+  /** Facts and graph nodes archived in the Shadow Bin (applied runs). */
   archived: number;
   removed_keys: string[];
 }
@@ -96,9 +100,10 @@ const newestFirst = (a: { created: string }, b: { created: string }) => (a.creat
 
 /**
  * memory_cleanup. Scope tasks (dedup_core, compress_episodes, dream_buffer, audit) change only the
- * (layer, user_id) given, in one transaction, archiving every fact and episode they remove in the
- * Shadow Bin first; backups and compaction act on the data dir and database as a whole. A dry run
- * reads what each task would remove and writes nothing, in the database or on disk.
+ * (layer, user_id) given, in one transaction, archiving every fact, episode and graph node they
+ * remove in the Shadow Bin first; backups and compaction act on the data dir and database as a whole. A dry run
+ * reads what each task would remove and writes nothing, in the database or on disk (but the dream
+ * telemetry already answered and still queued, which any read of it writes first).
  */
 export class Cleanup {
   constructor(private readonly stores: Stores) {}
@@ -118,8 +123,6 @@ export class Cleanup {
     const dry = opts.dryRun;
     const out: CleanupResult = { dry_run: dry, tasks };
     const has = (t: CleanupTask) => tasks.includes(t);
-    // Recall telemetry still queued belongs in the count the dream_buffer task trims.
-    if (has('dream_buffer') && !dry) this.stores.writeDeferred();
     const scoped = () => {
       if (has('dedup_core')) out.dedup_core = this.dedupCore(scope, dry);
       if (has('compress_episodes')) out.compress_episodes = this.compressEpisodes(scope, dry);
@@ -136,30 +139,67 @@ export class Cleanup {
     return out;
   }
 
-  /** Facts of the scope holding the same value: the most important (then the latest updated, then the newest) stays. */
+  /**
+   * Facts of the scope holding the same value: the most important (then the latest updated, then
+   * the newest) stays. The graph nodes a removed fact names as made from it (derived_nodes, as
+   * forget exact removes them) go with it, archived like it, unless a fact that stays or an episode
+   * names them too (think's and memory_hook's saves share one node between a fact and an episode).
+   */
   private dedupCore(scope: Scope, dry: boolean): DedupCoreResult {
     const s = this.stores;
     const values = s.ctx
       .stmt('SELECT value FROM facts WHERE layer = ? AND user_id = ? GROUP BY value HAVING COUNT(*) > 1 ORDER BY MIN(id)')
       .pluck(true)
       .all(scope.layer, scope.user_id) as string[];
-    const res: DedupCoreResult = { groups: values.length, removed: 0, archived: 0, removed_keys: [] };
-    for (const value of values) {
+    const res: DedupCoreResult = { groups: values.length, removed: 0, removed_nodes: 0, archived: 0, removed_keys: [] };
+    const plan: { kept: Fact; removed: Fact[] }[] = values.map((value) => {
       const ranked = s.facts.holding(scope, value).sort(
         (a: Fact, b: Fact) => b.importance - a.importance || (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : 0) || idNum(b.entry_id) - idNum(a.entry_id),
       );
-      const kept = ranked[0]!;
-      for (const f of ranked.slice(1)) {
+      return { kept: ranked[0]!, removed: ranked.slice(1) };
+    });
+    const named = this.nodesStillNamed(scope, new Set(plan.flatMap((g) => g.removed.map((f) => f.key))));
+    const taken = new Set<string>();
+    for (const { kept, removed } of plan) {
+      for (const f of removed) {
+        const nodes: GraphNode[] = [];
+        for (const id of derivedNodeIds(f.metadata)) {
+          const node = named.has(id) || taken.has(id) ? null : s.graph.getNode(scope, id);
+          taken.add(id);
+          if (node) nodes.push(node);
+        }
         if (!dry) {
-          s.shadowBin.archive(scope, { origin_store: 'l4', origin_id: f.key, content: f, reason: `memory_cleanup dedup_core: same value as ${kept.key}` });
+          const reason = `memory_cleanup dedup_core: same value as ${kept.key}`;
+          s.shadowBin.archive(scope, { origin_store: 'l4', origin_id: f.key, content: f, reason });
           s.facts.delete(scope, f.key);
-          res.archived++;
+          for (const n of nodes) {
+            s.shadowBin.archive(scope, { origin_store: 'graph', origin_id: n.node_id, content: n, reason });
+            s.graph.deleteNode(scope, n.node_id);
+          }
+          res.archived += 1 + nodes.length;
         }
         res.removed++;
+        res.removed_nodes += nodes.length;
         if (res.removed_keys.length < CLEANUP_LIST_MAX) res.removed_keys.push(f.key);
       }
     }
     return res;
+  }
+
+  /** The node ids the scope's episodes, and its facts other than those of `removing` (keys), name in derived_nodes. */
+  private nodesStillNamed(scope: Scope, removing: ReadonlySet<string>): Set<string> {
+    const c = this.stores.ctx;
+    const out = new Set<string>();
+    const facts = c
+      .stmt("SELECT f.key, j.value FROM facts f, json_each(f.metadata, '$.derived_nodes') j WHERE f.layer = ? AND f.user_id = ? AND json_valid(f.metadata)")
+      .all(scope.layer, scope.user_id) as { key: string; value: unknown }[];
+    for (const r of facts) if (!removing.has(r.key) && typeof r.value === 'string') out.add(r.value);
+    const episodes = c
+      .stmt("SELECT j.value FROM episodes e, json_each(e.meta, '$.derived_nodes') j WHERE e.layer = ? AND e.user_id = ? AND json_valid(e.meta)")
+      .pluck(true)
+      .all(scope.layer, scope.user_id) as unknown[];
+    for (const v of episodes) if (typeof v === 'string') out.add(v);
+    return out;
   }
 
   /**
@@ -204,7 +244,11 @@ export class Cleanup {
     return res;
   }
 
-  /** recall_events (dream's telemetry) of the scope beyond the keep bound (config recallEventsKeep), oldest first. */
+  /**
+   * recall_events (dream's telemetry) of the scope beyond the keep bound (config recallEventsKeep),
+   * oldest first. The count writes the telemetry still queued first (RecallEventStore), in a dry
+   * run too: the dry run reports what the applied run then removes.
+   */
   private dreamBuffer(scope: Scope, dry: boolean): DreamBufferResult {
     const s = this.stores;
     const keep = s.config.recallEventsKeep;

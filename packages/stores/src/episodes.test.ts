@@ -121,4 +121,18 @@ describe('EpisodeStore', () => {
     env.stores.episodes.touch(['fact_1']);
     expect(got(a.id)?.access_count).toBe(2);
   });
+
+  it('countListed counts the episodes list pages through for the same tag filter', () => {
+    const e = env.stores.episodes;
+    e.add(U, { summary: 'one', tags: ['area:backend', 'prio:0'] });
+    e.add(U, { summary: 'two', tags: ['area:frontend', 'prio:1'] });
+    e.add(U, { summary: 'three', tags: ['area:backend', 'prio:1'] });
+    e.add(A, { summary: 'agent', tags: ['area:backend'] });
+    expect(e.countListed(U)).toBe(3);
+    expect(e.countListed(U, { tag: 'area:backend' })).toBe(2);
+    expect(e.countListed(U, { tag: ['area:backend', 'prio:1'] })).toBe(1);
+    expect(e.countListed(U, { tag: ['area:backend', 'area:frontend', 'prio:1'] })).toBe(2);
+    expect(e.countListed(U, { tag: 'none' })).toBe(0);
+    expect(e.countListed(U, { tag: 'area:backend' })).toBe(e.list(U, { tag: 'area:backend', limit: 200 }).length);
+  });
 });

@@ -157,9 +157,24 @@ export class EpisodeStore {
 
   /** Newest first. */
   list(scope: Scope, opts: EpisodeListOptions = {}): Episode[] {
-    checkScope(scope);
     const limit = clamp(Math.floor(opts.limit ?? 20), 0, 10_000);
     const offset = Math.max(0, Math.floor(opts.offset ?? 0));
+    const { where, params } = this.listSql(scope, opts);
+    const rows = this.ctx
+      .stmt(`SELECT e.* FROM episodes e WHERE ${where} ORDER BY e.id DESC LIMIT ? OFFSET ?`)
+      .all(...params, limit, offset) as Row[];
+    return rows.map(toEpisode);
+  }
+
+  /** How many episodes list() pages through for the same filter (every page's `total`). */
+  countListed(scope: Scope, opts: Pick<EpisodeListOptions, 'tag' | 'since'> = {}): number {
+    const { where, params } = this.listSql(scope, opts);
+    return this.ctx.stmt(`SELECT COUNT(*) FROM episodes e WHERE ${where}`).pluck(true).get(...params) as number;
+  }
+
+  /** The WHERE clause (over `episodes e`) of a listing: the scope, the faceted tags, the time. */
+  private listSql(scope: Scope, opts: Pick<EpisodeListOptions, 'tag' | 'since'>): { where: string; params: (string | number)[] } {
+    checkScope(scope);
     const where = ['e.layer = ?', 'e.user_id = ?'];
     const params: (string | number)[] = [scope.layer, scope.user_id];
     const tagFilter = opts.tag === undefined ? [] : Array.isArray(opts.tag) ? opts.tag : [opts.tag];
@@ -174,10 +189,7 @@ export class EpisodeStore {
       where.push('e.created >= ?');
       params.push(opts.since);
     }
-    const rows = this.ctx
-      .stmt(`SELECT e.* FROM episodes e WHERE ${where.join(' AND ')} ORDER BY e.id DESC LIMIT ? OFFSET ?`)
-      .all(...params, limit, offset) as Row[];
-    return rows.map(toEpisode);
+    return { where: where.join(' AND '), params };
   }
 
   /**

@@ -59,4 +59,36 @@ describe('GraphStore', () => {
     expect(env.stores.graph.deleteNode(U, b.node_id)?.content).toBe('Bob');
     expect(env.stores.graph.count(U)).toBe(0);
   });
+
+  it('countQuery counts the nodes query pages through for the same filter', () => {
+    const g = env.stores.graph;
+    g.addNode(U, { content: 'Ada', node_type: 'person', tags: ['team:core', 'role:lead'] });
+    g.addNode(U, { content: 'Bo', node_type: 'person', tags: ['team:core'] });
+    g.addNode(U, { content: 'Postgres', node_type: 'decision', tags: ['team:infra', 'role:lead'] });
+    g.addNode(A, { content: 'Self', node_type: 'person', tags: ['team:core'] });
+    expect(g.countQuery(U)).toBe(3);
+    expect(g.countQuery(U, { node_type: 'Person' })).toBe(2);
+    expect(g.countQuery(U, { tag: 'role:lead' })).toBe(2);
+    expect(g.countQuery(U, { tag: ['team:core', 'team:infra', 'role:lead'] })).toBe(2);
+    expect(g.countQuery(U, { tag: 'team:core', node_type: 'decision' })).toBe(0);
+    expect(g.countQuery(U, { tag: 'team:core' })).toBe(g.query(U, { tag: 'team:core', limit: 200 }).length);
+    expect(g.countQuery(A)).toBe(1);
+  });
+
+  it('purgeSince counts the nodes and the edges it deletes, an edge between two old nodes included', () => {
+    const g = env.stores.graph;
+    const a = g.addNode(U, { content: 'Alice', node_type: 'person' });
+    const b = g.addNode(U, { content: 'Bob', node_type: 'person' });
+    const c = g.addNode(U, { content: 'Carol', node_type: 'person' });
+    g.addEdge(U, { from: a.node_id, to: b.node_id, relation: 'knows' });
+    env.clock.advance(1000);
+    const since = new Date(env.clock.now()).toISOString();
+    // In the window: an edge between two old nodes, and a new node with an edge to an old one.
+    g.addEdge(U, { from: b.node_id, to: c.node_id, relation: 'knows' });
+    const d = g.addNode(U, { content: 'Dan', node_type: 'person' });
+    g.addEdge(U, { from: d.node_id, to: a.node_id, relation: 'works_with' });
+    expect(g.purgeSince(U, since)).toEqual({ nodes: 1, edges: 2 });
+    expect(g.edges(U).map((e) => `${e.from.content}>${e.to.content}`)).toEqual(['Alice>Bob']);
+    expect(g.purgeSince(U, since)).toEqual({ nodes: 0, edges: 0 });
+  });
 });

@@ -75,6 +75,12 @@ interface EdgeRow {
 
 export const NODE_PREFIX = 'node';
 
+/** The nodes memory_graph_nodes and memory_graph_query list: faceted tags and/or a node type. */
+export interface NodeFilter {
+  tag?: string | readonly string[];
+  node_type?: string;
+}
+
 /**
  * The graph node ids a record's metadata names as made from its text (`derived_nodes`: think,
  * memory_remember, memory_hook's saves), strings only.
@@ -234,10 +240,25 @@ export class GraphStore {
    * Nodes by tags and/or node type, highest confidence first (ties: newest first), `limit` from
    * `offset`. Tags are faceted (tags.ts): same dimension any of, different dimensions all of.
    */
-  query(scope: Scope, opts: { tag?: string | readonly string[]; node_type?: string; limit?: number; offset?: number } = {}): GraphNode[] {
-    checkScope(scope);
+  query(scope: Scope, opts: NodeFilter & { limit?: number; offset?: number } = {}): GraphNode[] {
     const limit = Math.max(0, Math.floor(opts.limit ?? 50));
     const offset = Math.max(0, Math.floor(opts.offset ?? 0));
+    const { where, params } = this.filterSql(scope, opts);
+    const rows = this.ctx
+      .stmt(`SELECT n.* FROM graph_nodes n WHERE ${where} ORDER BY n.confidence DESC, n.id DESC LIMIT ? OFFSET ?`)
+      .all(...params, limit, offset) as NodeRow[];
+    return rows.map(toNode);
+  }
+
+  /** How many nodes query() pages through for the same filter (every page's `total`). */
+  countQuery(scope: Scope, opts: NodeFilter = {}): number {
+    const { where, params } = this.filterSql(scope, opts);
+    return this.ctx.stmt(`SELECT COUNT(*) FROM graph_nodes n WHERE ${where}`).pluck(true).get(...params) as number;
+  }
+
+  /** The WHERE clause (over `graph_nodes n`) of a node filter: the scope, the node type, the faceted tags. */
+  private filterSql(scope: Scope, opts: NodeFilter): { where: string; params: (string | number)[] } {
+    checkScope(scope);
     const where = ['n.layer = ?', 'n.user_id = ?'];
     const params: (string | number)[] = [scope.layer, scope.user_id];
     if (opts.node_type !== undefined) {
@@ -250,10 +271,7 @@ export class GraphStore {
       where.push(f.sql);
       params.push(...f.params);
     }
-    const rows = this.ctx
-      .stmt(`SELECT n.* FROM graph_nodes n WHERE ${where.join(' AND ')} ORDER BY n.confidence DESC, n.id DESC LIMIT ? OFFSET ?`)
-      .all(...params, limit, offset) as NodeRow[];
-    return rows.map(toNode);
+    return { where: where.join(' AND '), params };
   }
 
   count(scope: Scope): number {
@@ -300,15 +318,27 @@ export class GraphStore {
 
   /** Delete nodes and edges created at or after the ISO time; returns the number of nodes deleted. */
   deleteSince(scope: Scope, sinceIso: string): number {
+    return this.purgeSince(scope, sinceIso).nodes;
+  }
+
+  /**
+   * deleteSince, answering both counts: the nodes created at or after the ISO time, and the edges
+   * that went with them (those created in the window, and older ones joining a deleted node).
+   */
+  purgeSince(scope: Scope, sinceIso: string): { nodes: number; edges: number } {
     sinceIso = toIso(sinceIso);
     checkScope(scope);
     return this.ctx.tx(() => {
+      const edgesBefore = this.ctx.stmt('SELECT COUNT(*) FROM graph_edges WHERE layer = ? AND user_id = ?').pluck(true);
+      const before = edgesBefore.get(scope.layer, scope.user_id) as number;
       this.ctx.stmt('DELETE FROM graph_edges WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, sinceIso);
       const n = this.ctx
         .stmt('DELETE FROM graph_nodes WHERE layer = ? AND user_id = ? AND created >= ?')
         .run(scope.layer, scope.user_id, sinceIso).changes;
-      if (n > 0) this.audit.log(scope, 'delete_since', 'graph_node', `since:${sinceIso}`, { count: n });
-      return n;
+      // The foreign keys take the edges of a deleted node with it: counted by what is left.
+      const edges = before - (edgesBefore.get(scope.layer, scope.user_id) as number);
+      if (n > 0 || edges > 0) this.audit.log(scope, 'delete_since', 'graph_node', `since:${sinceIso}`, { count: n, edges });
+      return { nodes: n, edges };
     });
   }
 

@@ -42,6 +42,7 @@ describe('LucidityPurge', () => {
       deleted_l4: 1,
       deleted_l3: 1,
       deleted_graph: 2,
+      deleted_graph_edges: 1,
       deleted_wiki: 1,
       deleted_l1: 1,
       deleted_timeline: 1,

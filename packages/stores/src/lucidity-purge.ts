@@ -51,6 +51,8 @@ export interface PurgeResult {
   deleted_l4: number;
   deleted_l3: number;
   deleted_graph: number;
+  /** Graph edges created in the window, and older ones joining a node deleted with it. */
+  deleted_graph_edges: number;
   deleted_wiki: number;
   deleted_l1: number;
   deleted_timeline: number;
@@ -105,10 +107,12 @@ export class LucidityPurge {
       // A page's delete row names its title and path: the purge keeps none of the window's words.
       if (pages.length > 0) s.audit.redact(scope, pages.map((p) => p.id), 'lucidity_purge');
       const other = purgeRecordsSince(s, scope, since);
+      const graph = s.graph.purgeSince(scope, since);
       const counts = {
         deleted_l4: s.facts.deleteSince(scope, since),
         deleted_l3: s.episodes.deleteSince(scope, since),
-        deleted_graph: s.graph.deleteSince(scope, since),
+        deleted_graph: graph.nodes,
+        deleted_graph_edges: graph.edges,
         deleted_wiki: pages.length,
         deleted_l1: s.l1.deleteSince(scope, since),
         deleted_timeline: s.timeline.deleteSince(scope, since),

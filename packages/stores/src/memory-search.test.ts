@@ -62,6 +62,30 @@ describe('RecallCache', () => {
     expect(fromOther.hits).toHaveLength(3);
   });
 
+  it('drops every answer cached before a restore, in this process and another, though the next write brings the count back', async () => {
+    const s = env.stores;
+    const other = env.second().stores;
+    s.episodes.add(U, { summary: 'kiwi base episode' });
+    const taken = await s.backups.create('manual');
+    s.episodes.add(U, { summary: 'kiwi secret written after the backup' });
+    const countAtRecall = s.recall.stamp(U);
+    expect(s.recall.recall(U, 'kiwi').hits).toHaveLength(2);
+    expect(other.recall.recall(U, 'kiwi').hits).toHaveLength(2);
+    await s.backups.restore(taken.name);
+    // One write after the restore: the scope's count is the one the answers were computed at.
+    s.episodes.add(U, { summary: 'banana unrelated episode' });
+    expect(s.recall.stamp(U).split('\u0000')[1]).toBe(countAtRecall.split('\u0000')[1]);
+    const r = s.recall.recall(U, 'kiwi');
+    expect(r.cached).toBe(false);
+    expect(r.hits.map((h) => h.text)).toEqual(['kiwi base episode']);
+    // The other process sees the new token too (its search answers from its own index).
+    expect(other.recall.recall(U, 'kiwi').cached).toBe(false);
+    // Each restore is a new token, a restore of the same backup again too.
+    const before = s.recall.stamp(U);
+    await s.backups.restore(taken.name);
+    expect(s.recall.stamp(U)).not.toBe(before);
+  });
+
   it('never keeps an answer computed inside a transaction, and evicts the least recently used beyond its size', () => {
     env.stores.facts.upsert(U, { key: 'editor', value: 'Uses Vim daily', importance: 0.8 });
     env.stores.transaction(() => {

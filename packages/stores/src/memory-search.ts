@@ -47,8 +47,8 @@ export interface RecallAnswer {
 
 interface Entry {
   hits: Hit[];
-  /** The scope's write count the answer was computed at. */
-  writes: number;
+  /** The scope's write count and the database's restore token the answer was computed at (see stamp). */
+  stamp: string;
   at: number;
 }
 
@@ -56,8 +56,10 @@ interface Entry {
  * memory_recall: hybrid retrieval over L3 and L4 (balanced intent), with answers cached per scope,
  * query and limit for RECALL_CACHE_TTL_MS of the clock. An answer is served from the cache only
  * while the scope's write count (scope_writes, moved by triggers on every insert, update and
- * delete of its episodes and facts, by any process) is the one it was computed at, so a write
- * to the scope is never answered with what was there before. It records no access and no telemetry.
+ * delete of its episodes and facts, by any process) and the database's restore token (replaced
+ * by every memory_backup restore, in any process) are the ones it was computed at, so neither a
+ * write to the scope nor a restore is answered with what was there before. It records no access
+ * and no telemetry.
  */
 export class RecallCache {
   private readonly entries = new Map<string, Entry>();
@@ -69,9 +71,16 @@ export class RecallCache {
     readonly max = RECALL_CACHE_MAX,
   ) {}
 
-  /** The scope's write count: 0 before its first write. */
-  writes(scope: Scope): number {
-    return (this.ctx.stmt('SELECT n FROM scope_writes WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number | undefined) ?? 0;
+  /**
+   * What an answer stays valid under: the database's restore token and the scope's write count (0
+   * before its first write). A restore brings the backup's counts back, which later writes reach
+   * again; its new token is what tells an answer from before it.
+   */
+  stamp(scope: Scope): string {
+    const r = this.ctx
+      .stmt('SELECT (SELECT token FROM restore_token WHERE id = 1) AS token, (SELECT n FROM scope_writes WHERE layer = ? AND user_id = ?) AS n')
+      .get(scope.layer, scope.user_id) as { token: string | null; n: number | null };
+    return `${r.token ?? ''}\u0000${r.n ?? 0}`;
   }
 
   recall(scope: Scope, query: string, limit = RECALL_DEFAULT_LIMIT): RecallAnswer {
@@ -80,15 +89,15 @@ export class RecallCache {
     if (!Number.isInteger(limit) || limit < 1 || limit > RECALL_MAX_LIMIT) throw validationError('limit', `limit must be a whole number from 1 to ${RECALL_MAX_LIMIT}`, `1..${RECALL_MAX_LIMIT}`);
     const key = JSON.stringify([scope.layer, scope.user_id, query, limit]);
     const now = this.ctx.clock.now();
-    const writes = this.writes(scope);
+    const stamp = this.stamp(scope);
     const hit = this.entries.get(key);
-    if (hit && hit.writes === writes && now - hit.at < this.ttlMs && now >= hit.at) {
+    if (hit && hit.stamp === stamp && now - hit.at < this.ttlMs && now >= hit.at) {
       // Most recently used last: the first key is the one to evict.
       this.entries.delete(key);
       this.entries.set(key, hit);
       return this.answer(hit, true);
     }
-    const entry: Entry = { hits: this.retrieval.search(scope, query, { limit, intent: 'balanced', sources: RECALL_SOURCES }), writes, at: now };
+    const entry: Entry = { hits: this.retrieval.search(scope, query, { limit, intent: 'balanced', sources: RECALL_SOURCES }), stamp, at: now };
     // Inside a transaction the answer may hold writes a rollback takes back (and the count with them): not kept.
     if (this.ctx.db.inTransaction) return this.answer(entry, false);
     this.entries.delete(key);

@@ -62,6 +62,23 @@ describe('queued queries and forgets in other processes', () => {
   });
 });
 
+describe('RecallEventStore reads and the queue', () => {
+  it('count, openGaps and recent see the dreams still queued: they write the queue first', () => {
+    const queue = (query: string, result_count: number) => env.stores.defer(() => env.stores.recallEvents.record(U, { query, intent: 'balanced', result_count, ms: 1 }));
+    const since = new Date(env.clock.now() - 3_600_000).toISOString();
+    queue('kiwi', 1);
+    expect(env.stores.recallEvents.count(U)).toBe(1);
+    queue('where is the quokka', 0);
+    expect(env.stores.recallEvents.openGaps(U, since).map((g) => g.query)).toEqual(['where is the quokka']);
+    queue('ferry times', 0);
+    expect(env.stores.recallEvents.recent(U, 1).map((e) => e.query)).toEqual(['ferry times']);
+    // Another scope's read writes the whole queue too (one batch): the count of each scope is exact.
+    queue('bus', 0);
+    expect(env.stores.recallEvents.count(A)).toBe(0);
+    expect(env.db.prepare("SELECT COUNT(*) FROM recall_events WHERE user_id = 'default' AND layer = 'user'").pluck(true).get()).toBe(4);
+  });
+});
+
 describe('RecallEventStore deletes', () => {
   it('by pattern: the queries holding it as whole words, folded as retrieval folds, in one scope', () => {
     for (const q of ['Café au lait?', 'where is the ＣＡＦＥ', 'cafeteria menu', 'CAFE hours', 'ferry times']) record(U, q);

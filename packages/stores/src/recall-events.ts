@@ -59,7 +59,15 @@ export class RecallEventStore {
   /** Set while a batch of queued queries runs after a forget this process has not seen: record() writes nothing. */
   private dropping = false;
 
-  constructor(private readonly ctx: StoreContext) {
+  /**
+   * `writeQueued` writes the dream telemetry still queued in this process (Stores.writeDeferred):
+   * every read below calls it first, so a view of the table holds the dreams already answered
+   * (they are written in a batch up to DEFERRED_WRITE_MS later).
+   */
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly writeQueued: () => void = () => undefined,
+  ) {
     this.seenForgets = this.forgets();
   }
 
@@ -203,6 +211,7 @@ export class RecallEventStore {
 
   count(scope: Scope): number {
     checkScope(scope);
+    this.writeQueued();
     return (
       this.ctx.stmt('SELECT COUNT(*) AS n FROM recall_events WHERE layer = ? AND user_id = ?').get(scope.layer, scope.user_id) as {
         n: number;
@@ -219,6 +228,7 @@ export class RecallEventStore {
   openGaps(scope: Scope, sinceIso: string, limit = 50): OpenGap[] {
     checkScope(scope);
     sinceIso = toIso(sinceIso);
+    this.writeQueued();
     const rows = this.ctx
       .stmt('SELECT id, query, result_count, created FROM recall_events WHERE layer = ? AND user_id = ? AND created >= ? ORDER BY id')
       .all(scope.layer, scope.user_id, sinceIso) as { id: number; query: string; result_count: number; created: string }[];
@@ -248,6 +258,7 @@ export class RecallEventStore {
   /** The most recent events, newest first. */
   recent(scope: Scope, limit = 20): RecallEvent[] {
     checkScope(scope);
+    this.writeQueued();
     return this.ctx
       .stmt('SELECT id, query, intent, result_count, ms, created FROM recall_events WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ?')
       .all(scope.layer, scope.user_id, Math.max(0, Math.floor(limit))) as RecallEvent[];

@@ -41,6 +41,16 @@ describe('ReflectionStore', () => {
     expect(s.reflections.write(A).summary).toContain('Nothing was recorded');
   });
 
+  it('counts the recalls and accesses of the dreams still queued (it writes the queue first)', () => {
+    const s = env.stores;
+    const f = s.facts.upsert(U, { key: 'deploy', value: 'Deploy runs on Fridays' });
+    s.defer(() => s.recallEvents.record(U, { query: 'deploy day', intent: 'balanced', result_count: 1, ms: 1 }));
+    s.noteAccess([{ source: 'l4', id: f.entry_id }]);
+    const r = s.reflections.write(U);
+    expect(r.counts.recalls).toBe(1);
+    expect(r.most_recalled.map((m) => [m.id, m.access_count])).toEqual([[f.entry_id, 1]]);
+  });
+
   it('refuses a bad period, topic or limit naming the field, storing nothing', () => {
     const field = (fn: () => unknown) => {
       try {

@@ -99,13 +99,19 @@ function excerpt(text: string, max = 120): string {
  * most recalled (accessed) in the period; the terms recurring across its records. Each is stored.
  */
 export class ReflectionStore {
-  constructor(private readonly ctx: StoreContext) {}
+  /** `writeQueued` writes the bookkeeping still queued (Stores.writeDeferred): the recalls and access counts a reflection reads. */
+  constructor(
+    private readonly ctx: StoreContext,
+    private readonly writeQueued: () => void = () => undefined,
+  ) {}
 
   /** Compute a reflection over the period ending now and store it. */
   write(scope: Scope, opts: { period_hours?: number; topic?: string } = {}): Reflection {
     checkScope(scope);
     const hours = checkPeriodHours(opts.period_hours ?? REFLECT_HOURS_DEFAULT);
     const topic = checkTopic(opts.topic);
+    // The dreams of the last second are queued (their recall_events rows and access counts): written first, they are counted.
+    this.writeQueued();
     const nowMs = this.ctx.clock.now();
     const end = isoOf(nowMs);
     const start = isoOf(nowMs - hours * 3_600_000);
@@ -160,7 +166,7 @@ export class ReflectionStore {
       ...(this.ctx.stmt(`SELECT query FROM recall_events WHERE ${where('created', T.recalls)}`).pluck(true).all(...args(T.recalls)) as string[]),
     ];
     const recurring_terms = recurringTerms(texts, topic);
-    const summary = describe({ hours, topic, counts, top_tags, most_recalled, recurring_terms });
+    const summary = describeReflection({ hours, topic, counts, top_tags, most_recalled, recurring_terms });
     const body = JSON.stringify({ counts, top_tags, most_recalled, recurring_terms });
     return this.ctx.tx(() => {
       const info = this.ctx
@@ -216,7 +222,7 @@ export class ReflectionStore {
         const kept = r.most_recalled.filter((m) => !ids.has(m.id));
         const terms = r.recurring_terms.filter((t) => !wordTokens(t.term).some((w) => stems.has(porterStem(w))));
         if (kept.length === r.most_recalled.length && terms.length === r.recurring_terms.length) continue;
-        const summary = describe({ hours: r.period_hours, topic: r.topic ?? undefined, counts: r.counts, top_tags: r.top_tags, most_recalled: kept, recurring_terms: terms });
+        const summary = describeReflection({ hours: r.period_hours, topic: r.topic ?? undefined, counts: r.counts, top_tags: r.top_tags, most_recalled: kept, recurring_terms: terms });
         const body = JSON.stringify({ counts: r.counts, top_tags: r.top_tags, most_recalled: kept, recurring_terms: terms });
         this.ctx.stmt('UPDATE reflections SET summary = ?, body = ? WHERE id = ?').run(summary, body, row.id);
         n++;
@@ -274,7 +280,8 @@ export function recurringTerms(texts: readonly string[], topic?: string): { term
     .map((r) => ({ term: r.form, records: r.n }));
 }
 
-function describe(r: {
+/** A reflection's summary from its parts (write, forget, and memory_data import re-pointing its most recalled). */
+export function describeReflection(r: {
   hours: number;
   topic?: string;
   counts: ReflectionCounts;

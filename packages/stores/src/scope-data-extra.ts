@@ -1,9 +1,11 @@
 import { BRANCH_MAX } from './branches.js';
 import { StoreError, validationError } from './errors.js';
 import type { ProposalInput, ProposalPayload } from './proposals.js';
+import { describeReflection } from './reflections.js';
 import type { ScopeDocExtraKind, ScopeDocExtras } from './scope-doc-extra.js';
 import { STASH_MAX } from './stashes.js';
 import type { Stores } from './stores.js';
+import type { ImportRefs } from './scope-import-refs.js';
 import type { Scope } from './types.js';
 
 type Counts = Record<ScopeDocExtraKind, number>;
@@ -70,9 +72,9 @@ export class ScopeDataExtras {
    * Store caps (stashes, branches, standing queries) are checked for the whole kind before its first
    * write, naming `<root>.<kind>`.
    */
-  importScope(scope: Scope, doc: ScopeDocExtras, opts: { root: string; replace: boolean; now: string; step: Step; imported: Counts; skipped: Counts }): void {
+  importScope(scope: Scope, doc: ScopeDocExtras, opts: { root: string; replace: boolean; now: string; step: Step; refs: ImportRefs; imported: Counts; skipped: Counts }): void {
     const s = this.stores;
-    const { root, now, step, imported, skipped } = opts;
+    const { root, now, step, refs, imported, skipped } = opts;
     const c = s.ctx;
 
     doc.counterfactuals.forEach((x, i) => {
@@ -104,7 +106,12 @@ export class ScopeDataExtras {
 
     fits('branches', 'fact_branches', BRANCH_MAX, doc.branches.map((b) => b.name));
     doc.branches.forEach((b, i) => {
-      const made = step('branches', i, () => s.branches.restore(scope, { ...b, created: at(b.created, now), updated: at(b.updated, now) }));
+      // An entry copies a fact, its metadata with it: the ids that names are re-pointed as the fact's.
+      const entries = b.entries.map((e) => {
+        const { meta, text } = refs.record(e.metadata, e.value ?? '');
+        return { ...e, metadata: meta, value: e.value === null ? null : text, base_value: e.base_value === null ? null : refs.text(e.base_value, e.metadata) };
+      });
+      const made = step('branches', i, () => s.branches.restore(scope, { ...b, entries, created: at(b.created, now), updated: at(b.updated, now) }));
       if (made) imported.branches++;
       else skipped.branches++;
     });
@@ -113,8 +120,12 @@ export class ScopeDataExtras {
       opts.replace ? [] : (c.stmt('SELECT created || char(0) || summary FROM reflections WHERE layer = ? AND user_id = ?').pluck(true).all(scope.layer, scope.user_id) as string[]),
     );
     doc.reflections.forEach((r, i) => {
-      if (reflHeld.has(`${at(r.created, now)}\u0000${r.summary}`)) return void skipped.reflections++;
-      step('reflections', i, () => s.reflections.restore(scope, { ...r, created: at(r.created, now) }));
+      // The most recalled name the target's records (those the document holds), and the summary that lists them says so.
+      const most_recalled = refs.mostRecalled(r.most_recalled);
+      const same = most_recalled.length === r.most_recalled.length && most_recalled.every((m, j) => m.id === r.most_recalled[j]!.id);
+      const summary = same ? r.summary : describeReflection({ hours: r.period_hours, topic: r.topic ?? undefined, counts: r.counts, top_tags: r.top_tags, most_recalled, recurring_terms: r.recurring_terms });
+      if (reflHeld.has(`${at(r.created, now)}\u0000${summary}`)) return void skipped.reflections++;
+      step('reflections', i, () => s.reflections.restore(scope, { ...r, most_recalled, summary, created: at(r.created, now) }));
       imported.reflections++;
     });
 

@@ -36,7 +36,10 @@ function comparable(doc: ScopeDocument) {
     exported_at: null,
     user_id: null,
     layer: null,
+    facts: doc.facts.map(({ entry_id: _id, ...f }) => f),
     episodes: doc.episodes.map(({ id: _id, ...e }) => e),
+    wiki_pages: doc.wiki_pages.map(({ id: _id, path: _path, ...p }) => p),
+    sessions: doc.sessions.map(({ id: _id, ...x }) => x),
     graph_nodes: doc.graph_nodes.map(({ node_id: _n, ...n }) => n),
     graph_edges: doc.graph_edges.map((e) => ({ ...e, from: nodes.get(e.from), to: nodes.get(e.to) })),
   };
@@ -96,6 +99,24 @@ describe('ScopeData', () => {
     expect(env.stores.facts.get(U2, 'old')).toBeNull();
     expect(env.stores.shadowBin.list(U2).map((e) => e.origin_id).sort()).toEqual(['ep_2', 'old'].sort());
     expect(env.stores.facts.get(U2, 'city')?.value).toBe('Lyon');
+  });
+
+  it("replace empties the target's L1 ring and its file; merge leaves them", () => {
+    seed();
+    const doc = env.stores.scopeData.exportScope(U);
+    env.stores.l1.push(U2, { text: 'old turn of the replaced memory', kind: 'thought' });
+    const merged = env.stores.scopeData.importScope(U2, doc, 'merge');
+    expect(merged.cleared_l1).toBe(0);
+    expect(env.stores.l1.count(U2)).toBe(1);
+    const r = env.stores.scopeData.importScope(U2, doc, 'replace');
+    expect(r.cleared_l1).toBe(1);
+    expect(env.stores.l1.count(U2)).toBe(0);
+    env.stores.l1.flush();
+    expect(JSON.parse(fs.readFileSync(env.stores.l1.fileFor(U2), 'utf8')).items).toEqual([]);
+    // The source scope's ring is not the target's.
+    env.stores.l1.push(U, { text: 'kept', kind: 'thought' });
+    env.stores.scopeData.importScope(U2, doc, 'replace');
+    expect(env.stores.l1.count(U)).toBe(1);
   });
 
   it('a malformed document names the path of the bad field and writes nothing', () => {

@@ -11,6 +11,7 @@ import {
   type ScopeDocument,
 } from './scope-doc.js';
 import { ScopeDataExtras } from './scope-data-extra.js';
+import { ImportRefs } from './scope-import-refs.js';
 import type { Stores } from './stores.js';
 import type { Scope } from './types.js';
 import { checkScope, makeId, parseId, parseJson } from './util.js';
@@ -40,6 +41,8 @@ export interface ImportResult {
   skipped: KindCounts;
   /** replace: records of the target cleared first (facts, episodes, graph nodes and wiki pages archived in the Shadow Bin). */
   cleared: KindCounts;
+  /** replace: items of the target's L1 ring removed (the ring is no kind of the document: not archived, not in previous_export). */
+  cleared_l1: number;
   archived: number;
 }
 
@@ -73,6 +76,7 @@ export class ScopeData {
       layer: scope.layer,
       user_id: scope.user_id,
       facts: all('SELECT * FROM facts WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
+        entry_id: makeId('fact', r.id),
         key: r.key,
         value: r.value,
         importance: r.importance,
@@ -94,7 +98,7 @@ export class ScopeData {
       wiki_pages: all('SELECT id, title FROM wiki_pages WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => {
         // The page as a read sees it (its file's text when the file is newer than the row).
         const p = this.stores.wiki.getByTitle(scope, r.title)!;
-        return { title: p.title, wiki_type: p.wiki_type as WikiType, tags: p.tags, content: p.content, created: p.created, updated: p.updated };
+        return { id: p.id, path: p.path, title: p.title, wiki_type: p.wiki_type as WikiType, tags: p.tags, content: p.content, created: p.created, updated: p.updated };
       }),
       wiki_links: all('SELECT * FROM wiki_links WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
         from_title: r.from_title,
@@ -124,6 +128,7 @@ export class ScopeData {
         created: r.created,
       })),
       sessions: all('SELECT * FROM sessions WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
+        id: makeId('sess', r.id),
         status: r.status,
         started: r.started,
         ended: r.ended,
@@ -186,7 +191,7 @@ export class ScopeData {
    * same title, a scratchpad entry of the same key, and an episode, graph node, edge, timeline
    * event or session identical to one it held before the import (so importing twice adds nothing);
    * the later kinds follow ScopeDataExtras.importScope. replace first clears the target's records
-   * of every kind, archiving its facts, episodes, graph nodes and wiki pages in the Shadow Bin.
+   * of every kind and its L1 ring, archiving its facts, episodes, graph nodes and wiki pages in the Shadow Bin.
    * Nothing is written when any check fails.
    */
   importScope(scope: Scope, input: unknown, mode: ImportMode, root = 'data'): ImportResult {
@@ -196,7 +201,7 @@ export class ScopeData {
     const s = this.stores;
     const max = s.config.scratchpadMax;
     return s.transaction(() => {
-      const res: ImportResult = { mode, imported: zero(), skipped: zero(), cleared: zero(), archived: 0 };
+      const res: ImportResult = { mode, imported: zero(), skipped: zero(), cleared: zero(), cleared_l1: 0, archived: 0 };
       if (mode === 'replace') this.clear(scope, res);
       const now = s.ctx.iso();
       const c = s.ctx;
@@ -214,35 +219,25 @@ export class ScopeData {
       };
       const sql = (q: string, ...args: unknown[]) => c.stmt(q).run(...args);
 
-      doc.facts.forEach((f, i) => {
-        if (s.facts.get(scope, f.key)) return void res.skipped.facts++;
-        const made = step('facts', i, () => s.facts.upsert(scope, { key: f.key, value: f.value, importance: f.importance, source: f.source, metadata: f.metadata }));
-        sql('UPDATE facts SET created = ?, updated = ? WHERE id = ?', at(f.created, now), at(f.updated, now), parseId('fact', made.entry_id));
-        res.imported.facts++;
-      });
-
-      const held = (q: string) => new Set((c.stmt(q).all(scope.layer, scope.user_id) as { k: string }[]).map((r) => r.k));
-      const epHeld = mode === 'merge' ? held("SELECT created || char(0) || summary AS k FROM episodes WHERE layer = ? AND user_id = ?") : new Set<string>();
-      doc.episodes.forEach((e, i) => {
-        if (epHeld.has(`${at(e.created, now)}\u0000${e.summary}`)) return void res.skipped.episodes++;
-        const made = step('episodes', i, () => s.episodes.add(scope, { summary: e.summary, emotional_weight: e.emotional_weight, importance: e.importance, tags: e.tags, meta: e.meta, context: e.context }));
-        sql('UPDATE episodes SET created = ? WHERE id = ?', at(e.created, now), parseId('ep', made.id));
-        res.imported.episodes++;
-      });
-
-      doc.wiki_pages.forEach((p, i) => {
-        if (s.wiki.getByTitle(scope, p.title)) return void res.skipped.wiki_pages++;
-        const made = step('wiki_pages', i, () => s.wiki.save(scope, { title: p.title, content: p.content, wiki_type: p.wiki_type, tags: p.tags }));
+      // Pages, nodes and sessions first: the episodes, facts and events written after them name
+      // them, by the ids this import gives them (ImportRefs), not the exported scope's. A skill
+      // page names its episode, so it follows the episodes, and the links follow every page.
+      const refs = new ImportRefs();
+      const writePage = (p: ScopeDocument['wiki_pages'][number], i: number, tags: string[], content: string) => {
+        const held = s.wiki.getByTitle(scope, p.title);
+        if (held) {
+          refs.page(p, held);
+          return void res.skipped.wiki_pages++;
+        }
+        const made = step('wiki_pages', i, () => s.wiki.save(scope, { title: p.title, content, wiki_type: p.wiki_type, tags }));
+        refs.page(p, made);
         sql('UPDATE wiki_pages SET created = ?, updated = ? WHERE id = ?', at(p.created, now), at(p.updated, now), parseId('wiki', made.id));
         res.imported.wiki_pages++;
+      };
+      // A skill page promoted from an episode names it: written once the episodes are (below).
+      doc.wiki_pages.forEach((p, i) => {
+        if (!ImportRefs.namesEpisode(p.tags)) writePage(p, i, p.tags, p.content);
       });
-      doc.wiki_links.forEach((l, i) => {
-        const made = step('wiki_links', i, () => s.wiki.link(scope, l.from_title, l.to_title, l.relation, { from: 'from_title', to: 'to_title' }));
-        if (!made.created_new) return void res.skipped.wiki_links++;
-        sql('UPDATE wiki_links SET created = ? WHERE layer = ? AND user_id = ? AND from_title = ? AND to_title = ? AND relation = ?', at(l.created, now), scope.layer, scope.user_id, l.from_title, l.to_title, l.relation);
-        res.imported.wiki_links++;
-      });
-
       // Nodes the target held before: a node of the document with the same type and content is that node.
       const nodeHeld = new Map<string, string>();
       if (mode === 'merge') {
@@ -251,7 +246,7 @@ export class ScopeData {
           if (!nodeHeld.has(k)) nodeHeld.set(k, makeId('node', r.id));
         }
       }
-      const nodeMap = new Map<string, string>();
+      const nodeMap = refs.nodes;
       doc.graph_nodes.forEach((n, i) => {
         const type = n.node_type.trim().toLowerCase();
         const existing = nodeHeld.get(`${type}\u0000${normalizeContent(n.content.trim())}`);
@@ -276,19 +271,17 @@ export class ScopeData {
         res.imported.graph_edges++;
       });
 
-      const evHeld = mode === 'merge' ? held("SELECT created || char(0) || type || char(0) || summary AS k FROM timeline_events WHERE layer = ? AND user_id = ?") : new Set<string>();
-      doc.timeline.forEach((t, i) => {
-        if (evHeld.has(`${at(t.created, now)}\u0000${t.type}\u0000${t.summary}`)) return void res.skipped.timeline++;
-        const made = step('timeline', i, () => s.timeline.add(scope, { type: t.type, summary: t.summary, metadata: t.metadata }));
-        sql('UPDATE timeline_events SET created = ? WHERE id = ?', at(t.created, now), parseId('evt', made.id));
-        res.imported.timeline++;
-      });
-
-      const sessHeld = held('SELECT started AS k FROM sessions WHERE layer = ? AND user_id = ?');
+      const heldIds = (q: string) => new Map((c.stmt(q).all(scope.layer, scope.user_id) as { k: string; id: number }[]).map((r) => [r.k, r.id]));
+      const sessHeld = heldIds('SELECT started AS k, id FROM sessions WHERE layer = ? AND user_id = ?');
       const hasOpen = () => c.stmt("SELECT 1 FROM sessions WHERE layer = ? AND user_id = ? AND status = 'open'").get(scope.layer, scope.user_id) !== undefined;
       doc.sessions.forEach((x: DocSession) => {
+        const held = sessHeld.get(x.started);
+        if (held !== undefined) {
+          if (x.id) refs.sessions.set(x.id, makeId('sess', held));
+          return void res.skipped.sessions++;
+        }
         // One open session per scope: the document's open one is left out when the target has one open.
-        if (sessHeld.has(x.started) || (x.status === 'open' && hasOpen())) return void res.skipped.sessions++;
+        if (x.status === 'open' && hasOpen()) return void res.skipped.sessions++;
         const info = sql(
           'INSERT INTO sessions (layer, user_id, status, started, ended, summary, topics, state_deltas, quality, quality_detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
           scope.layer,
@@ -302,8 +295,58 @@ export class ScopeData {
           x.quality,
           x.quality_detail === null ? null : JSON.stringify(x.quality_detail),
         );
-        s.audit.log(scope, 'import', 'session', makeId('sess', Number(info.lastInsertRowid)));
+        const id = makeId('sess', Number(info.lastInsertRowid));
+        if (x.id) refs.sessions.set(x.id, id);
+        s.audit.log(scope, 'import', 'session', id);
         res.imported.sessions++;
+      });
+
+      const epHeld = mode === 'merge' ? heldIds("SELECT created || char(0) || summary AS k, id FROM episodes WHERE layer = ? AND user_id = ?") : new Map<string, number>();
+      doc.episodes.forEach((e, i) => {
+        const { meta, text: summary } = refs.record(e.meta, e.summary);
+        const held = epHeld.get(`${at(e.created, now)}\u0000${summary}`);
+        if (held !== undefined) {
+          if (e.id) refs.episodes.set(e.id, makeId('ep', held));
+          return void res.skipped.episodes++;
+        }
+        const made = step('episodes', i, () => s.episodes.add(scope, { summary, emotional_weight: e.emotional_weight, importance: e.importance, tags: e.tags, meta, context: e.context }));
+        if (e.id) refs.episodes.set(e.id, made.id);
+        sql('UPDATE episodes SET created = ? WHERE id = ?', at(e.created, now), parseId('ep', made.id));
+        res.imported.episodes++;
+      });
+
+      doc.wiki_pages.forEach((p, i) => {
+        if (!ImportRefs.namesEpisode(p.tags)) return;
+        const { tags, content } = refs.skillPage(p.tags, p.content);
+        writePage(p, i, tags, content);
+      });
+      doc.wiki_links.forEach((l, i) => {
+        const made = step('wiki_links', i, () => s.wiki.link(scope, l.from_title, l.to_title, l.relation, { from: 'from_title', to: 'to_title' }));
+        if (!made.created_new) return void res.skipped.wiki_links++;
+        sql('UPDATE wiki_links SET created = ? WHERE layer = ? AND user_id = ? AND from_title = ? AND to_title = ? AND relation = ?', at(l.created, now), scope.layer, scope.user_id, l.from_title, l.to_title, l.relation);
+        res.imported.wiki_links++;
+      });
+
+      doc.facts.forEach((f, i) => {
+        const held = s.facts.get(scope, f.key);
+        if (held) {
+          if (f.entry_id) refs.facts.set(f.entry_id, held.entry_id);
+          return void res.skipped.facts++;
+        }
+        const { meta: metadata, text: value } = refs.record(f.metadata, f.value);
+        const made = step('facts', i, () => s.facts.upsert(scope, { key: f.key, value, importance: f.importance, source: f.source, metadata }));
+        if (f.entry_id) refs.facts.set(f.entry_id, made.entry_id);
+        sql('UPDATE facts SET created = ?, updated = ? WHERE id = ?', at(f.created, now), at(f.updated, now), parseId('fact', made.entry_id));
+        res.imported.facts++;
+      });
+
+      const heldKeys = (q: string) => new Set((c.stmt(q).all(scope.layer, scope.user_id) as { k: string }[]).map((r) => r.k));
+      const evHeld = mode === 'merge' ? heldKeys("SELECT created || char(0) || type || char(0) || summary AS k FROM timeline_events WHERE layer = ? AND user_id = ?") : new Set<string>();
+      doc.timeline.forEach((t, i) => {
+        if (evHeld.has(`${at(t.created, now)}\u0000${t.type}\u0000${t.summary}`)) return void res.skipped.timeline++;
+        const made = step('timeline', i, () => s.timeline.add(scope, { type: t.type, summary: t.summary, metadata: refs.timeline(t.metadata) }));
+        sql('UPDATE timeline_events SET created = ? WHERE id = ?', at(t.created, now), parseId('evt', made.id));
+        res.imported.timeline++;
       });
 
       const newKeys = doc.scratchpad.filter((e) => !s.scratchpad.get(scope, e.key));
@@ -316,13 +359,13 @@ export class ScopeData {
         sql('UPDATE scratchpad SET created = ?, updated = ? WHERE layer = ? AND user_id = ? AND key = ?', at(e.created, now), at(e.updated, now), scope.layer, scope.user_id, e.key);
         res.imported.scratchpad++;
       });
-      this.extras.importScope(scope, doc, { root, replace: mode === 'replace', now, step, imported: res.imported, skipped: res.skipped });
+      this.extras.importScope(scope, doc, { root, replace: mode === 'replace', now, step, refs, imported: res.imported, skipped: res.skipped });
       s.audit.log(scope, 'import', 'scope', `${scope.layer}:${scope.user_id}`, { mode, from: { layer: doc.layer, user_id: doc.user_id }, imported: res.imported, skipped: res.skipped, cleared: res.cleared });
       return res;
     });
   }
 
-  /** replace: every record of the scope goes, its facts, episodes, graph nodes and wiki pages archived first. */
+  /** replace: every record of the scope goes, its L1 ring too, its facts, episodes, graph nodes and wiki pages archived first. */
   private clear(scope: Scope, res: ImportResult): void {
     const s = this.stores;
     const reason = 'memory_data import replace';
@@ -358,6 +401,8 @@ export class ScopeData {
     res.cleared.timeline = c.stmt('DELETE FROM timeline_events WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
     res.cleared.sessions = c.stmt('DELETE FROM sessions WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
     res.cleared.scratchpad = s.scratchpad.clear(scope);
+    // The recent turns are the replaced memory's too: wake_up and memory_context would still show them.
+    res.cleared_l1 = s.l1.clear(scope);
     this.extras.clear(scope, res.cleared);
   }
 }

@@ -56,7 +56,7 @@ export interface DocBranch {
   updated: string;
   entries: DocBranchEntry[];
 }
-/** A reflection's most_recalled ids are those of the exported scope, kept verbatim (the digest of a past moment). */
+/** A reflection's most_recalled ids are those of the exported scope; an import re-points them to its own records (ImportRefs). */
 export type DocReflection = Omit<Reflection, 'id'>;
 export type DocDisclosureRule = Omit<DisclosureRule, 'rule_id' | 'layer' | 'user_id'>;
 export type DocWatchRule = Omit<WatchRule, 'id' | 'layer' | 'user_id' | 'hits_24h'>;

@@ -1,6 +1,6 @@
 import { validationError } from './errors.js';
 import { checkScopeDocExtras, SCOPE_DOC_EXTRA_KINDS, type ScopeDocExtras } from './scope-doc-extra.js';
-import { records, unique, type Obj } from './scope-doc-fields.js';
+import { records, unique, type Fields, type Obj } from './scope-doc-fields.js';
 import { FACT_SOURCES, IMPORTANCE_MAX, IMPORTANCE_MIN, type FactSource } from './facts.js';
 import { ALL_RELATIONS, type GraphRelation } from './graph.js';
 import { WIKI_TITLE_MAX } from './wiki.js';
@@ -14,6 +14,8 @@ export const SCOPE_DOC_VERSIONS = [1] as const;
 export { SCOPE_DOC_MAX_RECORDS } from './scope-doc-fields.js';
 
 export interface DocFact {
+  /** The fact's id in the exported scope, which other records name (informational: an import gives each fact a new id). */
+  entry_id?: string;
   key: string;
   value: string;
   importance: number;
@@ -34,6 +36,9 @@ export interface DocEpisode {
   created: string;
 }
 export interface DocWikiPage {
+  /** The page's id and the path of its file in the exported scope, which other records name (informational). */
+  id?: string;
+  path?: string;
   title: string;
   wiki_type: WikiType;
   tags: string[];
@@ -70,6 +75,8 @@ export interface DocTimelineEvent {
   created: string;
 }
 export interface DocSession {
+  /** The session's id in the exported scope, which a session summary names (informational). */
+  id?: string;
   status: 'open' | 'closed';
   started: string;
   ended: string | null;
@@ -104,6 +111,16 @@ export interface ScopeDocument extends ScopeDocExtras {
   scratchpad: DocScratchpadEntry[];
 }
 
+/** The longest source id, and source page path, a document may give (they are only looked up). */
+const SOURCE_ID_MAX = 100;
+const SOURCE_PATH_MAX = 2000;
+
+/** A record's id in the exported scope (`entry_id`, `id`, `path`): optional, undefined when absent. */
+function sourceId(f: Fields, name: string, max = SOURCE_ID_MAX): string | undefined {
+  const v = f.text(name, max, { optional: '' });
+  return v === '' ? undefined : v;
+}
+
 export const SCOPE_DOC_KINDS = ['facts', 'episodes', 'wiki_pages', 'wiki_links', 'graph_nodes', 'graph_edges', 'timeline', 'sessions', 'scratchpad', ...SCOPE_DOC_EXTRA_KINDS] as const;
 export type ScopeDocKind = (typeof SCOPE_DOC_KINDS)[number];
 
@@ -126,6 +143,7 @@ export function checkScopeDocument(input: unknown, root: string, maxText: number
     }
   }
   const facts = records(doc, 'facts', root).map((f) => ({
+    entry_id: sourceId(f, 'entry_id'),
     key: f.text('key', 500),
     value: f.text('value', maxText, { empty: true }),
     importance: f.number('importance', IMPORTANCE_MIN, IMPORTANCE_MAX, 0.5),
@@ -136,6 +154,7 @@ export function checkScopeDocument(input: unknown, root: string, maxText: number
   }));
   unique(records(doc, 'facts', root), 'key', (i) => facts[i]!.key);
   const episodes = records(doc, 'episodes', root).map((f) => ({
+    id: sourceId(f, 'id'),
     summary: f.text('summary', maxText),
     emotional_weight: f.number('emotional_weight', 0, 1, 0),
     importance: f.number('importance', 0, 1, 0.5),
@@ -145,6 +164,8 @@ export function checkScopeDocument(input: unknown, root: string, maxText: number
     created: f.time('created', ''),
   }));
   const wiki_pages = records(doc, 'wiki_pages', root).map((f) => ({
+    id: sourceId(f, 'id'),
+    path: sourceId(f, 'path', SOURCE_PATH_MAX),
     title: f.text('title', WIKI_TITLE_MAX).trim(),
     wiki_type: f.oneOf('wiki_type', WIKI_TYPES) as WikiType,
     tags: f.tags('tags'),
@@ -193,6 +214,7 @@ export function checkScopeDocument(input: unknown, root: string, maxText: number
     const status = f.oneOf('status', ['open', 'closed'] as const);
     const quality = f.raw('quality');
     return {
+      id: sourceId(f, 'id'),
       status,
       started: f.time('started'),
       ended: f.nullableTime('ended'),

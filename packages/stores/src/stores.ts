@@ -254,7 +254,8 @@ export class Stores {
     this.procedures = new ProcedureStore(this.ctx);
     this.graph = new GraphStore(this.ctx, this.audit);
     this.timeline = new TimelineStore(this.ctx);
-    this.recallEvents = new RecallEventStore(this.ctx);
+    // Its reads write the queued telemetry first (writeDeferred): a view of the dreams holds those already answered.
+    this.recallEvents = new RecallEventStore(this.ctx, () => this.writeDeferred());
     this.shadowBin = new ShadowBin(this.ctx, this.audit, {
       facts: this.facts,
       episodes: this.episodes,
@@ -281,7 +282,7 @@ export class Stores {
     this.recordCounts = new RecordCounter(this.ctx, this.replica);
     this.standing = new StandingStore(this.ctx, this.facts, this.episodes);
     this.quality = new QualityStore(this.ctx, this.audit, this.facts);
-    this.reflections = new ReflectionStore(this.ctx);
+    this.reflections = new ReflectionStore(this.ctx, () => this.writeDeferred());
     this.recall = new RecallCache(this.ctx, this.retrieval);
     this.apiKeys = new ApiKeyStore(this.ctx);
     this.backups = new BackupStore(this.ctx, this.breakers.get('backup_scheduler'), {

@@ -50,7 +50,7 @@ describe('memory_cleanup', () => {
     const r = await s.call('memory_cleanup', { backups_keep: 1 });
     expect(snapshot()).toBe(before);
     expect(r).toMatchObject({ layer: 'user', user_id: 'default', dry_run: true, tasks: ['dedup_core', 'compress_episodes', 'dream_buffer', 'audit', 'backups', 'compaction'] });
-    expect(r.dedup_core).toEqual({ groups: 1, removed: 1, archived: 0, removed_keys: ['drink'] });
+    expect(r.dedup_core).toEqual({ groups: 1, removed: 1, removed_nodes: 0, archived: 0, removed_keys: ['drink'] });
     expect(r.compress_episodes).toMatchObject({ groups: 1, removed: 1, archived: 0 });
     expect(r.audit.removed).toBeGreaterThan(0);
     expect(r.backups).toMatchObject({ files: 3, removed: 2, removed_files: ['memory-1.db', 'memory-0.db'] });
@@ -92,6 +92,16 @@ describe('memory_cleanup', () => {
     expect(r.compaction).toMatchObject({ vacuum: 'vacuum', indexes_refreshed: true, freelist_pages_after: 0 });
     expect(r.compaction.freelist_pages_before).toBeGreaterThan(0);
     expect(s.kernel.storage.db.prepare('SELECT COUNT(*) FROM retrieval_changes WHERE old IS NOT NULL').pluck(true).get()).toBe(0);
+  });
+
+  it('dream_buffer: a dry run right after dreams reports what the applied run then removes', async () => {
+    s = await createTestServer({ plugins: [primitives, admin], expose: 'all', clock: new ManualClock(), config: { retrieval: { recall_events_keep: 20 } } });
+    await s.call('think', { text: 'Kiwis grow on vines in New Zealand orchards.' });
+    for (let i = 0; i < 22; i++) await s.call('dream', { query: `kiwi ${i}` });
+    const dry = await s.call('memory_cleanup', { tasks: ['dream_buffer'] });
+    const applied = await s.call('memory_cleanup', { tasks: ['dream_buffer'], dry_run: false });
+    expect(dry.dream_buffer).toEqual({ rows: 21, keep: 20, removed: 1 });
+    expect(applied.dream_buffer).toEqual(dry.dream_buffer);
   });
 
   it('names the field of a bad option', async () => {

@@ -22,6 +22,9 @@ async function seed(user_id = 'default') {
   st.scratchpad.write(scope, 'todo', 'book tram tour');
 }
 
+/** A record's metadata with its derived_nodes given as the nodes' contents. */
+const named = (meta: any, nodes: Map<unknown, unknown>) => (meta.derived_nodes ? { ...meta, derived_nodes: meta.derived_nodes.map((id: string) => nodes.get(id)) } : meta);
+
 /** What stays the same between two scopes holding the same memories: no ids, no export time or scope. */
 function comparable(doc: any) {
   const nodes = new Map(doc.graph_nodes.map((n: any) => [n.node_id, n.content]));
@@ -30,7 +33,11 @@ function comparable(doc: any) {
     exported_at: null,
     layer: null,
     user_id: null,
-    episodes: doc.episodes.map(({ id: _id, ...e }: any) => e),
+    // Ids are each scope's own, and so are those the records name (re-pointed by the import): compared by what they name.
+    facts: doc.facts.map(({ entry_id: _id, ...f }: any) => ({ ...f, metadata: named(f.metadata, nodes) })),
+    episodes: doc.episodes.map(({ id: _id, ...e }: any) => ({ ...e, meta: named(e.meta, nodes) })),
+    wiki_pages: doc.wiki_pages.map(({ id: _id, path: _path, ...p }: any) => p),
+    sessions: doc.sessions.map(({ id: _id, ...x }: any) => x),
     graph_nodes: doc.graph_nodes.map(({ node_id: _n, ...n }: any) => n),
     graph_edges: doc.graph_edges.map((e: any) => ({ ...e, from: nodes.get(e.from), to: nodes.get(e.to) })),
     // The timeline events of think name their records by id.

@@ -41,6 +41,25 @@ describe('memory_lucidity_purge', () => {
     expect(audit).not.toContain('create');
   });
 
+  it('counts the graph edges it deletes, an edge made in the window between two older nodes included', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const g = storesOf(s).graph;
+    const U = { layer: 'user' as const, user_id: 'default' };
+    const alice = g.addNode(U, { content: 'Alice', node_type: 'person' });
+    const bob = g.addNode(U, { content: 'Bob', node_type: 'person' });
+    clock.advance(5 * HOUR);
+    g.addEdge(U, { from: bob.node_id, to: alice.node_id, relation: 'knows' });
+    const r = await s.call('memory_lucidity_purge', { hours: 1, confirm: true });
+    expect(r).toMatchObject({ deleted_graph: 0, deleted_graph_edges: 1 });
+    expect(rows('graph_edges')).toBe(0);
+    expect(rows('graph_nodes')).toBe(2);
+    const tools = await s.client.listTools();
+    const out = tools.tools.find((x) => x.name === 'memory_lucidity_purge')?.outputSchema as { properties: Record<string, unknown>; required?: string[] };
+    expect(out.properties.deleted_graph_edges).toBeDefined();
+    expect(out.required).toContain('deleted_graph_edges');
+  });
+
   it('requires confirm true and refuses bad hours, deleting nothing', async () => {
     s = await start();
     await remember('kept');

@@ -46,6 +46,13 @@ describe('memory_recap', () => {
     expect(r.estimated_tokens).toBeLessThanOrEqual(2000);
   });
 
+  it('lists as pending the gap of a dream answered a moment ago, whose telemetry is still queued', async () => {
+    s = await start();
+    await s.call('dream', { query: 'where does the zanzibar quokka live' });
+    const r = await s.call('memory_recap', {});
+    expect(r.blocks.find((b: any) => b.kind === 'pending')?.text).toContain('where does the zanzibar quokka live');
+  });
+
   it('leaves out empty blocks and keeps scopes apart', async () => {
     const clock = new ManualClock();
     s = await start({ clock });

@@ -104,6 +104,20 @@ describe('memory_episode_recall', () => {
     expect(await ids({ tag: ['mood:calm', 'mood:tense'], limit: 2, offset: 2 })).toEqual([a]);
   });
 
+  it('answers the total of matching episodes on every page, as memory_episode_list does', async () => {
+    s = await start();
+    const ep = storesOf(s).episodes;
+    for (let i = 0; i < 5; i++) ep.add(USER, { summary: `e${i}`, tags: [i % 2 ? 'area:backend' : 'area:frontend'] });
+    ep.add({ layer: 'user', user_id: 'bob' }, { summary: 'bob', tags: ['area:backend'] });
+    const first: any = await s.call('memory_episode_recall', { tag: 'area:frontend', limit: 2 });
+    expect(first).toMatchObject({ count: 2, next_offset: 2, total: 3 });
+    expect(await s.call('memory_episode_recall', { tag: 'area:frontend', limit: 2, offset: 2 })).toMatchObject({ count: 1, next_offset: null, total: 3 });
+    expect(await s.call('memory_episode_recall', {})).toMatchObject({ count: 5, total: 5 });
+    expect(await s.call('memory_episode_recall', { tag: 'none' })).toMatchObject({ count: 0, total: 0 });
+    const tool = (await s.client.listTools()).tools.find((t) => t.name === 'memory_episode_recall');
+    expect((tool?.outputSchema as { required?: string[] }).required).toContain('total');
+  });
+
   it('finds the session summaries memory_hook session_ended writes', async () => {
     s = await start();
     await s.call('memory_hook', { event: 'session_started', payload: {} });

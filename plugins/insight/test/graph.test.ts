@@ -105,6 +105,20 @@ describe('memory_graph_query', () => {
     expect(ids(await s.call('memory_graph_query', { tag: 'team:core', user_id: 'nobody' }))).toEqual([]);
   });
 
+  it('answers the total of matching nodes on every page, as do memory_graph_nodes', async () => {
+    s = await start();
+    seed();
+    expect(await s.call('memory_graph_query', { tag: 'team:core', limit: 1 })).toMatchObject({ count: 1, next_offset: 1, total: 2 });
+    expect(await s.call('memory_graph_query', { tag: 'team:core', limit: 1, offset: 1 })).toMatchObject({ count: 1, next_offset: null, total: 2 });
+    expect(await s.call('memory_graph_query', { node_type: 'emotion' })).toMatchObject({ count: 0, total: 0 });
+    expect(await s.call('memory_graph_nodes', { limit: 2 })).toMatchObject({ count: 2, next_offset: 2, total: 3 });
+    expect(await s.call('memory_graph_nodes', { node_type: 'person', limit: 1, offset: 1 })).toMatchObject({ count: 1, total: 2 });
+    const tools = (await s.client.listTools()).tools;
+    for (const name of ['memory_graph_nodes', 'memory_graph_query']) {
+      expect((tools.find((t) => t.name === name)?.outputSchema as { required?: string[] }).required, name).toContain('total');
+    }
+  });
+
   it('names tag when neither tag nor node_type is given', async () => {
     s = await start();
     expect((await toolError(s.call('memory_graph_query', {}))).field).toBe('tag');

@@ -53,6 +53,13 @@ describe('memory_reflect', () => {
     expect((await r({ action: 'list', layer: 'agent' })).count).toBe(0);
   });
 
+  it('counts the recalls of the dreams answered a moment ago, whose telemetry is still queued', async () => {
+    s = await start();
+    await s.call('think', { text: 'Deploys go out on Fridays after the review.' });
+    for (let i = 0; i < 3; i++) await s.call('dream', { query: `deploy ${i}` });
+    expect((await r({ action: 'write' })).reflection.counts.recalls).toBe(3);
+  });
+
   it('names the field of a bad period_hours, topic, limit or action, storing nothing', async () => {
     s = await start();
     const field = async (args: Record<string, unknown>) => (await toolError(r(args))).field;

@@ -131,6 +131,13 @@ describe('memory_report_card', () => {
     expect((await toolError(s.call('memory_report_card', { period_hours: 9000 }))).field).toBe('period_hours');
   });
 
+  it('counts the open gap of a dream answered a moment ago, whose telemetry is still queued', async () => {
+    s = await start();
+    await s.call('dream', { query: 'where does the zanzibar quokka live' });
+    const r = await s.call('memory_report_card', {});
+    expect(r.open_gaps).toMatchObject({ count: 1, items: [expect.objectContaining({ query: 'where does the zanzibar quokka live', misses: 1 })] });
+  });
+
   it('records nothing', async () => {
     s = await start();
     const before = storesOf(s).ctx.db.prepare('SELECT COUNT(*) FROM audit_log').pluck().get();

@@ -11,6 +11,7 @@ import { insightRecordsSchema } from './insight-records.js';
 import { nightlyPluginScopesSchema, nightlySchema } from './nightly.js';
 import { orderIndexesSchema } from './order-indexes.js';
 import { recallForgetsSchema } from './recall-forgets.js';
+import { restoreTokenSchema } from './restore-token.js';
 import { sagaJournalSchema } from './saga-journal.js';
 import { retrievalChangesSchema } from './retrieval-changes.js';
 import { retrievalSnapshotsSchema } from './retrieval-snapshots.js';
@@ -21,4 +22,4 @@ import { watchRulesSchema } from './watch-rules.js';
 import { wikiFileRemovalsSchema } from './wiki-file-removals.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema, stagingSchema, insightRecordsSchema, apiKeysSchema, nightlySchema, sagaJournalSchema, nightlyPluginScopesSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema, stagingSchema, insightRecordsSchema, apiKeysSchema, nightlySchema, sagaJournalSchema, nightlyPluginScopesSchema, restoreTokenSchema];

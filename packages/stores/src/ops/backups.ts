@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openSqlite } from '@memory-service/kernel';
@@ -239,6 +240,9 @@ export class BackupStore {
       }
       this.hooks.afterRestore();
       migrate?.();
+      // The restored scope_writes counts are the backup's, which later writes reach again: a new
+      // token is what tells every process's recall cache that its answers are from before.
+      this.ctx.stmt('UPDATE restore_token SET token = ? WHERE id = 1').run(randomUUID());
       this.keepApiKeys(keys);
       const wikiFiles = this.hooks.matchFiles();
       const standingFiles = matchStandingFiles(this.ctx.dataDir, files, this.ctx.logger);

@@ -20,7 +20,7 @@ export function memoryCleanupTool(stores: Stores) {
       'Housekeeping of a layer and user_id, dry run by default: with dry_run true (the default) it reports what each task ' +
       'would remove and changes nothing; pass dry_run false to apply. tasks (default all) picks some of: ' +
       'dedup_core (L4 facts holding the same value: the most important, then the latest updated, stays; the others are archived ' +
-      'in the Shadow Bin and deleted), compress_episodes (L3 episodes whose summaries are the same ignoring case, accents, ' +
+      'in the Shadow Bin and deleted, with the graph nodes made from them that no remaining fact or episode names: removed_nodes), compress_episodes (L3 episodes whose summaries are the same ignoring case, accents, ' +
       'punctuation and spacing are merged: the most important, then the newest, stays and takes in their tags; the others are ' +
       'archived and deleted), dream_buffer (recorded dream queries beyond the kept number per scope), audit (audit_log rows older ' +
       `than audit_retention_days, default ${AUDIT_RETENTION_DAYS_DEFAULT}), backups (files of <data_dir>/backups beyond the ` +
@@ -41,7 +41,15 @@ export function memoryCleanupTool(stores: Stores) {
       ...scopeOutput,
       dry_run: z.boolean(),
       tasks: z.array(z.enum(CLEANUP_TASKS)),
-      dedup_core: z.object({ groups: z.number(), removed: z.number(), archived: z.number(), removed_keys: list }).optional(),
+      dedup_core: z
+        .object({
+          groups: z.number(),
+          removed: z.number(),
+          removed_nodes: z.number().describe('Graph nodes made from the removed facts (derived_nodes) that no remaining fact or episode names, removed with them'),
+          archived: z.number().describe('Facts and graph nodes archived in the Shadow Bin'),
+          removed_keys: list,
+        })
+        .optional(),
       compress_episodes: z.object({ groups: z.number(), removed: z.number(), archived: z.number(), retagged: z.number(), removed_ids: list }).optional(),
       dream_buffer: z.object({ rows: z.number(), keep: z.number(), removed: z.number() }).optional(),
       audit: z.object({ retention_days: z.number(), cutoff: z.string(), removed: z.number() }).optional(),

@@ -30,9 +30,11 @@ export function memoryDataTool(stores: Stores) {
       'the target holds: a fact of the same key, a wiki page of the same title, a scratchpad key, a procedure, stash, branch, rule or standing query ' +
       'of the same name, and an episode, node, edge, event, session, counterfactual, reflection or pending proposal identical to one it holds are ' +
       'skipped (importing twice adds nothing). mode replace first clears the target ' +
-      '(its facts, episodes, graph nodes and wiki pages archived in the Shadow Bin; the whole previous scope also saved as an export ' +
+      '(its L1 ring of recent turns too, counted in cleared_l1; its facts, episodes, graph nodes and wiki pages archived in the Shadow Bin; the whole previous scope also saved as an export ' +
       'file, returned as previous_export). The document is checked whole first: a malformed one is an error naming the path of ' +
-      'the bad field (e.g. data.facts[3].key) and nothing is written. Ids are new in the target (edges are re-pointed).',
+      'the bad field (e.g. data.facts[3].key) and nothing is written. Ids are new in the target: edges, and the ids records name (a fact\'s ' +
+      'derived_nodes, a long thought\'s link to its page, a timeline event\'s refs, a reflection\'s most recalled, a skill page\'s episode), ' +
+      'are re-pointed to the records the import wrote; a reference to a record the document does not hold is dropped.',
     input: () => z.object({
       action: z.enum(['export', 'import']),
       to_file: z.boolean().default(false).describe(`export: write the document to <data_dir>/${EXPORTS_DIR}/ instead of returning it inline`),
@@ -53,6 +55,7 @@ export function memoryDataTool(stores: Stores) {
       imported: kindCounts.optional(),
       skipped: kindCounts.optional(),
       cleared: kindCounts.optional(),
+      cleared_l1: z.number().optional().describe('import replace: items of the target\'s L1 ring (recent turns) removed; 0 for merge'),
       archived: z.number().optional().describe('import replace: records of the target archived in the Shadow Bin'),
       previous_export: z.string().nullable().optional().describe('import replace: the export file of what the target held before (null when it held nothing)'),
     }),

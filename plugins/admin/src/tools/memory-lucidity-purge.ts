@@ -15,7 +15,8 @@ export function memoryLucidityPurgeTool(stores: Stores) {
       'and it clears the summary, topics and state deltas of sessions that ended in ' +
       'the window. A record created earlier and only updated in the window stays. Nothing is archived in the Shadow Bin and it ' +
       'cannot be undone, so `confirm` must be true; without it the call is an error naming confirm and nothing is deleted. ' +
-      'Other layers and user_ids are untouched. Returns the window start (since) and the count deleted per store; the purge ' +
+      'Other layers and user_ids are untouched. Returns the window start (since) and the count deleted per store (deleted_graph nodes, ' +
+      'deleted_graph_edges edges); the purge ' +
       'leaves one content-free lucidity_purge audit row.',
     input: () => z.object({
       hours: z.number().positive().max(PURGE_HOURS_MAX).describe(`Window: purge what was written in the last this many hours (0 < hours <= ${PURGE_HOURS_MAX})`),
@@ -30,6 +31,7 @@ export function memoryLucidityPurgeTool(stores: Stores) {
       deleted_l4: z.number(),
       deleted_l3: z.number(),
       deleted_graph: z.number().describe('Graph nodes (their edges go with them)'),
+      deleted_graph_edges: z.number().describe('Graph edges: those created in the window, and older ones joining a node deleted with it'),
       deleted_wiki: z.number(),
       deleted_l1: z.number(),
       deleted_timeline: z.number(),

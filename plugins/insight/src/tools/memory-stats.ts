@@ -29,8 +29,6 @@ export function memoryStatsTool(stores: Stores) {
     annotations: READ_ONLY,
     handler: (args) => {
       const scope = scopeOf(args);
-      // The telemetry of the dream calls just made is queued (Stores.defer): write it so recall_count counts them.
-      stores.writeDeferred();
       const raw = stores.sessions.averageQuality(scope);
       const round1 = (v: number) => Math.round(v * 10) / 10;
       return {
@@ -40,6 +38,7 @@ export function memoryStatsTool(stores: Stores) {
         l4: stores.facts.count(scope),
         wiki_pages: stores.wiki.count(scope),
         graph_nodes: stores.graph.count(scope),
+        // Counts the dream calls just made too: the count writes their queued rows first.
         recall_count: stores.recallEvents.count(scope),
         avg_session_quality: raw === null ? null : round1((raw * 100) / SESSION_QUALITY_MAX),
         avg_session_quality_raw: raw === null ? null : round1(raw),

@@ -99,7 +99,8 @@ describe('Dreamer bookkeeping', () => {
       expect(result.result_count).toBe(1);
       // The access count and the recall_events row are still queued (written within DEFERRED_WRITE_MS)...
       expect(stores.pendingAccessRows).toBe(1);
-      expect(stores.recallEvents.count(scope)).toBe(0);
+      // (read from the table itself: RecallEventStore's reads write the queue first)
+      expect(stores.ctx.db.prepare('SELECT COUNT(*) FROM recall_events').pluck(true).get()).toBe(0);
       // ...and what they hold is the row, not the hit with its text: the hit can be collected now.
       v8.setFlagsFromString('--expose-gc');
       const gc = vm.runInNewContext('gc') as () => void;
