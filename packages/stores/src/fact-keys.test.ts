@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HIDDEN_FORMAT_ACCEPTED } from '@memory-service/kernel';
-import { U, makeEnv, type Env } from './test-helpers.js';
+import { U, makeEnv, nfc, nfd, type Env } from './test-helpers.js';
 
 let env: Env;
 beforeEach(() => {
@@ -8,8 +8,6 @@ beforeEach(() => {
 });
 afterEach(() => env.close());
 
-const nfc = (t: string) => t.normalize('NFC');
-const nfd = (t: string) => t.normalize('NFD');
 const KEY = 'café_préféré';
 
 /** A fact written before keys were normalised: its key as it was sent. */

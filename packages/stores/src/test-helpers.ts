@@ -97,3 +97,7 @@ export function thrownBy(fn: () => unknown): StoreError {
   }
   throw new Error('expected an error');
 }
+
+/** A text in Unicode NFC and in NFD: the two forms of one name that look the same. */
+export const nfc = (t: string): string => t.normalize('NFC');
+export const nfd = (t: string): string => t.normalize('NFD');

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HIDDEN_FORMAT_ACCEPTED } from '@memory-service/kernel';
-import { A, U, makeEnv, type Env } from './test-helpers.js';
+import { A, U, makeEnv, nfc, nfd, type Env } from './test-helpers.js';
 
 let env: Env;
 beforeEach(() => {
@@ -8,8 +8,6 @@ beforeEach(() => {
 });
 afterEach(() => env.close());
 
-const nfc = (t: string) => t.normalize('NFC');
-const nfd = (t: string) => t.normalize('NFD');
 const TITLE = 'Café menu';
 
 /** A page saved before titles were normalised: its title as it was sent, no file. */
