@@ -287,6 +287,8 @@ export class Stores {
     this.apiKeys = new ApiKeyStore(this.ctx);
     this.backups = new BackupStore(this.ctx, this.breakers.get('backup_scheduler'), {
       beforeCopy: () => this.writeDeferred(),
+      changeSeqTop: () => this.retrieval.changeSeqTop(),
+      restartIndexes: (top) => this.retrieval.restarted(top),
       afterRestore: () => {
         this.retrieval.reset();
         this.l1.reconcileFiles();

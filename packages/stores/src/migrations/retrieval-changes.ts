@@ -28,7 +28,9 @@ export const CHANGE_LOG_TRIM_EVERY = 4_096;
  * record, written by triggers in the writer's transaction (so a rollback takes it back too). A
  * delete or update also records the old text columns (`old`, a JSON array), which tell an index
  * what to take out. Every process keeps its in-memory retrieval index current by applying the rows
- * past the last one it read, whatever code path or process wrote the change.
+ * past the last one it read, whatever code path or process wrote the change. A memory_backup
+ * restore restarts the log (RetrievalIndex.restart): emptied, with one row of source `restore`
+ * two seqs above any it held, so it reads as trimmed past every index from before the restore.
  */
 export const retrievalChangesSchema: Migration = {
   id: 5,

@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { openSqlite } from '@memory-service/kernel';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { retrievalSnapshotsSchema } from '../migrations/retrieval-snapshots.js';
+import { SNAPSHOT_DIR } from '../retrieval/index-sync.js';
 import { makeEnv, U, type Env } from '../test-helpers.js';
 
 let env: Env;
@@ -200,5 +203,131 @@ describe('BackupStore', () => {
     await expect(b.create()).rejects.toMatchObject({ type: 'ConflictError' });
     await one;
     expect(b.list()).toHaveLength(1);
+  });
+});
+
+describe('BackupStore restore and the retrieval indexes of other processes on the database', () => {
+  const episodes = (s: Env['stores'], q: string) => s.retrieval.search(U, q, { sources: ['l3'] }).map((h) => h.text);
+  /** A Stores on the same database with no saved index to read: the reference answers. */
+  const reference = (q: string) => {
+    fs.rmSync(path.join(env.dir, SNAPSHOT_DIR), { recursive: true, force: true });
+    return episodes(env.second().stores, q);
+  };
+
+  // Regression guard, fixed: the restored change log's seq was the backup's, below the cursor of
+  // another process's index, which kept the pre-restore index (nothing to apply) and, once later
+  // writes took the log past its cursor, applied only those: its ids named other records, and
+  // dream answered "kiwi" with an unrelated episode.
+  it('another process whose index is past the restored log rebuilds it: no answer from before the restore, nor an unrelated record', async () => {
+    const a = env.stores;
+    const b = env.second().stores;
+    a.episodes.add(U, { summary: 'The harbour ferry leaves at dawn.' });
+    const taken = await a.backups.create();
+    for (let i = 0; i < 5; i++) a.episodes.add(U, { summary: `Filler note ${i} about the weather.` });
+    a.episodes.add(U, { summary: 'Bought a kiwi at the market.' });
+    expect(episodes(b, 'kiwi')).toEqual(['Bought a kiwi at the market.']);
+    await a.backups.restore(taken.name);
+    expect(episodes(b, 'kiwi')).toEqual([]);
+    expect(episodes(b, 'harbour ferry')).toEqual(['The harbour ferry leaves at dawn.']);
+    for (let i = 0; i < 8; i++) a.episodes.add(U, { summary: `Train timetable ${i} for the valley line.` });
+    expect(episodes(b, 'kiwi')).toEqual([]);
+    expect(episodes(b, 'weather')).toEqual([]);
+    for (const q of ['kiwi', 'train valley', 'harbour', 'weather']) expect(episodes(b, q), q).toEqual(reference(q));
+  });
+
+  it('another process whose index stands exactly where later writes bring the restored log rebuilds it too', async () => {
+    const a = env.stores;
+    const b = env.second().stores;
+    a.episodes.add(U, { summary: 'The harbour ferry leaves at dawn.' });
+    const taken = await a.backups.create();
+    a.episodes.add(U, { summary: 'Bought a kiwi at the market.' });
+    expect(episodes(b, 'kiwi')).toEqual(['Bought a kiwi at the market.']);
+    const cursor = b.retrieval.changeSeq();
+    await a.backups.restore(taken.name);
+    // One write: the backup's log would be back at the seq b's index holds.
+    a.episodes.add(U, { summary: 'Trains leave at noon.' });
+    expect(episodes(b, 'kiwi')).toEqual([]);
+    expect(episodes(b, 'trains noon')).toEqual(['Trains leave at noon.']);
+    // The log restarted above every seq the indexes held, with a gap no change holds.
+    expect(env.db.prepare('SELECT min(seq) AS m FROM retrieval_changes').get()).toEqual({ m: cursor + 2 });
+  });
+
+  it('takes the highest seq under the copy\'s write lock: a process that wrote and caught up just before the copy rebuilds too', async () => {
+    const a = env.stores;
+    const b = env.second().stores;
+    a.episodes.add(U, { summary: 'The harbour ferry leaves at dawn.' });
+    const taken = await a.backups.create();
+    // Another process writes, and its index takes it in, right after the restore first read the log.
+    const read = a.retrieval.changeSeqTop.bind(a.retrieval);
+    let calls = 0;
+    let cursor = 0;
+    vi.spyOn(a.retrieval, 'changeSeqTop').mockImplementation(() => {
+      const top = read();
+      if (calls++ === 0) {
+        for (let i = 0; i < 4; i++) b.episodes.add(U, { summary: `Kiwi note ${i} from the other process.` });
+        expect(episodes(b, 'kiwi')).toHaveLength(4);
+        cursor = b.retrieval.changeSeq();
+      }
+      return top;
+    });
+    await a.backups.restore(taken.name);
+    while (a.retrieval.changeSeq() < cursor) a.episodes.add(U, { summary: 'Trains leave at noon.' });
+    expect(episodes(b, 'kiwi')).toEqual([]);
+    expect(episodes(b, 'harbour ferry')).toEqual(['The harbour ferry leaves at dawn.']);
+    expect(calls).toBe(2);
+  });
+
+  it('a backup older than the index tables has its log restarted once migrated', async () => {
+    const a = env.stores;
+    const b = env.second().stores;
+    a.episodes.add(U, { summary: 'The harbour ferry leaves at dawn.' });
+    const taken = await a.backups.create();
+    const old = openSqlite(path.join(env.dir, 'backups', taken.name), { fileMustExist: true });
+    old.exec('DROP TABLE retrieval_snapshots');
+    old.close();
+    a.episodes.add(U, { summary: 'Bought a kiwi at the market.' });
+    expect(episodes(b, 'kiwi')).toEqual(['Bought a kiwi at the market.']);
+    const cursor = b.retrieval.changeSeq();
+    let seqAtMigrate = -1;
+    await a.backups.restore(taken.name, () => {
+      seqAtMigrate = a.retrieval.changeSeq();
+      retrievalSnapshotsSchema.up(env.db);
+    });
+    // Not restarted before the migrations (the table was missing), but after them.
+    expect(seqAtMigrate).toBeLessThan(cursor);
+    expect(a.retrieval.changeSeq()).toBe(cursor + 2);
+    a.episodes.add(U, { summary: 'Trains leave at noon.' });
+    expect(episodes(b, 'kiwi')).toEqual([]);
+    expect(episodes(b, 'trains noon')).toEqual(['Trains leave at noon.']);
+  });
+
+  it('no process reads a saved index from before the restore, nor one another process saved from its old index after it', async () => {
+    const a = env.stores;
+    const second = env.second();
+    const b = second.stores;
+    a.episodes.add(U, { summary: 'The harbour ferry leaves at dawn.' });
+    a.retrieval.warm();
+    const taken = await a.backups.create();
+    for (let i = 0; i < 5; i++) a.episodes.add(U, { summary: `Filler note ${i} about the weather.` });
+    a.episodes.add(U, { summary: 'Bought a kiwi at the market.' });
+    expect(episodes(b, 'kiwi')).toEqual(['Bought a kiwi at the market.']);
+    await a.backups.restore(taken.name);
+    const saved = () => (env.db.prepare('SELECT count(*) AS n FROM retrieval_snapshots').get() as { n: number }).n;
+    const beforeClose = saved();
+    // b closes before any search of its own after the restore, saving the index it holds.
+    expect(b.retrieval.persist()).toContain('l3');
+    for (let i = 0; i < 8; i++) a.episodes.add(U, { summary: `Train timetable ${i} for the valley line.` });
+    const next = env.second().stores;
+    const builds: string[] = [];
+    const stmt = next.ctx.stmt.bind(next.ctx);
+    next.ctx.stmt = (sql: string) => {
+      if (sql.includes('ORDER BY id')) builds.push(sql.match(/FROM (\w+)/)?.[1] ?? sql);
+      return stmt(sql);
+    };
+    expect(episodes(next, 'kiwi')).toEqual([]);
+    expect(builds).toEqual(['episodes']);
+    for (const q of ['train valley', 'harbour', 'weather']) expect(episodes(next, q), q).toEqual(reference(q));
+    // The records of the saves from before the restore went with it.
+    expect(beforeClose).toBe(0);
   });
 });

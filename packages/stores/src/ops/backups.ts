@@ -61,6 +61,17 @@ export interface BackupStatus {
 export interface BackupHooks {
   /** Before a copy is taken: write the queued bookkeeping, so the copy holds it. */
   beforeCopy(): void;
+  /**
+   * The highest seq the retrieval change log ever handed out (Retrieval.changeSeqTop), read just
+   * before the copy replaces the log, under its write lock.
+   */
+  changeSeqTop(): number;
+  /**
+   * Right after the copy: restart the retrieval change log above `top`, so the indexes of every
+   * process are rebuilt, and forget the saved ones (Retrieval.restarted). False when the restored
+   * database has no such tables yet (older than their migrations): called again after `migrate`.
+   */
+  restartIndexes(top: number): boolean;
   /** After a restore: drop in-memory state built from the old content (retrieval indexes) and rewrite derived files (L1). */
   afterRestore(): void;
   /**
@@ -99,8 +110,11 @@ function kindOf(name: string): BackupInfo['kind'] {
  * serving. Files are named `<kind>-<clock time>.db`. A restore never swaps the file under the open
  * connection: it first backs the current database up (`pre-restore-...`), then copies the backup
  * into the live database through the same backup API, so the connection, its prepared statements
- * and every other process see the restored content; the in-memory retrieval indexes are dropped and
- * the L1 files rewritten (BackupHooks.afterRestore). memory.db holds every wiki page's text in its
+ * and every other process see the restored content; the retrieval change log is restarted above
+ * every seq it held before, so the in-memory retrieval indexes of every process sharing the
+ * database are rebuilt at their next search and no saved index from before is read
+ * (BackupHooks.restartIndexes), this process's indexes are dropped and the L1 files rewritten
+ * (BackupHooks.afterRestore). memory.db holds every wiki page's text in its
  * row (canonical; the Markdown files under `<data_dir>/wiki/` mirror the rows), so once the restored
  * database is migrated the page files are brought in line with its rows (BackupHooks.matchFiles):
  * each page's file is written from its row, and the page files no restored row names are removed.
@@ -208,7 +222,8 @@ export class BackupStore {
   /**
    * Restore the backup `name` into the live database: check it, read the standing query files it
    * holds, back the current database and standing files up (`pre-restore-...`), copy the backup in
-   * through the backup API and drop the files' table from the live database, then afterRestore,
+   * through the backup API, restart the retrieval change log (restartIndexes), drop the files'
+   * table from the live database, then afterRestore,
    * `migrate` (a backup older than the schema is brought to the head), matchFiles (the wiki page
    * files made equal to the restored rows) and the standing folder made equal to the backup's files.
    * Answers the backup restored, the pre-restore copy and what was done to the files.
@@ -226,12 +241,38 @@ export class BackupStore {
       const keys = this.ctx.stmt(`SELECT * FROM ${API_KEYS_TABLE} ORDER BY id`).all() as Record<string, unknown>[];
       const safety = await this.copy('pre-restore');
       const src = openSqlite(file, { readonly: true, fileMustExist: true });
+      // The change log's highest seq before the copy replaces it: what the indexes of every process
+      // may hold at most. Read again after the API's first (empty) step, which took the write lock:
+      // no process can commit from then on, and in WAL mode this connection still reads the last
+      // commit (in rollback-journal mode that lock is exclusive: the read before the copy stands).
+      let top = this.hooks.changeSeqTop();
+      const wal = this.ctx.db.pragma('journal_mode', { simple: true }) === 'wal';
+      let locked = false;
       try {
         // One step after the first: the destination's write lock is held across as few turns of the event loop as the API allows.
-        await src.backup(this.ctx.db.name, { progress: () => 0x7fffffff });
+        await src.backup(this.ctx.db.name, {
+          progress: () => {
+            if (!locked && wal) top = Math.max(top, this.hooks.changeSeqTop());
+            locked = true;
+            return 0x7fffffff;
+          },
+        });
       } finally {
         src.close();
       }
+      // First of all, so other processes search at their old cursors for as short a time as may be;
+      // tried again after the migrations when the restored database had no such tables or it failed.
+      const restart = (): boolean => {
+        try {
+          return this.hooks.restartIndexes(top);
+        } catch (err) {
+          this.ctx.logger.error(
+            `restore: the retrieval change log could not be restarted (indexes of other processes may answer from before the restore until they are rebuilt): ${(err as Error).message}`,
+          );
+          return false;
+        }
+      };
+      const restarted = restart();
       // The copy brought the files' table into the live database, which must never hold it (its files are on disk).
       try {
         this.ctx.db.exec(`DROP TABLE IF EXISTS ${BACKUP_FILES_TABLE}`);
@@ -240,6 +281,7 @@ export class BackupStore {
       }
       this.hooks.afterRestore();
       migrate?.();
+      if (!restarted) restart();
       // The restored scope_writes counts are the backup's, which later writes reach again: a new
       // token is what tells every process's recall cache that its answers are from before.
       this.ctx.stmt('UPDATE restore_token SET token = ? WHERE id = 1').run(randomUUID());

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { openSqlite } from '@memory-service/kernel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A, U, makeEnv, type Env } from '../test-helpers.js';
 import { CHANGE_LOG_KEEP, CHANGE_LOG_TRIM_EVERY } from '../migrations/retrieval-changes.js';
@@ -148,6 +149,29 @@ describe('retrieval index kept in step with the tables', () => {
     const min = (env.db.prepare('SELECT min(seq) AS m FROM retrieval_changes').get() as { m: number }).m;
     expect(min).toBeGreaterThan(2);
     expect(texts(env, 'heron').sort()).toEqual(['first heron sighting', 'second heron sighting']);
+  });
+});
+
+describe('retrieval index and a database copied in (a restore)', () => {
+  // Regression guard, fixed: an index past the log's newest seq (a restore's copy brought back the
+  // backup's log, before the restore restarted it) was kept as current, though it described the
+  // records from before the copy.
+  it('an index whose cursor is past the log, which only a copy of another database brings, is rebuilt from the tables', async () => {
+    const s = env.stores;
+    const b = env.second().stores;
+    const base = s.episodes.add(U, { summary: 'The harbour ferry leaves at dawn.' });
+    const taken = await s.backups.create();
+    s.episodes.delete(U, base.id);
+    s.episodes.add(U, { summary: 'Bought a kiwi at the market.' });
+    expect(b.retrieval.search(U, 'kiwi').map((h) => h.text)).toEqual(['Bought a kiwi at the market.']);
+    const cursor = b.retrieval.changeSeq();
+    // The copy alone, as a restore makes it, without what it does after.
+    const src = openSqlite(path.join(env.dir, 'backups', taken.name), { readonly: true, fileMustExist: true });
+    await src.backup(env.db.name);
+    src.close();
+    expect(b.retrieval.changeSeq()).toBeLessThan(cursor);
+    expect(b.retrieval.search(U, 'harbour ferry').map((h) => h.text)).toEqual(['The harbour ferry leaves at dawn.']);
+    expect(b.retrieval.search(U, 'kiwi')).toEqual([]);
   });
 });
 

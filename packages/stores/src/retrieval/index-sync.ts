@@ -50,6 +50,9 @@ export interface CatchUp {
   left: string[];
 }
 
+/** The source of the row restart() writes to the change log: no index reads it. */
+export const RESTORE_SOURCE = 'restore';
+
 /** When a batch of changes edits or deletes more documents than this share of the index, it is rebuilt instead. */
 const REBUILD_SHARE = 0.5;
 
@@ -74,11 +77,14 @@ function wornOut(index: SourceIndex): boolean {
  *   back as `pending` for the search to handle. An index not built yet is not built there either.
  * - When the log was trimmed past an index's cursor, when a batch is larger than half the index,
  *   or when freed slots outnumber live documents, the index is rebuilt from its table.
+ * - A memory_backup restore (in any process) restarts the log above every cursor (restart()): it
+ *   reads as trimmed past every index built before it, which is rebuilt at its next catch-up.
  * - An index is saved to `<data_dir>/retrieval/<source>.idx` (persist(): after a build at start,
  *   and on close) and a later start reads it instead of building, then applies the log from the
  *   saved cursor as above. The file is used only when the token in it is the one retrieval_snapshots
- *   recorded for its last save, its cursor is not past the log, and it is whole (checksum) and of
- *   this format and these column weights; otherwise the index is built from the table.
+ *   recorded for its last save, its cursor is not past the log and the log holds everything after
+ *   it, and it is whole (checksum) and of this format and these column weights; otherwise the
+ *   index is built from the table.
  */
 export class RetrievalIndex {
   private readonly built = new Map<string, Built>();
@@ -92,6 +98,47 @@ export class RetrievalIndex {
   /** Forget every index built in this process (Retrieval.reset). */
   drop(): void {
     this.built.clear();
+  }
+
+  /**
+   * The highest seq the change log ever handed out (its AUTOINCREMENT counter, at least its newest
+   * row's seq): no index of any process holds a cursor above it, since the log's seq only grows
+   * (restart() keeps it growing across a restore).
+   */
+  topSeq(): number {
+    const counter = (this.ctx.stmt("SELECT seq FROM sqlite_sequence WHERE name = 'retrieval_changes'").pluck(true).get() as number | undefined) ?? 0;
+    return Math.max(counter, this.maxSeq());
+  }
+
+  /**
+   * After a restore copied another database in (BackupStore.restore), whose change log describes
+   * the backup's history and whose seq is the backup's: every index built before it, in any
+   * process, must be rebuilt from the restored tables, and no saved index from before it read.
+   * In one transaction the log is emptied and a single row (source `restore`, which no index
+   * reads) is written at seq `max(top, the log's counter now) + 2`, where `top` is topSeq() read
+   * before the copy replaced the log (under its write lock, so no process can hold more); and the
+   * records of the saved indexes are deleted. Every index built before then has a cursor at most
+   * that seq - 2, so the log now reads as trimmed past it and its next catch-up rebuilds it from
+   * its table (apply), as when the log was trimmed; and the log's newest seq moved for each of
+   * them, so a search at its cursor sees it (Retrieval.search) and no search pays for the check.
+   * The indexes of this process are dropped. Returns false, doing nothing, when the restored
+   * database has no change log or snapshot table yet (older than their migrations): to be called
+   * again once it is migrated.
+   */
+  restart(top: number): boolean {
+    const tables = this.ctx
+      .stmt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('retrieval_changes', 'retrieval_snapshots')")
+      .pluck(true)
+      .get() as number;
+    if (tables !== 2) return false;
+    this.ctx.tx(() => {
+      const seq = Math.max(top, this.topSeq()) + 2;
+      this.ctx.stmt('DELETE FROM retrieval_changes').run();
+      this.ctx.stmt('DELETE FROM retrieval_snapshots').run();
+      this.ctx.stmt(`INSERT INTO retrieval_changes (seq, source, doc) VALUES (?, '${RESTORE_SOURCE}', 0)`).run(seq);
+    });
+    this.drop();
+    return true;
   }
 
   /** The newest seq of the change log: what an index must have applied to be current. */
@@ -131,9 +178,11 @@ export class RetrievalIndex {
     let b = this.built.get(source);
     if (!b) b = this.build(source, true);
     // A saved index read just now holds the log up to its save: the rest is applied here. One the
-    // catch-up brought up to date may still be worn out (it never rebuilds): rebuilt here.
+    // catch-up brought up to date may still be worn out (it never rebuilds): rebuilt here. A cursor
+    // past the log's newest seq is one from before a restore that has not restarted the log yet
+    // (BackupStore.restore, between its copy and restart()): the seq never goes back otherwise.
     if (b.cursor < max) b = this.apply(source, b);
-    else if (wornOut(b.index)) b = this.build(source, false);
+    else if (b.cursor > max || wornOut(b.index)) b = this.build(source, false);
     return { index: b.index, pending: new Set() };
   }
 
@@ -155,7 +204,7 @@ export class RetrievalIndex {
       const behind = b.cursor < max;
       if (behind) this.apply(source, b, false);
       if (behind && b.cursor >= max) result.applied.push(source);
-      if (b.cursor < max || wornOut(b.index)) result.left.push(source);
+      if (b.cursor !== max || wornOut(b.index)) result.left.push(source);
     }
     return result;
   }
@@ -207,10 +256,12 @@ export class RetrievalIndex {
 
   /** The saved index of a source when it matches the database (see the class comment), else null. */
   private load(source: string, weights: readonly number[], max: number): Built | null {
-    const row = this.ctx.stmt('SELECT token, cursor FROM retrieval_snapshots WHERE source = ?').get(source) as
-      | { token: string; cursor: number }
+    const row = this.ctx.stmt('SELECT token, cursor, (SELECT min(seq) FROM retrieval_changes) AS min FROM retrieval_snapshots WHERE source = ?').get(source) as
+      | { token: string; cursor: number; min: number | null }
       | undefined;
-    if (!row) return null;
+    // Nor when the log no longer holds everything after its cursor (trimmed past it, or restarted
+    // by a restore since: restart()): it would be rebuilt at once, so the file is not even read.
+    if (!row || (row.min !== null && row.min > row.cursor + 1)) return null;
     try {
       const { meta, state } = decodeSnapshot(fs.readFileSync(this.snapshotFile(source)));
       if (meta.source !== source || meta.token !== row.token || meta.cursor !== row.cursor || meta.cursor > max) return null;

@@ -466,6 +466,24 @@ export class Retrieval {
     this.index.drop();
   }
 
+  /**
+   * The highest seq the change log ever handed out: no index of any process holds more. A restore
+   * reads it under its copy's write lock and gives it to restarted() (index-sync.ts).
+   */
+  changeSeqTop(): number {
+    return this.index.topSeq();
+  }
+
+  /**
+   * After a restore copied another database in: restart the change log above `top` and every seq
+   * it holds, so every process's indexes from before the restore are rebuilt at their next
+   * catch-up, and forget the saved indexes (RetrievalIndex.restart). False when the restored
+   * database is too old to have the tables yet: call it again once migrated.
+   */
+  restarted(top: number): boolean {
+    return this.index.restart(top);
+  }
+
   /** The newest seq of the retrieval change log (see migrations/retrieval-changes.ts). */
   changeSeq(): number {
     return this.index.maxSeq();
