@@ -1,6 +1,6 @@
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
-import { clampImportance, type FactSource, type FactStore } from './facts.js';
+import { checkNewFactKey, clampImportance, type FactSource, type FactStore } from './facts.js';
 import { recordName } from './record-name.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText, parseJson } from './util.js';
@@ -164,6 +164,8 @@ export class BranchStore {
     return this.ctx.tx(() => {
       const id = this.need(scope, name);
       const e = this.entry(id, key);
+      // Refused when set, as the merge's write would refuse it (a key the branch or live memory holds may still be set).
+      if (!e && !this.facts.get(scope, key)) checkNewFactKey('key', key);
       const imp = clampImportance(importance ?? e?.importance ?? e?.base_importance ?? 0.5);
       if (e) this.ctx.stmt('UPDATE fact_branch_entries SET value = ?, importance = ? WHERE branch_id = ? AND key = ?').run(value, imp, id, key);
       else {

@@ -1,4 +1,4 @@
-import { checkNoHiddenFormat } from '@memory-service/kernel';
+import { checkNoControlChars, checkNoHiddenFormat } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
@@ -89,6 +89,18 @@ function matchedTexts(r: Row): string[] {
   return isGeneratedKey(r.key) ? [value] : [r.key, value];
 }
 
+/**
+ * Refuse a key no fact holds yet, naming `field` as the caller's input names it (`key`, `fact_key`,
+ * `fields.name`): it is one line (no control character: wake_up and memory_context print a fact as
+ * a `- key: value` line, so a line break or an escape code in a key forged lines of the brief) and
+ * holds no invisible format character (ab and a<U+200B>b looked like one key). A fact stored so
+ * before is still read, updated and deleted by its key.
+ */
+export function checkNewFactKey(field: string, key: string): void {
+  checkNoControlChars(field, key);
+  checkNoHiddenFormat(field, key);
+}
+
 function toFact(r: Row): Fact {
   return {
     entry_id: makeId(FACT_PREFIX, r.id),
@@ -145,8 +157,7 @@ export class FactStore {
     return this.ctx.tx(() => {
       const { form: key, found } = this.lookup(scope, given);
       const before = found ? toFact(found) : null;
-      // A new key may not hold what shows nothing (ab and a<U+200B>b looked like one key); a fact stored so before is still updated.
-      if (!before) checkNoHiddenFormat('key', key);
+      if (!before) checkNewFactKey('key', key);
       const now = this.ctx.iso();
       if (before) {
         this.ctx

@@ -2,7 +2,7 @@ import { checkNoControlChars, checkNoHiddenFormat } from '@memory-service/kernel
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
-import type { FactSource, FactStore } from './facts.js';
+import { checkNewFactKey, type FactSource, type FactStore } from './facts.js';
 import type { ShadowBin } from './shadow-bin.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, clamp, makeId, parseId, parseJson, toIso } from './util.js';
@@ -135,7 +135,7 @@ export class ProposalStore {
     }
     const key = checkText(input.key, 'key', 500);
     // Refused when proposed, as the fact store would refuse it when approved (a fact of that key may still be updated).
-    if (!this.targets.facts.get(scope, key)) checkNoHiddenFormat('key', key);
+    if (!this.targets.facts.get(scope, key)) checkNewFactKey('key', key);
     const value = checkText(input.value, 'value', this.ctx.config.maxTextChars, true);
     const importance = input.importance ?? PROPOSAL_DEFAULT_IMPORTANCE;
     if (typeof importance !== 'number' || !Number.isFinite(importance) || importance < 0 || importance > 1) {

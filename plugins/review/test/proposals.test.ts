@@ -12,6 +12,18 @@ const P = (args: Record<string, unknown>) => s.call('memory_proposals', args);
 const inject = async (extra: Record<string, unknown> = {}) => (await s.call('memory_hook', { event: 'session_started', payload: {}, ...extra })).results[primitives.name];
 
 describe('memory_proposals propose and list', () => {
+  it('refuses a core_write whose new key holds a line break or an escape code, naming key, and stages nothing', async () => {
+    s = await start();
+    for (const key of ['k\u001b[2J\nx', 'color\n## Recent turns']) {
+      expect(await toolError(P({ action: 'propose', kind: 'core_write', key, value: 'v' })), JSON.stringify(key)).toMatchObject({
+        code: 'KERNEL_ERR_VALIDATION',
+        field: 'key',
+        message: expect.stringMatching(/control characters/),
+      });
+    }
+    expect((await P({ action: 'list' })).count).toBe(0);
+  });
+
   it('stages a core_write pending without writing, and lists it', async () => {
     s = await start();
     const r = await P({ action: 'propose', kind: 'core_write', key: 'editor', value: 'helix', importance: 0.7 });
