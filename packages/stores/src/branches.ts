@@ -159,7 +159,8 @@ export class BranchStore {
     checkScope(scope);
     const name = recordName(rawName);
     checkText(key, 'key', 500);
-    checkText(value, 'value', this.ctx.config.maxTextChars, true);
+    // Blank refused now, as the merge's write would refuse it.
+    checkText(value, 'value', this.ctx.config.maxTextChars);
     if (importance !== undefined && !Number.isFinite(importance)) throw validationError('importance', 'importance must be a number from 0.05 to 1.0', { min: 0.05, max: 1 });
     return this.ctx.tx(() => {
       const id = this.need(scope, name);

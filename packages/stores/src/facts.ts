@@ -146,7 +146,8 @@ export class FactStore {
   upsert(scope: Scope, input: FactInput, reason = 'upsert'): Fact & { created_new: boolean } {
     checkScope(scope);
     const given = checkText(input.key, 'key', 500);
-    const value = checkText(input.value, 'value', this.ctx.config.maxTextChars, true);
+    // Blank for no writer (proposals, branches and imports reach here too): wake_up showed it as `- key: `.
+    const value = checkText(input.value, 'value', this.ctx.config.maxTextChars);
     const source = input.source ?? 'manual';
     if (!FACT_SOURCES.includes(source)) {
       throw validationError('source', `source must be one of ${FACT_SOURCES.join(', ')}`, FACT_SOURCES);

@@ -136,7 +136,8 @@ export class ProposalStore {
     const key = checkText(input.key, 'key', 500);
     // Refused when proposed, as the fact store would refuse it when approved (a fact of that key may still be updated).
     if (!this.targets.facts.get(scope, key)) checkNewFactKey('key', key);
-    const value = checkText(input.value, 'value', this.ctx.config.maxTextChars, true);
+    // Blank refused now, as the fact store refuses it when approved.
+    const value = checkText(input.value, 'value', this.ctx.config.maxTextChars);
     const importance = input.importance ?? PROPOSAL_DEFAULT_IMPORTANCE;
     if (typeof importance !== 'number' || !Number.isFinite(importance) || importance < 0 || importance > 1) {
       throw validationError('importance', 'importance must be a number from 0 to 1', '0..1');

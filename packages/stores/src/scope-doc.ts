@@ -145,7 +145,7 @@ export function checkScopeDocument(input: unknown, root: string, maxText: number
   const facts = records(doc, 'facts', root).map((f) => ({
     entry_id: sourceId(f, 'entry_id'),
     key: f.text('key', 500),
-    value: f.text('value', maxText, { empty: true }),
+    value: f.text('value', maxText),
     importance: f.number('importance', IMPORTANCE_MIN, IMPORTANCE_MAX, 0.5),
     source: f.oneOf('source', FACT_SOURCES, 'manual'),
     metadata: f.object('metadata'),

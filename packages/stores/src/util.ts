@@ -63,7 +63,7 @@ export function checkScope(scope: Scope): Scope {
 
 export function checkText(value: unknown, field: string, max: number, allowEmpty = false): string {
   if (typeof value !== 'string') throw validationError(field, `${field} must be a string`);
-  if (!allowEmpty && isBlank(value)) throw validationError(field, `${field} must not be empty`);
+  if (!allowEmpty && isBlank(value)) throw validationError(field, `${field} must not be empty`, 'text with a visible character');
   // Characters are code points, as a user counts them: an emoji is one (docs/decisions.md).
   if (overChars(value, max)) throw validationError(field, `${field} is longer than ${max} characters`);
   return value;

@@ -129,6 +129,8 @@ describe('memory_data', () => {
       [(d) => (d.wiki_links[0].relation = 'likes'), 'data.wiki_links[0].relation'],
       [(d) => (d.scratchpad[0] = null), 'data.scratchpad[0]'],
       [(d) => (d.sessions[0].quality = 99), 'data.sessions[0].quality'],
+      [(d) => (d.facts[0].value = '   '), 'data.facts[0].value'],
+      [(d) => (d.facts[0].value = '\u200b'), 'data.facts[0].value'],
     ];
     for (const [f, field] of cases) {
       const e = await toolError(s.call('memory_data', { action: 'import', data: broken(f), user_id: 'gina', mode: 'replace' }));

@@ -12,6 +12,19 @@ const P = (args: Record<string, unknown>) => s.call('memory_proposals', args);
 const inject = async (extra: Record<string, unknown> = {}) => (await s.call('memory_hook', { event: 'session_started', payload: {}, ...extra })).results[primitives.name];
 
 describe('memory_proposals propose and list', () => {
+  it('refuses a core_write with a blank value, naming value, and stages nothing (so no approval can store one)', async () => {
+    s = await start();
+    for (const value of ['', '   ', '\u200b\u200b']) {
+      expect(await toolError(P({ action: 'propose', kind: 'core_write', key: 'b', value })), JSON.stringify(value)).toMatchObject({
+        code: 'KERNEL_ERR_VALIDATION',
+        field: 'value',
+        accepted: 'text with a visible character',
+      });
+    }
+    expect((await P({ action: 'list' })).count).toBe(0);
+    expect(storesOf(s).facts.get({ layer: 'user', user_id: 'default' }, 'b')).toBeNull();
+  });
+
   it('refuses a core_write whose new key holds a line break or an escape code, naming key, and stages nothing', async () => {
     s = await start();
     for (const key of ['k\u001b[2J\nx', 'color\n## Recent turns']) {
