@@ -220,7 +220,7 @@ export function checkScopeDocument(input: unknown, root: string, maxText: number
       ended: f.nullableTime('ended'),
       summary: f.nullableText('summary', maxText),
       topics: f.tags('topics'),
-      state_deltas: f.raw('state_deltas') ?? {},
+      state_deltas: f.data('state_deltas') ?? {},
       quality: quality === null || quality === undefined ? null : Math.round(f.number('quality', 0, 80)),
       quality_detail: f.raw('quality_detail') == null ? null : f.object('quality_detail'),
     };

@@ -148,6 +148,28 @@ describe('memory_data', () => {
     expect(storesOf(s).facts.count({ layer: 'user', user_id: 'gina' })).toBe(1);
   });
 
+  it('an import whose free JSON nests more than 100 levels is refused naming its path (thousands overflowed the stack), and nothing is written', async () => {
+    s = await start();
+    const nest = (n: number): unknown => {
+      let v: unknown = {};
+      for (let i = 1; i < n; i++) v = { a: v };
+      return v;
+    };
+    const doc = (metadata: unknown) => ({
+      format: 'memory-service-scope-export',
+      version: 1,
+      facts: [{ key: 'fine', value: 'shallow', metadata: {} }, { key: 'deep', value: 'v', metadata }],
+      episodes: [{ summary: 'e', meta: {} }],
+    });
+    for (const depth of [101, 5000]) {
+      const e = await toolError(s.call('memory_data', { action: 'import', data: doc(nest(depth)) }));
+      expect(e, String(depth)).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'data.facts[1].metadata', accepted: 'JSON at most 100 levels deep' });
+    }
+    expect(storesOf(s).facts.count({ layer: 'user', user_id: 'default' })).toBe(0);
+    const ok = await s.call('memory_data', { action: 'import', data: doc(nest(100)) });
+    expect(ok.imported.facts).toBe(2);
+  });
+
   it('names data or file when an import has neither, both, or a bad file; export refuses import inputs', async () => {
     s = await start();
     expect((await toolError(s.call('memory_data', { action: 'import' }))).field).toBe('data');
