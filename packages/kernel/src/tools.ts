@@ -360,16 +360,22 @@ export function outputJsonSchema(tool: ToolDefinition): Record<string, unknown> 
 
 /** The common `layer` and `user_id` inputs. */
 export const layerSchema = z.enum(['user', 'agent']);
+/**
+ * The longest user_id, in characters: Unicode code points (an emoji is one), as every user text is
+ * counted (chars.ts), as zod's `.max` counts a string and as JSON Schema's `maxLength` is read. The
+ * stores' own scope check (checkScope) counts the same way, so no id the schema takes is refused there.
+ */
+export const USER_ID_MAX = 200;
 /** What a user_id may be, as a refused one's error says it (`accepted`). */
 export const USER_ID_ACCEPTED =
-  '1 to 200 characters, at least one visible, without a slash, a backslash, NUL or an invisible format character (zero-width space, soft hyphen, ' +
+  `1 to ${USER_ID_MAX} characters (Unicode code points: an emoji is one), at least one visible, without a slash, a backslash, NUL or an invisible format character (zero-width space, soft hyphen, ` +
   'word joiner, byte order mark, bidi embedding, override or isolate control); taken in Unicode NFC';
 export const userIdSchema = z
   .string()
   // One user whether the name comes precomposed or decomposed (identity.ts); first, so the bounds count the NFC form.
   .overwrite(toNfc)
   .min(1)
-  .max(200)
+  .max(USER_ID_MAX)
   // Not only white space, no slash, backslash or NUL; linear to test however long the input.
   .regex(/^(?!\s*$)[^\0/\\]+$/, 'must not be blank, nor contain a slash, a backslash or NUL')
   // Nor only invisible characters (blank.ts): a refinement, so the published pattern stays one any
