@@ -263,7 +263,7 @@ export function checkScopeDocExtras(doc: Obj, root: string, maxText: number): Sc
     if (p.raw('kind') !== undefined && p.raw('kind') !== kind) throw validationError(`${f.at}.payload.kind`, `${f.at}.payload.kind must be the proposal's kind, ${kind}`, [kind]);
     const payload: ProposalInput =
       kind === 'core_write'
-        ? { kind, key: p.text('key', 500), value: p.text('value', maxText, { empty: true }), importance: p.number('importance', 0, 1, 0.5) }
+        ? { kind, key: p.text('key', 500), value: p.text('value', maxText), importance: p.number('importance', 0, 1, 0.5) }
         : {
             kind,
             title: p.text('title', WIKI_TITLE_MAX).trim(),
