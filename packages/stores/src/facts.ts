@@ -13,6 +13,9 @@ import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, w
 export const FACT_SOURCES = ['user_explicit', 'staging_promotion', 'episode_promotion', 'legacy', 'manual'] as const;
 export type FactSource = (typeof FACT_SOURCES)[number];
 
+/** The longest fact key, in characters (code points); the tools that take a key publish it as their schema's bound. */
+export const FACT_KEY_MAX = 500;
+
 export const IMPORTANCE_MIN = 0.05;
 export const IMPORTANCE_MAX = 1.0;
 
@@ -145,7 +148,7 @@ export class FactStore {
    */
   upsert(scope: Scope, input: FactInput, reason = 'upsert'): Fact & { created_new: boolean } {
     checkScope(scope);
-    const given = checkText(input.key, 'key', 500);
+    const given = checkText(input.key, 'key', FACT_KEY_MAX);
     // Blank for no writer (proposals, branches and imports reach here too): wake_up showed it as `- key: `.
     const value = checkText(input.value, 'value', this.ctx.config.maxTextChars);
     const source = input.source ?? 'manual';

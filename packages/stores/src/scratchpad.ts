@@ -2,7 +2,7 @@ import { checkNoControlChars, isBlank } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import type { Episode, EpisodeStore } from './episodes.js';
 import { notFound, validationError } from './errors.js';
-import { checkNewFactKey, type Fact, type FactStore } from './facts.js';
+import { checkNewFactKey, FACT_KEY_MAX, type Fact, type FactStore } from './facts.js';
 import { scrubSecrets, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText, clamp, toIso } from './util.js';
@@ -201,7 +201,7 @@ export class ScratchpadStore {
         this.clear(scope, key);
         return { target, entry, episode };
       }
-      const factKey = checkText(opts.fact_key ?? entry.key, 'fact_key', 500).trim();
+      const factKey = checkText(opts.fact_key ?? entry.key, 'fact_key', FACT_KEY_MAX).trim();
       // An L4 fact is long-term memory: secrets are stripped from it, as memory_remember strips them.
       const scrub = scrubSecrets(entry.content);
       const before = facts.get(scope, factKey);

@@ -1,5 +1,5 @@
-import { defineTool, z } from '@memory-service/kernel';
-import { PROPOSAL_DEFAULT_IMPORTANCE, PROPOSAL_DEFAULT_WIKI_TYPE, validationError, WIKI_TYPES, type ProposalInput, type Stores } from '@memory-service/stores';
+import { defineTool, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, z } from '@memory-service/kernel';
+import { FACT_KEY_MAX, PROPOSAL_DEFAULT_IMPORTANCE, PROPOSAL_DEFAULT_WIKI_TYPE, validationError, WIKI_TITLE_MAX, WIKI_TYPES, type ProposalInput, type Stores } from '@memory-service/stores';
 import { layerInput, proposalOut, proposalSchema, scopeOf, userIdInput } from '../common.js';
 
 export const PROPOSALS_ACTIONS = ['list', 'propose', 'decide', 'revert', 'revert_transition'] as const;
@@ -61,11 +61,12 @@ export function memoryProposalsTool(stores: Stores) {
     input: () => z.object({
       action: z.enum(PROPOSALS_ACTIONS).describe('list, propose, decide, revert or revert_transition'),
       kind: z.enum(['wiki_write', 'core_write']).optional().describe('propose: the kind of write'),
-      title: z.string().optional().describe('propose wiki_write: page title'),
-      content: z.string().optional().describe('propose wiki_write: Markdown content'),
+      title: z.string().max(WIKI_TITLE_MAX).optional().describe('propose wiki_write: page title'),
+      // content and value follow think.max_text_chars, which the config may move: the description states it, the store enforces it.
+      content: z.string().optional().describe(`propose wiki_write: Markdown content, at most ${TEXT_LIMIT_KEY} characters (default ${TEXT_LIMIT_DEFAULT})`),
       wiki_type: z.enum(WIKI_TYPES).optional().describe('propose wiki_write: page type'),
-      key: z.string().optional().describe('propose core_write: fact key'),
-      value: z.string().optional().describe('propose core_write: fact value'),
+      key: z.string().max(FACT_KEY_MAX).optional().describe('propose core_write: fact key'),
+      value: z.string().optional().describe(`propose core_write: fact value, at most ${TEXT_LIMIT_KEY} characters (default ${TEXT_LIMIT_DEFAULT})`),
       importance: z.number().min(0).max(1).optional().describe(`propose core_write: importance 0 to 1 (default ${PROPOSAL_DEFAULT_IMPORTANCE})`),
       proposal_id: z.string().max(100).optional().describe('decide, revert: the proposal (prop_<n>)'),
       approve: z.boolean().optional().describe('decide: true applies the write, false rejects it'),

@@ -43,9 +43,14 @@ export function memoryDiscloseTool(stores: Stores) {
       'a duplicate name, an unknown rule_id. Returns the action, the rule (or rules) and for enable and disable whether it changed.',
     input: () => z.object({
       action: z.enum(DISCLOSE_ACTIONS).describe('add, list, enable, disable or delete'),
-      name: z.string().optional().describe('add: the rule name'),
-      trigger_keywords: z.array(z.string()).optional().describe('add: keywords; any one in a text triggers the rule'),
-      content: z.string().optional().describe('add: what the rule discloses'),
+      name: z.string().max(DISCLOSURE_NAME_MAX).optional().describe('add: the rule name'),
+      trigger_keywords: z
+        .array(z.string().max(DISCLOSURE_KEYWORD_MAX))
+        .min(1)
+        .max(DISCLOSURE_KEYWORDS_MAX)
+        .optional()
+        .describe('add: keywords; any one in a text triggers the rule'),
+      content: z.string().max(DISCLOSURE_CONTENT_MAX).optional().describe('add: what the rule discloses'),
       rule_id: z.string().max(100).optional().describe('enable, disable, delete: the rule (disc_<n>)'),
       layer: layerInput,
       user_id: userIdInput,

@@ -1,5 +1,6 @@
 import { checkActionTier, defineTool, z } from '@memory-service/kernel';
 import {
+  FACT_KEY_MAX,
   FACT_PREFIX,
   FACT_VERSION_PREFIX,
   notFound,
@@ -107,7 +108,7 @@ export function memoryHistoryTool(stores: Stores) {
       'version to restore (it holds no value), or restore on a surface without the write tier (action).',
     input: () => z.object({
       action: z.enum(['list', 'restore']).default('list').describe('list the history (default), or restore a version'),
-      key: z.string().min(1).max(500).optional().describe('list: the fact key, exactly as stored'),
+      key: z.string().min(1).max(FACT_KEY_MAX).optional().describe('list: the fact key, exactly as stored'),
       entry_id: z.string().min(1).max(100).optional().describe('list: the fact entry id, e.g. fact_12'),
       title: z.string().min(1).max(WIKI_TITLE_MAX).optional().describe('list: the wiki page title'),
       version_id: z.string().min(1).max(100).optional().describe('restore: the version to write back (fv_<n> or wv_<n>)'),

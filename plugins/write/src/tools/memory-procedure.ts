@@ -44,7 +44,7 @@ export function memoryProcedureTool(stores: Stores) {
       'steps.<i> (an empty or too long step), outcome, note, description, trigger.',
     input: () => z.object({
       action: z.enum(ACTIONS).describe('save, get, list, record or delete'),
-      name: z.string().min(1).max(200).optional().describe('The procedure (every action but list)'),
+      name: z.string().min(1).max(RECORD_NAME_MAX).optional().describe('The procedure (every action but list)'),
       steps: z.array(z.string().max(PROCEDURE_TEXT_MAX)).min(1).max(PROCEDURE_STEPS_MAX).optional().describe('save: the steps in order'),
       description: z.string().max(PROCEDURE_TEXT_MAX).optional().describe('save: what it does'),
       trigger: z.string().max(PROCEDURE_TEXT_MAX).optional().describe('save: when to use it'),

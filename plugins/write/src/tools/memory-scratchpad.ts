@@ -1,5 +1,5 @@
 import { defineTool, invalid, isBlank, z } from '@memory-service/kernel';
-import { notFound, SCRATCHPAD_PROMOTE_TARGETS, type ScratchpadEntry, type Stores } from '@memory-service/stores';
+import { FACT_KEY_MAX, notFound, SCRATCHPAD_PROMOTE_TARGETS, type ScratchpadEntry, type Stores } from '@memory-service/stores';
 import { checkTags, episodeOut, episodeSchema, layerInput, scopeOf, tagsInput, userIdInput } from '../common.js';
 
 const ACTIONS = ['write', 'read', 'clear', 'promote'] as const;
@@ -37,7 +37,7 @@ export function memoryScratchpadTool(stores: Stores) {
       key: z.string().min(1).max(200).optional().describe('Note key, one line (write, promote; optional for read and clear: one note instead of all)'),
       content: z.string().max(100_000).optional().describe('write: the note text'),
       target: z.enum(SCRATCHPAD_PROMOTE_TARGETS).optional().describe('promote: episode (L3) or fact (L4)'),
-      fact_key: z.string().min(1).max(500).optional().describe('promote to fact: the fact key (default the note key)'),
+      fact_key: z.string().min(1).max(FACT_KEY_MAX).optional().describe('promote to fact: the fact key (default the note key)'),
       importance: z.number().min(0).max(1).optional().describe('promote: importance of the episode or fact, 0..1 (default 0.5)'),
       tags: tagsInput.describe('promote to episode: extra episode tags (plain or dimension:value)'),
       layer: layerInput,

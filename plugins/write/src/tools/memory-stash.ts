@@ -27,7 +27,7 @@ export function memoryStashTool(stores: Stores) {
       'field: action (push of an empty pad), name (invalid, taken, unknown, too many, conflict or overflow at pop), note.',
     input: () => z.object({
       action: z.enum(ACTIONS).describe('push, list, show, pop or drop'),
-      name: z.string().min(1).max(200).optional().describe('The stash (push: optional; show/pop: default the newest; drop: required)'),
+      name: z.string().min(1).max(RECORD_NAME_MAX).optional().describe('The stash (push: optional; show/pop: default the newest; drop: required)'),
       note: z.string().max(STASH_NOTE_MAX).optional().describe('push: why it was set aside'),
       layer: layerInput,
       user_id: userIdInput,
