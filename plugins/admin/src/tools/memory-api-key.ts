@@ -4,6 +4,9 @@ import { layerInput, userIdInput } from '../common.js';
 
 const API_KEY_ACTIONS = ['list', 'create', 'revoke'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const API_KEY_FIELDS = { list: [], create: ['name'], revoke: ['key_id'] } as const satisfies Record<(typeof API_KEY_ACTIONS)[number], readonly string[]>;
+
 const keySchema = z.object({
   id: z.string().describe('key_<n>'),
   name: z.string(),
@@ -38,6 +41,7 @@ export function memoryApiKeyTool(stores: Stores) {
       revoked: keySchema.extend({ already_revoked: z.boolean() }).optional(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: API_KEY_FIELDS,
     handler: (args) => {
       if (args.action === 'list') return { action: 'list' as const, keys: stores.apiKeys.list() };
       if (args.action === 'create') {

@@ -6,6 +6,15 @@ export const PROPOSALS_ACTIONS = ['list', 'propose', 'decide', 'revert', 'revert
 /** Pending proposals one list returns at most. */
 export const PROPOSALS_LIST_MAX = 200;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const PROPOSALS_FIELDS = {
+  list: ['limit'],
+  propose: ['kind', 'title', 'content', 'wiki_type', 'key', 'value', 'importance'],
+  decide: ['proposal_id', 'approve'],
+  revert: ['proposal_id'],
+  revert_transition: ['transition_id'],
+} as const satisfies Record<(typeof PROPOSALS_ACTIONS)[number], readonly string[]>;
+
 const WIKI_FIELDS = ['title', 'content', 'wiki_type'] as const;
 const CORE_FIELDS = ['key', 'value', 'importance'] as const;
 
@@ -87,6 +96,7 @@ export function memoryProposalsTool(stores: Stores) {
       deleted_entry_id: z.string().optional().describe('revert_transition: the fact deleted'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: PROPOSALS_FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       switch (args.action) {

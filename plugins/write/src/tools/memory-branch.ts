@@ -4,6 +4,17 @@ import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 const ACTIONS = ['create', 'list', 'set', 'unset', 'diff', 'merge', 'delete'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = {
+  create: ['name'],
+  list: [],
+  set: ['name', 'key', 'value', 'importance'],
+  unset: ['name', 'key'],
+  diff: ['name'],
+  merge: ['name', 'force'],
+  delete: ['name'],
+} as const satisfies Record<(typeof ACTIONS)[number], readonly string[]>;
+
 const branchSchema = z.object({
   name: z.string().describe('The stored (slugged) name'),
   created: z.string(),
@@ -57,6 +68,7 @@ export function memoryBranchTool(stores: Stores) {
       name: z.string().optional(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       const b = stores.branches;

@@ -14,6 +14,15 @@ import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 export const DISCLOSE_ACTIONS = ['add', 'list', 'enable', 'disable', 'delete'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const DISCLOSE_FIELDS = {
+  add: ['name', 'trigger_keywords', 'content'],
+  list: [],
+  enable: ['rule_id'],
+  disable: ['rule_id'],
+  delete: ['rule_id'],
+} as const satisfies Record<(typeof DISCLOSE_ACTIONS)[number], readonly string[]>;
+
 const ruleSchema = z.object({
   rule_id: z.string().describe('disc_<n>'),
   name: z.string(),
@@ -64,6 +73,7 @@ export function memoryDiscloseTool(stores: Stores) {
       deleted: z.boolean().optional(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: DISCLOSE_FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       const ruleId = () => {

@@ -90,6 +90,8 @@ function historyOf(stores: Stores, scope: Scope, t: Target, limit: number, offse
 
 /** The tier of each action: list reads (insight), restore writes (write). */
 const ACTION_TIERS = { list: 'insight', restore: 'write' } as const;
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = { list: ['key', 'entry_id', 'title', 'limit', 'offset'], restore: ['version_id', 'limit'] } as const;
 
 export function memoryHistoryTool(stores: Stores) {
   return defineTool({
@@ -134,6 +136,7 @@ export function memoryHistoryTool(stores: Stores) {
         .describe('restore: the version written back'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args, call) => {
       const scope = scopeOf(args);
       if (args.action === 'restore') {

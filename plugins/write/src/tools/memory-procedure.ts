@@ -12,6 +12,15 @@ import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 const ACTIONS = ['save', 'get', 'list', 'record', 'delete'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = {
+  save: ['name', 'steps', 'description', 'trigger'],
+  get: ['name'],
+  list: ['limit', 'offset'],
+  record: ['name', 'outcome', 'note'],
+  delete: ['name'],
+} as const satisfies Record<(typeof ACTIONS)[number], readonly string[]>;
+
 const infoShape = {
   name: z.string().describe('The stored (slugged) name'),
   description: z.string(),
@@ -64,6 +73,7 @@ export function memoryProcedureTool(stores: Stores) {
       next_offset: z.number().nullable().optional().describe('list: offset of the next page; null when there are no more'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       const p = stores.procedures;

@@ -9,14 +9,13 @@ const factSchema = z.object({ entry_id: z.string(), key: z.string(), value: z.st
 
 const entryOut = (e: ScratchpadEntry) => ({ key: e.key, content: e.content, created: e.created, updated: e.updated });
 
-/** The fields each action takes beyond action, layer and user_id; any other given is an error naming it. */
-const FIELDS: Record<(typeof ACTIONS)[number], readonly string[]> = {
+/** The fields each action takes beyond action, layer and user_id; the kernel refuses any other given, naming it. */
+const FIELDS = {
   write: ['key', 'content'],
   read: ['key'],
   clear: ['key'],
   promote: ['key', 'target', 'fact_key', 'importance', 'tags'],
-};
-const OPTIONAL_FIELDS = ['key', 'content', 'target', 'fact_key', 'importance', 'tags'] as const;
+} as const satisfies Record<(typeof ACTIONS)[number], readonly string[]>;
 
 export function memoryScratchpadTool(stores: Stores) {
   return defineTool({
@@ -58,13 +57,9 @@ export function memoryScratchpadTool(stores: Stores) {
       capacity: z.number().describe('Most notes the pad holds (20 by default)'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
-      for (const f of OPTIONAL_FIELDS) {
-        if (args[f] !== undefined && !FIELDS[args.action].includes(f)) {
-          throw invalid(f, `does not apply to action ${args.action} (it takes ${FIELDS[args.action].join(', ')})`, FIELDS[args.action]);
-        }
-      }
       const key = args.key?.trim();
       if (key !== undefined && isBlank(key)) throw invalid('key', 'must not be empty or only white space', 'a key of 1 to 200 characters');
       const tail = () => ({ count: stores.scratchpad.count(scope), capacity: stores.config.scratchpadMax });

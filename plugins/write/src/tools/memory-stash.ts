@@ -4,6 +4,9 @@ import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 const ACTIONS = ['push', 'list', 'show', 'pop', 'drop'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = { push: ['name', 'note'], list: [], show: ['name'], pop: ['name'], drop: ['name'] } as const satisfies Record<(typeof ACTIONS)[number], readonly string[]>;
+
 const entrySchema = z.object({ key: z.string(), content: z.string(), created: z.string(), updated: z.string() });
 const stashSchema = z.object({
   name: z.string(),
@@ -40,6 +43,7 @@ export function memoryStashTool(stores: Stores) {
       pad_count: z.number().describe('Entries in the scratchpad after the call'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       const st = stores.stashes;
