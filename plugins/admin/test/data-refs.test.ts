@@ -41,8 +41,9 @@ describe('memory_data import into a scope that holds records of its own', () => 
     const link = ((await s.call('memory_episode_list', { user_id: 'bob' })) as any).episodes.find((e: any) => e.summary.includes('[wiki: '));
     expect(link.summary).toContain(`(${bobPage.path})]`);
     expect(link.summary).not.toContain('/alice/');
-    // The link names the page by its title: forgetting it by that title takes bob's page, not alice's.
-    await s.call('forget', { key: bobPage.title, scope: 'fuzzy', user_id: 'bob' });
+    // Forgetting the thought's words in bob's scope takes the link with bob's page, not alice's (forget matches what the user
+    // wrote, not the page title and path the link ends with).
+    await s.call('forget', { key: 'eviction policy', scope: 'fuzzy', user_id: 'bob' });
     expect(((await s.call('wiki_list', { user_id: 'bob' })) as any).pages).toEqual([]);
     expect(((await s.call('wiki_list', { user_id: 'alice' })) as any).pages).toHaveLength(1);
   });
