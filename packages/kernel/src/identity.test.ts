@@ -5,7 +5,7 @@ import { createKernel } from './kernel.js';
 import { silentLogger } from './logger.js';
 import { definePlugin } from './plugin.js';
 import { scratch } from './scratch.fixture.js';
-import { defineTool, USER_ID_ACCEPTED, userIdSchema } from './tools.js';
+import { defineTool, USER_ID_ACCEPTED, USER_ID_MAX, userIdSchema } from './tools.js';
 import { fastArgs } from './fast-args.js';
 
 const scratchpad = scratch('ms-identity-');
@@ -78,6 +78,17 @@ describe('user_id as an identity', () => {
     expect(USER_ID_ACCEPTED).toMatch(/zero-width space/);
     // A Persian name keeps its non-joiner.
     await expect(k.call({ user_id: 'علی\u200cرضا' })).resolves.toEqual({ user_id: 'علی\u200cرضا' });
+  });
+
+  it('counts a user_id in characters (code points), as its published maxLength and the stores do: 200 emoji are taken, 201 refused', async () => {
+    const k = await kernelSeeing();
+    const emoji = (n: number) => '\u{1F600}'.repeat(n);
+    await expect(k.call({ user_id: emoji(200) })).resolves.toEqual({ user_id: emoji(200) });
+    await expect(k.event(emoji(200))).resolves.toBe(emoji(200));
+    await expect(k.call({ user_id: emoji(201) })).rejects.toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'user_id', accepted: { max: USER_ID_MAX } });
+    await expect(k.event(emoji(201))).rejects.toMatchObject({ field: 'user_id' });
+    expect(z.toJSONSchema(z.object({ user_id: userIdSchema }), { io: 'input' })).toMatchObject({ properties: { user_id: { maxLength: USER_ID_MAX } } });
+    expect(USER_ID_ACCEPTED).toMatch(/^1 to 200 characters \(Unicode code points: an emoji is one\)/);
   });
 
   it('the fast path takes a user_id already in NFC and leaves a decomposed one to zod', () => {

@@ -22,6 +22,7 @@ export * from './random.js';
 export * from './event-payloads.js';
 export { isWellFormed } from './well-formed.js';
 export { isBlank } from './blank.js';
+export { checkActionFields, type ActionFields } from './action-fields.js';
 export { checkMisspelledKeys } from './misspelled-keys.js';
 export { checkNoControlChars, controlCharAt } from './control.js';
 export { checkNoHiddenFormat, hiddenFormatAt, HIDDEN_FORMAT_ACCEPTED, toNfc } from './identity.js';

@@ -8,6 +8,7 @@ import { checkWellFormed } from './well-formed.js';
 import { checkMisspelledKeys, keysGivenInstead } from './misspelled-keys.js';
 import { isBlank } from './blank.js';
 import { hiddenFormatAt, toNfc } from './identity.js';
+import { checkActionFields, type ActionFields } from './action-fields.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -46,6 +47,11 @@ export interface ToolDefinition<I extends AnyZodObject = AnyZodObject, O = unkno
    * ctx.storage.transaction).
    */
   transaction?: boolean;
+  /**
+   * For a tool with an `action` argument: the fields each action takes (action-fields.ts). A call
+   * giving a field its action does not take is refused before the handler runs, naming it.
+   */
+  actionFields?: ActionFields;
   handler(args: z.infer<I>, call: ToolCallContext): O | Promise<O>;
 }
 
@@ -121,6 +127,10 @@ export function checkToolDefinition(def: unknown): void {
     throw fail(name, 'tiers', `must be a list of tier names matching ${TOOL_TIER}`);
   }
   if (t.transaction !== undefined && typeof t.transaction !== 'boolean') throw fail(name, 'transaction', 'must be true or false');
+  const af = t.actionFields;
+  if (af !== undefined && (af === null || typeof af !== 'object' || Object.values(af).some((v) => !Array.isArray(v) || v.some((f) => typeof f !== 'string')))) {
+    throw fail(name, 'actionFields', 'must be an object of action names to lists of field names');
+  }
 }
 
 /** A property read once from `build` on first access, then kept (the schema of a ToolSpec given as a function). */
@@ -308,12 +318,13 @@ export { isPromiseLike } from './promise-like.js';
  * parsed once on zod's fast path; only input that fails is parsed again with reportInput, which
  * the error needs to tell a missing field from one of the wrong type and which takes zod off that
  * path (about three times slower). Parsed arguments holding an unpaired surrogate or a NUL are refused
- * (well-formed.ts).
+ * (well-formed.ts), and so is a field the call's action does not take (the tool's actionFields).
  */
 export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknown>, args: unknown): z.infer<I> {
   const taken = fastArgs(tool.input)?.(args ?? {});
   if (taken) {
     checkWellFormed(taken);
+    if (tool.actionFields) checkActionFields(taken.action, args as Record<string, unknown>, tool.actionFields);
     return taken as z.infer<I>;
   }
   const res = tool.input.safeParse(args ?? {});
@@ -322,6 +333,8 @@ export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknow
   if (typeof args === 'object' && args !== null && !Array.isArray(args)) checkMisspelledKeys(args as Record<string, unknown>, Object.keys(tool.input.shape));
   if (res.success) {
     checkWellFormed(res.data);
+    // The arguments as sent: a field the schema filled with its default was not given.
+    if (tool.actionFields && typeof args === 'object' && args !== null) checkActionFields(res.data.action, args as Record<string, unknown>, tool.actionFields);
     return res.data;
   }
   const reported = tool.input.safeParse(args ?? {}, { reportInput: true });
@@ -360,16 +373,22 @@ export function outputJsonSchema(tool: ToolDefinition): Record<string, unknown> 
 
 /** The common `layer` and `user_id` inputs. */
 export const layerSchema = z.enum(['user', 'agent']);
+/**
+ * The longest user_id, in characters: Unicode code points (an emoji is one), as every user text is
+ * counted (chars.ts), as zod's `.max` counts a string and as JSON Schema's `maxLength` is read. The
+ * stores' own scope check (checkScope) counts the same way, so no id the schema takes is refused there.
+ */
+export const USER_ID_MAX = 200;
 /** What a user_id may be, as a refused one's error says it (`accepted`). */
 export const USER_ID_ACCEPTED =
-  '1 to 200 characters, at least one visible, without a slash, a backslash, NUL or an invisible format character (zero-width space, soft hyphen, ' +
+  `1 to ${USER_ID_MAX} characters (Unicode code points: an emoji is one), at least one visible, without a slash, a backslash, NUL or an invisible format character (zero-width space, soft hyphen, ` +
   'word joiner, byte order mark, bidi embedding, override or isolate control); taken in Unicode NFC';
 export const userIdSchema = z
   .string()
   // One user whether the name comes precomposed or decomposed (identity.ts); first, so the bounds count the NFC form.
   .overwrite(toNfc)
   .min(1)
-  .max(200)
+  .max(USER_ID_MAX)
   // Not only white space, no slash, backslash or NUL; linear to test however long the input.
   .regex(/^(?!\s*$)[^\0/\\]+$/, 'must not be blank, nor contain a slash, a backslash or NUL')
   // Nor only invisible characters (blank.ts): a refinement, so the published pattern stays one any

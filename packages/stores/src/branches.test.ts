@@ -37,6 +37,16 @@ describe('BranchStore', () => {
     expect(() => env.stores.branches.unset(U, 'what-if', 'pet')).toThrow(expect.objectContaining({ field: 'key' }));
   });
 
+  it('refuses a blank value when set, naming value, so no merge can store one', () => {
+    seed();
+    env.stores.branches.create(U, 'br');
+    for (const [key, value] of [['city', ''], ['lang', '   '], ['lang', '\u200b']]) {
+      expect(() => env.stores.branches.set(U, 'br', key!, value!), JSON.stringify([key, value])).toThrow(expect.objectContaining({ field: 'value', accepted: 'text with a visible character' }));
+    }
+    expect(env.stores.branches.merge(U, 'br')).toMatchObject({ added: [], changed: [] });
+    expect(env.stores.facts.get(U, 'city')?.value).toBe('Paris');
+  });
+
   it('merges the changes into live memory in one go, each in the fact history, and deletes the branch', () => {
     seed();
     env.stores.branches.create(U, 'b');

@@ -1,6 +1,6 @@
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
-import { clampImportance, type FactSource, type FactStore } from './facts.js';
+import { checkNewFactKey, clampImportance, FACT_KEY_MAX, type FactSource, type FactStore } from './facts.js';
 import { recordName } from './record-name.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText, parseJson } from './util.js';
@@ -158,12 +158,15 @@ export class BranchStore {
   set(scope: Scope, rawName: unknown, key: string, value: string, importance?: number): BranchInfo {
     checkScope(scope);
     const name = recordName(rawName);
-    checkText(key, 'key', 500);
-    checkText(value, 'value', this.ctx.config.maxTextChars, true);
+    checkText(key, 'key', FACT_KEY_MAX);
+    // Blank refused now, as the merge's write would refuse it.
+    checkText(value, 'value', this.ctx.config.maxTextChars);
     if (importance !== undefined && !Number.isFinite(importance)) throw validationError('importance', 'importance must be a number from 0.05 to 1.0', { min: 0.05, max: 1 });
     return this.ctx.tx(() => {
       const id = this.need(scope, name);
       const e = this.entry(id, key);
+      // Refused when set, as the merge's write would refuse it (a key the branch or live memory holds may still be set).
+      if (!e && !this.facts.get(scope, key)) checkNewFactKey('key', key);
       const imp = clampImportance(importance ?? e?.importance ?? e?.base_importance ?? 0.5);
       if (e) this.ctx.stmt('UPDATE fact_branch_entries SET value = ?, importance = ? WHERE branch_id = ? AND key = ?').run(value, imp, id, key);
       else {
@@ -180,7 +183,7 @@ export class BranchStore {
   unset(scope: Scope, rawName: unknown, key: string): BranchInfo {
     checkScope(scope);
     const name = recordName(rawName);
-    checkText(key, 'key', 500);
+    checkText(key, 'key', FACT_KEY_MAX);
     return this.ctx.tx(() => {
       const id = this.need(scope, name);
       const e = this.entry(id, key);

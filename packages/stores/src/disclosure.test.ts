@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A, U, U2, makeEnv, thrownBy as err, type Env } from './test-helpers.js';
+import { DISCLOSURE_KEYWORD_MAX } from './disclosure.js';
 
 let env: Env;
 beforeEach(() => {
@@ -32,7 +33,10 @@ describe('DisclosureStore', () => {
   it('refuses bad input naming the field, and a duplicate name', () => {
     expect(err(() => env.stores.disclosure.add(U, { name: '', trigger_keywords: ['a'], content: 'c' })).field).toBe('name');
     expect(err(() => env.stores.disclosure.add(U, { name: 'n', trigger_keywords: [], content: 'c' })).field).toBe('trigger_keywords');
-    expect(err(() => env.stores.disclosure.add(U, { name: 'n', trigger_keywords: [' '], content: 'c' })).field).toBe('trigger_keywords');
+    // A keyword is named by its place in the list, as the tool's schema names it.
+    expect(err(() => env.stores.disclosure.add(U, { name: 'n', trigger_keywords: [' '], content: 'c' })).field).toBe('trigger_keywords.0');
+    expect(err(() => env.stores.disclosure.add(U, { name: 'n', trigger_keywords: ['ok', 'k'.repeat(DISCLOSURE_KEYWORD_MAX + 1)], content: 'c' })).field).toBe('trigger_keywords.1');
+    expect(err(() => env.stores.disclosure.add(U, { name: 'n', trigger_keywords: ['ok', 42 as unknown as string], content: 'c' })).field).toBe('trigger_keywords.1');
     expect(err(() => env.stores.disclosure.add(U, { name: 'n', trigger_keywords: ['a'], content: ' ' })).field).toBe('content');
     env.stores.disclosure.add(U, { name: 'n', trigger_keywords: ['a'], content: 'c' });
     expect(err(() => env.stores.disclosure.add(U, { name: 'n', trigger_keywords: ['b'], content: 'c' })).field).toBe('name');

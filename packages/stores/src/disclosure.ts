@@ -72,8 +72,9 @@ export class DisclosureStore {
       throw validationError('trigger_keywords', `trigger_keywords must be a list of 1 to ${DISCLOSURE_KEYWORDS_MAX} keywords`, `1..${DISCLOSURE_KEYWORDS_MAX} strings`);
     }
     const keywords: string[] = [];
-    for (const k of input.trigger_keywords) {
-      const kw = checkText(k, 'trigger_keywords', DISCLOSURE_KEYWORD_MAX).trim();
+    for (const [i, k] of input.trigger_keywords.entries()) {
+      // Named by its place in the list, as the tool's schema names an item it refuses.
+      const kw = checkText(k, `trigger_keywords.${i}`, DISCLOSURE_KEYWORD_MAX).trim();
       if (!keywords.some((x) => x.toLowerCase() === kw.toLowerCase())) keywords.push(kw);
     }
     const content = checkText(input.content, 'content', DISCLOSURE_CONTENT_MAX);

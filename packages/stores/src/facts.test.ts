@@ -173,3 +173,17 @@ describe('FactStore', () => {
     expect(env.stores.l1.list(U)).toHaveLength(50);
   });
 });
+
+describe('FactStore: values are never blank', () => {
+  it('refuses a blank value (empty, white space, invisible characters only) for a new or a stored key, naming value, and writes nothing', () => {
+    env.stores.facts.upsert(U, { key: 'city', value: 'Lyon' });
+    for (const value of ['', '   ', '\u200b\u200b', '\n\t']) {
+      for (const key of ['city', 'country']) {
+        expect(() => env.stores.facts.upsert(U, { key, value }), JSON.stringify([key, value])).toThrow(
+          expect.objectContaining({ field: 'value', accepted: 'text with a visible character', message: 'value must not be empty' }),
+        );
+      }
+    }
+    expect(env.stores.facts.list(U).map((f) => [f.key, f.value])).toEqual([['city', 'Lyon']]);
+  });
+});

@@ -1,4 +1,4 @@
-import { checkNoHiddenFormat } from '@memory-service/kernel';
+import { checkNoControlChars, checkNoHiddenFormat } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
@@ -12,6 +12,9 @@ import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, w
 
 export const FACT_SOURCES = ['user_explicit', 'staging_promotion', 'episode_promotion', 'legacy', 'manual'] as const;
 export type FactSource = (typeof FACT_SOURCES)[number];
+
+/** The longest fact key, in characters (code points); the tools that take a key publish it as their schema's bound. */
+export const FACT_KEY_MAX = 500;
 
 export const IMPORTANCE_MIN = 0.05;
 export const IMPORTANCE_MAX = 1.0;
@@ -89,6 +92,18 @@ function matchedTexts(r: Row): string[] {
   return isGeneratedKey(r.key) ? [value] : [r.key, value];
 }
 
+/**
+ * Refuse a key no fact holds yet, naming `field` as the caller's input names it (`key`, `fact_key`,
+ * `fields.name`): it is one line (no control character: wake_up and memory_context print a fact as
+ * a `- key: value` line, so a line break or an escape code in a key forged lines of the brief) and
+ * holds no invisible format character (ab and a<U+200B>b looked like one key). A fact stored so
+ * before is still read, updated and deleted by its key.
+ */
+export function checkNewFactKey(field: string, key: string): void {
+  checkNoControlChars(field, key);
+  checkNoHiddenFormat(field, key);
+}
+
 function toFact(r: Row): Fact {
   return {
     entry_id: makeId(FACT_PREFIX, r.id),
@@ -133,8 +148,9 @@ export class FactStore {
    */
   upsert(scope: Scope, input: FactInput, reason = 'upsert'): Fact & { created_new: boolean } {
     checkScope(scope);
-    const given = checkText(input.key, 'key', 500);
-    const value = checkText(input.value, 'value', this.ctx.config.maxTextChars, true);
+    const given = checkText(input.key, 'key', FACT_KEY_MAX);
+    // Blank for no writer (proposals, branches and imports reach here too): wake_up showed it as `- key: `.
+    const value = checkText(input.value, 'value', this.ctx.config.maxTextChars);
     const source = input.source ?? 'manual';
     if (!FACT_SOURCES.includes(source)) {
       throw validationError('source', `source must be one of ${FACT_SOURCES.join(', ')}`, FACT_SOURCES);
@@ -145,8 +161,7 @@ export class FactStore {
     return this.ctx.tx(() => {
       const { form: key, found } = this.lookup(scope, given);
       const before = found ? toFact(found) : null;
-      // A new key may not hold what shows nothing (ab and a<U+200B>b looked like one key); a fact stored so before is still updated.
-      if (!before) checkNoHiddenFormat('key', key);
+      if (!before) checkNewFactKey('key', key);
       const now = this.ctx.iso();
       if (before) {
         this.ctx

@@ -9,7 +9,7 @@ export { StoreContext } from './context.js';
 export { Stores, DEFERRED_WRITE_MS, ACCESS_FLUSH_ROWS, INDEX_CATCH_UP_MS, INDEX_CATCH_UP_MAX_MS } from './stores.js';
 export { AuditLog, type AuditEntry, type ImportanceChange } from './audit.js';
 export { Breaker, BreakerRegistry, BREAKER_NAMES, BREAKER_THRESHOLD, BREAKER_COOLDOWN_MS, type BreakerName, type BreakerState, type BreakerSnapshot } from './ops/breakers.js';
-export { ApiKeyStore, API_KEY_NAME_MAX, API_KEY_PREFIX, API_KEY_TOUCH_MS, type ApiKeyInfo, type ApiKeyVerdict } from './ops/api-keys.js';
+export { ApiKeyStore, API_KEY_ID_MAX, API_KEY_NAME_MAX, API_KEY_PREFIX, API_KEY_TOUCH_MS, type ApiKeyInfo, type ApiKeyVerdict } from './ops/api-keys.js';
 export { BackupStore, BACKUP_DIR, BACKUP_NAME, BACKUP_KINDS, type BackupKind, type BackupInfo, type BackupStatus, type RestoreResult, type SchedulerState } from './ops/backups.js';
 export { BACKUP_FILES_TABLE, BACKUP_FILE_MAX_BYTES, type BackupFilesSaved, type StandingFilesMatched } from './ops/backup-files.js';
 export {
@@ -81,6 +81,7 @@ export {
   FACT_SOURCES,
   IMPORTANCE_MIN,
   IMPORTANCE_MAX,
+  FACT_KEY_MAX,
   clampImportance,
   GENERATED_KEY_PREFIXES,
   FACT_PREFIX,
@@ -267,7 +268,7 @@ export {
   type WatchTrigger,
   type WatchAction,
 } from './watch-rules.js';
-export { Rememberer, REMEMBER_DEDUP_TTL_MS, REMEMBER_DEFAULT_IMPORTANCE, type RememberResult, type ImportanceGate } from './remember.js';
+export { Rememberer, REMEMBER_DEDUP_TTL_MS, REMEMBER_DEFAULT_IMPORTANCE, REMEMBER_KEY_MAX, type RememberResult, type ImportanceGate } from './remember.js';
 export {
   DailyBrief,
   BRIEF_WINDOW_MS,

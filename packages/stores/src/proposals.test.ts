@@ -102,8 +102,20 @@ describe('ProposalStore', () => {
     expect(err(() => env.stores.proposals.propose(U, { kind: 'wiki_write', title: 'T', content: 'x', wiki_type: 'novel' })).field).toBe('wiki_type');
     expect(err(() => env.stores.proposals.propose(U, { kind: 'core_write', key: ' ', value: 'x' })).field).toBe('key');
     expect(err(() => env.stores.proposals.propose(U, { kind: 'core_write', key: 'k', value: 'x', importance: 2 })).field).toBe('importance');
+    for (const value of ['', '   ', '\u200b']) {
+      expect(err(() => env.stores.proposals.propose(U, { kind: 'core_write', key: 'k', value }))).toMatchObject({ field: 'value', accepted: 'text with a visible character' });
+    }
     expect(err(() => env.stores.proposals.propose(U, { kind: 'other' } as never)).field).toBe('kind');
     expect(env.stores.proposals.countByStatus(U)).toEqual({ pending: 0, applied: 0, rejected: 0, reverted: 0 });
+  });
+
+  it('a core_write staged before with a blank value is refused on approval, naming value, and stays pending', () => {
+    env.db
+      .prepare("INSERT INTO proposals (layer, user_id, kind, payload, status, created) VALUES (?, ?, 'core_write', ?, 'pending', ?)")
+      .run(U.layer, U.user_id, JSON.stringify({ kind: 'core_write', key: 'b', value: '   ', importance: 0.5 }), '2025-01-01T00:00:00.000Z');
+    expect(err(() => env.stores.proposals.decide(U, 'prop_1', true))).toMatchObject({ field: 'value', accepted: 'text with a visible character' });
+    expect(env.stores.proposals.get(U, 'prop_1')?.status).toBe('pending');
+    expect(env.stores.facts.get(U, 'b')).toBeNull();
   });
 
   it('keeps scopes apart: another scope neither lists nor decides a proposal', () => {

@@ -2,7 +2,7 @@ import { checkNoControlChars, checkNoHiddenFormat } from '@memory-service/kernel
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
-import type { FactSource, FactStore } from './facts.js';
+import { checkNewFactKey, FACT_KEY_MAX, type FactSource, type FactStore } from './facts.js';
 import type { ShadowBin } from './shadow-bin.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, clamp, makeId, parseId, parseJson, toIso } from './util.js';
@@ -133,10 +133,11 @@ export class ProposalStore {
       const wiki_type = input.wiki_type === undefined ? PROPOSAL_DEFAULT_WIKI_TYPE[scope.layer] : checkWikiType(input.wiki_type);
       return { kind: 'wiki_write', title, content, wiki_type };
     }
-    const key = checkText(input.key, 'key', 500);
+    const key = checkText(input.key, 'key', FACT_KEY_MAX);
     // Refused when proposed, as the fact store would refuse it when approved (a fact of that key may still be updated).
-    if (!this.targets.facts.get(scope, key)) checkNoHiddenFormat('key', key);
-    const value = checkText(input.value, 'value', this.ctx.config.maxTextChars, true);
+    if (!this.targets.facts.get(scope, key)) checkNewFactKey('key', key);
+    // Blank refused now, as the fact store refuses it when approved.
+    const value = checkText(input.value, 'value', this.ctx.config.maxTextChars);
     const importance = input.importance ?? PROPOSAL_DEFAULT_IMPORTANCE;
     if (typeof importance !== 'number' || !Number.isFinite(importance) || importance < 0 || importance > 1) {
       throw validationError('importance', 'importance must be a number from 0 to 1', '0..1');

@@ -1,11 +1,11 @@
 import type { StoreContext } from './context.js';
-import { clampImportance, type Fact, type FactStore } from './facts.js';
+import { checkNewFactKey, clampImportance, type Fact, type FactStore } from './facts.js';
 import { derivedNodeIds, type GraphNode, type GraphStore } from './graph.js';
 import { scrubSecrets, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText } from './util.js';
 import type { WriteGate } from './write-gate.js';
-import { checkNoHiddenFormat, cutChars } from '@memory-service/kernel';
+import { cutChars } from '@memory-service/kernel';
 
 /**
  * How long memory_remember treats the same key and value as already remembered: a repeat within
@@ -69,7 +69,7 @@ export class Rememberer {
       const key = this.facts.storedKey(scope, given);
       const before = this.facts.get(scope, key);
       // Refused before the gate runs (its taps write: watch rules), as upsert would refuse it.
-      if (!before) checkNoHiddenFormat('key', key);
+      if (!before) checkNewFactKey('key', key);
       const since = new Date(this.ctx.clock.now() - REMEMBER_DEDUP_TTL_MS).toISOString();
       const base = { requested_importance: requested, redacted: scrub.redacted, redacted_total: scrub.total };
       if (before && before.value === value && before.metadata.origin === 'memory_remember' && before.updated >= since) {

@@ -124,6 +124,8 @@ describe('ScopeData: the later kinds', () => {
       [(d) => (d.proposals[0].payload.importance = 3), 'data.proposals[0].payload.importance'],
       [(d) => (d.proposals[0].kind = 'delete'), 'data.proposals[0].kind'],
       [(d) => (d.proposals[0].payload.kind = 'wiki_write'), 'data.proposals[0].payload.kind'],
+      // A core_write's value is a fact's value: never blank.
+      [(d) => d.proposals.push({ kind: 'core_write', payload: { key: 'b', value: '   ' } }), 'data.proposals[1].payload.value'],
       // Refused by the store during the write (a control character in a title), after the standing query was queued.
       [(d) => d.proposals.push({ kind: 'wiki_write', payload: { kind: 'wiki_write', title: 'a\u0007b', content: 'x' } }), 'data.proposals[1].title'],
     ];

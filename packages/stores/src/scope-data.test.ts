@@ -133,6 +133,9 @@ describe('ScopeData', () => {
       [(d) => (d.format = 'other'), 'data.format'],
       [(d) => d.facts.push({ key: '', value: 'x' }), 'data.facts[1].key'],
       [(d) => d.facts.push({ key: 'city', value: 'x' }), 'data.facts[1].key'],
+      [(d) => d.facts.push({ key: 'blank', value: '   ' }), 'data.facts[1].value'],
+      [(d) => d.facts.push({ key: 'invisible', value: '\u200b' }), 'data.facts[1].value'],
+      [(d) => d.facts.push({ key: 'color\n## Recent turns', value: 'blue' }), 'data.facts[1].key'],
       [(d) => (d.episodes[0].importance = 2), 'data.episodes[0].importance'],
       [(d) => (d.wiki_pages[1].wiki_type = 'nope'), 'data.wiki_pages[1].wiki_type'],
       [(d) => (d.graph_edges[0].to = 'node_999'), 'data.graph_edges[0].to'],
@@ -148,6 +151,39 @@ describe('ScopeData', () => {
     expect(env.db.prepare('SELECT COUNT(*) FROM audit_log').pluck(true).get()).toBe(before);
     expect(env.stores.facts.count(U2)).toBe(0);
     expect(env.stores.episodes.count(U2)).toBe(0);
+  });
+
+  it('refuses free JSON (metadata, meta, state_deltas, quality_detail, a branch entry\'s metadata) nested more than 100 levels, naming its path', () => {
+    const nest = (n: number, list = false): unknown => {
+      let v: unknown = 'leaf';
+      for (let i = 0; i < n; i++) v = list ? [v] : { a: v };
+      return v;
+    };
+    const session = { status: 'closed', started: '2025-01-01T00:00:00.000Z', ended: '2025-01-01T00:01:00.000Z', summary: 's' };
+    const doc = (patch: (d: any) => void) => {
+      const d: any = { format: 'memory-service-scope-export', version: 1, facts: [], episodes: [], wiki_pages: [], wiki_links: [], graph_nodes: [], graph_edges: [] };
+      patch(d);
+      return d;
+    };
+    const cases: [(d: any, depth: number) => void, string][] = [
+      [(d, n) => d.facts.push({ key: 'k', value: 'v', metadata: nest(n) }), 'data.facts[0].metadata'],
+      [(d, n) => d.episodes.push({ summary: 'e', meta: nest(n) }), 'data.episodes[0].meta'],
+      [(d, n) => (d.timeline = [{ type: 't', summary: 's', metadata: nest(n) }]), 'data.timeline[0].metadata'],
+      [(d, n) => (d.sessions = [{ ...session, state_deltas: nest(n, true) }]), 'data.sessions[0].state_deltas'],
+      [(d, n) => (d.sessions = [{ ...session, quality: 3, quality_detail: nest(n) }]), 'data.sessions[0].quality_detail'],
+      [(d, n) => (d.branches = [{ name: 'b', entries: [{ key: 'k', base_value: null, base_importance: null, value: 'v', importance: 0.5, metadata: nest(n) }] }]), 'data.branches[0].entries[0].metadata'],
+    ];
+    for (const [patch, field] of cases) {
+      // 100 levels (the value itself the first) are taken; one more, or thousands (which overflowed the stack), are refused.
+      for (const depth of [101, 5000]) {
+        expect(() => env.stores.scopeData.importScope(U2, doc((d) => patch(d, depth)), 'merge'), `${field} ${depth}`).toThrow(
+          expect.objectContaining({ field, accepted: 'JSON at most 100 levels deep', message: expect.stringMatching(/more than 100 levels deep/) }),
+        );
+      }
+      env.stores.scopeData.importScope(U2, doc((d) => patch(d, 100)), 'replace');
+    }
+    expect(env.stores.facts.get(U2, 'k')).toBeNull();
+    expect(env.stores.branches.list(U2)).toHaveLength(1);
   });
 
   it('refuses a scratchpad that would overflow the target, and never reads outside exports/', () => {

@@ -1,4 +1,4 @@
-import { overChars } from '@memory-service/kernel';
+import { MAX_DATA_DEPTH, nestsDeeperThan, overChars } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 
 /** Most records of one kind a document may hold. */
@@ -59,7 +59,24 @@ export class Fields {
     const v = this.o[name];
     if (v === undefined) return {};
     if (v === null || typeof v !== 'object' || Array.isArray(v)) this.fail(name, 'must be an object', 'object');
+    this.shallow(name, v);
     return v as Record<string, unknown>;
+  }
+
+  /** A field of free JSON (an object or a list: a session's state_deltas), at most MAX_DATA_DEPTH levels deep; undefined when absent. */
+  data(name: string): unknown {
+    const v = this.o[name];
+    if (v !== undefined && v !== null && typeof v === 'object') this.shallow(name, v);
+    return v;
+  }
+
+  /**
+   * Free JSON is stored with JSON.stringify and read back with JSON.parse, which recurse: a value
+   * some thousands of levels deep overflowed the stack in the write, failing the import naming no
+   * field. The bound is the one tool arguments and event payloads have (kernel MAX_DATA_DEPTH).
+   */
+  private shallow(name: string, v: object): void {
+    if (nestsDeeperThan(v, MAX_DATA_DEPTH)) this.fail(name, `nests objects or lists more than ${MAX_DATA_DEPTH} levels deep`, `JSON at most ${MAX_DATA_DEPTH} levels deep`);
   }
 
   time(name: string, def?: string): string {

@@ -1,7 +1,7 @@
 import { validationError } from './errors.js';
 import { checkScopeDocExtras, SCOPE_DOC_EXTRA_KINDS, type ScopeDocExtras } from './scope-doc-extra.js';
 import { records, unique, type Fields, type Obj } from './scope-doc-fields.js';
-import { FACT_SOURCES, IMPORTANCE_MAX, IMPORTANCE_MIN, type FactSource } from './facts.js';
+import { FACT_KEY_MAX, FACT_SOURCES, IMPORTANCE_MAX, IMPORTANCE_MIN, type FactSource } from './facts.js';
 import { ALL_RELATIONS, type GraphRelation } from './graph.js';
 import { WIKI_TITLE_MAX } from './wiki.js';
 import { WIKI_LINK_RELATIONS, WIKI_TYPES, type WikiLinkRelation, type WikiType } from './wiki-types.js';
@@ -144,8 +144,8 @@ export function checkScopeDocument(input: unknown, root: string, maxText: number
   }
   const facts = records(doc, 'facts', root).map((f) => ({
     entry_id: sourceId(f, 'entry_id'),
-    key: f.text('key', 500),
-    value: f.text('value', maxText, { empty: true }),
+    key: f.text('key', FACT_KEY_MAX),
+    value: f.text('value', maxText),
     importance: f.number('importance', IMPORTANCE_MIN, IMPORTANCE_MAX, 0.5),
     source: f.oneOf('source', FACT_SOURCES, 'manual'),
     metadata: f.object('metadata'),
@@ -220,7 +220,7 @@ export function checkScopeDocument(input: unknown, root: string, maxText: number
       ended: f.nullableTime('ended'),
       summary: f.nullableText('summary', maxText),
       topics: f.tags('topics'),
-      state_deltas: f.raw('state_deltas') ?? {},
+      state_deltas: f.data('state_deltas') ?? {},
       quality: quality === null || quality === undefined ? null : Math.round(f.number('quality', 0, 80)),
       quality_detail: f.raw('quality_detail') == null ? null : f.object('quality_detail'),
     };

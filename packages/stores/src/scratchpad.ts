@@ -1,8 +1,8 @@
-import { checkNoControlChars, checkNoHiddenFormat, isBlank } from '@memory-service/kernel';
+import { checkNoControlChars, isBlank } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import type { Episode, EpisodeStore } from './episodes.js';
 import { notFound, validationError } from './errors.js';
-import type { Fact, FactStore } from './facts.js';
+import { checkNewFactKey, FACT_KEY_MAX, type Fact, type FactStore } from './facts.js';
 import { scrubSecrets, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText, clamp, toIso } from './util.js';
@@ -201,12 +201,12 @@ export class ScratchpadStore {
         this.clear(scope, key);
         return { target, entry, episode };
       }
-      const factKey = checkText(opts.fact_key ?? entry.key, 'fact_key', 500).trim();
+      const factKey = checkText(opts.fact_key ?? entry.key, 'fact_key', FACT_KEY_MAX).trim();
       // An L4 fact is long-term memory: secrets are stripped from it, as memory_remember strips them.
       const scrub = scrubSecrets(entry.content);
       const before = facts.get(scope, factKey);
       // Named as this call names it: the fact store's own refusal would say key.
-      if (!before) checkNoHiddenFormat('fact_key', factKey);
+      if (!before) checkNewFactKey('fact_key', factKey);
       if (before && before.value !== scrub.text) {
         throw validationError(
           'fact_key',

@@ -1,8 +1,7 @@
 import fs from 'node:fs';
-import { checkNoHiddenFormat } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
-import type { Fact, FactStore } from './facts.js';
+import { checkNewFactKey, type Fact, type FactStore } from './facts.js';
 import { safeJoin } from './paths.js';
 import { addScrubCounts, scrubLabelled, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
@@ -284,7 +283,7 @@ export class TypedSchemas {
     }
     const name = clean.name as string;
     // The name is the fact's key: refused as memory_save_typed names it (the fact store's refusal would say key).
-    if (!this.facts.get(scope, `${input.type}:${name}`)) checkNoHiddenFormat('fields.name', name);
+    if (!this.facts.get(scope, `${input.type}:${name}`)) checkNewFactKey('fields.name', name);
     const fact = this.facts.upsert(scope, {
       key: `${input.type}:${name}`,
       value: typedFieldsText(schema, clean),

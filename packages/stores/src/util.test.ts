@@ -64,6 +64,15 @@ describe('checkScope', () => {
     }
     expect(() => checkScope({ layer: 'team' as 'user', user_id: 'a' })).toThrow(expect.objectContaining({ field: 'layer' }));
   });
+
+  it('counts a user_id in characters (code points), as the tools\' schema does: 200 emoji are taken, 201 are refused saying so', () => {
+    const emoji = (n: number) => '\u{1F600}'.repeat(n);
+    for (const user_id of [emoji(101), emoji(200), `${emoji(199)}a`]) expect(checkScope({ layer: 'user', user_id }).user_id).toBe(user_id);
+    expect(() => checkScope({ layer: 'user', user_id: emoji(201) })).toThrow(
+      expect.objectContaining({ field: 'user_id', message: 'user_id must be a non-blank string of at most 200 characters', accepted: expect.stringMatching(/code points: an emoji is one/) }),
+    );
+    expect(USER_ID_RULE).toMatch(/^1 to 200 characters/);
+  });
 });
 
 describe('wordsMatcher', () => {

@@ -1,6 +1,6 @@
 import type { Clock, Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
-import { checkNoControlChars, isBlank, overChars } from '@memory-service/kernel';
+import { checkNoControlChars, isBlank, overChars, USER_ID_MAX } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 import { foldText, hyphenJoins } from './retrieval/query.js';
 import { lazyRegExp, UNSPACED } from './scripts.js';
@@ -49,21 +49,22 @@ export function toIso(value: string, field = 'since'): string {
 }
 
 /** What checkScope takes as a user_id, as its error's `accepted` says it. */
-export const USER_ID_RULE = '1 to 200 characters, at least one visible';
+export const USER_ID_RULE = `1 to ${USER_ID_MAX} characters (Unicode code points: an emoji is one), at least one visible`;
 
 export function checkScope(scope: Scope): Scope {
   if (!scope || !LAYERS.includes(scope.layer as Layer)) {
     throw validationError('layer', `layer must be one of ${LAYERS.join(', ')}`, LAYERS);
   }
-  if (typeof scope.user_id !== 'string' || scope.user_id.length === 0 || scope.user_id.length > 200 || isBlank(scope.user_id)) {
-    throw validationError('user_id', 'user_id must be a non-blank string of at most 200 characters', USER_ID_RULE);
+  // Counted as the tools' schema counts it (kernel USER_ID_MAX): in UTF-16 units, an id of 101 emoji passed the schema and was refused here.
+  if (typeof scope.user_id !== 'string' || scope.user_id.length === 0 || overChars(scope.user_id, USER_ID_MAX) || isBlank(scope.user_id)) {
+    throw validationError('user_id', `user_id must be a non-blank string of at most ${USER_ID_MAX} characters`, USER_ID_RULE);
   }
   return scope;
 }
 
 export function checkText(value: unknown, field: string, max: number, allowEmpty = false): string {
   if (typeof value !== 'string') throw validationError(field, `${field} must be a string`);
-  if (!allowEmpty && isBlank(value)) throw validationError(field, `${field} must not be empty`);
+  if (!allowEmpty && isBlank(value)) throw validationError(field, `${field} must not be empty`, 'text with a visible character');
   // Characters are code points, as a user counts them: an emoji is one (docs/decisions.md).
   if (overChars(value, max)) throw validationError(field, `${field} is longer than ${max} characters`);
   return value;

@@ -129,6 +129,8 @@ describe('memory_data', () => {
       [(d) => (d.wiki_links[0].relation = 'likes'), 'data.wiki_links[0].relation'],
       [(d) => (d.scratchpad[0] = null), 'data.scratchpad[0]'],
       [(d) => (d.sessions[0].quality = 99), 'data.sessions[0].quality'],
+      [(d) => (d.facts[0].value = '   '), 'data.facts[0].value'],
+      [(d) => (d.facts[0].value = '\u200b'), 'data.facts[0].value'],
     ];
     for (const [f, field] of cases) {
       const e = await toolError(s.call('memory_data', { action: 'import', data: broken(f), user_id: 'gina', mode: 'replace' }));
@@ -144,6 +146,28 @@ describe('memory_data', () => {
     expect(count()).toBe(before + 1);
     expect(fs.existsSync(path.join(s.dataDir, 'exports'))).toBe(false);
     expect(storesOf(s).facts.count({ layer: 'user', user_id: 'gina' })).toBe(1);
+  });
+
+  it('an import whose free JSON nests more than 100 levels is refused naming its path (thousands overflowed the stack), and nothing is written', async () => {
+    s = await start();
+    const nest = (n: number): unknown => {
+      let v: unknown = {};
+      for (let i = 1; i < n; i++) v = { a: v };
+      return v;
+    };
+    const doc = (metadata: unknown) => ({
+      format: 'memory-service-scope-export',
+      version: 1,
+      facts: [{ key: 'fine', value: 'shallow', metadata: {} }, { key: 'deep', value: 'v', metadata }],
+      episodes: [{ summary: 'e', meta: {} }],
+    });
+    for (const depth of [101, 5000]) {
+      const e = await toolError(s.call('memory_data', { action: 'import', data: doc(nest(depth)) }));
+      expect(e, String(depth)).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'data.facts[1].metadata', accepted: 'JSON at most 100 levels deep' });
+    }
+    expect(storesOf(s).facts.count({ layer: 'user', user_id: 'default' })).toBe(0);
+    const ok = await s.call('memory_data', { action: 'import', data: doc(nest(100)) });
+    expect(ok.imported.facts).toBe(2);
   });
 
   it('names data or file when an import has neither, both, or a bad file; export refuses import inputs', async () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { definePlugin, Storage } from '@memory-service/kernel';
-import { count, dreamIds, hook, ManualClock, snapshot, start, toolError, type TestServer } from './helpers.js';
+import { count, dreamIds, hook, ManualClock, primitives, snapshot, start, toolError, type TestServer } from './helpers.js';
 
 /** memory_hook: the seven lifecycle events, their errors, and another plugin's session_inject block. */
 let s: TestServer;
@@ -333,6 +333,20 @@ describe('errors', () => {
       expect(err, `${event.length} characters`).toMatchObject({ type: 'ValueError', code: 'KERNEL_ERR_UNKNOWN_EVENT', field: 'event' });
       expect(err.message.length).toBeLessThan(300);
     }
+  });
+
+  it('a user_id is counted in characters as its schema says: 101 emoji are one user every handler takes, 201 are a tool error naming user_id before any handler runs', async () => {
+    s = await start();
+    const user_id = '\u{1F600}'.repeat(101);
+    const r = await s.call('memory_hook', { event: 'new_message', user_id, payload: { text: 'Important: my PIN is 4421, critical!' } });
+    expect(r.results[primitives.name]).not.toHaveProperty('error');
+    expect(r.results[primitives.name].saved).toBe(true);
+    expect(count(s, 'l1_items', { layer: 'user', user_id })).toBe(1);
+    expect((await s.call('wake_up', { user_id })).brief).toContain('4421');
+    const before = snapshot(s);
+    const err = await toolError(s.call('memory_hook', { event: 'new_message', user_id: '\u{1F600}'.repeat(201), payload: { text: 'Important: my PIN is 4421, critical!' } }));
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'user_id', accepted: { max: 200 } });
+    expect(snapshot(s)).toEqual(before);
   });
 
   for (const payload of ['text', ['a'], null, 42]) {

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from '@memory-service/kernel';
+import { FACT_KEY_MAX, WIKI_TITLE_MAX } from '@memory-service/stores';
 import { primitives, start, storesOf, toolError, type TestServer } from './helpers.js';
 
 let s: TestServer;
@@ -12,6 +14,43 @@ const P = (args: Record<string, unknown>) => s.call('memory_proposals', args);
 const inject = async (extra: Record<string, unknown> = {}) => (await s.call('memory_hook', { event: 'session_started', payload: {}, ...extra })).results[primitives.name];
 
 describe('memory_proposals propose and list', () => {
+  it('publishes the bounds of key and title the store enforces, and says the text limit of value and content', async () => {
+    s = await start();
+    const { tools } = await s.client.listTools();
+    const p = tools.find((t) => t.name === 'memory_proposals')!.inputSchema.properties as Record<string, any>;
+    expect(p.key.maxLength).toBe(FACT_KEY_MAX);
+    expect(p.title.maxLength).toBe(WIKI_TITLE_MAX);
+    for (const f of ['value', 'content']) expect(p[f].description, f).toContain(`at most ${TEXT_LIMIT_KEY} characters (default ${TEXT_LIMIT_DEFAULT})`);
+    expect(await toolError(P({ action: 'propose', kind: 'core_write', key: 'k'.repeat(FACT_KEY_MAX + 1), value: 'v' }))).toMatchObject({ field: 'key', accepted: { max: FACT_KEY_MAX } });
+    expect(await toolError(P({ action: 'propose', kind: 'wiki_write', title: 't'.repeat(WIKI_TITLE_MAX + 1), content: 'c' }))).toMatchObject({ field: 'title', accepted: { max: WIKI_TITLE_MAX } });
+    expect((await P({ action: 'list' })).count).toBe(0);
+  });
+
+  it('refuses a core_write with a blank value, naming value, and stages nothing (so no approval can store one)', async () => {
+    s = await start();
+    for (const value of ['', '   ', '\u200b\u200b']) {
+      expect(await toolError(P({ action: 'propose', kind: 'core_write', key: 'b', value })), JSON.stringify(value)).toMatchObject({
+        code: 'KERNEL_ERR_VALIDATION',
+        field: 'value',
+        accepted: 'text with a visible character',
+      });
+    }
+    expect((await P({ action: 'list' })).count).toBe(0);
+    expect(storesOf(s).facts.get({ layer: 'user', user_id: 'default' }, 'b')).toBeNull();
+  });
+
+  it('refuses a core_write whose new key holds a line break or an escape code, naming key, and stages nothing', async () => {
+    s = await start();
+    for (const key of ['k\u001b[2J\nx', 'color\n## Recent turns']) {
+      expect(await toolError(P({ action: 'propose', kind: 'core_write', key, value: 'v' })), JSON.stringify(key)).toMatchObject({
+        code: 'KERNEL_ERR_VALIDATION',
+        field: 'key',
+        message: expect.stringMatching(/control characters/),
+      });
+    }
+    expect((await P({ action: 'list' })).count).toBe(0);
+  });
+
   it('stages a core_write pending without writing, and lists it', async () => {
     s = await start();
     const r = await P({ action: 'propose', kind: 'core_write', key: 'editor', value: 'helix', importance: 0.7 });

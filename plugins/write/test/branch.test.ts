@@ -79,6 +79,20 @@ describe('memory_branch', () => {
     expect((await toolError(s.call('memory_branch', { action: 'diff', name: 'b' }))).field).toBe('name');
   });
 
+  it('refuses a blank value when set, naming value, so a merge stores no blank fact', async () => {
+    s = await start();
+    await s.call('memory_branch', { action: 'create', name: 'br' });
+    for (const value of ['', '   ', '\u200b']) {
+      expect(await toolError(s.call('memory_branch', { action: 'set', name: 'br', key: 'c', value })), JSON.stringify(value)).toMatchObject({
+        code: 'KERNEL_ERR_VALIDATION',
+        field: 'value',
+        accepted: 'text with a visible character',
+      });
+    }
+    expect((await s.call('memory_branch', { action: 'merge', name: 'br' })).merged.added).toEqual([]);
+    expect(storesOf(s).facts.get({ layer: 'user', user_id: 'default' }, 'c')).toBeNull();
+  });
+
   it('names the field of every bad input', async () => {
     s = await start();
     seed(s);

@@ -40,7 +40,7 @@ describe('memory_disclose', () => {
     expect((await toolError(D({ action: 'add', name: 'n', trigger_keywords: ['a'] }))).field).toBe('content');
     expect((await toolError(D({ action: 'add', name: 'n', trigger_keywords: [], content: 'c' }))).field).toBe('trigger_keywords');
     expect((await toolError(D({ action: 'add', name: 'n', trigger_keywords: Array(21).fill('k'), content: 'c' }))).field).toBe('trigger_keywords');
-    expect((await toolError(D({ action: 'add', name: 'n', trigger_keywords: ['k'.repeat(101)], content: 'c' }))).field).toBe('trigger_keywords');
+    expect((await toolError(D({ action: 'add', name: 'n', trigger_keywords: ['k'.repeat(101)], content: 'c' }))).field).toBe('trigger_keywords.0');
     expect((await toolError(D({ action: 'add', name: 'x'.repeat(101), trigger_keywords: ['k'], content: 'c' }))).field).toBe('name');
     expect((await toolError(D({ action: 'add', name: 'n', trigger_keywords: ['k'], content: 'c'.repeat(4001) }))).field).toBe('content');
     expect((await toolError(D({ action: 'enable' }))).field).toBe('rule_id');

@@ -5,6 +5,8 @@ import { checkText, makeId, parseId } from '../util.js';
 
 /** Longest API key name. */
 export const API_KEY_NAME_MAX = 100;
+/** The longest key_id revoke reads (`key_<n>`, trimmed), in characters. */
+export const API_KEY_ID_MAX = 40;
 /** The id prefix of an API key (`key_<n>`). */
 export const API_KEY_PREFIX = 'key';
 /** The table of the keys (migration stores_api_keys): a restore keeps its rows as they are (backups.ts). */
@@ -78,7 +80,7 @@ export class ApiKeyStore {
 
   /** Revoke the key with id `key_<n>`; revoking a revoked key changes nothing. */
   revoke(keyId: unknown): ApiKeyInfo & { already_revoked: boolean } {
-    const text = checkText(keyId, 'key_id', 40).trim();
+    const text = checkText(keyId, 'key_id', API_KEY_ID_MAX).trim();
     const n = parseId(API_KEY_PREFIX, text);
     if (n === null) throw validationError('key_id', `key_id must be a key id of the form ${API_KEY_PREFIX}_<number>, as list answers`, `${API_KEY_PREFIX}_<number>`);
     return this.ctx.tx(() => {

@@ -1,8 +1,11 @@
 import { defineTool, z } from '@memory-service/kernel';
-import { API_KEY_NAME_MAX, validationError, type Stores } from '@memory-service/stores';
+import { API_KEY_ID_MAX, API_KEY_NAME_MAX, validationError, type Stores } from '@memory-service/stores';
 import { layerInput, userIdInput } from '../common.js';
 
 const API_KEY_ACTIONS = ['list', 'create', 'revoke'] as const;
+
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const API_KEY_FIELDS = { list: [], create: ['name'], revoke: ['key_id'] } as const satisfies Record<(typeof API_KEY_ACTIONS)[number], readonly string[]>;
 
 const keySchema = z.object({
   id: z.string().describe('key_<n>'),
@@ -26,8 +29,8 @@ export function memoryApiKeyTool(stores: Stores) {
       'an error naming it; an unknown key_id is a NotFoundError.',
     input: () => z.object({
       action: z.enum(API_KEY_ACTIONS).describe('list, create or revoke'),
-      name: z.string().max(10_000).optional().describe('create: a label for the key (who or what uses it)'),
-      key_id: z.string().max(100).optional().describe('revoke: the key id from list or create (key_<n>)'),
+      name: z.string().max(API_KEY_NAME_MAX).optional().describe('create: a label for the key (who or what uses it)'),
+      key_id: z.string().max(API_KEY_ID_MAX).optional().describe('revoke: the key id from list or create (key_<n>)'),
       layer: layerInput,
       user_id: userIdInput,
     }),
@@ -38,6 +41,7 @@ export function memoryApiKeyTool(stores: Stores) {
       revoked: keySchema.extend({ already_revoked: z.boolean() }).optional(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: API_KEY_FIELDS,
     handler: (args) => {
       if (args.action === 'list') return { action: 'list' as const, keys: stores.apiKeys.list() };
       if (args.action === 'create') {

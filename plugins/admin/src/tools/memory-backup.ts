@@ -4,6 +4,9 @@ import { layerInput, userIdInput } from '../common.js';
 
 const BACKUP_ACTIONS = ['status', 'now', 'list', 'restore'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const BACKUP_FIELDS = { status: [], now: [], list: [], restore: ['name'] } as const satisfies Record<(typeof BACKUP_ACTIONS)[number], readonly string[]>;
+
 const backupSchema = z.object({
   name: z.string(),
   kind: z.enum([...BACKUP_KINDS, 'other']),
@@ -73,6 +76,7 @@ export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
         .describe('restore: what was done to the standing query files'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: BACKUP_FIELDS,
     // The backup API runs outside any transaction, over several turns of the event loop.
     transaction: false,
     handler: async (args) => {

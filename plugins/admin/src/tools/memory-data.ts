@@ -12,6 +12,9 @@ import {
 } from '@memory-service/stores';
 import { layerInput, scopeOf, scopeOutput, userIdInput } from '../common.js';
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = { export: ['to_file'], import: ['data', 'file', 'mode'] } as const;
+
 const kindCounts = z.object(Object.fromEntries(SCOPE_DOC_KINDS.map((k) => [k, z.number()])) as Record<(typeof SCOPE_DOC_KINDS)[number], z.ZodNumber>);
 
 export function memoryDataTool(stores: Stores) {
@@ -60,11 +63,11 @@ export function memoryDataTool(stores: Stores) {
       previous_export: z.string().nullable().optional().describe('import replace: the export file of what the target held before (null when it held nothing)'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       const sd = stores.scopeData;
       if (args.action === 'export') {
-        for (const f of ['data', 'file'] as const) if (args[f] !== undefined) throw validationError(f, `${f} is an input of action import, not export`, 'action import');
         const doc = sd.exportScope(scope);
         const counts = ScopeData.counts(doc);
         const bytes = Buffer.byteLength(JSON.stringify(doc), 'utf8');

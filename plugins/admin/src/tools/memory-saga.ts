@@ -3,6 +3,9 @@ import { SAGA_LIST_MAX, SAGA_NAMES, SAGA_RUN_STATUSES, validationError, type Sto
 import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 const SAGA_ACTIONS = ['run', 'list'] as const;
+
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const SAGA_FIELDS = { run: ['saga'], list: ['saga', 'status', 'run_id', 'limit'] } as const satisfies Record<(typeof SAGA_ACTIONS)[number], readonly string[]>;
 const STEP_STATUSES = ['done', 'failed', 'compensated', 'compensation_failed', 'not_run'] as const;
 
 const stepSchema = z.object({
@@ -64,6 +67,7 @@ export function memorySagaTool(stores: Stores) {
       runs: z.array(runSchema).optional().describe('list: newest first'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    actionFields: SAGA_FIELDS,
     // Each step commits on its own (a compensation undoes it): no transaction around the whole saga.
     transaction: false,
     handler: async (args) => {

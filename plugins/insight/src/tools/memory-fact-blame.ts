@@ -1,5 +1,5 @@
 import { defineTool, z } from '@memory-service/kernel';
-import { FACT_PREFIX, notFound, validationError, type Stores } from '@memory-service/stores';
+import { FACT_KEY_MAX, FACT_PREFIX, notFound, validationError, type Stores } from '@memory-service/stores';
 import { checkId, layerInput, READ_ONLY, scopeOf, userIdInput } from '../common.js';
 import { factOut, factSchema } from '../fact-common.js';
 
@@ -18,7 +18,7 @@ export function memoryFactBlameTool(stores: Stores) {
       'key, is an error naming that field. A read: it records no access.',
     input: () => z.object({
       entry_id: z.string().min(1).max(100).optional().describe('Fact entry id, e.g. fact_12'),
-      key: z.string().min(1).max(500).optional().describe('Fact key, exactly as stored'),
+      key: z.string().min(1).max(FACT_KEY_MAX).optional().describe('Fact key, exactly as stored'),
       layer: layerInput,
       user_id: userIdInput,
     }),

@@ -4,6 +4,9 @@ import { checkId, layerInput, limitInput, offsetInput, scopeOf, userIdInput } fr
 
 export const QUALITY_ACTIONS = ['feedback', 'report'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const QUALITY_FIELDS = { feedback: ['entry_id', 'useful'], report: ['limit', 'offset'] } as const satisfies Record<(typeof QUALITY_ACTIONS)[number], readonly string[]>;
+
 export function memoryQualityTool(stores: Stores) {
   return defineTool({
     name: 'memory_quality',
@@ -43,6 +46,7 @@ export function memoryQualityTool(stores: Stores) {
       next_offset: z.number().nullable().optional(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    actionFields: QUALITY_FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       if (args.action === 'feedback') {

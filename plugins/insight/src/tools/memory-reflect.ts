@@ -4,6 +4,9 @@ import { layerInput, limitInput, scopeOf, userIdInput } from '../common.js';
 
 export const REFLECT_ACTIONS = ['write', 'list'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const REFLECT_FIELDS = { write: ['period_hours', 'topic'], list: ['topic', 'limit'] } as const satisfies Record<(typeof REFLECT_ACTIONS)[number], readonly string[]>;
+
 const reflectionSchema = z.object({
   id: z.string().describe('Reflection id (refl_<n>)'),
   topic: z.string().nullable(),
@@ -53,6 +56,7 @@ export function memoryReflectTool(stores: Stores) {
       count: z.number().optional(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    actionFields: REFLECT_FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       if (args.action === 'write') return { action: args.action, reflection: stores.reflections.write(scope, { period_hours: args.period_hours, topic: args.topic }) };

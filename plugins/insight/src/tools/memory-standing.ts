@@ -14,6 +14,9 @@ import { episodeOut, episodeSchema, layerInput, offsetInput, scopeOf, userIdInpu
 import { factOut, factSchema } from '../fact-common.js';
 
 export const STANDING_ACTIONS = ['save', 'list', 'run', 'delete'] as const;
+
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const STANDING_FIELDS = { save: ['name', 'spec_json'], list: [], run: ['name', 'limit', 'offset'], delete: ['name'] } as const satisfies Record<(typeof STANDING_ACTIONS)[number], readonly string[]>;
 type StandingAction = (typeof STANDING_ACTIONS)[number];
 /** The tier each action belongs to: list and run read (insight), save and delete write (write). */
 export const STANDING_ACTION_TIER: Readonly<Record<StandingAction, 'insight' | 'write'>> = { save: 'write', list: 'insight', run: 'insight', delete: 'write' };
@@ -78,6 +81,7 @@ export function memoryStandingTool(stores: Stores) {
       next_offset: z.number().nullable().optional(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: STANDING_FIELDS,
     handler: (args, call) => {
       const { action } = args;
       checkActionTier('memory_standing', action, STANDING_ACTION_TIER, call);

@@ -70,31 +70,19 @@ function checkOptionalTexts(input: ProjectInput): void {
   }
 }
 
-/** The optional fields each action uses; recall, audit and archive use none. */
-const FIELDS_TAKEN: Readonly<Record<ProjectAction, readonly (typeof OPTIONAL_TEXTS)[number][]>> = {
-  init: ['details', 'status', 'path'],
-  update: ['details', 'status', 'path'],
-  mapping: ['details', 'role', 'status'],
-  decision: ['details', 'outcome'],
-  recall: [],
-  audit: [],
-  archive: [],
-};
-
-/** A field the action does not use is refused, naming it and the actions that take it: it would be dropped unsaid. */
-function checkFieldsTaken(input: ProjectInput): void {
-  const taken = FIELDS_TAKEN[input.action];
-  for (const field of OPTIONAL_TEXTS) {
-    if (input[field] === undefined || taken.includes(field)) continue;
-    const by = PROJECT_ACTIONS.filter((a) => FIELDS_TAKEN[a].includes(field));
-    throw invalid(
-      field,
-      `is not used by action ${input.action}, so it would be dropped; it is taken by action${by.length > 1 ? 's' : ''} ${by.join(', ')}. ` +
-        `Action ${input.action} takes ${taken.length ? taken.join(', ') : 'no field besides name, layer and user_id'}`,
-      `omit it with action ${input.action}`,
-    );
-  }
-}
+/**
+ * The fields each action takes (the tool's actionFields: the kernel refuses any other the call
+ * gives, naming it, before the action runs); recall, audit and archive take only the name.
+ */
+export const PROJECT_FIELDS = {
+  init: ['name', 'details', 'status', 'path'],
+  update: ['name', 'details', 'status', 'path'],
+  mapping: ['name', 'details', 'role', 'status'],
+  decision: ['name', 'details', 'outcome'],
+  recall: ['name'],
+  audit: ['name'],
+  archive: ['name'],
+} as const satisfies Readonly<Record<ProjectAction, readonly (keyof ProjectInput)[]>>;
 
 /**
  * The texts of a project call hold no control character (C0, DEL, C1), naming the field: the
@@ -151,7 +139,6 @@ export class ProjectService {
     const name = this.projectName(input.name.trim());
     if (isBlank(name)) throw invalid('name', 'must not be empty', 'a project name');
     checkOptionalTexts(input);
-    checkFieldsTaken(input);
     checkControlChars(input);
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
     const held = this.stores.projects.get(name);

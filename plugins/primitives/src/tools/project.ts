@@ -1,6 +1,6 @@
 import { defineTool, z } from '@memory-service/kernel';
 import { layerInput, userIdInput } from '../common.js';
-import { PROJECT_ACTIONS, type ProjectService } from '../services/projects.js';
+import { PROJECT_ACTIONS, PROJECT_FIELDS, type ProjectService } from '../services/projects.js';
 
 export function projectTool(projects: ProjectService) {
   return defineTool({
@@ -27,6 +27,7 @@ export function projectTool(projects: ProjectService) {
       user_id: userIdInput,
     }),
     output: z.looseObject({ status: z.string(), project: z.string() }),
+    actionFields: PROJECT_FIELDS,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     // Each action writes in one transaction of its own (services/projects.ts), after the code map's
     // directory scan: in the call's transaction, the scan, recall and audit held the write lock.

@@ -1,10 +1,19 @@
-import { defineTool, z } from '@memory-service/kernel';
-import { PROPOSAL_DEFAULT_IMPORTANCE, PROPOSAL_DEFAULT_WIKI_TYPE, validationError, WIKI_TYPES, type ProposalInput, type Stores } from '@memory-service/stores';
+import { defineTool, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, z } from '@memory-service/kernel';
+import { FACT_KEY_MAX, PROPOSAL_DEFAULT_IMPORTANCE, PROPOSAL_DEFAULT_WIKI_TYPE, validationError, WIKI_TITLE_MAX, WIKI_TYPES, type ProposalInput, type Stores } from '@memory-service/stores';
 import { layerInput, proposalOut, proposalSchema, scopeOf, userIdInput } from '../common.js';
 
 export const PROPOSALS_ACTIONS = ['list', 'propose', 'decide', 'revert', 'revert_transition'] as const;
 /** Pending proposals one list returns at most. */
 export const PROPOSALS_LIST_MAX = 200;
+
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const PROPOSALS_FIELDS = {
+  list: ['limit'],
+  propose: ['kind', 'title', 'content', 'wiki_type', 'key', 'value', 'importance'],
+  decide: ['proposal_id', 'approve'],
+  revert: ['proposal_id'],
+  revert_transition: ['transition_id'],
+} as const satisfies Record<(typeof PROPOSALS_ACTIONS)[number], readonly string[]>;
 
 const WIKI_FIELDS = ['title', 'content', 'wiki_type'] as const;
 const CORE_FIELDS = ['key', 'value', 'importance'] as const;
@@ -61,11 +70,12 @@ export function memoryProposalsTool(stores: Stores) {
     input: () => z.object({
       action: z.enum(PROPOSALS_ACTIONS).describe('list, propose, decide, revert or revert_transition'),
       kind: z.enum(['wiki_write', 'core_write']).optional().describe('propose: the kind of write'),
-      title: z.string().optional().describe('propose wiki_write: page title'),
-      content: z.string().optional().describe('propose wiki_write: Markdown content'),
+      title: z.string().max(WIKI_TITLE_MAX).optional().describe('propose wiki_write: page title'),
+      // content and value follow think.max_text_chars, which the config may move: the description states it, the store enforces it.
+      content: z.string().optional().describe(`propose wiki_write: Markdown content, at most ${TEXT_LIMIT_KEY} characters (default ${TEXT_LIMIT_DEFAULT})`),
       wiki_type: z.enum(WIKI_TYPES).optional().describe('propose wiki_write: page type'),
-      key: z.string().optional().describe('propose core_write: fact key'),
-      value: z.string().optional().describe('propose core_write: fact value'),
+      key: z.string().max(FACT_KEY_MAX).optional().describe('propose core_write: fact key'),
+      value: z.string().optional().describe(`propose core_write: fact value, at most ${TEXT_LIMIT_KEY} characters (default ${TEXT_LIMIT_DEFAULT})`),
       importance: z.number().min(0).max(1).optional().describe(`propose core_write: importance 0 to 1 (default ${PROPOSAL_DEFAULT_IMPORTANCE})`),
       proposal_id: z.string().max(100).optional().describe('decide, revert: the proposal (prop_<n>)'),
       approve: z.boolean().optional().describe('decide: true applies the write, false rejects it'),
@@ -86,6 +96,7 @@ export function memoryProposalsTool(stores: Stores) {
       deleted_entry_id: z.string().optional().describe('revert_transition: the fact deleted'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: PROPOSALS_FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       switch (args.action) {

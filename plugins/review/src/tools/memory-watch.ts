@@ -2,6 +2,9 @@ import { defineTool, z } from '@memory-service/kernel';
 import { validationError, WATCH_ACTIONS, WATCH_PREDICATE_KEYS, WATCH_TRIGGERS, type Stores, type WatchRule } from '@memory-service/stores';
 import { layerInput, scopeOf, userIdInput } from '../common.js';
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = { list: [], add: ['name', 'trigger', 'predicate_json', 'action_kind'], disable: ['rule_id'], delete: ['rule_id'] } as const;
+
 const ruleSchema = z.object({
   id: z.string().describe('Rule id (watch_<n>)'),
   name: z.string(),
@@ -56,6 +59,7 @@ export function memoryWatchTool(stores: Stores) {
       changed: z.boolean().optional().describe('disable: false when the rule was already disabled'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       const done = (extra: Record<string, unknown> = {}) => ({ action: args.action, ...extra, rules: stores.watchRules.list(scope).map(ruleOut) });

@@ -2,6 +2,9 @@ import { defineTool, z } from '@memory-service/kernel';
 import { notFound, validationError, WIKI_LINK_RELATIONS, type Stores } from '@memory-service/stores';
 import { layerInput, linkRefSchema, scopeOf, titleInput, userIdInput } from '../common.js';
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = { list: ['title'], add: ['title', 'to_title', 'relation'] } as const;
+
 export function wikiLinkTool(stores: Stores) {
   return defineTool({
     name: 'wiki_link',
@@ -27,6 +30,7 @@ export function wikiLinkTool(stores: Stores) {
       out: z.array(linkRefSchema),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       if (args.action === 'list') {

@@ -1,8 +1,19 @@
-import { defineTool, z } from '@memory-service/kernel';
-import { BRANCH_MAX, RECORD_NAME_MAX, validationError, type Stores } from '@memory-service/stores';
+import { defineTool, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, z } from '@memory-service/kernel';
+import { BRANCH_MAX, FACT_KEY_MAX, RECORD_NAME_MAX, validationError, type Stores } from '@memory-service/stores';
 import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 const ACTIONS = ['create', 'list', 'set', 'unset', 'diff', 'merge', 'delete'] as const;
+
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = {
+  create: ['name'],
+  list: [],
+  set: ['name', 'key', 'value', 'importance'],
+  unset: ['name', 'key'],
+  diff: ['name'],
+  merge: ['name', 'force'],
+  delete: ['name'],
+} as const satisfies Record<(typeof ACTIONS)[number], readonly string[]>;
 
 const branchSchema = z.object({
   name: z.string().describe('The stored (slugged) name'),
@@ -37,9 +48,9 @@ export function memoryBranchTool(stores: Stores) {
       'unknown, too many branches), key (not in the branch), value, importance, force (conflicts).',
     input: () => z.object({
       action: z.enum(ACTIONS).describe('create, list, set, unset, diff, merge or delete'),
-      name: z.string().min(1).max(200).optional().describe('The branch (every action but list)'),
-      key: z.string().min(1).max(500).optional().describe('set/unset: the fact key'),
-      value: z.string().optional().describe('set: the fact value in the branch'),
+      name: z.string().min(1).max(RECORD_NAME_MAX).optional().describe('The branch (every action but list)'),
+      key: z.string().min(1).max(FACT_KEY_MAX).optional().describe('set/unset: the fact key'),
+      value: z.string().optional().describe(`set: the fact value in the branch, at most ${TEXT_LIMIT_KEY} characters (default ${TEXT_LIMIT_DEFAULT})`),
       importance: z.number().min(0.05).max(1).optional().describe('set: the fact importance (default: the branch\'s current one, else 0.5)'),
       force: z.boolean().default(false).describe('merge: overwrite the keys live memory changed since the branch was made'),
       layer: layerInput,
@@ -57,6 +68,7 @@ export function memoryBranchTool(stores: Stores) {
       name: z.string().optional(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       const b = stores.branches;

@@ -4,6 +4,9 @@ import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 const ACTIONS = ['save', 'list'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = { save: ['anchor', 'premise', 'projection'], list: ['anchor', 'limit', 'offset'] } as const satisfies Record<(typeof ACTIONS)[number], readonly string[]>;
+
 const cfSchema = z.object({ id: z.string().describe('cf_<n>'), anchor: z.string(), premise: z.string(), projection: z.string(), created: z.string() });
 const cfOut = (c: Counterfactual) => ({ id: c.id, anchor: c.anchor, premise: c.premise, projection: c.projection, created: c.created });
 
@@ -37,17 +40,16 @@ export function memoryCounterfactualTool(stores: Stores) {
       next_offset: z.number().nullable().optional().describe('list: offset of the next page; null when there are no more'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       if (args.action === 'save') {
-        for (const f of ['limit', 'offset'] as const) if (args[f] !== undefined) throw invalid(f, 'applies only to action list', ['action list']);
         for (const f of ['anchor', 'premise', 'projection'] as const) {
           if (args[f] === undefined || isBlank(args[f])) throw invalid(f, 'is required for action save and must hold text', 'text');
         }
         const cf = stores.counterfactuals.save(scope, { anchor: args.anchor!, premise: args.premise!, projection: args.projection! });
         return { action: args.action, counterfactual: cfOut(cf), created_new: cf.created_new };
       }
-      for (const f of ['premise', 'projection'] as const) if (args[f] !== undefined) throw invalid(f, 'applies only to action save', ['action save']);
       if (args.anchor !== undefined && isBlank(args.anchor)) throw invalid('anchor', 'must hold text when given', 'an anchor, or none for every anchor');
       const limit = args.limit ?? 50;
       const offset = args.offset ?? 0;

@@ -14,6 +14,15 @@ import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 export const DISCLOSE_ACTIONS = ['add', 'list', 'enable', 'disable', 'delete'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const DISCLOSE_FIELDS = {
+  add: ['name', 'trigger_keywords', 'content'],
+  list: [],
+  enable: ['rule_id'],
+  disable: ['rule_id'],
+  delete: ['rule_id'],
+} as const satisfies Record<(typeof DISCLOSE_ACTIONS)[number], readonly string[]>;
+
 const ruleSchema = z.object({
   rule_id: z.string().describe('disc_<n>'),
   name: z.string(),
@@ -43,9 +52,14 @@ export function memoryDiscloseTool(stores: Stores) {
       'a duplicate name, an unknown rule_id. Returns the action, the rule (or rules) and for enable and disable whether it changed.',
     input: () => z.object({
       action: z.enum(DISCLOSE_ACTIONS).describe('add, list, enable, disable or delete'),
-      name: z.string().optional().describe('add: the rule name'),
-      trigger_keywords: z.array(z.string()).optional().describe('add: keywords; any one in a text triggers the rule'),
-      content: z.string().optional().describe('add: what the rule discloses'),
+      name: z.string().max(DISCLOSURE_NAME_MAX).optional().describe('add: the rule name'),
+      trigger_keywords: z
+        .array(z.string().max(DISCLOSURE_KEYWORD_MAX))
+        .min(1)
+        .max(DISCLOSURE_KEYWORDS_MAX)
+        .optional()
+        .describe('add: keywords; any one in a text triggers the rule'),
+      content: z.string().max(DISCLOSURE_CONTENT_MAX).optional().describe('add: what the rule discloses'),
       rule_id: z.string().max(100).optional().describe('enable, disable, delete: the rule (disc_<n>)'),
       layer: layerInput,
       user_id: userIdInput,
@@ -59,6 +73,7 @@ export function memoryDiscloseTool(stores: Stores) {
       deleted: z.boolean().optional(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: DISCLOSE_FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       const ruleId = () => {

@@ -10,8 +10,12 @@ export const DOMAIN_NODE_TYPES = ['error', 'decision', 'personality', 'emotion']
 export const CAUSAL_NODE_TYPES = { action: 'action', outcome: 'outcome' } as const;
 
 const ACTIONS = ['add', 'causal'] as const;
-const ADD_ONLY = ['node_type', 'relates_to'] as const;
-const CAUSAL_ONLY = ['outcome'] as const;
+
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = {
+  add: ['content', 'node_type', 'tags', 'confidence', 'relates_to', 'relation', 'strength'],
+  causal: ['content', 'tags', 'confidence', 'relation', 'outcome', 'strength'],
+} as const satisfies Record<(typeof ACTIONS)[number], readonly string[]>;
 
 export function memoryGraphAddTool(stores: Stores, hooks: Readonly<Hooks>, logger: Logger) {
   return defineTool({
@@ -50,16 +54,15 @@ export function memoryGraphAddTool(stores: Stores, hooks: Readonly<Hooks>, logge
       domain_hook: z.boolean().describe('Whether the graph_domain hook was fired for the node'),
     }),
     annotations: ADDITIVE,
+    actionFields: FIELDS,
     handler: async (args) => {
       const scope = scopeOf(args);
       const content = args.content.trim();
       if (isBlank(content)) throw invalid('content', 'must not be empty or only white space', args.action === 'add' ? 'the node content' : 'the action');
       const tags = checkTags(args.tags);
       if (args.action === 'causal') {
-        for (const f of ADD_ONLY) if (args[f] !== undefined) throw invalid(f, 'does not apply to action causal', ['action add']);
         return causal(stores, scope, { ...args, content, tags });
       }
-      for (const f of CAUSAL_ONLY) if (args[f] !== undefined) throw invalid(f, 'applies only to action causal', ['action causal']);
       const nodeType = args.node_type?.trim() ?? '';
       if (isBlank(nodeType)) throw invalid('node_type', 'is required for action add', 'a node type such as person, organization, project, decision');
       if (args.relation !== undefined && args.relates_to === undefined) throw invalid('relates_to', 'is required with relation (the node_id to link to)', 'node_<number>');

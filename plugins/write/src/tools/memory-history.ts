@@ -1,5 +1,6 @@
 import { checkActionTier, defineTool, z } from '@memory-service/kernel';
 import {
+  FACT_KEY_MAX,
   FACT_PREFIX,
   FACT_VERSION_PREFIX,
   notFound,
@@ -89,6 +90,8 @@ function historyOf(stores: Stores, scope: Scope, t: Target, limit: number, offse
 
 /** The tier of each action: list reads (insight), restore writes (write). */
 const ACTION_TIERS = { list: 'insight', restore: 'write' } as const;
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = { list: ['key', 'entry_id', 'title', 'limit', 'offset'], restore: ['version_id', 'limit'] } as const;
 
 export function memoryHistoryTool(stores: Stores) {
   return defineTool({
@@ -107,7 +110,7 @@ export function memoryHistoryTool(stores: Stores) {
       'version to restore (it holds no value), or restore on a surface without the write tier (action).',
     input: () => z.object({
       action: z.enum(['list', 'restore']).default('list').describe('list the history (default), or restore a version'),
-      key: z.string().min(1).max(500).optional().describe('list: the fact key, exactly as stored'),
+      key: z.string().min(1).max(FACT_KEY_MAX).optional().describe('list: the fact key, exactly as stored'),
       entry_id: z.string().min(1).max(100).optional().describe('list: the fact entry id, e.g. fact_12'),
       title: z.string().min(1).max(WIKI_TITLE_MAX).optional().describe('list: the wiki page title'),
       version_id: z.string().min(1).max(100).optional().describe('restore: the version to write back (fv_<n> or wv_<n>)'),
@@ -133,6 +136,7 @@ export function memoryHistoryTool(stores: Stores) {
         .describe('restore: the version written back'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args, call) => {
       const scope = scopeOf(args);
       if (args.action === 'restore') {

@@ -12,6 +12,15 @@ import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 const ACTIONS = ['save', 'get', 'list', 'record', 'delete'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = {
+  save: ['name', 'steps', 'description', 'trigger'],
+  get: ['name'],
+  list: ['limit', 'offset'],
+  record: ['name', 'outcome', 'note'],
+  delete: ['name'],
+} as const satisfies Record<(typeof ACTIONS)[number], readonly string[]>;
+
 const infoShape = {
   name: z.string().describe('The stored (slugged) name'),
   description: z.string(),
@@ -44,7 +53,7 @@ export function memoryProcedureTool(stores: Stores) {
       'steps.<i> (an empty or too long step), outcome, note, description, trigger.',
     input: () => z.object({
       action: z.enum(ACTIONS).describe('save, get, list, record or delete'),
-      name: z.string().min(1).max(200).optional().describe('The procedure (every action but list)'),
+      name: z.string().min(1).max(RECORD_NAME_MAX).optional().describe('The procedure (every action but list)'),
       steps: z.array(z.string().max(PROCEDURE_TEXT_MAX)).min(1).max(PROCEDURE_STEPS_MAX).optional().describe('save: the steps in order'),
       description: z.string().max(PROCEDURE_TEXT_MAX).optional().describe('save: what it does'),
       trigger: z.string().max(PROCEDURE_TEXT_MAX).optional().describe('save: when to use it'),
@@ -64,6 +73,7 @@ export function memoryProcedureTool(stores: Stores) {
       next_offset: z.number().nullable().optional().describe('list: offset of the next page; null when there are no more'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       const p = stores.procedures;

@@ -1,5 +1,5 @@
-import { defineTool, z, type Hooks } from '@memory-service/kernel';
-import { REMEMBER_DEDUP_TTL_MS, REMEMBER_DEFAULT_IMPORTANCE, SECRET_KINDS, type Stores } from '@memory-service/stores';
+import { defineTool, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, z, type Hooks } from '@memory-service/kernel';
+import { REMEMBER_DEDUP_TTL_MS, REMEMBER_DEFAULT_IMPORTANCE, REMEMBER_KEY_MAX, SECRET_KINDS, type Stores } from '@memory-service/stores';
 import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 const TTL_MINUTES = REMEMBER_DEDUP_TTL_MS / 60_000;
@@ -17,8 +17,9 @@ export function memoryRememberTool(stores: Stores, hooks: Readonly<Hooks>) {
       'another value is updated (updated: true; the entry_id stays). Returns entry_id, key, value as stored, importance, requested_importance, ' +
       'deduplicated, updated, redacted counts, node_id and the write-gate tags. A blank key or value is an error naming that field.',
     input: () => z.object({
-      key: z.string().min(1).max(200).describe('The fact key (unique in the layer and user_id), e.g. "favourite_editor"'),
-      value: z.string().min(1).describe('The fact; secrets in it are redacted before it is stored'),
+      key: z.string().min(1).max(REMEMBER_KEY_MAX).describe('The fact key (unique in the layer and user_id), e.g. "favourite_editor"'),
+      // The bound follows think.max_text_chars, which the config may move: the description states it, the store enforces it.
+      value: z.string().min(1).describe(`The fact, at most ${TEXT_LIMIT_KEY} characters (default ${TEXT_LIMIT_DEFAULT}); secrets in it are redacted before it is stored`),
       importance: z.number().min(0).max(1).optional().describe(`0 to 1 (default ${REMEMBER_DEFAULT_IMPORTANCE}); the importance gate may raise it`),
       layer: layerInput,
       user_id: userIdInput,

@@ -1,5 +1,5 @@
 import { defineTool, invalid, isBlank, z } from '@memory-service/kernel';
-import { notFound, SCRATCHPAD_PROMOTE_TARGETS, type ScratchpadEntry, type Stores } from '@memory-service/stores';
+import { FACT_KEY_MAX, notFound, SCRATCHPAD_PROMOTE_TARGETS, type ScratchpadEntry, type Stores } from '@memory-service/stores';
 import { checkTags, episodeOut, episodeSchema, layerInput, scopeOf, tagsInput, userIdInput } from '../common.js';
 
 const ACTIONS = ['write', 'read', 'clear', 'promote'] as const;
@@ -9,14 +9,13 @@ const factSchema = z.object({ entry_id: z.string(), key: z.string(), value: z.st
 
 const entryOut = (e: ScratchpadEntry) => ({ key: e.key, content: e.content, created: e.created, updated: e.updated });
 
-/** The fields each action takes beyond action, layer and user_id; any other given is an error naming it. */
-const FIELDS: Record<(typeof ACTIONS)[number], readonly string[]> = {
+/** The fields each action takes beyond action, layer and user_id; the kernel refuses any other given, naming it. */
+const FIELDS = {
   write: ['key', 'content'],
   read: ['key'],
   clear: ['key'],
   promote: ['key', 'target', 'fact_key', 'importance', 'tags'],
-};
-const OPTIONAL_FIELDS = ['key', 'content', 'target', 'fact_key', 'importance', 'tags'] as const;
+} as const satisfies Record<(typeof ACTIONS)[number], readonly string[]>;
 
 export function memoryScratchpadTool(stores: Stores) {
   return defineTool({
@@ -37,7 +36,7 @@ export function memoryScratchpadTool(stores: Stores) {
       key: z.string().min(1).max(200).optional().describe('Note key, one line (write, promote; optional for read and clear: one note instead of all)'),
       content: z.string().max(100_000).optional().describe('write: the note text'),
       target: z.enum(SCRATCHPAD_PROMOTE_TARGETS).optional().describe('promote: episode (L3) or fact (L4)'),
-      fact_key: z.string().min(1).max(500).optional().describe('promote to fact: the fact key (default the note key)'),
+      fact_key: z.string().min(1).max(FACT_KEY_MAX).optional().describe('promote to fact: the fact key (default the note key)'),
       importance: z.number().min(0).max(1).optional().describe('promote: importance of the episode or fact, 0..1 (default 0.5)'),
       tags: tagsInput.describe('promote to episode: extra episode tags (plain or dimension:value)'),
       layer: layerInput,
@@ -58,13 +57,9 @@ export function memoryScratchpadTool(stores: Stores) {
       capacity: z.number().describe('Most notes the pad holds (20 by default)'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
-      for (const f of OPTIONAL_FIELDS) {
-        if (args[f] !== undefined && !FIELDS[args.action].includes(f)) {
-          throw invalid(f, `does not apply to action ${args.action} (it takes ${FIELDS[args.action].join(', ')})`, FIELDS[args.action]);
-        }
-      }
       const key = args.key?.trim();
       if (key !== undefined && isBlank(key)) throw invalid('key', 'must not be empty or only white space', 'a key of 1 to 200 characters');
       const tail = () => ({ count: stores.scratchpad.count(scope), capacity: stores.config.scratchpadMax });

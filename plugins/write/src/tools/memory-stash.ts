@@ -4,6 +4,9 @@ import { layerInput, scopeOf, userIdInput } from '../common.js';
 
 const ACTIONS = ['push', 'list', 'show', 'pop', 'drop'] as const;
 
+/** The fields each action takes beyond action, layer and user_id (the kernel refuses any other the call gives, naming it). */
+const FIELDS = { push: ['name', 'note'], list: [], show: ['name'], pop: ['name'], drop: ['name'] } as const satisfies Record<(typeof ACTIONS)[number], readonly string[]>;
+
 const entrySchema = z.object({ key: z.string(), content: z.string(), created: z.string(), updated: z.string() });
 const stashSchema = z.object({
   name: z.string(),
@@ -27,7 +30,7 @@ export function memoryStashTool(stores: Stores) {
       'field: action (push of an empty pad), name (invalid, taken, unknown, too many, conflict or overflow at pop), note.',
     input: () => z.object({
       action: z.enum(ACTIONS).describe('push, list, show, pop or drop'),
-      name: z.string().min(1).max(200).optional().describe('The stash (push: optional; show/pop: default the newest; drop: required)'),
+      name: z.string().min(1).max(RECORD_NAME_MAX).optional().describe('The stash (push: optional; show/pop: default the newest; drop: required)'),
       note: z.string().max(STASH_NOTE_MAX).optional().describe('push: why it was set aside'),
       layer: layerInput,
       user_id: userIdInput,
@@ -40,6 +43,7 @@ export function memoryStashTool(stores: Stores) {
       pad_count: z.number().describe('Entries in the scratchpad after the call'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+    actionFields: FIELDS,
     handler: (args) => {
       const scope = scopeOf(args);
       const st = stores.stashes;
