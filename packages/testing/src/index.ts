@@ -151,3 +151,4 @@ export function surfaceProblems(tools: readonly ListedTool[]): string[] {
 }
 
 export { tierToolFacts, type TierToolFacts } from './tier-tools.js';
+export { actionFieldProblems, type ActionFieldCase } from './action-fields.js';

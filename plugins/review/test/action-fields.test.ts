@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { start, toolError, type TestServer } from './helpers.js';
+import { start, type TestServer } from './helpers.js';
+import { actionFieldProblems, type ActionFieldCase } from '@memory-service/testing';
 
 /** A field the call's action does not take is refused naming it (kernel actionFields), where it was dropped without a word. */
 let s: TestServer;
@@ -10,20 +11,15 @@ afterEach(async () => {
 describe('fields an action does not take', () => {
   it('are refused before the action runs, naming the field, the actions that take it and what this action takes', async () => {
     s = await start({ expose: 'all' });
-    const cases: [string, Record<string, unknown>, string, string][] = [
+    const cases: ActionFieldCase[] = [
       ['memory_proposals', { action: 'list', approve: true }, 'approve', 'action decide'],
       ['memory_proposals', { action: 'decide', proposal_id: 'prop_1', approve: true, key: 'k', value: 'v' }, 'key', 'action propose'],
       ['memory_proposals', { action: 'propose', kind: 'core_write', key: 'k', value: 'v', limit: 5 }, 'limit', 'action list'],
       ['memory_proposals', { action: 'revert', proposal_id: 'prop_1', transition_id: 'tr_1' }, 'transition_id', 'action revert_transition'],
       ['memory_watch', { action: 'list', rule_id: 'watch_1' }, 'rule_id', 'actions disable, delete'],
     ];
-    for (const [tool, args, field, takenBy] of cases) {
-      const err = await toolError(s.call(tool, args));
-      // Left out, the action is the schema's default (memory_saga: run).
-      const action = (args.action as string | undefined) ?? 'run';
-      expect(err, `${tool} ${JSON.stringify(args)}`).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field, accepted: `omit it with action ${action}` });
-      expect(err.message, tool).toContain(`"${field}" is not used by action ${action}, so it would be dropped; it is taken by ${takenBy}. Action ${action} takes `);
-    }
+    // Left out, the action is the schema's default (memory_saga: run).
+    expect(await actionFieldProblems(s, cases)).toEqual([]);
   });
 
   it('the fields an action takes, and the defaults the schema fills in, still pass', async () => {
