@@ -29,11 +29,11 @@ const found = async (s: TestServer, query: string): Promise<string[]> => {
   return (r.summary as string).split('\n\n').map((section) => section.split('\n').slice(1).join('\n'));
 };
 
-describe('memory_backup restore with another server on the data dir', () => {
-  // Regression guard, fixed: the other server's index still described the database from before the
-  // restore, and once later writes took the restored change log past its cursor, dream answered
-  // "kiwi" with an unrelated episode (the record that now had the id of the kiwi one).
-  it("the other server's dream answers from the restored records: never with an unrelated episode, nor one the restore took away", async () => {
+/**
+ * Two servers on one data dir: a takes a backup of the ferry note, writes five weather notes and a
+ * kiwi note, which b finds; then a restores the backup. b's index still holds what came after it.
+ */
+async function restoredBeside(): Promise<{ a: TestServer; b: TestServer }> {
     dir = tempDataDir();
     const a = await start();
     const b = await start();
@@ -43,6 +43,15 @@ describe('memory_backup restore with another server on the data dir', () => {
     await a.call('memory_episode_save', { summary: 'Bought a kiwi at the market.' });
     expect(await found(b, 'kiwi')).toEqual(['Bought a kiwi at the market.']);
     await a.call('memory_backup', { action: 'restore', name: taken.name });
+  return { a, b };
+}
+
+describe('memory_backup restore with another server on the data dir', () => {
+  // Regression guard, fixed: the other server's index still described the database from before the
+  // restore, and once later writes took the restored change log past its cursor, dream answered
+  // "kiwi" with an unrelated episode (the record that now had the id of the kiwi one).
+  it("the other server's dream answers from the restored records: never with an unrelated episode, nor one the restore took away", async () => {
+    const { a, b } = await restoredBeside();
     for (let i = 0; i < 8; i++) await a.call('memory_episode_save', { summary: `Train timetable ${i} for the valley line.` });
     expect(await found(b, 'kiwi')).toEqual([]);
     expect(await found(b, 'weather')).toEqual([]);
@@ -51,15 +60,7 @@ describe('memory_backup restore with another server on the data dir', () => {
   });
 
   it('a server started after the restore never reads the index another server saved from before it', async () => {
-    dir = tempDataDir();
-    const a = await start();
-    const b = await start();
-    await a.call('memory_episode_save', { summary: 'The harbour ferry leaves at dawn.' });
-    const taken = (await a.call('memory_backup', { action: 'now' })).backup;
-    for (let i = 0; i < 5; i++) await a.call('memory_episode_save', { summary: `Filler note ${i} about the weather.` });
-    await a.call('memory_episode_save', { summary: 'Bought a kiwi at the market.' });
-    expect(await found(b, 'kiwi')).toEqual(['Bought a kiwi at the market.']);
-    await a.call('memory_backup', { action: 'restore', name: taken.name });
+    const { a, b } = await restoredBeside();
     // b stops without a search after the restore: it saves the index it holds.
     await close(b);
     for (let i = 0; i < 8; i++) await a.call('memory_episode_save', { summary: `Train timetable ${i} for the valley line.` });
