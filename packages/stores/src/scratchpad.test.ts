@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { A, U, makeEnv, type Env } from './test-helpers.js';
+import { A, U, makeEnv, nfc, nfd, type Env } from './test-helpers.js';
 
 let env: Env;
 beforeEach(() => {
@@ -47,6 +47,23 @@ describe('ScratchpadStore', () => {
     env.db.prepare("INSERT INTO scratchpad (layer, user_id, key, content, created, updated, seq) VALUES ('user', 'default', 'old\nkey', 'x', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 99)").run();
     expect(env.stores.scratchpad.get(U, 'old\nkey')?.content).toBe('x');
     expect(env.stores.scratchpad.take(U, 'old\nkey')?.content).toBe('x');
+  });
+
+  it('takes a key in NFC: the same key precomposed or decomposed is one note, and a note stored earlier under NFD is still found', () => {
+    const pad = env.stores.scratchpad;
+    pad.write(U, nfc('café'), 'first');
+    pad.write(U, nfd('café'), 'second');
+    expect(pad.read(U).map((e) => [e.key, e.content])).toEqual([[nfc('café'), 'second']]);
+    expect(pad.get(U, nfd('café'))?.content).toBe('second');
+    // Written before keys were normalised: its form is kept, and every form of it finds it.
+    env.db
+      .prepare('INSERT INTO scratchpad (layer, user_id, key, content, created, updated, seq) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(U.layer, U.user_id, nfd('thé'), 'legacy', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', 99);
+    expect(pad.get(U, nfc('thé'))?.content).toBe('legacy');
+    pad.write(U, nfc('thé'), 'updated');
+    expect(pad.read(U).filter((e) => e.key.normalize('NFC') === nfc('thé'))).toHaveLength(1);
+    expect(pad.clear(U, nfc('thé'))).toBe(1);
+    expect(pad.get(U, nfd('thé'))).toBeNull();
   });
 
   it('isolates scopes, clears and takes', () => {
@@ -123,4 +140,5 @@ describe('ScratchpadStore.deleteSince', () => {
     expect(env.stores.scratchpad.count(A)).toBe(2);
     expect(() => env.stores.scratchpad.deleteSince(U, 'not a date')).toThrow(expect.objectContaining({ field: 'since' }));
   });
+
 });

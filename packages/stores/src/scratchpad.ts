@@ -6,6 +6,7 @@ import { checkNewFactKey, FACT_KEY_MAX, type Fact, type FactStore } from './fact
 import { scrubSecrets, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText, clamp, toIso } from './util.js';
+import { lookupForms } from './identity-forms.js';
 
 export interface ScratchpadEntry {
   key: string;
@@ -62,6 +63,8 @@ export class ScratchpadStore {
     checkNoControlChars('key', key);
     checkText(content, 'content', this.ctx.config.maxTextChars, true);
     return this.ctx.tx(() => {
+      // The key as stored: NFC, or the form an entry written before keys were normalised holds.
+      key = this.storedKey(scope, key);
       const now = this.ctx.iso();
       const seqRow = this.ctx
         .stmt('SELECT COALESCE(MAX(seq), 0) AS s FROM scratchpad WHERE layer = ? AND user_id = ?')
@@ -94,10 +97,22 @@ export class ScratchpadStore {
 
   get(scope: Scope, key: string): ScratchpadEntry | null {
     checkScope(scope);
-    const r = this.ctx
-      .stmt('SELECT key, content, created, updated FROM scratchpad WHERE layer = ? AND user_id = ? AND key = ?')
-      .get(scope.layer, scope.user_id, key) as ScratchpadEntry | undefined;
-    return r ?? null;
+    return this.lookup(scope, key).found ?? null;
+  }
+
+  /**
+   * Keys are stored and looked up in NFC, as fact keys and wiki titles are (identity-forms.ts): the
+   * same key sent precomposed or decomposed names one note, and one stored in another form earlier
+   * is still found.
+   */
+  private lookup(scope: Scope, key: string): { form: string; found: ScratchpadEntry | undefined } {
+    const stmt = this.ctx.stmt('SELECT key, content, created, updated FROM scratchpad WHERE layer = ? AND user_id = ? AND key = ?');
+    return lookupForms(key, (form) => stmt.get(scope.layer, scope.user_id, form) as ScratchpadEntry | undefined);
+  }
+
+  /** The form a key is (or would be) stored under (lookup). */
+  private storedKey(scope: Scope, key: string): string {
+    return this.lookup(scope, key).form;
   }
 
   /** All entries, least recently written first. */
@@ -123,7 +138,7 @@ export class ScratchpadStore {
     return this.ctx.tx(() =>
       key === undefined
         ? this.ctx.stmt('DELETE FROM scratchpad WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes
-        : this.ctx.stmt('DELETE FROM scratchpad WHERE layer = ? AND user_id = ? AND key = ?').run(scope.layer, scope.user_id, key)
+        : this.ctx.stmt('DELETE FROM scratchpad WHERE layer = ? AND user_id = ? AND key = ?').run(scope.layer, scope.user_id, this.storedKey(scope, key))
             .changes,
     );
   }

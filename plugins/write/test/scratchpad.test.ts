@@ -151,4 +151,13 @@ describe('memory_scratchpad promote', () => {
     expect(await keys({ layer: 'agent' })).toEqual(['agent_note']);
     expect(storesOf(s).episodes.count({ layer: 'agent', user_id: 'default' })).toBe(0);
   });
+
+  it('one note for a key sent precomposed or decomposed (NFC)', async () => {
+    s = await start();
+    await s.call('memory_scratchpad', { action: 'write', key: 'caf\u00e9', content: 'first' });
+    await s.call('memory_scratchpad', { action: 'write', key: 'cafe\u0301', content: 'second' });
+    const read: any = await s.call('memory_scratchpad', { action: 'read' });
+    expect(read.entries.map((e: any) => [e.key, e.content])).toEqual([['caf\u00e9', 'second']]);
+    expect((await s.call('memory_scratchpad', { action: 'clear', key: 'cafe\u0301' })).removed).toBe(1);
+  });
 });
