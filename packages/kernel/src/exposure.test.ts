@@ -111,6 +111,18 @@ describe('MEMORY_EXPOSE against the spec tier table', () => {
     expect(cat.tools.find((t) => t.name === 'memory_graph_add')!.call_via).toBe('memory_tier_write');
   });
 
+  it('the catalogue scores the words of a request that name something: function words and one-letter words are left out', async () => {
+    const k = await specKernel();
+    const catalogue = buildSurface(k, resolveExposure('all', k.tiers), true).get('memory_catalog')!;
+    const names = async (query: string) => ((await catalogue.invoke({ query })) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    // "a" matched every tool name holding the letter, and ranked memory_fact_blame above forget.
+    expect((await names('forget a fact'))[0]).toBe('forget');
+    expect(await names('forget a fact')).toEqual(await names('forget fact'));
+    expect(await names('the graph of my edges')).toEqual(await names('graph edges'));
+    const one = (await catalogue.invoke({ tool: 'forget' })) as { tools: Record<string, unknown>[] };
+    expect(one.tools[0]).toHaveProperty('output_schema', null);
+  });
+
   it("dispatchers and the catalogue refuse bad input of their own with a coded error naming the field and what it accepts", async () => {
     const k = await specKernel();
     const surface = buildSurface(k, resolveExposure('agent', k.tiers), true);

@@ -162,3 +162,20 @@ describe('MEMORY_META dispatchers take the scope arguments', () => {
     expect(written).toEqual([{ layer: 'user', user_id: 'bob', text: 'b' }]);
   });
 });
+
+describe('MEMORY_META dispatchers and member arguments beside action', () => {
+  it("refuses a member's own argument given beside action instead of inside args, naming it, and runs nothing", async () => {
+    const { notes, written } = await notesKernel();
+    await expect(notes.invoke({ action: 'note_add', args: {}, text: 'beside' })).rejects.toMatchObject({
+      code: 'KERNEL_ERR_VALIDATION',
+      field: 'text',
+      accepted: 'args.text',
+      message: expect.stringContaining('give it inside args'),
+    });
+    await expect(notes.invoke({ action: 'note_count', verbose: true })).rejects.toMatchObject({ field: 'verbose' });
+    expect(written).toEqual([]);
+    // Inside args it runs; a key that is no member's argument is still left to the misspelling check.
+    await expect(notes.invoke({ action: 'note_add', args: { text: 'inside' } })).resolves.toEqual({ ok: true });
+    await expect(notes.invoke({ action: 'note_add', args: { text: 'x' }, unrelated: 1 })).resolves.toEqual({ ok: true });
+  });
+});

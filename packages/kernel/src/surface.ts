@@ -169,7 +169,18 @@ function memberArgs(
   member: RegisteredTool,
   args: Record<string, unknown>,
   scope: Partial<Record<ScopeField, string>>,
+  beside: readonly string[],
 ): Record<string, unknown> | MemoryError {
+  // A member's own argument given beside action instead of inside args would be dropped, and the
+  // member run without it: a clear's `key` left out cleared every note.
+  for (const field of beside) {
+    if (!Object.hasOwn(member.input.shape, field) || (SCOPE_FIELDS as readonly string[]).includes(field)) continue;
+    return invalid(
+      field,
+      `is an argument of ${member.name}: give it inside args ({"action": "${member.name}", "args": {"${field}": ...}}); beside action it would be dropped`,
+      `args.${field}`,
+    );
+  }
   let out = args;
   for (const field of SCOPE_FIELDS) {
     const top = scope[field];
@@ -227,7 +238,12 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
     let refused: MemoryError | undefined;
     // A usual other name of a scope argument (`user`, `lyr`) or a misspelling of one beside action
     // is refused as a tool's own would be, not dropped; a scope argument args give counts as given.
-    if (parsed.success && raw && Object.keys(raw).some((k) => !known.includes(k))) {
+    const beside = parsed.success && raw ? Object.keys(raw).filter((k) => !known.includes(k)) : [];
+    if (parsed.success && beside.length > 0 && parsed.data.action !== 'list') {
+      const member = memberArgs(byName.get(parsed.data.action)!, {}, {}, beside);
+      if (member instanceof MemoryError) refused = member;
+    }
+    if (parsed.success && !refused && beside.length > 0) {
       const given = { ...(raw as Record<string, unknown>) };
       for (const field of SCOPE_FIELDS) if (parsed.data.args[field] !== undefined) given[field] ??= parsed.data.args[field];
       try {
@@ -239,7 +255,7 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
     // A member's call is the member's (Kernel.callToolNow counts it); the list and refused input are the dispatcher's.
     if (parsed.success && !refused && parsed.data.action !== 'list') {
       const { action, args, layer, user_id } = parsed.data;
-      const merged = memberArgs(byName.get(action)!, args, { layer, user_id });
+      const merged = memberArgs(byName.get(action)!, args, { layer, user_id }, []);
       if (!(merged instanceof MemoryError)) return kernel.callToolNow(action, merged, withAbort(call, abort));
       refused = merged;
     }
@@ -267,6 +283,11 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
   };
 }
 
+/** Function words of a request, which say nothing of the tool it asks for. */
+const CATALOG_STOP_WORDS: ReadonlySet<string> = new Set(
+  'an the to of in on at by for from with and or my me is are be it its this that what which how do does can all any some into out up about'.split(' '),
+);
+
 function catalog(kernel: Kernel, visible: RegisteredTool[], tierOf: (t: RegisteredTool) => string): SurfaceTool {
   const input = z.object({
     query: z.string().max(200).default('').describe('Keywords matched against tool names, titles and descriptions; empty lists every tool'),
@@ -293,9 +314,15 @@ function catalog(kernel: Kernel, visible: RegisteredTool[], tierOf: (t: Register
           accepted: visible.map((t) => t.name),
         });
       }
-      return { count: 1, tools: [{ ...describe(found), call_via: via(found) }] };
+      // The result's shape too: a dispatcher publishes no output schema of its members.
+      return { count: 1, tools: [{ ...describe(found), output_schema: outputJsonSchema(found) ?? null, call_via: via(found) }] };
     }
-    const terms = query.toLowerCase().split(/[^a-z0-9_]+/).filter(Boolean);
+    // Words that say nothing of a tool ("the", "a", "my") matched every description, and a
+    // one-letter word the name of any tool holding that letter: left out of the score.
+    const terms = query
+      .toLowerCase()
+      .split(/[^a-z0-9_]+/)
+      .filter((w) => w.length > 1 && !CATALOG_STOP_WORDS.has(w));
     const scored = visible
       .map((t) => {
         const hay = `${t.name} ${t.title} ${t.description}`.toLowerCase();

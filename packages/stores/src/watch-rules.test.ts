@@ -51,6 +51,8 @@ describe('WatchRuleStore', () => {
     expect(fieldOf(add({ name: ' ' }))).toBe('name');
     add({})();
     expect(fieldOf(add({}))).toBe('name');
+    // A taken name is a conflict with a record, as a branch's or a disclosure rule's is, not bad input.
+    expect(add({})).toThrow(expect.objectContaining({ code: 'STORES_ERR_CONFLICT', field: 'name' }));
     expect(w.list(U)).toHaveLength(1);
   });
 

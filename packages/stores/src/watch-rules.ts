@@ -2,7 +2,7 @@ import { cutChars } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import type { EpisodeStore } from './episodes.js';
-import { notFound, validationError } from './errors.js';
+import { notFound, StoreError, validationError } from './errors.js';
 import { recordSlug } from './record-name.js';
 import type { ScratchpadStore } from './scratchpad.js';
 import type { Layer, Scope } from './types.js';
@@ -198,7 +198,8 @@ export class WatchRuleStore {
     const predicate = checkWatchPredicate(input.predicate, trigger);
     return this.ctx.tx(() => {
       const dup = this.ctx.stmt('SELECT 1 FROM watch_rules WHERE layer = ? AND user_id = ? AND name = ?').get(scope.layer, scope.user_id, name);
-      if (dup) throw validationError('name', `a watch rule named ${JSON.stringify(name)} exists in this layer and user_id: choose another name or delete it first`);
+      // A conflict with a record, as a disclosure rule's or a branch's taken name is: a client that retries on conflicts tells it from bad input.
+      if (dup) throw new StoreError('STORES_ERR_CONFLICT', `a watch rule named ${JSON.stringify(name)} exists in this layer and user_id: choose another name or delete it first`, { field: 'name' });
       const count = this.ctx.stmt('SELECT COUNT(*) FROM watch_rules WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number;
       if (count >= WATCH_RULES_MAX) throw validationError('name', `at most ${WATCH_RULES_MAX} watch rules per layer and user_id: delete one first`, { max: WATCH_RULES_MAX });
       const now = this.ctx.iso();

@@ -150,4 +150,11 @@ describe('memory_watch', () => {
     const r = await s.call('think', { text: LONG, layer: 'user' });
     expect(storesOf(s).episodes.get(U, r.actions.find((a: any) => a.store === 'l3').id)!.tags).toEqual(['thought', 'watch:deploys']);
   });
+
+  it('a name the scope holds already is a ConflictError naming name, not bad input', async () => {
+    s = await start();
+    await add('deploys', 'new_message', {}, 'log');
+    expect(await toolError(add('deploys', 'new_message', {}, 'note'))).toMatchObject({ type: 'ConflictError', code: 'KERNEL_ERR_CONFLICT', field: 'name' });
+    expect(((await s.call('memory_watch', { action: 'list' })) as any).rules).toHaveLength(1);
+  });
 });
