@@ -101,7 +101,12 @@ describe('MEMORY_EXPOSE against the spec tier table', () => {
     const surface = buildSurface(k, resolveExposure('agent', k.tiers), true);
     const insight = surface.get('memory_tier_insight')!;
     await expect(insight.invoke({ action: 'memory_stats', args: { x: 2 } })).resolves.toEqual({ name: 'memory_stats', args: { x: 2 } });
-    await expect(insight.invoke({ action: 'memory_stats', args: { x: 'no' } })).rejects.toMatchObject({ field: 'x', type: 'ValidationError' });
+    // The member's fields are inside args: its error names them so, and names the member.
+    await expect(insight.invoke({ action: 'memory_stats', args: { x: 'no' } })).rejects.toMatchObject({
+      field: 'args.x',
+      type: 'ValidationError',
+      message: expect.stringMatching(/^memory_stats: Invalid input: field "args\.x" /),
+    });
     await expect(insight.invoke({ action: 'memory_backup', args: {} })).rejects.toMatchObject({ field: 'action' });
     const listed = (await insight.invoke({ action: 'list' })) as { tools: { name: string; input_schema: unknown }[] };
     expect(listed.tools).toHaveLength(17);

@@ -1,6 +1,7 @@
 import { z } from './zod.js';
 import { ToolCallStats } from './call-stats.js';
-import { MemoryError, invalid, shownValue } from './errors.js';
+import { MemoryError, invalid, shownValue, toMemoryError } from './errors.js';
+import { isPromiseLike } from './promise-like.js';
 import { checkMisspelledKeys } from './misspelled-keys.js';
 import { once } from './util.js';
 import { toNfc } from './identity.js';
@@ -208,6 +209,24 @@ function memberArgs(
   return out;
 }
 
+/**
+ * A member's error as the dispatcher's caller sees it: every argument of the member is inside
+ * `args`, so a field it names is `args.<field>`, and the message names the member. Named bare, a
+ * stash's bad `action` read as the dispatcher's own `action`, which takes member names.
+ */
+function inArgs(member: string, err: unknown): MemoryError {
+  const e = toMemoryError(err);
+  if (e.field === undefined || e.field.startsWith('args.')) return e;
+  const field = `args.${e.field}`;
+  return new MemoryError(e.code, `${member}: ${e.message.replace(`field "${e.field}"`, `field "${field}"`)}`, {
+    field,
+    accepted: e.accepted,
+    plugin: e.plugin,
+    details: e.details,
+    cause: err,
+  });
+}
+
 function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], call: ToolCallContext): SurfaceTool {
   const names = members.map((m) => m.name);
   const byName = new Map(members.map((m) => [m.name, m]));
@@ -256,7 +275,17 @@ function dispatcher(kernel: Kernel, tier: string, members: RegisteredTool[], cal
     if (parsed.success && !refused && parsed.data.action !== 'list') {
       const { action, args, layer, user_id } = parsed.data;
       const merged = memberArgs(byName.get(action)!, args, { layer, user_id }, []);
-      if (!(merged instanceof MemoryError)) return kernel.callToolNow(action, merged, withAbort(call, abort));
+      if (!(merged instanceof MemoryError)) {
+        const fail = (err: unknown): never => {
+          throw inArgs(action, err);
+        };
+        try {
+          const answer = kernel.callToolNow(action, merged, withAbort(call, abort));
+          return isPromiseLike(answer) ? Promise.resolve(answer).then(undefined, fail) : answer;
+        } catch (err) {
+          throw inArgs(action, err);
+        }
+      }
       refused = merged;
     }
     return own.time(() => {

@@ -26,4 +26,14 @@ describe('memory_tier_write', () => {
     expect(tool.output_schema).toMatchObject({ type: 'object' });
     expect(tool.call_via).toBe('memory_tier_write');
   });
+
+  it("names a member's own field as args.<field>, and the member, so it is not read as the dispatcher's action", async () => {
+    s = await createTestServer({ plugins: [primitives, write], expose: 'primitives,write', meta: true });
+    const e = await toolError(s.call('memory_tier_write', { action: 'memory_stash', args: { action: 'pusj' } }));
+    expect(e).toMatchObject({ field: 'args.action', accepted: ['push', 'list', 'show', 'pop', 'drop'] });
+    expect(e.message).toMatch(/^memory_stash: .*"args\.action"/);
+    // A store's own refusal too: the key a promote names is inside args.
+    const missing = await toolError(s.call('memory_tier_write', { action: 'memory_scratchpad', args: { action: 'promote', key: 'nope', target: 'fact' } }));
+    expect(missing.field).toBe('args.key');
+  });
 });
