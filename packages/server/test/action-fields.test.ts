@@ -1,17 +1,9 @@
-import fs from 'node:fs';
-import { defOf, silentLogger } from '@memory-service/kernel';
+import { defOf } from '@memory-service/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createService, type Service } from '../src/service.js';
-import { tempDir } from './helpers.js';
+import { firstPartyService } from './helpers.js';
 
-let service: Service | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await service?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  service = undefined;
-  dir = undefined;
-});
+const services = firstPartyService();
+afterEach(() => services.close());
 
 /** Fields every action takes: never listed per action. */
 const COMMON = ['action', 'layer', 'user_id'];
@@ -25,8 +17,7 @@ function actionsOf(shape: Record<string, unknown>): string[] | null {
 
 describe('the fields each action takes, on every first-party tool', () => {
   it('every tool with an action and fields of its own declares them: each action once, each field of its schema, none it lacks', async () => {
-    dir = tempDir();
-    service = await createService({ dataDir: dir, env: {}, logger: silentLogger() });
+    const service = await services.start();
     const declared: string[] = [];
     for (const tool of service.kernel.tools()) {
       const shape = tool.input.shape as Record<string, unknown>;

@@ -1,24 +1,15 @@
-import fs from 'node:fs';
-import { fastArgs, fastOutput, silentLogger } from '@memory-service/kernel';
+import { fastArgs, fastOutput } from '@memory-service/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkFastArgsAgainstZod } from '../../kernel/src/fast-args.fixture.js';
 import { checkFastOutputAgainstZod } from '../../kernel/src/fast-output.fixture.js';
-import { createService, type Service } from '../src/service.js';
-import { tempDir } from './helpers.js';
+import { firstPartyService } from './helpers.js';
 
-let service: Service | undefined;
-let dir: string | undefined;
-afterEach(async () => {
-  await service?.close();
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  service = undefined;
-  dir = undefined;
-});
+const services = firstPartyService();
+afterEach(() => services.close());
 
 describe('the argument shortcut on every first-party tool', () => {
   it('never takes what zod refuses and gives what zod gives; think and dream have one', async () => {
-    dir = tempDir();
-    service = await createService({ dataDir: dir, env: {}, logger: silentLogger() });
+    const service = await services.start();
     const tools = service.kernel.tools();
     const withShortcut = tools.filter((t) => fastArgs(t.input) !== null).map((t) => t.name);
     expect(withShortcut).toEqual(expect.arrayContaining(['think', 'dream']));
@@ -31,8 +22,7 @@ describe('the argument shortcut on every first-party tool', () => {
 
 describe('the answer shortcut on every first-party tool', () => {
   it('takes only answers zod gives back with the same JSON; think and dream have one', async () => {
-    dir = tempDir();
-    service = await createService({ dataDir: dir, env: {}, logger: silentLogger() });
+    const service = await services.start();
     const tools = service.kernel.tools().filter((t) => t.output !== undefined);
     const withShortcut = tools.filter((t) => fastOutput(t.output!) !== null).map((t) => t.name);
     expect(withShortcut).toEqual(expect.arrayContaining(['think', 'dream']));

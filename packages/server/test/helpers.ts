@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { PassThrough } from 'node:stream';
-import type { Logger, Surface } from '@memory-service/kernel';
+import { silentLogger, type Logger, type Surface } from '@memory-service/kernel';
+import { createService, type Service } from '../src/service.js';
 import { openStdioSession, type StdioSession } from '../src/stdio-session.js';
 
 export const BIN = fileURLToPath(new URL('../bin/memory-service.js', import.meta.url));
@@ -14,6 +15,28 @@ export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
 export function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'ms-server-test-'));
+}
+
+/**
+ * A service of every first-party plugin on a fresh temp data dir, in process, to look at its
+ * registered tools: `start` makes one, `close` (for afterEach) stops it and removes the dir.
+ */
+export function firstPartyService(): { start(): Promise<Service>; close(): Promise<void> } {
+  let service: Service | undefined;
+  let dir: string | undefined;
+  return {
+    async start() {
+      dir = tempDir();
+      service = await createService({ dataDir: dir, env: {}, logger: silentLogger() });
+      return service;
+    },
+    async close() {
+      await service?.close();
+      if (dir) fs.rmSync(dir, { recursive: true, force: true });
+      service = undefined;
+      dir = undefined;
+    },
+  };
 }
 
 /** Spawn the real bin over stdio with the SDK's client, as an MCP host would. */

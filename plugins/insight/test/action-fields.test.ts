@@ -17,7 +17,6 @@ describe('fields an action does not take', () => {
       ['memory_reflect', { action: 'list', period_hours: 24 }, 'period_hours', 'action write'],
       ['memory_reflect', { action: 'write', limit: 5 }, 'limit', 'action list'],
     ];
-    // Left out, the action is the schema's default (memory_saga: run).
     expect(await actionFieldProblems(s, cases)).toEqual([]);
   });
 

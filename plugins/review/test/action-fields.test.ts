@@ -18,7 +18,6 @@ describe('fields an action does not take', () => {
       ['memory_proposals', { action: 'revert', proposal_id: 'prop_1', transition_id: 'tr_1' }, 'transition_id', 'action revert_transition'],
       ['memory_watch', { action: 'list', rule_id: 'watch_1' }, 'rule_id', 'actions disable, delete'],
     ];
-    // Left out, the action is the schema's default (memory_saga: run).
     expect(await actionFieldProblems(s, cases)).toEqual([]);
   });
 

@@ -16,7 +16,6 @@ describe('fields an action does not take', () => {
       ['wiki_link', { action: 'list', title: 'A', to_title: 'B' }, 'to_title', 'action add'],
       ['wiki_link', { action: 'list', title: 'A', relation: 'follows' }, 'relation', 'action add'],
     ];
-    // Left out, the action is the schema's default (memory_saga: run).
     expect(await actionFieldProblems(s, cases)).toEqual([]);
   });
 

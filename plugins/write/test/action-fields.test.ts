@@ -23,7 +23,6 @@ describe('fields an action does not take', () => {
       ['memory_history', { action: 'restore', version_id: 'fv_1', key: 'k' }, 'key', 'action list'],
       ['memory_scratchpad', { action: 'read', content: 'x' }, 'content', 'action write'],
     ];
-    // Left out, the action is the schema's default (memory_saga: run).
     expect(await actionFieldProblems(s, cases)).toEqual([]);
   });
 
