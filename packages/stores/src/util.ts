@@ -1,6 +1,6 @@
 import type { Clock, Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
-import { checkNoControlChars, isBlank, overChars, USER_ID_MAX } from '@memory-service/kernel';
+import { checkNoControlChars, cutUnits, isBlank, overChars, USER_ID_MAX } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 import { foldText, hyphenJoins } from './retrieval/query.js';
 import { lazyRegExp, UNSPACED } from './scripts.js';
@@ -158,24 +158,15 @@ export const LONG_PATTERN_CHARS = 1000;
 export const LONG_PATTERN_HEAD = 256;
 
 /**
- * The first `n` UTF-16 units of a text, one less when the cut would split a surrogate pair: a
- * lone surrogate in a parameter reaches SQLite as a replacement character, which the stored text
- * does not hold.
- */
-function headOf(text: string, n: number): string {
-  if (text.length <= n) return text;
-  const c = text.charCodeAt(n - 1);
-  return text.slice(0, c >= 0xd800 && c <= 0xdbff ? n - 1 : n);
-}
-
-/**
  * The text a prefilter's LIKE looks for: the pattern folded, or for a long one (over
  * LONG_PATTERN_CHARS folded) its first LONG_PATTERN_HEAD characters: every text holding the
- * pattern holds its start, so the rows taken are still a superset of the matches.
+ * pattern holds its start, so the rows taken are still a superset of the matches. The cut never
+ * leaves half a surrogate pair (kernel cutUnits): a lone one reaches SQLite as U+FFFD, which the
+ * stored text does not hold.
  */
 function foldedHead(pattern: string): string {
   const folded = foldText(pattern);
-  return folded.trim().length > LONG_PATTERN_CHARS ? headOf(folded.trim(), LONG_PATTERN_HEAD) : folded;
+  return folded.trim().length > LONG_PATTERN_CHARS ? cutUnits(folded.trim(), LONG_PATTERN_HEAD) : folded;
 }
 
 /** The two parameters of wordFilterSql for a pattern: the LIKE of its folded head without hyphens (wordFilterSql), and the GLOB. */
