@@ -1,6 +1,7 @@
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
 import { checkNewFactKey, clampImportance, FACT_KEY_MAX, type FactSource, type FactStore } from './facts.js';
+import { lookupForms } from './identity-forms.js';
 import { recordName } from './record-name.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText, parseJson } from './util.js';
@@ -164,15 +165,15 @@ export class BranchStore {
     if (importance !== undefined && !Number.isFinite(importance)) throw validationError('importance', 'importance must be a number from 0.05 to 1.0', { min: 0.05, max: 1 });
     return this.ctx.tx(() => {
       const id = this.need(scope, name);
-      const e = this.entry(id, key);
+      const { form, found: e } = this.entryOf(id, key);
       // Refused when set, as the merge's write would refuse it (a key the branch or live memory holds may still be set).
       if (!e && !this.facts.get(scope, key)) checkNewFactKey('key', key);
       const imp = clampImportance(importance ?? e?.importance ?? e?.base_importance ?? 0.5);
-      if (e) this.ctx.stmt('UPDATE fact_branch_entries SET value = ?, importance = ? WHERE branch_id = ? AND key = ?').run(value, imp, id, key);
+      if (e) this.ctx.stmt('UPDATE fact_branch_entries SET value = ?, importance = ? WHERE branch_id = ? AND key = ?').run(value, imp, id, form);
       else {
         this.ctx
           .stmt("INSERT INTO fact_branch_entries (branch_id, key, base_value, base_importance, value, importance, source, metadata) VALUES (?, ?, NULL, NULL, ?, ?, 'manual', '{}')")
-          .run(id, key, value, imp);
+          .run(id, form, value, imp);
       }
       this.touch(id);
       return this.info(scope, name) as BranchInfo;
@@ -186,10 +187,10 @@ export class BranchStore {
     checkText(key, 'key', FACT_KEY_MAX);
     return this.ctx.tx(() => {
       const id = this.need(scope, name);
-      const e = this.entry(id, key);
+      const { form, found: e } = this.entryOf(id, key);
       if (!e || e.value === null) throw notFound(`fact in branch ${JSON.stringify(name)}`, JSON.stringify(key), 'key');
-      if (e.base_value === null) this.ctx.stmt('DELETE FROM fact_branch_entries WHERE branch_id = ? AND key = ?').run(id, key);
-      else this.ctx.stmt('UPDATE fact_branch_entries SET value = NULL, importance = NULL WHERE branch_id = ? AND key = ?').run(id, key);
+      if (e.base_value === null) this.ctx.stmt('DELETE FROM fact_branch_entries WHERE branch_id = ? AND key = ?').run(id, form);
+      else this.ctx.stmt('UPDATE fact_branch_entries SET value = NULL, importance = NULL WHERE branch_id = ? AND key = ?').run(id, form);
       this.touch(id);
       return this.info(scope, name) as BranchInfo;
     });
@@ -374,6 +375,16 @@ export class BranchStore {
     return id;
   }
 
+  /**
+   * The branch's entry for a key, and the form of the key it is held under: keys are NFC, as live
+   * facts' are, so "café" precomposed and decomposed name one entry; an entry copied from a fact
+   * stored in another form before keys were normalised is found by that form (lookupForms).
+   */
+  private entryOf(id: number, key: string): { form: string; found: EntryRow | undefined } {
+    return lookupForms(key, (form) => this.entry(id, form));
+  }
+
+  /** The entry held under exactly this key (a stored fact's key, as forget hands it). */
   private entry(id: number, key: string): EntryRow | undefined {
     return this.ctx.stmt('SELECT *, NULL AS live_value, NULL AS live_importance FROM fact_branch_entries WHERE branch_id = ? AND key = ?').get(id, key) as EntryRow | undefined;
   }

@@ -114,4 +114,23 @@ describe('FactStore: a new key is one line', () => {
     expect(s.branches.merge(U, 'br').changed).toEqual([FORGED]);
     expect(s.facts.delete(U, FORGED)?.value).toBe('newer');
   });
+
+  it('a branch takes a key in either form as one entry, held in NFC, and finds an entry copied from a fact stored decomposed', () => {
+    const branches = env.stores.branches;
+    legacyFact(nfd('crème'), 'brûlée');
+    branches.create(U, 'b');
+    branches.set(U, 'b', nfd(KEY), 'Le Procope');
+    expect(branches.set(U, 'b', nfc(KEY), 'Café de Flore')).toMatchObject({ facts: 2, changes: 1 });
+    // The copied fact is held as it was stored; its key in NFC reaches that entry, not a new one.
+    expect(branches.set(U, 'b', nfc('crème'), 'caramel')).toMatchObject({ facts: 2, changes: 2 });
+    const d = branches.diff(U, 'b');
+    expect(d.added).toEqual([expect.objectContaining({ key: nfc(KEY), value: 'Café de Flore' })]);
+    expect(d.changed).toEqual([expect.objectContaining({ key: nfd('crème'), value: 'caramel' })]);
+    branches.merge(U, 'b');
+    expect(env.stores.facts.list(U).map((f) => [f.key, f.value]).sort()).toEqual([[nfc(KEY), 'Café de Flore'], [nfd('crème'), 'caramel']].sort());
+    // unset reaches both entries by the other form.
+    branches.create(U, 'c');
+    expect(branches.unset(U, 'c', nfd(KEY))).toMatchObject({ facts: 1 });
+    expect(branches.unset(U, 'c', nfc('crème'))).toMatchObject({ facts: 0 });
+  });
 });

@@ -36,6 +36,17 @@ describe('user_ids and fact keys as identities', () => {
     expect(storesOf(s).facts.list(U)).toEqual([]);
   });
 
+  it('memory_branch takes a key composed or decomposed as one entry, and its merge writes the one fact in NFC', async () => {
+    s = await start();
+    await s.call('memory_branch', { action: 'create', name: 'trip' });
+    await s.call('memory_branch', { action: 'set', name: 'trip', key: nfd('café_préféré'), value: 'Le Procope' });
+    const again = await s.call('memory_branch', { action: 'set', name: 'trip', key: nfc('café_préféré'), value: 'Café de Flore' });
+    expect(again.branch).toMatchObject({ facts: 1, changes: 1 });
+    await s.call('memory_branch', { action: 'merge', name: 'trip' });
+    const U = { layer: 'user' as const, user_id: 'default' };
+    expect(storesOf(s).facts.list(U).map((f) => [f.key, f.value])).toEqual([[nfc('café_préféré'), 'Café de Flore']]);
+  });
+
   it('refuses a fact key holding an invisible format character, naming key; keeps a Persian key with its non-joiner', async () => {
     s = await start();
     for (const key of ['fav\u200Bcolour', 'invoice\u202Efdp', 'soft\u00ADhyphen']) {
