@@ -115,6 +115,19 @@ describe('FactStore: a new key is one line', () => {
     expect(s.facts.delete(U, FORGED)?.value).toBe('newer');
   });
 
+  it('two facts an older build stored under both forms of a key are each read, updated and deleted by their own form', () => {
+    const facts = env.stores.facts;
+    legacyFact(nfc(KEY), 'kiwi');
+    legacyFact(nfd(KEY), 'mango');
+    expect(facts.get(U, nfd(KEY))?.value).toBe('mango');
+    expect(facts.upsert(U, { key: nfd(KEY), value: 'papaya' }).key).toBe(nfd(KEY));
+    expect(facts.get(U, nfc(KEY))?.value).toBe('kiwi');
+    expect(facts.delete(U, nfd(KEY))?.value).toBe('papaya');
+    expect(facts.list(U).map((f) => f.value)).toEqual(['kiwi']);
+    // With the decomposed one gone, that form reaches the precomposed fact.
+    expect(facts.get(U, nfd(KEY))?.value).toBe('kiwi');
+  });
+
   it('a branch takes a key in either form as one entry, held in NFC, and finds an entry copied from a fact stored decomposed', () => {
     const branches = env.stores.branches;
     legacyFact(nfd('crème'), 'brûlée');

@@ -305,6 +305,7 @@ export {
   type ProcedureSaveInput,
 } from './procedures.js';
 export { recordName, RECORD_NAME_MAX, RECORD_NAME_ACCEPTED } from './record-name.js';
+export { lookupForms } from './identity-forms.js';
 export {
   ProposalStore,
   PROPOSAL_PREFIX,

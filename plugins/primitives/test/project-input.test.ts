@@ -118,6 +118,26 @@ describe('names in another Unicode normalization form', () => {
     expect(r).toMatchObject({ project: nfd, status: 'active' });
     expect((await project({ action: 'decision', name: nfd, details: 'Keep it.' })).project).toBe(nfd);
   });
+
+  // Regression guard, fixed: the project stored under its NFD name was not found by the NFC name, so init with it made
+  // a second project whose spec page replaced the first one's (the wiki finds a title in either form) and hid it.
+  it('a project stored earlier under an NFD name is found by its NFC name, and init with that name leaves its spec page', async () => {
+    const nfd = 'Crème app';
+    const nfc = 'Crème app';
+    s.kernel.storage.db.prepare("INSERT INTO projects (name, status, path, description, created, updated) VALUES (?, 'active', NULL, 'Old app.', '2026-01-01', '2026-01-01')").run(nfd);
+    await project({ action: 'decision', name: nfd, details: 'Use SQLite.' });
+    expect(await project({ action: 'recall', name: nfc })).toMatchObject({ project: nfd, decision_count: 1 });
+    expect((await project({ action: 'init', name: nfc, details: 'New app.' })).status).toBe('exists');
+    expect(s.kernel.storage.db.prepare('SELECT name FROM projects').all()).toEqual([{ name: nfd }]);
+  });
+
+  it('two projects an older build stored under both forms of a name are each found by their own form', async () => {
+    const insert = s.kernel.storage.db.prepare("INSERT INTO projects (name, status, path, description, created, updated) VALUES (?, ?, NULL, '', '2026-01-01', '2026-01-01')");
+    insert.run('Café', 'paused');
+    insert.run('Café', 'active');
+    expect(await project({ action: 'recall', name: 'Café' })).toMatchObject({ project: 'Café', status: 'paused' });
+    expect(await project({ action: 'recall', name: 'Café' })).toMatchObject({ project: 'Café', status: 'active' });
+  });
 });
 
 describe('control characters', () => {

@@ -36,6 +36,19 @@ describe('user_ids and fact keys as identities', () => {
     expect(storesOf(s).facts.list(U)).toEqual([]);
   });
 
+  it('two facts an older build stored under both forms of a key stay each reachable by its own form', async () => {
+    s = await start();
+    const legacy = s.kernel.storage.db.prepare(
+      "INSERT INTO facts (layer, user_id, key, value, importance, source, metadata, created, updated) VALUES ('user', 'default', ?, ?, 0.5, 'manual', '{}', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')",
+    );
+    legacy.run(nfc('café'), 'kiwi');
+    legacy.run(nfd('café'), 'mango');
+    expect(await s.call('memory_remember', { key: nfd('café'), value: 'papaya' })).toMatchObject({ key: nfd('café'), updated: true });
+    expect((await s.call('forget', { key: nfd('café'), scope: 'exact' })).deleted_l4).toBe(1);
+    const U = { layer: 'user' as const, user_id: 'default' };
+    expect(storesOf(s).facts.list(U).map((f) => [f.key, f.value])).toEqual([[nfc('café'), 'kiwi']]);
+  });
+
   it('memory_branch takes a key composed or decomposed as one entry, and its merge writes the one fact in NFC', async () => {
     s = await start();
     await s.call('memory_branch', { action: 'create', name: 'trip' });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { charLength, checkNoControlChars, checkNoHiddenFormat, invalid, isBlank, MemoryError, overChars, type Hooks, type Logger } from '@memory-service/kernel';
-import { ARTIFACT_PATH_MAX, scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
+import { ARTIFACT_PATH_MAX, lookupForms, scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 import { mentionsAny } from './audit-words.js';
 import { firstSentence } from './first-sentence.js';
@@ -173,13 +173,12 @@ export class ProjectService {
 
   /**
    * A project's name in NFC, so "Café" with a combining accent (NFD) and with a precomposed é name one
-   * project, as they look the same; a project stored earlier under a name in another form, and none
-   * under its NFC form, keeps being found by the name as given.
+   * project, as they look the same. A project stored earlier under a name in another form is found
+   * by that name as given, by its NFC form or by its NFD form; one an older build stored under both
+   * forms stays two projects, each found by its own form (lookupForms).
    */
   private projectName(given: string): string {
-    const nfc = given.normalize('NFC');
-    if (nfc === given || this.stores.projects.get(nfc) || !this.stores.projects.get(given)) return nfc;
-    return given;
+    return lookupForms(given, (form) => this.stores.projects.get(form) ?? undefined).form;
   }
 
   /**
