@@ -53,6 +53,15 @@ describe('FactStore', () => {
     expect(f.keyFor(U, 'note:x', 'value 200')).toBe('note:x-200');
   });
 
+  it('keyFor(): the same value under a key of the same prefix an older key rule made keeps that key; another prefix does not count', () => {
+    const f = env.stores.facts;
+    const text = 'Мой любимый цвет: my favourite colour is teal.';
+    f.upsert(U, { key: 'note:my-favourite-colour', value: text });
+    f.upsert(U, { key: 'city', value: 'Будь вежливым' });
+    expect(f.keyFor(U, 'note:мой-любимый-цвет-my-favourite-colour', text)).toBe('note:my-favourite-colour');
+    expect(f.keyFor(U, 'personality:будь-вежливым', 'Будь вежливым')).toBe('personality:будь-вежливым');
+  });
+
   it('clamps importance and validates the source', () => {
     expect(env.stores.facts.upsert(U, { key: 'lo', value: 'x', importance: -3 }).importance).toBe(0.05);
     expect(env.stores.facts.upsert(U, { key: 'hi', value: 'x', importance: 7 }).importance).toBe(1);

@@ -251,16 +251,21 @@ export class FactStore {
   /**
    * The key of the family `base`, `base-2`, `base-3`, ... (name-family.ts) to store `value` under
    * without replacing another value: the member that already holds `value` (so the same text
-   * again keeps its key; found through facts_value), else a free one. A few index lookups however
-   * many facts share the base.
+   * again keeps its key; found through facts_value), else a key of the same prefix (`note:`,
+   * `personality:`) that holds it, made from the same text by an older build's key rule (which
+   * dropped the letters of other scripts), else a free one. A few index lookups however many facts
+   * share the base.
    */
   keyFor(scope: Scope, base: string, value: string): string {
     checkScope(scope);
     // Every key of the scope holding the value (facts_value; seldom more than one), then the family's.
-    const holders = this.ctx.stmt('SELECT key FROM facts WHERE layer = ? AND user_id = ? AND value = ?').pluck(true).all(scope.layer, scope.user_id, value) as string[];
+    const holders = this.ctx.stmt('SELECT key FROM facts WHERE layer = ? AND user_id = ? AND value = ? ORDER BY id').pluck(true).all(scope.layer, scope.user_id, value) as string[];
     let same = Infinity;
     for (const key of holders) same = Math.min(same, familyNumber(key, base, '') ?? Infinity);
     if (same !== Infinity) return familyName(base, '', same);
+    const prefix = base.slice(0, base.indexOf(':') + 1);
+    const earlier = prefix ? holders.find((key) => key.startsWith(prefix)) : undefined;
+    if (earlier !== undefined) return earlier;
     const taken = this.ctx.stmt('SELECT 1 FROM facts WHERE layer = ? AND user_id = ? AND key = ?');
     return freeName(base, '', (key) => taken.get(scope.layer, scope.user_id, key) !== undefined);
   }

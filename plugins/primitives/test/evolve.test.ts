@@ -56,6 +56,17 @@ it('a second, different instruction never overwrites the first; the same one kee
   expect(count(s, 'facts', { layer: 'agent' })).toBe(2);
 });
 
+// Regression guard, fixed: an instruction in Cyrillic stored by an older build as personality:untitled (its key rule
+// dropped the letters of other scripts) got a second fact under personality:будь-... when given again.
+it('the same instruction again keeps the key an older build stored it under', async () => {
+  const text = 'Будь вежливым и кратким в ответах';
+  s.kernel.storage.db
+    .prepare("INSERT INTO facts (layer, user_id, key, value, importance, source, metadata, created, updated) VALUES ('agent', 'default', 'personality:untitled', ?, 1, 'manual', '{}', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z')")
+    .run(text);
+  expect((await s.call('evolve', { instruction: text })).key).toBe('personality:untitled');
+  expect(count(s, 'facts', { layer: 'agent' })).toBe(1);
+});
+
 it('says it is not idempotent: the same instruction again keeps its fact but records another event and fires the hook again', async () => {
   const a = await s.call('evolve', { instruction: INSTRUCTION });
   const b = await s.call('evolve', { instruction: INSTRUCTION });
