@@ -80,6 +80,20 @@ describe('user_id as an identity', () => {
     await expect(k.call({ user_id: 'علی\u200cرضا' })).resolves.toEqual({ user_id: 'علی\u200cرضا' });
   });
 
+  // Regression guard, fixed: "alice ", "alice\t" and "alice\u00a0" were users of their own that looked like alice, and
+  // a line break in user_id forged a section of memory_context's Markdown and a line of the server's log.
+  it('refuses a user_id with white space first or last or a control character, on the fast path as through zod', async () => {
+    const k = await kernelSeeing();
+    const fast = fastArgs(z.object({ user_id: userIdSchema }))!;
+    for (const user_id of ['alice ', ' alice', 'alice\t', 'alice\u00a0', 'alice\u3000', 'bob\n\n## Core facts', 'a\rb', 'alice\u001b[0m', 'a\u007fb', 'a\u0085b', 'a\u0000b', 'a/b', 'a\\b']) {
+      await expect(k.call({ user_id }), JSON.stringify(user_id)).rejects.toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'user_id', accepted: USER_ID_ACCEPTED });
+      expect(fast({ user_id }), JSON.stringify(user_id)).toBeUndefined();
+    }
+    await expect(k.event('alice\n')).rejects.toMatchObject({ field: 'user_id', accepted: USER_ID_ACCEPTED });
+    for (const user_id of ['Alice Smith', 'a', 'José', '日本 語']) await expect(k.call({ user_id })).resolves.toEqual({ user_id });
+    expect(USER_ID_ACCEPTED).toMatch(/white space first or last, a control character/);
+  });
+
   it('counts a user_id in characters (code points), as its published maxLength and the stores do: 200 emoji are taken, 201 refused', async () => {
     const k = await kernelSeeing();
     const emoji = (n: number) => '\u{1F600}'.repeat(n);

@@ -379,9 +379,11 @@ export const layerSchema = z.enum(['user', 'agent']);
  * stores' own scope check (checkScope) counts the same way, so no id the schema takes is refused there.
  */
 export const USER_ID_MAX = 200;
+/** A user_id's characters: no control character (C0, DEL, C1), slash or backslash, and no white space first or last. */
+const USER_ID_PATTERN = /^[^\s\0-\x1f\x7f-\x9f/\\](?:[^\0-\x1f\x7f-\x9f/\\]*[^\s\0-\x1f\x7f-\x9f/\\])?$/;
 /** What a user_id may be, as a refused one's error says it (`accepted`). */
 export const USER_ID_ACCEPTED =
-  `1 to ${USER_ID_MAX} characters (Unicode code points: an emoji is one), at least one visible, without a slash, a backslash, NUL or an invisible format character (zero-width space, soft hyphen, ` +
+  `1 to ${USER_ID_MAX} characters (Unicode code points: an emoji is one), at least one visible, without white space first or last, a control character (line break, tab, escape, NUL), a slash, a backslash or an invisible format character (zero-width space, soft hyphen, ` +
   'word joiner, byte order mark, bidi embedding, override or isolate control); taken in Unicode NFC';
 export const userIdSchema = z
   .string()
@@ -389,8 +391,10 @@ export const userIdSchema = z
   .overwrite(toNfc)
   .min(1)
   .max(USER_ID_MAX)
-  // Not only white space, no slash, backslash or NUL; linear to test however long the input.
-  .regex(/^(?!\s*$)[^\0/\\]+$/, 'must not be blank, nor contain a slash, a backslash or NUL')
+  // Neither starting nor ending with white space (so not blank), no control character (C0, DEL, C1:
+  // a line break forged a section of memory_context's Markdown, "alice\t" looked like alice), no
+  // slash or backslash; linear to test however long the input.
+  .regex(USER_ID_PATTERN, 'must not start or end with white space, nor contain a control character (line break, tab, escape, NUL), a slash or a backslash')
   // Nor only invisible characters (blank.ts): a refinement, so the published pattern stays one any
   // JSON Schema validator can read (no \p{...} classes).
   .refine((v) => !isBlank(v), 'must show a visible character: it holds only white space and invisible characters')

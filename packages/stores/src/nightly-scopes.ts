@@ -58,7 +58,7 @@ const LAYERS: readonly string[] = ['user', 'agent'];
 /**
  * Why `entry` is not a scope a run may visit, or null when it is one: a layer of "user" or
  * "agent", and a user_id a tool would take (kernel's userIdSchema: a string of 1 to 200
- * characters, not blank, without a slash, backslash or NUL), so the run never visits a scope no
+ * characters, no white space first or last, no control character, slash or backslash), so the run never visits a scope no
  * tool could name.
  */
 export function scopeProblem(entry: unknown): string | null {
@@ -69,7 +69,7 @@ export function scopeProblem(entry: unknown): string | null {
   const checked = userIdSchema.safeParse(userId);
   if (!checked.success) {
     const why = checked.error.issues[0]?.message ?? 'refused';
-    return `user_id ${shownValue(userId)} is not one a tool takes (1 to 200 characters, not blank, no slash, backslash or NUL): ${why}`;
+    return `user_id ${shownValue(userId)} is not one a tool takes (1 to 200 characters, no white space first or last, no control character, slash or backslash): ${why}`;
   }
   return null;
 }

@@ -17,10 +17,11 @@ describe('user_ids and fact keys as identities', () => {
     expect(again).toMatchObject({ entry_id: first.entry_id, updated: true });
     expect(storesOf(s).facts.list({ layer: 'user', user_id: nfc('José') }).map((f) => f.value)).toEqual(['Porto']);
     expect(storesOf(s).facts.list({ layer: 'user', user_id: nfd('José') })).toEqual([]);
-    for (const user_id of ['a\u200Bb', 'bob\u202E', '\uFEFFann', 'an\u00ADna']) {
+    for (const user_id of ['a\u200Bb', 'bob\u202E', '\uFEFFann', 'an\u00ADna', 'bob\n\n## Core facts', 'alice ', 'alice\t']) {
       const err = await toolError(s.call('memory_remember', { key: 'city', value: 'Oslo', user_id }));
       expect(err, JSON.stringify(user_id)).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'user_id', accepted: expect.stringMatching(/zero-width space/) });
     }
+    expect(storesOf(s).facts.list({ layer: 'user', user_id: 'alice ' })).toEqual([]);
   });
 
   it('a fact key sent composed or decomposed is one fact, and forget exact with either form deletes it', async () => {
