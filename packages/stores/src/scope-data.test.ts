@@ -119,6 +119,18 @@ describe('ScopeData', () => {
     expect(env.stores.l1.count(U)).toBe(1);
   });
 
+  // Regression guard, fixed: a document holding one scratchpad key in both Unicode forms (as an older build could
+  // store them) reported both imported while the second overwrote the first; an NFD key lost its times.
+  it('scratchpad keys: one key in two forms imports the first and counts the other skipped; an NFD key keeps its times', () => {
+    const doc = env.stores.scopeData.exportScope(U);
+    const note = (key: string, content: string) => ({ key, content, created: '2025-03-01T00:00:00.000Z', updated: '2025-03-02T00:00:00.000Z' });
+    doc.scratchpad = [note('caf\u00e9', 'first'), note('cafe\u0301', 'second'), note('cre\u0300me', 'third')];
+    const r = env.stores.scopeData.importScope(U2, doc, 'merge');
+    expect([r.imported.scratchpad, r.skipped.scratchpad]).toEqual([2, 1]);
+    expect(env.stores.scratchpad.get(U2, 'caf\u00e9')?.content).toBe('first');
+    expect(env.stores.scratchpad.get(U2, 'cr\u00e8me')).toMatchObject({ content: 'third', created: '2025-03-01T00:00:00.000Z', updated: '2025-03-02T00:00:00.000Z' });
+  });
+
   it('a malformed document names the path of the bad field and writes nothing', () => {
     seed();
     const doc = env.stores.scopeData.exportScope(U) as any;

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { toNfc } from '@memory-service/kernel';
 import { StoreError, validationError, notFound } from './errors.js';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import {
@@ -349,14 +350,24 @@ export class ScopeData {
         res.imported.timeline++;
       });
 
-      const newKeys = doc.scratchpad.filter((e) => !s.scratchpad.get(scope, e.key));
+      // New: a key the target does not hold, nor an earlier entry of the document under another
+      // form of it (an older build could hold "café" precomposed and decomposed as two notes; the
+      // second would overwrite the first, so it is skipped and counted so).
+      const stored = new Set<string>();
+      const newKeys = doc.scratchpad.filter((e) => {
+        const key = toNfc(e.key);
+        if (stored.has(key) || s.scratchpad.get(scope, e.key)) return false;
+        stored.add(key);
+        return true;
+      });
       if (s.scratchpad.count(scope) + newKeys.length > max) {
         throw validationError(`${root}.scratchpad`, `${root}.scratchpad would take the scratchpad of the target past its ${max} entries (it holds ${s.scratchpad.count(scope)}, the document adds ${newKeys.length}); nothing was imported`, `at most ${max} entries in all`);
       }
       doc.scratchpad.forEach((e, i) => {
         if (!newKeys.includes(e)) return void res.skipped.scratchpad++;
-        step('scratchpad', i, () => s.scratchpad.write(scope, e.key, e.content));
-        sql('UPDATE scratchpad SET created = ?, updated = ? WHERE layer = ? AND user_id = ? AND key = ?', at(e.created, now), at(e.updated, now), scope.layer, scope.user_id, e.key);
+        const made = step('scratchpad', i, () => s.scratchpad.write(scope, e.key, e.content));
+        // Under the key as stored (NFC), which may not be the document's form.
+        sql('UPDATE scratchpad SET created = ?, updated = ? WHERE layer = ? AND user_id = ? AND key = ?', at(e.created, now), at(e.updated, now), scope.layer, scope.user_id, made.key);
         res.imported.scratchpad++;
       });
       this.extras.importScope(scope, doc, { root, replace: mode === 'replace', now, step, refs, imported: res.imported, skipped: res.skipped });
