@@ -5,6 +5,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   cacheDir,
+  log,
   cacheFileName,
   extraPlugins,
   inputsUnchanged,
@@ -253,5 +254,17 @@ describe('launch: the code cache', () => {
     const dir = path.join(tempDir(), 'gone');
     expect(writeCache(path.join(dir, 'server.bin'), Buffer.from('x'))).toBe(false);
     expect(fs.existsSync(dir)).toBe(false);
+  });
+});
+
+describe('log', () => {
+  // Regression guard, fixed: "the server image is older than the packages" printed on every start under MEMORY_LOG_QUIET=1.
+  it('leaves info lines off under MEMORY_LOG_QUIET=1 and still writes warnings', () => {
+    const lines: string[] = [];
+    const err = { write: (line: string) => (lines.push(line), true) };
+    expect(log('info', 'starting from the modules', { MEMORY_LOG_QUIET: '1' }, err)).toBe(false);
+    expect(log('warn', 'the image could not be loaded', { MEMORY_LOG_QUIET: '1' }, err)).toBe(true);
+    expect(log('info', 'starting from the modules', {}, err)).toBe(true);
+    expect(lines).toEqual(['[memory-service] warn: the image could not be loaded\n', '[memory-service] info: starting from the modules\n']);
   });
 });

@@ -59,11 +59,18 @@ export const MANIFEST_FILE = 'image.json';
  */
 export const WRAPPER_PARAMS = ['exports', 'require', 'module', '__filename', '__dirname', '__imagePackageRoots'];
 
-function log(level: 'info' | 'warn', message: string): void {
+/**
+ * A line of the launcher on stderr, as the server's logger writes it: an info line is left off
+ * under MEMORY_LOG_QUIET=1 (warnings still print). Answers whether the line was written.
+ */
+export function log(level: 'info' | 'warn', message: string, env: NodeJS.ProcessEnv = process.env, err: Pick<NodeJS.WriteStream, 'write'> = process.stderr): boolean {
+  if (level === 'info' && env.MEMORY_LOG_QUIET === '1') return false;
   try {
-    process.stderr.write(`[memory-service] ${level}: ${message}\n`);
+    err.write(`[memory-service] ${level}: ${message}\n`);
+    return true;
   } catch {
     // stderr closed: only the line is lost.
+    return false;
   }
 }
 

@@ -22,7 +22,7 @@ export function forgetTool(forgetter: Forgetter) {
       'With shadow_bin true (default) deleted records are archived in the Shadow Bin first and can be restored. ' +
       'Returns counts per store.',
     input: () => z.object({
-      key: z.string().max(1000).describe('The fact key (exact) or a search pattern (fuzzy); ignored by recent'),
+      key: z.string().max(1000).describe('The fact key (exact) or a search pattern (fuzzy); required by every scope, and ignored by recent (any text)'),
       scope: z.enum(['exact', 'fuzzy', 'recent']).default('exact'),
       minutes: z.number().int().min(1).max(525_600).default(60).describe('Window for scope recent'),
       shadow_bin: z.boolean().default(true).describe('Archive before deleting (skipped for recent)'),
