@@ -45,6 +45,57 @@ describe('L1Ring', () => {
     expect(fresh.l1.reconcileFiles()).toBe(1);
   });
 
+  it("reconcileFiles() removes a file under an older build's name for the scope it holds, never a scope's current file", () => {
+    const l1 = env.stores.l1;
+    const dir = path.join(env.dir, 'l1', 'user');
+    const NUL = { layer: 'user' as const, user_id: 'nul' };
+    const SPELLED = { layer: 'user' as const, user_id: 'alice-3bc5106297' };
+    const ALICE = { layer: 'user' as const, user_id: 'Alice' };
+    l1.push(NUL, { text: 'the numbat secret' });
+    l1.push(SPELLED, { text: 'spelled like a hash' });
+    env.stores.flush();
+    // An older build named a file by the id itself whenever it was its own slug: nul.json, and
+    // alice-3bc5106297.json, which is the current name of Alice's file (idSegment hashes both now).
+    expect(path.basename(l1.fileFor(NUL))).toMatch(/^nul-x-[0-9a-f]{10}\.json$/);
+    expect(l1.fileFor(ALICE)).toBe(path.join(dir, 'alice-3bc5106297.json'));
+    const old = (name: string, scope: { layer: string; user_id: string }, text: string) => {
+      const item = { id: 'l1_99', text, kind: null, ref: null, created: '2025-01-01T00:00:00.000Z' };
+      fs.writeFileSync(path.join(dir, name), JSON.stringify({ ...scope, size: 5, items: [item] }));
+    };
+    old('nul.json', NUL, 'the numbat secret');
+    old('alice-3bc5106297.json', SPELLED, 'spelled like a hash');
+    // A file of a scope with no ring under its current name is emptied, not removed; an unreadable
+    // file and one naming no valid scope are left to memory_diagnose and memory_heal.
+    old('carol.json', { layer: 'user', user_id: 'carol' }, 'carol text');
+    fs.writeFileSync(path.join(dir, 'broken.json'), '{ not json');
+    fs.writeFileSync(path.join(dir, 'nobody.json'), JSON.stringify({ layer: 'team', user_id: 'x', items: [] }));
+    // The same file as a scope's current one under another name (a hard link, as a name differing
+    // in case is on a disk that ignores case) is never removed.
+    fs.linkSync(l1.fileFor(NUL), path.join(dir, 'linked.json'));
+    const next = env.second().stores;
+    expect(next.repairAfterStop()).toEqual({ l1_files: 3, wiki_files: 0 });
+    expect(fs.readdirSync(dir).sort()).toEqual(
+      [path.basename(l1.fileFor(SPELLED)), 'broken.json', 'carol.json', 'linked.json', path.basename(l1.fileFor(NUL)), 'nobody.json'].sort(),
+    );
+    // Forgetting now leaves the text in no file of the service's (the link keeps the file it named,
+    // now another file than the ring's: the next start removes it).
+    next.l1.deleteMatching(NUL, 'numbat');
+    next.flush();
+    for (const name of fs.readdirSync(dir)) {
+      if (name !== 'linked.json') expect(fs.readFileSync(path.join(dir, name), 'utf8')).not.toContain('numbat');
+    }
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'carol.json'), 'utf8')).items).toEqual([]);
+    // Under a name that is now another scope's, with a ring: the file is that scope's, rewritten.
+    old('alice-3bc5106297.json', SPELLED, 'spelled like a hash');
+    next.l1.push(ALICE, { text: "Alice's own" });
+    const third = env.second().stores;
+    third.repairAfterStop();
+    third.flush();
+    expect(fs.existsSync(path.join(dir, 'linked.json'))).toBe(false);
+    const body = JSON.parse(fs.readFileSync(path.join(dir, 'alice-3bc5106297.json'), 'utf8'));
+    expect(body).toMatchObject({ layer: 'user', user_id: 'Alice', items: [{ text: "Alice's own" }] });
+  });
+
   it('reconcileFiles() rewrites a file over MAX_RING_FILE_BYTES without reading it', () => {
     env.stores.l1.push(U, { text: 'kept' });
     env.stores.flush();

@@ -415,8 +415,10 @@ export class L1Ring {
    * Mark for rewriting the file of every scope whose file does not hold exactly its ring's items: a
    * process stopped between a change and its flush (killed) leaves the file behind the table, with
    * pushes missing or with items it deleted (forgotten text), and only the scope's next change would
-   * have rewritten it. A file of a scope whose ring is empty now is rewritten empty. One read of the
-   * table's index and one read of each file. Returns how many scopes were marked.
+   * have rewritten it. A file of a scope whose ring is empty now is rewritten empty. A file whose name
+   * is not the one fileFor gives the scope it holds (written under an older build's name for that
+   * user_id, which no write reaches again: forgotten text would stay in it) is removed. One read of
+   * the table's index and one read of each file. Returns how many scopes were marked and files removed.
    */
   reconcileFiles(): number {
     if (!this.ctx.db.open) return 0;
@@ -443,14 +445,41 @@ export class L1Ring {
       files.delete(file);
       if (held === undefined || held.length !== want.length || held.some((id, i) => id !== want[i])) mark(scope);
     }
-    // The files left belong to no ring: those that still hold items are emptied. An unreadable file
-    // names no scope for certain, and is left to memory_heal (purgeInvalid).
+    // The files left belong to no ring: those that still hold items are emptied, those under another
+    // name than their scope's are removed. An unreadable file, or one naming no valid scope, names no
+    // scope for certain, and is left to memory_diagnose and memory_heal (purgeInvalid).
+    let removed = 0;
     for (const [file, body] of files) {
-      if (body === undefined || body.items.length === 0) continue;
+      if (body === undefined) continue;
       const scope: Scope = { layer: body.layer, user_id: body.user_id };
-      if (this.ownFile(scope) === path.resolve(file)) mark(scope);
+      const own = this.ownFile(scope);
+      if (own === null) continue;
+      if (own === path.resolve(file)) {
+        if (body.items.length > 0) mark(scope);
+      } else if (this.removeMisnamed(file, scope, own)) removed++;
     }
-    return marked;
+    return marked + removed;
+  }
+
+  /**
+   * Remove `file`, which holds the ring file of `scope` though `own` is that scope's file: unless it
+   * is `own` itself (the same file under a name differing in case, on a disk that ignores case) or
+   * holds another scope when read again. Never throws; returns whether it was removed.
+   */
+  private removeMisnamed(file: string, scope: Scope, own: string): boolean {
+    try {
+      const st = fs.statSync(file);
+      const current = fs.statSync(own, { throwIfNoEntry: false });
+      if (current && current.dev === st.dev && current.ino === st.ino) return false;
+      const again = readRingFile(file);
+      if (again?.layer !== scope.layer || again.user_id !== scope.user_id) return false;
+      fs.rmSync(file, { force: true });
+    } catch (err) {
+      this.ctx.logger.warn(`removing the L1 file ${file} (of ${scope.layer}/${JSON.stringify(scope.user_id)}, whose file is now ${own}) failed: ${(err as Error).message}`);
+      return false;
+    }
+    this.ctx.logger.info(`removed the L1 file ${file}: it holds the ring of ${scope.layer}/${JSON.stringify(scope.user_id)}, whose file is now ${own}`);
+    return true;
   }
 
   /** The resolved path of the scope's file, or null when `scope` (read from a file) is no valid scope. */

@@ -59,6 +59,20 @@ export class WikiFilesBehind {
   }
 
   /**
+   * Write the file at `rel` again with `content`, its row's text read now (a read found the file
+   * empty): at once outside a transaction, where that text is committed; inside one, on the retry
+   * timer, which reads the committed row then (its page is read from the row meanwhile). Never throws.
+   */
+  rewrite(rel: string, what: string, content: string): void {
+    if (this.ctx.db.inTransaction) {
+      this.paths.add(rel);
+      this.schedule();
+      return;
+    }
+    this.apply(rel, what, () => writeFileAtomic(safeJoin(this.ctx.dataDir, rel), content));
+  }
+
+  /**
    * Inside the transaction that deletes or moves a page: note that the file at `rel` is to be
    * removed, and remove it once the transaction commits. The note is cleared when the file is gone;
    * one a stopped process left is finished by the next start (finishRemovals).
@@ -128,7 +142,9 @@ export class WikiFilesBehind {
       }
       let same = false;
       try {
-        same = fs.statSync(abs).isFile() && fs.readFileSync(abs, 'utf8') === r.content;
+        // The size first: a file of another size is never read (it could be larger than any page: wiki-page-file.ts).
+        const st = fs.statSync(abs);
+        same = st.isFile() && st.size === Buffer.byteLength(r.content, 'utf8') && fs.readFileSync(abs, 'utf8') === r.content;
       } catch {
         same = false;
       }

@@ -1,4 +1,3 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { checkNoControlChars, checkNoHiddenFormat, toNfc } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
@@ -11,6 +10,7 @@ import type { Layer, Scope } from './types.js';
 import type { VersionLog } from './versions.js';
 import { checkScope, checkText, makeId, normalizeTags, parseId, rowsMatching, toIso, wordFilterArgs, wordFilterSql, checkMatchPattern } from './util.js';
 import { WikiFilesBehind } from './wiki-files.js';
+import { MAX_PAGE_FILE_BYTES, pageFileStale, readPageFile } from './wiki-page-file.js';
 import { wikiQuery, type WikiQuery, type WikiQueryResult } from './wiki-query.js';
 import { reflectWiki, type WikiReflection } from './wiki-reflect.js';
 import { INFO_COLS, toInfo, type WikiRow as Row } from './wiki-row.js';
@@ -66,6 +66,8 @@ export class WikiStore {
   private readonly unwritten = new Map<string, { tx: number; content: string | null }>();
   /** The files that could not be written or removed after their commit, written again later. */
   readonly filesBehind: WikiFilesBehind;
+  /** The page files over MAX_PAGE_FILE_BYTES a warning has named (once each). */
+  private readonly warnedLarge = new Set<string>();
 
   constructor(
     private readonly ctx: StoreContext,
@@ -408,7 +410,9 @@ export class WikiStore {
    * Write again from their rows the files of the last pages saved that a stopped process left
    * behind: a page's file is written just after its commit, so a process killed in between leaves
    * a new page with no file, or an updated page's file with its previous text (older than the row;
-   * a file edited by hand since is newer, and kept). The pages are those of the newest `entries`
+   * a file edited by hand since is newer, and kept). An empty file is written again whatever its
+   * time when the row is not empty (a disk that failed can leave the files written last with 0
+   * bytes): see pageFileStale. The pages are those of the newest `entries`
    * audit entries up to `upTo` (the newest when this process started: later saves are its own),
    * which commit with their saves; the temp files of writes killed in their folders are removed.
    * Returns the files written.
@@ -428,14 +432,7 @@ export class WikiStore {
       if (!r) continue;
       const abs = safeJoin(this.ctx.dataDir, r.path);
       dirs.add(path.dirname(abs));
-      let stale: boolean;
-      try {
-        const st = fs.statSync(abs);
-        stale = !st.isFile() || (st.mtimeMs < Date.parse(r.updated) && fs.readFileSync(abs, 'utf8') !== r.content);
-      } catch {
-        stale = true;
-      }
-      if (!stale) continue;
+      if (!pageFileStale(abs, r.content, r.updated)) continue;
       // One file that cannot be written does not stop the others: it is tried again later.
       let ok = false;
       this.filesBehind.apply(r.path, 'repairing the page file', () => {
@@ -475,19 +472,27 @@ export class WikiStore {
     this.ctx.whenCommitted(() => this.unwritten.delete(rel));
   }
 
-  /** The page's Markdown file is canonical; the index copy stands in when the file is gone. */
+  /**
+   * The page's Markdown file is canonical (a hand edit is read); the index copy stands in when the
+   * file is gone, empty while the row is not (the file is written again from the row), or over
+   * MAX_PAGE_FILE_BYTES (never read; a warning names it once).
+   */
   private withFileContent(r: Row): WikiPage {
     const pending = this.unwritten.get(r.path);
     if (pending !== undefined && pending.content !== null && pending.tx === this.ctx.openTransaction()) return { ...toInfo(r), content: pending.content };
     // The file could not be written after the commit: it holds an older text, or none.
     if (this.filesBehind.has(r.path)) return { ...toInfo(r), content: r.content };
-    let content = r.content;
-    try {
-      content = fs.readFileSync(safeJoin(this.ctx.dataDir, r.path), 'utf8');
-    } catch {
-      content = r.content;
+    const abs = safeJoin(this.ctx.dataDir, r.path);
+    const file = readPageFile(abs);
+    if (file.state === 'text') return { ...toInfo(r), content: file.text };
+    if (file.state === 'empty' && r.content !== '') this.filesBehind.rewrite(r.path, 'writing again the empty page file', r.content);
+    if (file.state === 'too_large' && !this.warnedLarge.has(r.path)) {
+      this.warnedLarge.add(r.path);
+      this.ctx.logger.warn(
+        `wiki page file ${r.path} is ${file.size} bytes, over ${MAX_PAGE_FILE_BYTES}: it is not read, and reads and exports of page ${JSON.stringify(r.title)} take its stored text (save the page, or replace the file with a smaller one)`,
+      );
     }
-    return { ...toInfo(r), content };
+    return { ...toInfo(r), content: r.content };
   }
 
   /** A path for a new file of this title, distinct from every other page's path: `<slug>.md`, else a free `<slug>-<n>.md` (name-family.ts). */

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { makeEnv, U, A, type Env } from './test-helpers.js';
+import { makeEnv, recordingLogger, U, A, type Env, type RecordingLogger } from './test-helpers.js';
 import { matchWriteGate, parseWriteGateRules } from './write-gate.js';
 
 let env: Env;
@@ -84,6 +84,23 @@ describe('WriteGate', () => {
     expect(gate.evaluate('urgent').boost).toBe(0.2);
     fs.rmSync(path.join(env.dir, 'rules.yaml'));
     expect(gate.ruleset()).toMatchObject({ exists: false, rules: [], in_force: 'none' });
+  });
+
+  it('says in its warning whether the previous ruleset stays in force or no rule is', () => {
+    const logger: RecordingLogger = recordingLogger();
+    env.close();
+    env = makeEnv({}, logger);
+    const gate = env.stores.writeGate;
+    writeRules('- {when_content_contains: urgent, file: x}\n', 1_700_000_000);
+    expect(gate.ruleset().in_force).toBe('none');
+    const first = logger.lines.filter((l) => l.level === 'warn').at(-1)!.message;
+    expect(first).toMatch(/rules\.yaml is invalid \(1 problem\(s\), first: rule 0 field file\); no rules are in force/);
+    expect(first).not.toMatch(/previous/);
+    writeRules('- {when_content_contains: urgent, importance_boost: 0.2}\n', 1_700_000_050);
+    expect(gate.ruleset().in_force).toBe('file');
+    writeRules('- {when_content_contains: urgent, file: x}\n', 1_700_000_100);
+    expect(gate.ruleset().in_force).toBe('previous');
+    expect(logger.lines.at(-1)!.message).toMatch(/; the previous ruleset \(1 rule\(s\)\) stays in force$/);
   });
 
   it('applies the boost and tags to an episode, logging the importance change', () => {

@@ -227,7 +227,9 @@ export class WriteGate {
         result = { path: file, exists: true, mtime, rules: parsed.rules, errors: [], in_force: parsed.rules.length > 0 ? 'file' : 'none' };
       } else {
         const kept = this.good?.rules ?? [];
-        this.ctx.logger.warn(`rules.yaml is invalid (${parsed.errors.length} problem(s), first: rule ${parsed.errors[0]!.index ?? '-'} field ${parsed.errors[0]!.field}); the previous ruleset stays in force`);
+        // With no earlier ruleset (or an empty one) nothing stays in force: in_force is 'none'.
+        const outcome = kept.length > 0 ? `the previous ruleset (${kept.length} rule(s)) stays in force` : 'no rules are in force until it is fixed';
+        this.ctx.logger.warn(`rules.yaml is invalid (${parsed.errors.length} problem(s), first: rule ${parsed.errors[0]!.index ?? '-'} field ${parsed.errors[0]!.field}); ${outcome}`);
         result = { path: file, exists: true, mtime, rules: kept, errors: parsed.errors, in_force: kept.length > 0 ? 'previous' : 'none' };
       }
     }

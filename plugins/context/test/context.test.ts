@@ -111,9 +111,17 @@ describe('memory_context_inject', () => {
     fs.mkdirSync(path.join(s.dataDir, 'user', 'CONTEXT.md'), { recursive: true });
     const r = await s.call('memory_context_inject', {});
     expect(r.context_md_path).toBeNull();
-    expect(r.context_md_error).toMatch(/CONTEXT\.md failed/);
+    expect(r.context_md_error).toMatch(/^writing user\/CONTEXT\.md failed: /);
     expect(r.consolidated_episodes).toBeGreaterThanOrEqual(1);
     expect(r.summary).toContain('payment service');
     expect(fs.statSync(path.join(s.dataDir, 'user', 'CONTEXT.md')).isDirectory()).toBe(true);
+  });
+
+  it('names the snapshot file by its whole path in the data dir when it cannot be written', async () => {
+    s = await start();
+    fs.mkdirSync(path.join(s.dataDir, 'user', 'users', 'u', 'CONTEXT.md'), { recursive: true });
+    const r = await s.call('memory_context_inject', { user_id: 'u' });
+    expect(r.context_md_path).toBeNull();
+    expect(r.context_md_error).toMatch(/^writing user\/users\/u\/CONTEXT\.md failed: /);
   });
 });

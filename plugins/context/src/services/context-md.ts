@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { idSegment, writeFileAtomic, type Logger } from '@memory-service/kernel';
 import { WIKI_PERSPECTIVES, type Scope, type Stores } from '@memory-service/stores';
 import { contextLines } from './context-summary.js';
@@ -48,16 +47,17 @@ export function renderSnapshot(stores: Stores, scope: Scope, generatedAt: string
 }
 
 /**
- * Write the snapshot atomically at `file` (resolved inside the data dir by the caller). A failure is
- * reported on the logger and answered as its message (null on success): the snapshot is a
- * convenience copy, never the memory, so it never fails the call.
+ * Write the snapshot atomically at `file` (resolved inside the data dir by the caller; `rel` is its
+ * path relative to the data dir, as contextMdSegments gives it, joined with '/'). A failure is
+ * reported on the logger and answered as its message, naming `rel` (null on success): the snapshot
+ * is a convenience copy, never the memory, so it never fails the call.
  */
-export function writeSnapshot(file: string, markdown: string, logger: Logger): string | null {
+export function writeSnapshot(file: string, rel: string, markdown: string, logger: Logger): string | null {
   try {
     writeFileAtomic(file, markdown);
     return null;
   } catch (err) {
-    const message = `writing ${path.basename(path.dirname(file))}/CONTEXT.md failed: ${(err as Error).message}`;
+    const message = `writing ${rel} failed: ${(err as Error).message}`;
     logger.warn(`${message} (non-fatal)`);
     return message;
   }

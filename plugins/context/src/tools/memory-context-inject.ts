@@ -51,7 +51,7 @@ export function memoryContextInjectTool(stores: Stores, clock: Clock, resolvePat
       const segments = contextMdSegments(scope);
       let error: string | null;
       try {
-        error = writeSnapshot(resolvePath(...segments), snap.markdown, logger);
+        error = writeSnapshot(resolvePath(...segments), segments.join('/'), snap.markdown, logger);
       } catch (err) {
         // resolvePath refusing a path outside the data dir: reported the same way.
         error = (err as Error).message;
