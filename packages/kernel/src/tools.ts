@@ -380,6 +380,7 @@ export const layerSchema = z.enum(['user', 'agent']);
  */
 export const USER_ID_MAX = 200;
 /** A user_id's characters: no control character (C0, DEL, C1), slash or backslash, and no white space first or last. */
+// eslint-disable-next-line no-control-regex -- the control characters are what is refused
 const USER_ID_PATTERN = /^[^\s\0-\x1f\x7f-\x9f/\\](?:[^\0-\x1f\x7f-\x9f/\\]*[^\s\0-\x1f\x7f-\x9f/\\])?$/;
 /** What a user_id may be, as a refused one's error says it (`accepted`). */
 export const USER_ID_ACCEPTED =
