@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openSqlite } from '@memory-service/kernel';
+import { openSqlite, removeStaleTemps, tempNameFor } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import { StoreError, notFound, validationError } from '../errors.js';
 import { safeJoin } from '../paths.js';
@@ -14,6 +14,13 @@ import type { Breaker } from './breakers.js';
 
 /** The folder of the backups, under the data dir. */
 export const BACKUP_DIR = 'backups';
+
+/**
+ * A temp file (a backup's copy, an export, a replica) whose writer's pid still runs is taken as left
+ * by a killed process once it has not been written for this long (pids are reused; a copy being
+ * taken is written to at every step).
+ */
+export const STALE_TEMP_IDLE_MS = 5 * 60_000;
 
 /** The longest delay a Node timer holds (2^31 - 1 ms); a longer one is run after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -157,12 +164,15 @@ export class BackupStore {
     let name = `${base}.db`;
     for (let n = 2; fs.existsSync(path.join(this.dir, name)); n++) name = `${base}-${n}.db`;
     const file = path.join(this.dir, name);
+    // Copied and finished under a temp name, then renamed: a process killed midway leaves a temp
+    // (list never shows one, the start repair removes it), never a broken backup under a backup's name.
+    const tmp = tempNameFor(file);
     let standing: BackupFilesSaved;
     try {
-      await this.ctx.db.backup(file);
+      await this.ctx.db.backup(tmp);
       // A copy of a WAL database is one too: made a rollback-journal database, it is one
       // self-contained file, and opening it (verify, restore) leaves no -wal and -shm files beside it.
-      const copy = openSqlite(file, { readonly: false, fileMustExist: true });
+      const copy = openSqlite(tmp, { readonly: false, fileMustExist: true });
       try {
         copy.pragma('journal_mode = DELETE');
         // The standing query files, into the copy (its own connection: the live database never holds them).
@@ -170,8 +180,9 @@ export class BackupStore {
       } finally {
         copy.close();
       }
+      fs.renameSync(tmp, file);
     } catch (err) {
-      this.removeFiles(file);
+      this.removeFiles(tmp);
       throw err;
     }
     return { ...this.info(name), standing_files: standing };
@@ -195,6 +206,15 @@ export class BackupStore {
     return true;
   }
 
+  /**
+   * Remove the temp copies of backups that killed processes left in the backups folder (their pid
+   * gone, or no write for STALE_TEMP_IDLE_MS); a copy another running process is taking is kept.
+   * The start repair and the backup saga's rollback call it. Answers how many files it removed.
+   */
+  removeStaleCopies(): number {
+    return removeStaleTemps(this.dir, { idleMs: STALE_TEMP_IDLE_MS });
+  }
+
   private removeFiles(file: string): void {
     for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) fs.rmSync(f, { force: true });
   }
@@ -207,6 +227,8 @@ export class BackupStore {
     const file = this.fileOf(name);
     let db: Database | undefined;
     try {
+      // Only an older version wrote a backup under its own name while copying: a kill left it with its journal.
+      if (fs.existsSync(`${file}-journal`)) throw new Error(`it is a copy that was not finished (its process stopped midway: ${name}-journal lies beside it); remove both files and take or pick another backup`);
       db = openSqlite(file, { readonly: true, fileMustExist: true });
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new Error(`quick_check answered ${String(check)}`);
