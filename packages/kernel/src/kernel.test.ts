@@ -522,4 +522,18 @@ describe('config and paths', () => {
     expect(fs.readdirSync(root).sort()).toEqual(names.slice(1).sort());
     expect(removeStaleTemps(path.join(root, 'missing'))).toBe(0);
   });
+
+  it('removes a gone writer\'s SQLite temp copy with its journal, and with idleMs a running pid\'s temp left idle that long (a reused pid)', () => {
+    const root = tmp();
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const names = [`m.db.${gone}.0123456789ab.tmp`, `m.db.${gone}.0123456789ab.tmp-journal`, `n.db.${process.pid}.0123456789ab.tmp`, `o.db.${process.pid}.0123456789ab.tmp`, 'p.db-journal'];
+    for (const n of names) fs.writeFileSync(path.join(root, n), 'x');
+    const old = (Date.now() - 10 * 60_000) / 1000;
+    fs.utimesSync(path.join(root, names[2]!), old, old);
+    expect(removeStaleTemps(root)).toBe(2);
+    expect(fs.readdirSync(root).sort()).toEqual(names.slice(2).sort());
+    // Idle for ten minutes: taken as left behind by a killed process whose pid is running again.
+    expect(removeStaleTemps(root, { idleMs: 5 * 60_000 })).toBe(1);
+    expect(fs.readdirSync(root).sort()).toEqual(names.slice(3).sort());
+  });
 });

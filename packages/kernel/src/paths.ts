@@ -103,7 +103,7 @@ export function makeDirs(dir: string, mode?: number): void {
  */
 export function writeFileAtomic(file: string, data: string | Uint8Array | readonly Uint8Array[]): void {
   makeDirs(path.dirname(file));
-  const tmp = `${file}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`;
+  const tmp = tempNameFor(file);
   try {
     if (typeof data === 'string') fs.writeFileSync(tmp, data, 'utf8');
     else if (data instanceof Uint8Array) fs.writeFileSync(tmp, data);
@@ -115,8 +115,17 @@ export function writeFileAtomic(file: string, data: string | Uint8Array | readon
   }
 }
 
-/** The name writeFileAtomic gives its temp file ends so: the writer's pid, then 12 hex digits. */
-const TEMP_NAME = /\.(\d+)\.[0-9a-f]{12}\.tmp$/;
+/**
+ * The name writeFileAtomic (and the stores' other temp copies, a backup's or the replica's) gives its
+ * temp file ends so: the writer's pid, then 12 hex digits; a SQLite temp copy may have its
+ * `-journal`, `-wal` or `-shm` file beside it.
+ */
+const TEMP_NAME = /\.(\d+)\.[0-9a-f]{12}\.tmp(?:-journal|-wal|-shm)?$/;
+
+/** A temp name for `file` in its folder, as writeFileAtomic makes it (`<file>.<pid>.<12 hex>.tmp`): removeStaleTemps knows it. */
+export function tempNameFor(file: string): string {
+  return `${file}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`;
+}
 
 function alive(pid: number): boolean {
   try {
@@ -128,12 +137,22 @@ function alive(pid: number): boolean {
   }
 }
 
+export interface StaleTempOptions {
+  /**
+   * Also remove a temp whose pid is running when the file was last written at least this many
+   * milliseconds ago (by the file's time): a pid is reused (a container's server is pid 1 at every
+   * start), and a writer still at work keeps its file's time fresh.
+   */
+  idleMs?: number;
+}
+
 /**
  * Remove the temp files writeFileAtomic left in `dir` (not below it) when its process was killed
- * mid-write: those whose writer's pid is no longer running (a running writer's are kept). Returns
- * how many were removed; a missing directory has none.
+ * mid-write: those whose writer's pid is no longer running (a running writer's are kept, unless
+ * `idleMs` says they are idle that long), with a SQLite copy's `-journal`, `-wal` and `-shm`.
+ * Returns how many were removed; a missing directory has none.
  */
-export function removeStaleTemps(dir: string): number {
+export function removeStaleTemps(dir: string, opts: StaleTempOptions = {}): number {
   let removed = 0;
   let names: string[];
   try {
@@ -141,11 +160,22 @@ export function removeStaleTemps(dir: string): number {
   } catch {
     return 0;
   }
+  const now = Date.now();
   for (const name of names) {
     const m = TEMP_NAME.exec(name);
-    if (!m || alive(Number(m[1]))) continue;
-    fs.rmSync(path.join(dir, name), { force: true });
-    removed++;
+    if (!m) continue;
+    const file = path.join(dir, name);
+    if (alive(Number(m[1]))) {
+      if (opts.idleMs === undefined) continue;
+      const st = fs.lstatSync(file, { throwIfNoEntry: false });
+      if (!st || now - st.mtimeMs < opts.idleMs) continue;
+    }
+    try {
+      fs.rmSync(file, { force: true });
+      removed++;
+    } catch {
+      // A folder of that name, or no right to remove it: left as it is.
+    }
   }
   return removed;
 }

@@ -140,6 +140,30 @@ describe('Cleanup', () => {
     expect(env.stores.retrieval.search(A, 'kept').map((h) => h.id)).toEqual([env.stores.facts.get(A, 'agent')?.entry_id]);
   });
 
+  it('backups task counts only backups: a temp copy being taken and journals are not kept in place of a backup, and each removed backup\'s journal goes with it', () => {
+    const dir = path.join(env.dir, 'backups');
+    fs.mkdirSync(dir);
+    const put = (name: string, t: number) => {
+      fs.writeFileSync(path.join(dir, name), 'x');
+      fs.utimesSync(path.join(dir, name), t, t);
+    };
+    put('manual-20260101T000000000Z.db', 1000);
+    put('manual-20260101T000000000Z.db-journal', 1000);
+    put('manual-20260102T000000000Z.db', 2000);
+    put('manual-20260103T000000000Z.db', 3000);
+    // Newer than every backup: a copy another process is taking now, with its journal.
+    put(`manual-20260104T000000000Z.db.${process.pid}.0123456789ab.tmp`, 4000);
+    put(`manual-20260104T000000000Z.db.${process.pid}.0123456789ab.tmp-journal`, 4000);
+    const r = env.stores.cleanup.run(U, { dryRun: false, tasks: ['backups'], backupsKeep: 2 });
+    expect(r.backups).toMatchObject({ files: 3, removed: 1, removed_files: ['manual-20260101T000000000Z.db'] });
+    expect(fs.readdirSync(dir).sort()).toEqual([
+      'manual-20260102T000000000Z.db',
+      'manual-20260103T000000000Z.db',
+      `manual-20260104T000000000Z.db.${process.pid}.0123456789ab.tmp`,
+      `manual-20260104T000000000Z.db.${process.pid}.0123456789ab.tmp-journal`,
+    ]);
+  });
+
   it('backups task: removes the saga journal\'s finished runs older than the retention, keeps rollback_failed, unfinished and recent ones', async () => {
     const s = env.stores;
     s.sagas.define('noop', { scoped: true, steps: [{ name: 'a', run: () => 1 }] });

@@ -5,6 +5,7 @@ import type { Fact } from './facts.js';
 import type { Episode } from './episodes.js';
 import { derivedNodeIds, type GraphNode } from './graph.js';
 import { safeJoin } from './paths.js';
+import { BACKUP_NAME } from './ops/backups.js';
 import { RECALL_TRIM_MAX_ROWS } from './recall-events.js';
 import { foldText } from './retrieval/query.js';
 import type { Stores } from './stores.js';
@@ -18,7 +19,7 @@ export const AUDIT_RETENTION_DAYS_DEFAULT = 90;
 export const AUDIT_RETENTION_DAYS_MAX = 3650;
 export const BACKUPS_KEEP_DEFAULT = 10;
 export const BACKUPS_KEEP_MAX = 1000;
-/** The folder of the data dir whose oldest files the backups task prunes. */
+/** The folder of the data dir whose oldest backups the backups task prunes. */
 export const BACKUPS_DIR = 'backups';
 /** Names (keys, ids, files) a task lists of what it removed or would remove; the counts are whole. */
 export const CLEANUP_LIST_MAX = 50;
@@ -271,7 +272,8 @@ export class Cleanup {
   }
 
   /**
-   * The files of `<data_dir>/backups` beyond the newest `keep` (by modification time, then name),
+   * The backups of `<data_dir>/backups` (BACKUP_NAME) beyond the newest `keep` (by modification time,
+   * then name), each with its -journal, -wal and -shm files,
    * and the saga journal's finished runs (completed, rolled_back) older than `days`.
    */
   private backups(keep: number, days: number, dry: boolean): BackupsResult {
@@ -286,15 +288,18 @@ export class Cleanup {
       return res;
     }
     res.dir_exists = true;
+    // Backups only, by their names: a temp copy being taken, a -journal, -wal or -shm file, or a
+    // folder (l1-invalid/) is not a backup; each removed backup's own such files go with it.
     const files: { name: string; mtime: number }[] = [];
     for (const name of names) {
+      if (!BACKUP_NAME.test(name)) continue;
       const st = fs.lstatSync(path.join(dir, name), { throwIfNoEntry: false });
       if (st?.isFile()) files.push({ name, mtime: st.mtimeMs });
     }
     files.sort((a, b) => b.mtime - a.mtime || (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
     res.files = files.length;
     for (const f of files.slice(keep)) {
-      if (!dry) fs.rmSync(safeJoin(dir, f.name), { force: true });
+      if (!dry) this.stores.backups.remove(f.name);
       res.removed++;
       if (res.removed_files.length < CLEANUP_LIST_MAX) res.removed_files.push(f.name);
     }

@@ -52,6 +52,9 @@ export function useStores(ctx: PluginContext): Stores {
       sagaTimeoutSeconds: ctx.config.integer('saga.timeout_seconds', SAGA_TIMEOUT_SECONDS_DEFAULT, 1, 86_400),
     },
   });
+  // A memory_backup restore killed after its copy into the database is finished before anything is
+  // served (the API keys it keeps, the page and standing query files).
+  stores.backups.finishPending();
   // apiKeys: the HTTP server checks a request's Authorization against it (packages/server/src/http.ts);
   // recordCounts and breakers: its /metrics reads them (packages/server/src/metrics-route.ts).
   ctx.container.register({

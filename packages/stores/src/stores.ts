@@ -18,13 +18,12 @@ import { BreakerRegistry } from './ops/breakers.js';
 import { Health } from './ops/health.js';
 import { SagaWatchdog } from './ops/saga-watchdog.js';
 import { Sagas } from './ops/sagas.js';
-import { removeStaleTemps, safeJoin } from './paths.js';
+import { removeLeftTemps } from './stale-temps.js';
 import { ProjectStore } from './projects/projects.js';
 import { ProposalStore } from './proposals.js';
 import { RecallEventStore } from './recall-events.js';
 import { Replica } from './replica.js';
 import { RecordCounter } from './record-counts.js';
-import { SNAPSHOT_DIR } from './retrieval/index-sync.js';
 import { Retrieval } from './retrieval/retrieval.js';
 import { ScratchpadStore } from './scratchpad.js';
 import { SessionCloser } from './session-close.js';
@@ -487,8 +486,8 @@ export class Stores {
   /**
    * Mend what a process stopped mid-write (killed) can leave on disk, cheaply enough for every
    * start: L1 files behind their rings, the files of the last wiki pages saved, the files of deleted
-   * or moved pages it had not removed, and the temp files of killed atomic writes in the L1, index
-   * and those pages' folders. Returns how many files were rewritten (or, for wiki, also removed).
+   * or moved pages it had not removed, and the temp files of killed writes (stale-temps.ts: backup
+   * copies, exports, the replica, L1, index, standing and CONTEXT.md files, and those pages' folders). Returns how many files were rewritten (or, for wiki, also removed).
    */
   repairAfterStop(): { l1_files: number; wiki_files: number } {
     if (!this.ctx.db.open) return { l1_files: 0, wiki_files: 0 };
@@ -500,7 +499,8 @@ export class Stores {
       this.ctx.logger.warn(`comparing the L1 files with their rings failed (the rings are stored; a scope's next push rewrites its file): ${(err as Error).message}`);
     }
     const wikiFiles = this.wiki.repairRecent(this.auditMarkAtStart) + this.wiki.filesBehind.finishRemovals();
-    for (const dir of [['l1', 'user'], ['l1', 'agent'], [SNAPSHOT_DIR]]) removeStaleTemps(safeJoin(this.ctx.dataDir, ...dir));
+    // Temp files of writes a killed process left (a backup's copy, an export, the replica, L1 and snapshot files).
+    removeLeftTemps(this.ctx.dataDir);
     return { l1_files: l1Files, wiki_files: wikiFiles };
   }
 

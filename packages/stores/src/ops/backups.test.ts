@@ -1,9 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openSqlite } from '@memory-service/kernel';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { retrievalSnapshotsSchema } from '../migrations/retrieval-snapshots.js';
 import { SNAPSHOT_DIR } from '../retrieval/index-sync.js';
+import { removeLeftTemps } from '../stale-temps.js';
 import { makeEnv, U, type Env } from '../test-helpers.js';
 
 let env: Env;
@@ -195,6 +197,58 @@ describe('BackupStore', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+
+  it('a backup killed midway leaves no file under a backup name: list and status skip its temp copy, and the start repair removes it once left', async () => {
+    const b = env.stores.backups;
+    const dir = path.join(env.dir, 'backups');
+    const first = await b.create();
+    // The process "dies" once the copy is written: the step that would finish it never runs.
+    const real = env.db.backup.bind(env.db);
+    let copied!: (dest: string) => void;
+    const at = new Promise<string>((r) => (copied = r));
+    vi.spyOn(env.db, 'backup').mockImplementation(async (dest: string) => {
+      const out = await real(dest);
+      copied(dest);
+      await new Promise(() => {});
+      return out;
+    });
+    env.clock.advance(1000);
+    void b.create();
+    const dest = await at;
+    expect(path.dirname(dest)).toBe(dir);
+    expect(path.basename(dest)).toMatch(new RegExp(`^manual-20260101T000001000Z\\.db\\.${process.pid}\\.[0-9a-f]{12}\\.tmp$`));
+    expect(fs.existsSync(path.join(dir, 'manual-20260101T000001000Z.db'))).toBe(false);
+    expect(b.list().map((x) => x.name)).toEqual([first.name]);
+    expect(b.status()).toMatchObject({ count: 1, last_backup: { name: first.name } });
+    // A later start: a copy this (running) pid writes now is kept; one idle for minutes (a reused pid) is not.
+    fs.writeFileSync(`${dest}-journal`, 'x');
+    env.stores.repairAfterStop();
+    expect(fs.existsSync(dest)).toBe(true);
+    const old = (Date.now() - 10 * 60_000) / 1000;
+    for (const f of [dest, `${dest}-journal`]) fs.utimesSync(f, old, old);
+    env.stores.repairAfterStop();
+    expect(fs.readdirSync(dir)).toEqual([first.name]);
+  });
+
+  it('the start repair removes the temp files killed writers left in exports/, the data dir, standing and CONTEXT.md folders, and keeps a running writer\'s', () => {
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const dirs = ['exports', '.', path.join('.meta', 'standing', 'user', 'default'), 'agent', path.join('user', 'users', 'u1'), 'backups'];
+    for (const d of dirs) {
+      fs.mkdirSync(path.join(env.dir, d), { recursive: true });
+      fs.writeFileSync(path.join(env.dir, d, `f.${gone}.0123456789ab.tmp`), 'x');
+      fs.writeFileSync(path.join(env.dir, d, `g.${process.pid}.0123456789ab.tmp`), 'x');
+    }
+    fs.writeFileSync(path.join(env.dir, `replica.db.${gone}.0123456789ab.tmp-journal`), 'x');
+    expect(removeLeftTemps(env.dir)).toBe(dirs.length + 1);
+    for (const d of dirs) expect(fs.readdirSync(path.join(env.dir, d)).filter((n) => n.endsWith('.tmp') || n.endsWith('-journal'))).toEqual([`g.${process.pid}.0123456789ab.tmp`]);
+  });
+
+  it('verify refuses a backup an older version left unfinished (its journal beside it), naming what to do', async () => {
+    const b = env.stores.backups;
+    const taken = await b.create();
+    fs.writeFileSync(path.join(env.dir, 'backups', `${taken.name}-journal`), 'x');
+    expect(() => b.verify(taken.name)).toThrow(/not finished .*-journal lies beside it.*remove both files/);
   });
 
   it('a second backup while one runs is refused as a conflict', async () => {

@@ -1,19 +1,26 @@
-import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { openSqlite } from '@memory-service/kernel';
+import { openSqlite, removeStaleTemps, tempNameFor } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import { StoreError, notFound, validationError } from '../errors.js';
 import { safeJoin } from '../paths.js';
 import type { Database } from '../types.js';
 import { isoOf } from '../util.js';
 import type { WikiFilesMatched } from '../wiki-files.js';
-import { BACKUP_FILES_TABLE, matchStandingFiles, readBackupFiles, saveBackupFiles, type BackupFilesSaved, type StandingFilesMatched } from './backup-files.js';
+import { readBackupFiles, saveBackupFiles, type BackupFilesSaved, type StandingFilesMatched } from './backup-files.js';
 import { API_KEYS_TABLE } from './api-keys.js';
+import { finishRestore, readPendingRestore, RESTORE_RESTART_MARGIN, stageRestore, stampStagedTop, type RestoreFinished } from './restore.js';
 import type { Breaker } from './breakers.js';
 
 /** The folder of the backups, under the data dir. */
 export const BACKUP_DIR = 'backups';
+
+/**
+ * A temp file (a backup's copy, an export, a replica) whose writer's pid still runs is taken as left
+ * by a killed process once it has not been written for this long (pids are reused; a copy being
+ * taken is written to at every step).
+ */
+export const STALE_TEMP_IDLE_MS = 5 * 60_000;
 
 /** The longest delay a Node timer holds (2^31 - 1 ms); a longer one is run after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -107,9 +114,10 @@ function kindOf(name: string): BackupInfo['kind'] {
 /**
  * Online backups of memory.db into `<data_dir>/backups/` with SQLite's backup API
  * (better-sqlite3's db.backup()), which copies a consistent snapshot while the service keeps
- * serving. Files are named `<kind>-<clock time>.db`. A restore never swaps the file under the open
- * connection: it first backs the current database up (`pre-restore-...`), then copies the backup
- * into the live database through the same backup API, so the connection, its prepared statements
+ * serving. Files are named `<kind>-<clock time>.db`, taken into a temp name and renamed once
+ * finished. A restore never swaps the file under the open connection: it first backs the current
+ * database up (`pre-restore-...`), then copies a staged copy of the backup (ops/restore.ts) into the
+ * live database through the same backup API, so the connection, its prepared statements
  * and every other process see the restored content; the retrieval change log is restarted above
  * every seq it held before, so the in-memory retrieval indexes of every process sharing the
  * database are rebuilt at their next search and no saved index from before is read
@@ -157,12 +165,15 @@ export class BackupStore {
     let name = `${base}.db`;
     for (let n = 2; fs.existsSync(path.join(this.dir, name)); n++) name = `${base}-${n}.db`;
     const file = path.join(this.dir, name);
+    // Copied and finished under a temp name, then renamed: a process killed midway leaves a temp
+    // (list never shows one, the start repair removes it), never a broken backup under a backup's name.
+    const tmp = tempNameFor(file);
     let standing: BackupFilesSaved;
     try {
-      await this.ctx.db.backup(file);
+      await this.ctx.db.backup(tmp);
       // A copy of a WAL database is one too: made a rollback-journal database, it is one
       // self-contained file, and opening it (verify, restore) leaves no -wal and -shm files beside it.
-      const copy = openSqlite(file, { readonly: false, fileMustExist: true });
+      const copy = openSqlite(tmp, { readonly: false, fileMustExist: true });
       try {
         copy.pragma('journal_mode = DELETE');
         // The standing query files, into the copy (its own connection: the live database never holds them).
@@ -170,8 +181,9 @@ export class BackupStore {
       } finally {
         copy.close();
       }
+      fs.renameSync(tmp, file);
     } catch (err) {
-      this.removeFiles(file);
+      this.removeFiles(tmp);
       throw err;
     }
     return { ...this.info(name), standing_files: standing };
@@ -195,6 +207,15 @@ export class BackupStore {
     return true;
   }
 
+  /**
+   * Remove the temp copies of backups that killed processes left in the backups folder (their pid
+   * gone, or no write for STALE_TEMP_IDLE_MS); a copy another running process is taking is kept.
+   * The start repair and the backup saga's rollback call it. Answers how many files it removed.
+   */
+  removeStaleCopies(): number {
+    return removeStaleTemps(this.dir, { idleMs: STALE_TEMP_IDLE_MS });
+  }
+
   private removeFiles(file: string): void {
     for (const f of [file, `${file}-wal`, `${file}-shm`, `${file}-journal`]) fs.rmSync(f, { force: true });
   }
@@ -207,6 +228,8 @@ export class BackupStore {
     const file = this.fileOf(name);
     let db: Database | undefined;
     try {
+      // Only an older version wrote a backup under its own name while copying: a kill left it with its journal.
+      if (fs.existsSync(`${file}-journal`)) throw new Error(`it is a copy that was not finished (its process stopped midway: ${name}-journal lies beside it); remove both files and take or pick another backup`);
       db = openSqlite(file, { readonly: true, fileMustExist: true });
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new Error(`quick_check answered ${String(check)}`);
@@ -221,11 +244,14 @@ export class BackupStore {
 
   /**
    * Restore the backup `name` into the live database: check it, read the standing query files it
-   * holds, back the current database and standing files up (`pre-restore-...`), copy the backup in
-   * through the backup API, restart the retrieval change log (restartIndexes), drop the files'
-   * table from the live database, then afterRestore,
-   * `migrate` (a backup older than the schema is brought to the head), matchFiles (the wiki page
-   * files made equal to the restored rows) and the standing folder made equal to the backup's files.
+   * holds, back the current database and standing files up (`pre-restore-...`), stage a copy of the
+   * backup with the live API keys, no files' table, a new restore token and a restore-pending marker
+   * (restore.ts stageRestore), copy that in through the backup API (the one step that changes the
+   * live database), restart the retrieval change log (restartIndexes), afterRestore, `migrate` (a
+   * backup older than the schema is brought to the head), then finishRestore: the keys the staged
+   * copy could not take (an older schema), matchFiles (the wiki page files made equal to the
+   * restored rows), the standing folder made equal to the backup's files, and the marker dropped. A
+   * process killed after the copy leaves the marker: the next start finishes it (finishPending).
    * Answers the backup restored, the pre-restore copy and what was done to the files.
    */
   async restore(name: unknown, migrate?: () => void): Promise<RestoreResult> {
@@ -239,8 +265,19 @@ export class BackupStore {
       // Read (and checked, by verify) before anything changes: a bad table refuses the restore with nothing done.
       const files = this.readFiles(file);
       const keys = this.ctx.stmt(`SELECT * FROM ${API_KEYS_TABLE} ORDER BY id`).all() as Record<string, unknown>[];
+      const liveKeyColumns = (this.ctx.db.prepare(`PRAGMA table_info(${API_KEYS_TABLE})`).all() as { name: string }[]).map((c) => c.name);
       const safety = await this.copy('pre-restore');
-      const src = openSqlite(file, { readonly: true, fileMustExist: true });
+      // Everything that can be done before the copy is done on a staged copy of the backup, marker
+      // included: the copy into the live database is then the one step that changes it, and a
+      // process killed after it leaves the marker for the next start (finishPending).
+      const stageFile = tempNameFor(file);
+      let src: Database;
+      try {
+        src = stageRestore(file, stageFile, { backup: clean, safety: safety.name, keys, liveKeyColumns, files });
+      } catch (err) {
+        this.removeFiles(stageFile);
+        throw err;
+      }
       // The change log's highest seq before the copy replaces it: what the indexes of every process
       // may hold at most. Read again after the API's first (empty) step, which took the write lock:
       // no process can commit from then on, and in WAL mode this connection still reads the last
@@ -249,6 +286,7 @@ export class BackupStore {
       const wal = this.ctx.db.pragma('journal_mode', { simple: true }) === 'wal';
       let locked = false;
       try {
+        stampStagedTop(src, top);
         // One step after the first: the destination's write lock is held across as few turns of the event loop as the API allows.
         await src.backup(this.ctx.db.name, {
           progress: () => {
@@ -259,54 +297,52 @@ export class BackupStore {
         });
       } finally {
         src.close();
+        this.removeFiles(stageFile);
       }
-      // First of all, so other processes search at their old cursors for as short a time as may be;
-      // tried again after the migrations when the restored database had no such tables or it failed.
-      const restart = (): boolean => {
-        try {
-          return this.hooks.restartIndexes(top);
-        } catch (err) {
-          this.ctx.logger.error(
-            `restore: the retrieval change log could not be restarted (indexes of other processes may answer from before the restore until they are rebuilt): ${(err as Error).message}`,
-          );
-          return false;
-        }
-      };
-      const restarted = restart();
-      // The copy brought the files' table into the live database, which must never hold it (its files are on disk).
-      try {
-        this.ctx.db.exec(`DROP TABLE IF EXISTS ${BACKUP_FILES_TABLE}`);
-      } catch (err) {
-        this.ctx.logger.error(`restore: the ${BACKUP_FILES_TABLE} table could not be dropped from the live database (the next backup makes its own anew): ${(err as Error).message}`);
-      }
+      const restarted = this.restart(top);
       this.hooks.afterRestore();
       migrate?.();
-      if (!restarted) restart();
-      // The restored scope_writes counts are the backup's, which later writes reach again: a new
-      // token is what tells every process's recall cache that its answers are from before.
-      this.ctx.stmt('UPDATE restore_token SET token = ? WHERE id = 1').run(randomUUID());
-      this.keepApiKeys(keys);
-      const wikiFiles = this.hooks.matchFiles();
-      const standingFiles = matchStandingFiles(this.ctx.dataDir, files, this.ctx.logger);
-      return { restored, safety_backup: safety, wiki_files: wikiFiles, standing_files: standingFiles };
+      if (!restarted) this.restart(top);
+      // A process starting on the data dir right now may have finished it already: the steps are safe to run again.
+      const pending = readPendingRestore(this.ctx.db) ?? { backup: clean, safety: safety.name, top, keys: null, files };
+      const done = finishRestore(this.ctx, pending, () => this.hooks.matchFiles());
+      return { restored, safety_backup: safety, ...done };
     });
   }
 
   /**
-   * Put the API keys read before the copy back in place of the backup's: keys are credentials, not
-   * memory. A restore must not bring back a key revoked since the backup, drop one created since, or
-   * (from a backup taken before the first key) turn HTTP authentication off.
+   * Finish a restore whose process was killed after its copy into the live database (the marker the
+   * copy carried in is still there): restart the retrieval change log above every seq it may have
+   * held, rewrite the L1 files, then finishRestore (API keys, restore token, wiki page and standing
+   * query files, marker dropped). Run at start, once the stores' migrations are applied, before
+   * anything is served. Answers what it did, or null when no restore was pending.
    */
-  private keepApiKeys(keys: Record<string, unknown>[]): void {
-    this.ctx.tx(() => {
-      this.ctx.db.exec(`DELETE FROM ${API_KEYS_TABLE}`);
-      for (const row of keys) {
-        const cols = Object.keys(row);
-        this.ctx.db
-          .prepare(`INSERT INTO ${API_KEYS_TABLE} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`)
-          .run(...cols.map((c) => row[c]));
-      }
-    });
+  finishPending(): (RestoreFinished & { backup: string }) | null {
+    const pending = readPendingRestore(this.ctx.db);
+    if (!pending) return null;
+    this.restart(Math.max(pending.top, this.hooks.changeSeqTop()) + RESTORE_RESTART_MARGIN);
+    this.hooks.afterRestore();
+    const done = finishRestore(this.ctx, pending, () => this.hooks.matchFiles());
+    this.ctx.logger.warn(
+      `memory_backup restore of ${pending.backup} was stopped after its copy into the database; finished now (API keys kept, page and standing query files matched; the database before it is ${pending.safety})`,
+    );
+    return { backup: pending.backup, ...done };
+  }
+
+  /**
+   * Restart the retrieval change log above `top` (BackupHooks.restartIndexes): first of all after a
+   * copy, so other processes search at their old cursors for as short a time as may be; tried again
+   * after the migrations when the restored database had no such tables or it failed.
+   */
+  private restart(top: number): boolean {
+    try {
+      return this.hooks.restartIndexes(top);
+    } catch (err) {
+      this.ctx.logger.error(
+        `restore: the retrieval change log could not be restarted (indexes of other processes may answer from before the restore until they are rebuilt): ${(err as Error).message}`,
+      );
+      return false;
+    }
   }
 
   /** The standing query files the backup file holds (null: it has no table), on a read-only connection of its own. */

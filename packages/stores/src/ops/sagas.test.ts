@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeEnv, thrownBy, U, U2, type Env } from '../test-helpers.js';
 import type { SagaStepDef } from './sagas.js';
@@ -119,6 +121,22 @@ describe('the sagas of memory_saga', () => {
     expect(r.steps.map((s) => s.status)).toEqual(['compensated', 'compensated', 'compensated', 'failed']);
     expect(env.stores.backups.list()).toHaveLength(1);
     expect(fs.readdirSync(env.stores.backups.dir)).toHaveLength(1);
+  });
+
+  it('backup: the rollback of a run whose process was killed mid-copy removes its unfinished copy, and keeps a copy a running process is taking', async () => {
+    const s = env.stores;
+    // A run killed in its backup step: the journal has its flush done, the copy only a temp name.
+    const runId = s.sagas.journal.begin('backup', null);
+    s.sagas.journal.step(runId, 0, 'flush', 'done', { flushed: true });
+    fs.mkdirSync(s.backups.dir, { recursive: true });
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const left = [`saga-20260101T000000000Z.db.${gone}.0123456789ab.tmp`, `saga-20260101T000000000Z.db.${gone}.0123456789ab.tmp-journal`];
+    const running = `manual-20260101T000000000Z.db.${process.pid}.0123456789ab.tmp`;
+    for (const n of [...left, running]) fs.writeFileSync(path.join(s.backups.dir, n), 'x');
+    expect(s.sagas.journal.claim(runId, 'watchdog', 'its process stopped')).toBe(true);
+    await s.sagas.compensate(runId, 'watchdog', 'its process stopped');
+    expect(s.sagas.journal.get(runId)?.status).toBe('rolled_back');
+    expect(fs.readdirSync(s.backups.dir)).toEqual([running]);
   });
 
   it('runs(): the scope\'s runs and the service-wide ones, newest first, filtered; another scope\'s run_id is not found', async () => {

@@ -39,6 +39,11 @@ export interface SagaDef {
   /** Whether a run acts on a (layer, user_id); false: service-wide, journaled with a null scope. */
   scoped: boolean;
   steps: readonly SagaStepDef[];
+  /**
+   * At a rollback, before the done steps are compensated: remove what a step stopped midway (its
+   * process killed) may have left, which the journal cannot name since the step never ended.
+   */
+  abandoned?(c: SagaStepContext): void;
 }
 
 export type StepStatus = 'done' | 'failed' | 'compensated' | 'compensation_failed' | 'not_run';
@@ -102,7 +107,8 @@ function auditStep(action: string, target: 'saga' | 'backup', targetOf: (c: Saga
  *   it wrote that still hold the entry_id it gave them), `audit` (an audit_log row
  *   `saga_consolidate`; undone by a `saga_compensated` row), `reindex` (the retrieval indexes take the new facts in);
  * - backup (service-wide): `flush` (pending bookkeeping and L1 files written), `backup` (a `saga-`
- *   backup file; undone by removing it), `verify` (the file is a whole database), `audit` (as above).
+ *   backup file; undone by removing it; the temp copy of a step killed midway is removed at the
+ *   rollback), `verify` (the file is a whole database), `audit` (as above).
  */
 export const SAGA_DEFS: Readonly<Record<SagaName, SagaDef>> = Object.freeze({
   consolidate: {
@@ -125,6 +131,8 @@ export const SAGA_DEFS: Readonly<Record<SagaName, SagaDef>> = Object.freeze({
   },
   backup: {
     scoped: false,
+    // A backup step killed midway leaves its unfinished copy under a temp name: removed once its process is gone.
+    abandoned: (c) => void c.stores.backups.removeStaleCopies(),
     steps: [
       { name: 'flush', run: (c) => (c.stores.flush(), { flushed: true }) },
       {
@@ -357,6 +365,11 @@ export class Sagas {
     const def = this.defs.get(run.saga);
     const scope: Scope | null = run.layer === null || run.user_id === null ? null : { layer: run.layer, user_id: run.user_id };
     const ctx: SagaStepContext = { stores: this.stores, scope, runId, results: {} };
+    try {
+      def?.abandoned?.(ctx);
+    } catch (err) {
+      this.stores.ctx.logger.warn(`saga ${run.saga} run ${runId}: what a step stopped midway left could not be removed: ${(err as Error).message}`);
+    }
     for (const step of [...run.steps].reverse()) {
       if (step.status !== 'done') continue;
       const stepDef = def?.steps.find((s) => s.name === step.name);
