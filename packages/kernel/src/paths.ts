@@ -127,12 +127,12 @@ export function tempNameFor(file: string): string {
   return `${file}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this id runs on this host (a signal-0 probe; EPERM: it exists, under another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    // EPERM: the process exists, under another user.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
@@ -165,7 +165,7 @@ export function removeStaleTemps(dir: string, opts: StaleTempOptions = {}): numb
     const m = TEMP_NAME.exec(name);
     if (!m) continue;
     const file = path.join(dir, name);
-    if (alive(Number(m[1]))) {
+    if (processAlive(Number(m[1]))) {
       if (opts.idleMs === undefined) continue;
       const st = fs.lstatSync(file, { throwIfNoEntry: false });
       if (!st || now - st.mtimeMs < opts.idleMs) continue;

@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { createHooks, pluginHooks, type Hooks } from '@memory-service/kernel';
 import { Consolidator } from './consolidation.js';
 import { NIGHTLY_CHECK_EVERY_MS, NIGHTLY_FIRST_CHECK_MS, NIGHTLY_PHASES, type NightlyRun } from './nightly.js';
@@ -260,13 +262,28 @@ describe('Nightly run', () => {
     expect(env.db.prepare('SELECT COUNT(*) AS n FROM nightly_runs').get()).toEqual({ n: 1 });
     // A row left 'running' by a killed process: the next run marks it and takes its whole window
     // again (the scopes it had not reached are visited; those it had are harmless to visit twice).
+    // (This process's own pid while it runs none: a process that stopped and whose pid came back.)
     env.db.prepare("UPDATE nightly_runs SET status = 'running', ended = NULL").run();
-    expect(env.stores.nightly.check().detail).toContain('in progress');
+    expect(env.stores.nightly.check()).toMatchObject({ status: 'warn', detail: expect.stringContaining('was interrupted') });
     env.clock.advance(HOUR);
     const next = await env.stores.nightly.run();
     expect(env.stores.nightly.list(2).map((r) => r.status)).toEqual(['ok', 'interrupted']);
     expect(next.since).toBe(env.stores.nightly.list(2)[1]!.since);
     expect(scopesOf(next)).toContain('user/default');
+  });
+
+  // Regression guard, fixed: a run whose process was killed stayed "in progress" (diagnose ok) until the next run, a day later.
+  it('a run left running by a stopped process of this host is marked interrupted at the next check; a live owner, another host or no owner is left', () => {
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const insert = env.db.prepare("INSERT INTO nightly_runs (trigger, started, since, status, owner_pid, owner_host) VALUES ('scheduled', ?, ?, 'running', ?, ?)");
+    const at = '2026-01-01T00:00:00.000Z';
+    insert.run(at, at, null, null);
+    insert.run(at, at, process.ppid, hostname());
+    insert.run(at, at, gone, 'another-host');
+    insert.run(at, at, gone, hostname());
+    expect(env.stores.nightly.check()).toMatchObject({ status: 'warn', detail: expect.stringContaining('was interrupted') });
+    expect(env.db.prepare('SELECT status FROM nightly_runs ORDER BY id').pluck(true).all()).toEqual(['running', 'running', 'running', 'interrupted']);
+    expect(env.stores.nightly.markStopped()).toBe(0);
   });
 
   it("memory_diagnose's nightly check: ok with no run yet, ok after a clean run", async () => {

@@ -1,4 +1,5 @@
-import type { NightlyContext, NightlyResults } from '@memory-service/kernel';
+import { hostname } from 'node:os';
+import { processAlive, type NightlyContext, type NightlyResults } from '@memory-service/kernel';
 import { Consolidator } from './consolidation.js';
 import { mergeScopes, pluginScopes, storeScopesSince, type NightlyScopesHook, type PluginScopesOutcome } from './nightly-scopes.js';
 import type { Breaker } from './ops/breakers.js';
@@ -173,6 +174,7 @@ export class Nightly {
   async tick(): Promise<NightlyRun | null> {
     if (this.intervalMs === 0 || this.running || !this.stores.ctx.db.open) return null;
     try {
+      this.markStopped();
       this.firstStart();
       if (!this.isDue() || !this.breaker.allow()) return null;
       return await this.start('scheduled');
@@ -264,8 +266,30 @@ export class Nightly {
     return run;
   }
 
+  /**
+   * Mark `interrupted` each run left `running` by a process of this host that has stopped (killed
+   * mid-run; its pid no longer runs, or is this process's own while it runs none): such a run stayed
+   * "in progress" until the next run began, an interval later. A run of another host, or one
+   * recorded before owners were, is left to the next run's start. Answers how many were marked.
+   */
+  markStopped(): number {
+    const rows = this.stores.ctx.stmt("SELECT id, owner_pid, owner_host FROM nightly_runs WHERE status = 'running'").all() as {
+      id: number;
+      owner_pid: number | null;
+      owner_host: string | null;
+    }[];
+    let marked = 0;
+    for (const r of rows) {
+      if (r.owner_pid === null || r.owner_host !== hostname()) continue;
+      if (r.owner_pid === process.pid ? this.running !== null : processAlive(r.owner_pid)) continue;
+      marked += this.stores.ctx.stmt("UPDATE nightly_runs SET status = 'interrupted' WHERE id = ? AND status = 'running'").run(r.id).changes;
+    }
+    return marked;
+  }
+
   /** memory_diagnose's `nightly` check: the last run, warn when a phase failed or it was interrupted. */
   check(): { status: 'ok' | 'warn'; detail: string } {
+    if (this.stores.ctx.db.open) this.markStopped();
     const last = this.lastRun();
     const next = this.nextDue();
     const schedule = this.intervalMs === 0 ? 'the scheduler is off (nightly.interval_hours 0, or not started)' : `next run due at ${next}`;
@@ -309,8 +333,8 @@ export class Nightly {
       const prev = this.lastCompleteRun();
       const since = prev ? prev.ended! : (this.firstStart(false) ?? BEGINNING);
       const info = s.ctx
-        .stmt("INSERT INTO nightly_runs (trigger, started, since, status) VALUES (?, ?, ?, 'running')")
-        .run(trigger, started, since);
+        .stmt("INSERT INTO nightly_runs (trigger, started, since, status, owner_pid, owner_host) VALUES (?, ?, ?, 'running', ?, ?)")
+        .run(trigger, started, since, process.pid, hostname());
       // Episodes written during the run before are offered again: the skill_promoted tag keeps any from a second promotion.
       return { rowid: Number(info.lastInsertRowid), started, since, skillSince: prev ? prev.started : since };
     });

@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { definePlugin } from '@memory-service/kernel';
 import { createTestServer } from '@memory-service/testing';
@@ -91,6 +93,17 @@ describe('the nightly run (seen through the insight tools)', () => {
     });
     expect(d.breakers.find((b: any) => b.name === 'nightly')).toMatchObject({ state: 'closed', failures: 1 });
     expect((await s.call('memory_reflect', { action: 'list', layer: 'user' })).reflections).toHaveLength(1);
+  });
+
+  // Regression guard, fixed: a run whose process was killed mid-run stayed "in progress" (ok) until the next run began.
+  it('diagnose warns about a run left running by a process that has stopped', async () => {
+    s = await start();
+    const gone = spawnSync(process.execPath, ['-e', '0']).pid;
+    const at = '2026-01-01T00:00:00.000Z';
+    s.kernel.storage.db
+      .prepare("INSERT INTO nightly_runs (trigger, started, since, status, owner_pid, owner_host) VALUES ('scheduled', ?, ?, 'running', ?, ?)")
+      .run(at, at, gone, hostname());
+    expect(await nightlyCheck(s)).toMatchObject({ status: 'warn', detail: expect.stringContaining('was interrupted (the process stopped mid-run)') });
   });
 
   it('nightly.interval_hours 0 turns the scheduler off', async () => {

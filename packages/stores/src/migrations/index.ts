@@ -8,7 +8,7 @@ import { episodeContextSchema } from './episode-context.js';
 import { factsValueSchema } from './facts-value.js';
 import { ftsSchema } from './fts.js';
 import { insightRecordsSchema } from './insight-records.js';
-import { nightlyPluginScopesSchema, nightlySchema } from './nightly.js';
+import { nightlyOwnerSchema, nightlyPluginScopesSchema, nightlySchema } from './nightly.js';
 import { orderIndexesSchema } from './order-indexes.js';
 import { recallForgetsSchema } from './recall-forgets.js';
 import { restoreTokenSchema } from './restore-token.js';
@@ -22,4 +22,4 @@ import { watchRulesSchema } from './watch-rules.js';
 import { wikiFileRemovalsSchema } from './wiki-file-removals.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema, stagingSchema, insightRecordsSchema, apiKeysSchema, nightlySchema, sagaJournalSchema, nightlyPluginScopesSchema, restoreTokenSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema, stagingSchema, insightRecordsSchema, apiKeysSchema, nightlySchema, sagaJournalSchema, nightlyPluginScopesSchema, restoreTokenSchema, nightlyOwnerSchema];

@@ -48,3 +48,18 @@ export const nightlyPluginScopesSchema: Migration = {
     if (!columns.some((c) => c.name === 'plugin_scopes')) db.exec("ALTER TABLE nightly_runs ADD COLUMN plugin_scopes TEXT NOT NULL DEFAULT '[]'");
   },
 };
+
+/**
+ * `nightly_runs.owner_pid` and `owner_host`: the process that runs a run, so a run left `running`
+ * by a process that has stopped (killed mid-run) is marked `interrupted` as soon as another process
+ * looks, not only when the next run begins a day later. NULL for the runs before it.
+ */
+export const nightlyOwnerSchema: Migration = {
+  id: 23,
+  name: 'stores_nightly_owner',
+  up(db) {
+    const columns = (db.prepare('PRAGMA table_info(nightly_runs)').all() as { name: string }[]).map((c) => c.name);
+    if (!columns.includes('owner_pid')) db.exec('ALTER TABLE nightly_runs ADD COLUMN owner_pid INTEGER');
+    if (!columns.includes('owner_host')) db.exec('ALTER TABLE nightly_runs ADD COLUMN owner_host TEXT');
+  },
+};

@@ -1,3 +1,4 @@
+import { processAlive } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import type { Breaker } from './breakers.js';
 import type { SagaFinalStatus, SagaRun } from './saga-journal.js';
@@ -32,16 +33,6 @@ export interface WatchdogReport {
   /** True when the check did not run: the breaker (saga_watchdog) is open, or the database is closed. */
   skipped: boolean;
   error: string | null;
-}
-
-/** Whether a process with this id runs on this host (a signal-0 probe: EPERM means it exists). */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -186,7 +177,7 @@ export class SagaWatchdog {
     if (Sagas.isLiveOwnerHere(run.owner)) return null;
     if (run.owner_host === me.host && run.owner_pid !== null) {
       if (run.owner_pid === me.pid) return { reason: 'orphaned', detail: `the service that ran it (owner ${run.owner}) stopped before the saga finished` };
-      if (!pidAlive(run.owner_pid)) return { reason: 'orphaned', detail: `the process that ran it (pid ${run.owner_pid}) stopped before the saga finished` };
+      if (!processAlive(run.owner_pid)) return { reason: 'orphaned', detail: `the process that ran it (pid ${run.owner_pid}) stopped before the saga finished` };
     }
     const silent = now - Date.parse(run.heartbeat);
     if (silent > this.staleMs) return { reason: 'orphaned', detail: `no sign of life from the process that ran it (owner ${run.owner}) for ${Math.round(silent / 1000)} s` };
