@@ -256,12 +256,31 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     sessions.set(id, s);
     lastUse.set(id, Date.now());
   };
+  /**
+   * The requests of each session (by its mcp-session-id header) that have arrived and whose
+   * response has not closed: counted from the request hook, so a body still uploading counts.
+   */
+  const running = new Map<string, number>();
+  /** Count a request of session `id` as running until its response closes; it is a use of the session at both ends. */
+  const arrived = (id: string, res: ServerResponse) => {
+    running.set(id, (running.get(id) ?? 0) + 1);
+    touch(id);
+    res.once('close', () => {
+      const left = running.get(id)! - 1;
+      if (left > 0) running.set(id, left);
+      else running.delete(id);
+      // Its idle time counts from the end of its last request.
+      touch(id);
+    });
+  };
   // A session with a request running is not closed (idle, or to make room): closing it ended that
-  // request's response with no answer, though the call may have taken effect.
+  // request's response with no answer, though the call may have taken effect. A request runs from
+  // its arrival: one whose body was still uploading was taken as idle, and answered 404 once read.
+  const busy = (id: string, s: HttpSession | undefined) => running.has(id) || s?.busy() === true;
   /** Close the session used longest ago that has no request running; false when every one has. */
   const closeLeastUsed = (): boolean => {
     for (const [id, s] of sessions) {
-      if (!s.busy()) {
+      if (!busy(id, s)) {
         closeSession(id);
         return true;
       }
@@ -270,7 +289,7 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   };
   const sweep = setInterval(() => {
     const before = Date.now() - idleMs;
-    for (const [id, at] of lastUse) if (at < before && !sessions.get(id)?.busy()) closeSession(id);
+    for (const [id, at] of lastUse) if (at < before && !busy(id, sessions.get(id))) closeSession(id);
   }, Math.min(60_000, Math.max(1_000, Math.floor(idleMs / 4))));
   sweep.unref();
 
@@ -396,6 +415,13 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
       void reply.code(503).header('connection', 'close').header('retry-after', '1');
       return isMcp(req) ? reply.send({ jsonrpc: '2.0', error: { code: SERVER_ERROR, message }, id: null }) : sendError(reply, new MemoryError('KERNEL_ERR_CLOSED', message));
     }
+    // A session's request runs from now (its body may still be arriving) until its response
+    // closes; a GET opens the session's stream, a use of it but not a request that runs.
+    const sid = req.headers['mcp-session-id'];
+    if (typeof sid === 'string' && isMcp(req)) {
+      if (req.method === 'GET') touch(sid);
+      else arrived(sid, reply.raw);
+    }
   });
 
   app.setNotFoundHandler((req, reply) => {
@@ -478,7 +504,6 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   const mcp = async (req: FastifyRequest, reply: FastifyReply) => {
     const id = req.headers['mcp-session-id'];
     let session = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (session) touch(id as string);
     if (!session && typeof id === 'string') {
       return reply.code(404).send({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
     }
@@ -492,6 +517,9 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
         return reply.code(400).send({ jsonrpc: '2.0', error, id: null });
       }
       // At the cap, the session used longest ago with no request running makes room (its client must initialize again).
+      // Requests whose bytes came in the same turn of the event loop as this one (after a long call
+      // held the loop) are read first: the sessions they name then count as busy.
+      if (sessions.size >= maxSessions) await new Promise((resolve) => setImmediate(resolve));
       while (sessions.size >= maxSessions) {
         if (closeLeastUsed()) continue;
         const message = `Too many sessions: all ${maxSessions} have a request running; try again shortly`;
@@ -522,7 +550,7 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
       await session.transport.handleRequest(req.raw, reply.raw, req.body);
     } finally {
       release();
-      // Its idle time counts from the end of its last request.
+      // Its idle time counts from the end of its last request (a request in the session is also touched as its response closes).
       if (session.transport.sessionId !== undefined) touch(session.transport.sessionId);
     }
   };
