@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { MemoryError, SERVICE_VERSION, checkMisspelledKeys, toMemoryError } from '@memory-service/kernel';
 import { isInitializeRequest, isRequest, malformedBody, openHttpSession, type HttpSession } from './mcp-adapter.js';
+import { authRefusal, hostAllowed, LOOPBACK, LOOPBACK_NAMES, originAllowed, type ApiKeyChecker } from './http-access.js';
 import { registerDashboard } from './dashboard.js';
 import { registerMetrics } from './metrics-route.js';
 import type { Service } from './service.js';
@@ -139,67 +140,6 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as 
 function methodsAt(app: FastifyInstance, url: string): string[] {
   const path = url.split('?')[0]!;
   return METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
-}
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-/** The host name of a Host header (`[::1]:3000` -> `[::1]`, `localhost:80` -> `localhost`). */
-function hostName(host: string | undefined): string {
-  const h = (host ?? '').trim().toLowerCase();
-  return h.startsWith('[') ? h.slice(0, h.indexOf(']') + 1) : h.split(':')[0]!;
-}
-
-/**
- * A server listening on a loopback address only answers requests made to a loopback name: a page
- * whose own domain was made to resolve to 127.0.0.1 (DNS rebinding) sends its own domain as Host,
- * and as Origin, which the origin rule alone would accept as "the host the request was made to".
- */
-function hostAllowed(req: FastifyRequest, listeningOnLoopback: boolean): boolean {
-  return !listeningOnLoopback || LOOPBACK.has(hostName(req.headers.host));
-}
-
-/** Browsers send Origin; accept only loopback origins or the host the request was made to. */
-function originAllowed(req: FastifyRequest): boolean {
-  const origin = req.headers.origin;
-  if (!origin) return true;
-  try {
-    const url = new URL(origin);
-    const host = (req.headers.host ?? '').split(':')[0];
-    return LOOPBACK.has(url.hostname) || url.hostname === host;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The API keys memory_api_key manages, as the stores register them in the kernel's container
- * (`apiKeys`); the server only asks whether any exists and what a presented key is.
- */
-interface ApiKeyChecker {
-  any(): boolean;
-  verify(key: string): 'ok' | 'unknown' | 'revoked';
-}
-
-/** The routes answered without a key: a load balancer's or orchestrator's probes. */
-const OPEN_PATHS = new Set(['/health', '/alive']);
-
-/**
- * Once any API key has been created, every request but /health and /alive must carry
- * `Authorization: Bearer <API_KEY>`: none (or another scheme) is a 401, a key that is unknown or
- * revoked a 403. Answers the refusal, or null to let the request through.
- */
-function authRefusal(checker: ApiKeyChecker | null, req: FastifyRequest): { status: number; error: Record<string, unknown> } | null {
-  if (!checker || OPEN_PATHS.has(req.url.split('?')[0]!)) return null;
-  if (!checker.any()) return null;
-  const header = req.headers.authorization;
-  const m = typeof header === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
-  if (!m) {
-    const message = header === undefined ? 'This server requires an API key: send Authorization: Bearer <API_KEY>' : 'The Authorization header must be "Bearer <API_KEY>"';
-    return { status: 401, error: { type: 'AuthenticationError', message, field: 'authorization', accepted: 'Bearer <API_KEY>' } };
-  }
-  const verdict = checker.verify(m[1]!);
-  if (verdict === 'ok') return null;
-  return { status: 403, error: { type: 'ForbiddenError', message: verdict === 'revoked' ? 'This API key was revoked' : 'Unknown API key', field: 'authorization' } };
 }
 
 /** Whether a request is to the MCP endpoint. */
@@ -379,10 +319,13 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   const listeningOnLoopback = LOOPBACK.has(opts.host.toLowerCase()) || opts.host.startsWith('127.');
   app.addHook('onRequest', async (req, reply) => {
     if (!hostAllowed(req, listeningOnLoopback)) {
-      return reply.code(403).send({ error: { type: 'ForbiddenError', message: `Host ${req.headers.host} is not allowed: this server listens on ${opts.host} only` } });
+      const what = req.headers.host === undefined ? 'The Host header is missing' : `Host ${req.headers.host} is not allowed`;
+      const message = `${what}: this server listens on ${opts.host} only, and answers requests made to localhost, 127.0.0.1 or [::1]`;
+      return reply.code(403).send({ error: { type: 'ForbiddenError', message, field: 'host', accepted: [...LOOPBACK_NAMES] } });
     }
     if (!originAllowed(req)) {
-      return reply.code(403).send({ error: { type: 'ForbiddenError', message: `Origin ${req.headers.origin} is not allowed` } });
+      const message = `Origin ${req.headers.origin} is not allowed: only a loopback origin or the origin the request was made to (Host ${req.headers.host ?? 'missing'}) is`;
+      return reply.code(403).send({ error: { type: 'ForbiddenError', message, field: 'origin' } });
     }
     // API keys (memory_api_key): checked before the request is run or counted.
     let refusal: ReturnType<typeof authRefusal>;
