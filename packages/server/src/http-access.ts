@@ -62,6 +62,22 @@ export interface ApiKeyChecker {
   verify(key: string): 'ok' | 'unknown' | 'revoked';
 }
 
+/**
+ * The warning for a server listening on `host`, not a loopback address, when no API key protects
+ * it, or null when one does.
+ */
+export function openAccessWarning(checker: ApiKeyChecker | null, host: string): string | null {
+  const exposed = `HTTP listens on ${host}, which is not a loopback address, with no API key: anyone who can reach this port can read and change every user's memory`;
+  if (!checker) return `${exposed} (this plugin set has no API keys); listen on 127.0.0.1 (--host) or behind a proxy that authenticates`;
+  try {
+    if (checker.any()) return null;
+  } catch {
+    // The key store cannot be read: requests are refused with 503 until it can, nothing to warn of.
+    return null;
+  }
+  return `${exposed}. Create a key with the memory_api_key tool (action "create", in the admin tier: MEMORY_EXPOSE=admin, also over stdio on the same data dir); every request then needs "Authorization: Bearer <key>"`;
+}
+
 /** The routes answered without a key: a load balancer's or orchestrator's probes. */
 const OPEN_PATHS = new Set(['/health', '/alive']);
 

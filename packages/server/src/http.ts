@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { MemoryError, SERVICE_VERSION, checkMisspelledKeys, toMemoryError } from '@memory-service/kernel';
 import { isInitializeRequest, isRequest, malformedBody, openHttpSession, type HttpSession } from './mcp-adapter.js';
-import { authRefusal, hostAllowed, LOOPBACK, LOOPBACK_NAMES, originAllowed, type ApiKeyChecker } from './http-access.js';
+import { authRefusal, hostAllowed, LOOPBACK, LOOPBACK_NAMES, openAccessWarning, originAllowed, type ApiKeyChecker } from './http-access.js';
 import { registerDashboard } from './dashboard.js';
 import { registerMetrics } from './metrics-route.js';
 import type { Service } from './service.js';
@@ -317,6 +317,13 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   // on every route: /api/tools reaches every tool.
   const apiKeys = kernel.container.hasRegistration('apiKeys') ? kernel.container.resolve<ApiKeyChecker>('apiKeys') : null;
   const listeningOnLoopback = LOOPBACK.has(opts.host.toLowerCase()) || opts.host.startsWith('127.');
+  // Off loopback, API keys are the only thing between the network and every user's memory (no
+  // Host check applies there): say so at start when there is none.
+  app.addHook('onListen', async () => {
+    if (listeningOnLoopback) return;
+    const warning = openAccessWarning(apiKeys, opts.host);
+    if (warning) kernel.logger.warn(warning);
+  });
   app.addHook('onRequest', async (req, reply) => {
     if (!hostAllowed(req, listeningOnLoopback)) {
       const what = req.headers.host === undefined ? 'The Host header is missing' : `Host ${req.headers.host} is not allowed`;

@@ -1,8 +1,25 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { Logger } from '@memory-service/kernel';
+import { serveHttp } from '../src/serve.js';
+import { createService, type Service } from '../src/service.js';
+import { tempDir } from './helpers.js';
 import { app, closeServices } from './http-helpers.js';
 
-afterEach(closeServices);
+const services: Service[] = [];
+afterEach(async () => {
+  await Promise.all(services.splice(0).map((s) => s.close()));
+  await closeServices();
+});
+
+/** A service of the first-party plugins (the stores register the API keys) whose warnings are kept. */
+async function serviceWithWarnings(): Promise<{ service: Service; warnings: string[] }> {
+  const warnings: string[] = [];
+  const logger: Logger = { info: () => undefined, warn: (m) => warnings.push(m), error: () => undefined };
+  const service = await createService({ dataDir: tempDir(), env: {}, logger });
+  services.push(service);
+  return { service, warnings };
+}
 
 /** What the app listening at `address` answers to `request` (raw HTTP), up to the end of its body. */
 function rawRequest(address: string, request: string): Promise<string> {
@@ -51,5 +68,25 @@ describe('HTTP Host and Origin checks', () => {
     expect(error.message).toMatch(/^The Host header is missing: this server listens on 127\.0\.0\.1 only/);
     expect(error.message).not.toMatch(/undefined/);
     await a.close();
+  });
+});
+
+describe('HTTP off loopback without an API key', () => {
+  it('warns once at start, saying what is exposed and how to add a key', async () => {
+    const { service, warnings } = await serviceWithWarnings();
+    const open = await serveHttp(service, { host: '0.0.0.0', port: 0 });
+    await open.close();
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/listens on 0\.0\.0\.0, which is not a loopback address, with no API key: anyone who can reach this port can read and change every user's memory/);
+    expect(warnings[0]).toMatch(/memory_api_key tool \(action "create"/);
+    expect(warnings[0]).not.toContain('\n');
+  });
+
+  it('does not warn on loopback, or once a key exists', async () => {
+    const { service, warnings } = await serviceWithWarnings();
+    await (await serveHttp(service, { host: '127.0.0.1', port: 0 })).close();
+    await service.kernel.callTool('memory_api_key', { action: 'create', name: 'ops' });
+    await (await serveHttp(service, { host: '0.0.0.0', port: 0 })).close();
+    expect(warnings).toEqual([]);
   });
 });
