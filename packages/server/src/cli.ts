@@ -84,6 +84,16 @@ export interface MainOptions {
 }
 
 /**
+ * Resolves once what was written to stdout has left the process. Under stdio, answers to a client
+ * that reads slowly wait in stdout's buffer, and the exit dropped them: a client that sent its
+ * requests and closed stdin lost the end of its answers.
+ */
+function stdoutFlushed(): Promise<void> {
+  if (process.stdout.writableLength === 0) return Promise.resolve();
+  return new Promise((resolve) => process.stdout.write('', () => resolve()));
+}
+
+/**
  * The `memory-service` command. Under stdio nothing but protocol reaches stdout. With
  * `options.modules`, a plugin set reaching outside them rejects with PluginNotPreloaded before
  * anything starts, so that the caller can start from the modules instead.
@@ -129,8 +139,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     kernel.logger.info(`stopping (${why})`);
     const force = setTimeout(() => process.exit(0), stopWithinMs);
     force.unref();
-    // The service is closed (hook work awaited, the database closed) even when the transport's stop failed.
-    for (const step of [stopTransport, () => service.close()]) {
+    // The service is closed (hook work awaited, the database closed) even when the transport's stop
+    // failed; then the answers still queued for stdout are written (within the same bound).
+    for (const step of [stopTransport, () => service.close(), stdoutFlushed]) {
       try {
         await step();
       } catch (err) {

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { MemoryError, SERVICE_VERSION, checkMisspelledKeys, toMemoryError } from '@memory-service/kernel';
 import { isInitializeRequest, isRequest, malformedBody, openHttpSession, type HttpSession } from './mcp-adapter.js';
+import { authRefusal, hostAllowed, LOOPBACK, LOOPBACK_NAMES, openAccessWarning, originAllowed, type ApiKeyChecker } from './http-access.js';
 import { registerDashboard } from './dashboard.js';
 import { registerMetrics } from './metrics-route.js';
 import type { Service } from './service.js';
@@ -141,67 +142,6 @@ function methodsAt(app: FastifyInstance, url: string): string[] {
   return METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
-
-/** The host name of a Host header (`[::1]:3000` -> `[::1]`, `localhost:80` -> `localhost`). */
-function hostName(host: string | undefined): string {
-  const h = (host ?? '').trim().toLowerCase();
-  return h.startsWith('[') ? h.slice(0, h.indexOf(']') + 1) : h.split(':')[0]!;
-}
-
-/**
- * A server listening on a loopback address only answers requests made to a loopback name: a page
- * whose own domain was made to resolve to 127.0.0.1 (DNS rebinding) sends its own domain as Host,
- * and as Origin, which the origin rule alone would accept as "the host the request was made to".
- */
-function hostAllowed(req: FastifyRequest, listeningOnLoopback: boolean): boolean {
-  return !listeningOnLoopback || LOOPBACK.has(hostName(req.headers.host));
-}
-
-/** Browsers send Origin; accept only loopback origins or the host the request was made to. */
-function originAllowed(req: FastifyRequest): boolean {
-  const origin = req.headers.origin;
-  if (!origin) return true;
-  try {
-    const url = new URL(origin);
-    const host = (req.headers.host ?? '').split(':')[0];
-    return LOOPBACK.has(url.hostname) || url.hostname === host;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The API keys memory_api_key manages, as the stores register them in the kernel's container
- * (`apiKeys`); the server only asks whether any exists and what a presented key is.
- */
-interface ApiKeyChecker {
-  any(): boolean;
-  verify(key: string): 'ok' | 'unknown' | 'revoked';
-}
-
-/** The routes answered without a key: a load balancer's or orchestrator's probes. */
-const OPEN_PATHS = new Set(['/health', '/alive']);
-
-/**
- * Once any API key has been created, every request but /health and /alive must carry
- * `Authorization: Bearer <API_KEY>`: none (or another scheme) is a 401, a key that is unknown or
- * revoked a 403. Answers the refusal, or null to let the request through.
- */
-function authRefusal(checker: ApiKeyChecker | null, req: FastifyRequest): { status: number; error: Record<string, unknown> } | null {
-  if (!checker || OPEN_PATHS.has(req.url.split('?')[0]!)) return null;
-  if (!checker.any()) return null;
-  const header = req.headers.authorization;
-  const m = typeof header === 'string' ? /^Bearer[ ]+(\S+)\s*$/i.exec(header) : null;
-  if (!m) {
-    const message = header === undefined ? 'This server requires an API key: send Authorization: Bearer <API_KEY>' : 'The Authorization header must be "Bearer <API_KEY>"';
-    return { status: 401, error: { type: 'AuthenticationError', message, field: 'authorization', accepted: 'Bearer <API_KEY>' } };
-  }
-  const verdict = checker.verify(m[1]!);
-  if (verdict === 'ok') return null;
-  return { status: 403, error: { type: 'ForbiddenError', message: verdict === 'revoked' ? 'This API key was revoked' : 'Unknown API key', field: 'authorization' } };
-}
-
 /** Whether a request is to the MCP endpoint. */
 function isMcp(req: FastifyRequest): boolean {
   return req.url.split('?')[0] === '/mcp';
@@ -256,12 +196,31 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
     sessions.set(id, s);
     lastUse.set(id, Date.now());
   };
+  /**
+   * The requests of each session (by its mcp-session-id header) that have arrived and whose
+   * response has not closed: counted from the request hook, so a body still uploading counts.
+   */
+  const running = new Map<string, number>();
+  /** Count a request of session `id` as running until its response closes; it is a use of the session at both ends. */
+  const arrived = (id: string, res: ServerResponse) => {
+    running.set(id, (running.get(id) ?? 0) + 1);
+    touch(id);
+    res.once('close', () => {
+      const left = running.get(id)! - 1;
+      if (left > 0) running.set(id, left);
+      else running.delete(id);
+      // Its idle time counts from the end of its last request.
+      touch(id);
+    });
+  };
   // A session with a request running is not closed (idle, or to make room): closing it ended that
-  // request's response with no answer, though the call may have taken effect.
+  // request's response with no answer, though the call may have taken effect. A request runs from
+  // its arrival: one whose body was still uploading was taken as idle, and answered 404 once read.
+  const busy = (id: string, s: HttpSession | undefined) => running.has(id) || s?.busy() === true;
   /** Close the session used longest ago that has no request running; false when every one has. */
   const closeLeastUsed = (): boolean => {
     for (const [id, s] of sessions) {
-      if (!s.busy()) {
+      if (!busy(id, s)) {
         closeSession(id);
         return true;
       }
@@ -270,7 +229,7 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   };
   const sweep = setInterval(() => {
     const before = Date.now() - idleMs;
-    for (const [id, at] of lastUse) if (at < before && !sessions.get(id)?.busy()) closeSession(id);
+    for (const [id, at] of lastUse) if (at < before && !busy(id, sessions.get(id))) closeSession(id);
   }, Math.min(60_000, Math.max(1_000, Math.floor(idleMs / 4))));
   sweep.unref();
 
@@ -358,12 +317,22 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   // on every route: /api/tools reaches every tool.
   const apiKeys = kernel.container.hasRegistration('apiKeys') ? kernel.container.resolve<ApiKeyChecker>('apiKeys') : null;
   const listeningOnLoopback = LOOPBACK.has(opts.host.toLowerCase()) || opts.host.startsWith('127.');
+  // Off loopback, API keys are the only thing between the network and every user's memory (no
+  // Host check applies there): say so at start when there is none.
+  app.addHook('onListen', async () => {
+    if (listeningOnLoopback) return;
+    const warning = openAccessWarning(apiKeys, opts.host);
+    if (warning) kernel.logger.warn(warning);
+  });
   app.addHook('onRequest', async (req, reply) => {
     if (!hostAllowed(req, listeningOnLoopback)) {
-      return reply.code(403).send({ error: { type: 'ForbiddenError', message: `Host ${req.headers.host} is not allowed: this server listens on ${opts.host} only` } });
+      const what = req.headers.host === undefined ? 'The Host header is missing' : `Host ${req.headers.host} is not allowed`;
+      const message = `${what}: this server listens on ${opts.host} only, and answers requests made to localhost, 127.0.0.1 or [::1]`;
+      return reply.code(403).send({ error: { type: 'ForbiddenError', message, field: 'host', accepted: [...LOOPBACK_NAMES] } });
     }
     if (!originAllowed(req)) {
-      return reply.code(403).send({ error: { type: 'ForbiddenError', message: `Origin ${req.headers.origin} is not allowed` } });
+      const message = `Origin ${req.headers.origin} is not allowed: only a loopback origin or the origin the request was made to (Host ${req.headers.host ?? 'missing'}) is`;
+      return reply.code(403).send({ error: { type: 'ForbiddenError', message, field: 'origin' } });
     }
     // API keys (memory_api_key): checked before the request is run or counted.
     let refusal: ReturnType<typeof authRefusal>;
@@ -395,6 +364,13 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
       const message = 'The server is stopping: this request was not run; send it again once the server is back';
       void reply.code(503).header('connection', 'close').header('retry-after', '1');
       return isMcp(req) ? reply.send({ jsonrpc: '2.0', error: { code: SERVER_ERROR, message }, id: null }) : sendError(reply, new MemoryError('KERNEL_ERR_CLOSED', message));
+    }
+    // A session's request runs from now (its body may still be arriving) until its response
+    // closes; a GET opens the session's stream, a use of it but not a request that runs.
+    const sid = req.headers['mcp-session-id'];
+    if (typeof sid === 'string' && isMcp(req)) {
+      if (req.method === 'GET') touch(sid);
+      else arrived(sid, reply.raw);
     }
   });
 
@@ -478,7 +454,6 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
   const mcp = async (req: FastifyRequest, reply: FastifyReply) => {
     const id = req.headers['mcp-session-id'];
     let session = typeof id === 'string' ? sessions.get(id) : undefined;
-    if (session) touch(id as string);
     if (!session && typeof id === 'string') {
       return reply.code(404).send({ jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null });
     }
@@ -492,6 +467,9 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
         return reply.code(400).send({ jsonrpc: '2.0', error, id: null });
       }
       // At the cap, the session used longest ago with no request running makes room (its client must initialize again).
+      // Requests whose bytes came in the same turn of the event loop as this one (after a long call
+      // held the loop) are read first: the sessions they name then count as busy.
+      if (sessions.size >= maxSessions) await new Promise((resolve) => setImmediate(resolve));
       while (sessions.size >= maxSessions) {
         if (closeLeastUsed()) continue;
         const message = `Too many sessions: all ${maxSessions} have a request running; try again shortly`;
@@ -522,7 +500,7 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
       await session.transport.handleRequest(req.raw, reply.raw, req.body);
     } finally {
       release();
-      // Its idle time counts from the end of its last request.
+      // Its idle time counts from the end of its last request (a request in the session is also touched as its response closes).
       if (session.transport.sessionId !== undefined) touch(session.transport.sessionId);
     }
   };

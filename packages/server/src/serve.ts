@@ -25,10 +25,12 @@ export interface StdioServing {
 export async function serveStdio(service: Service, streams: { stdin?: Readable; stdout?: Writable } = {}): Promise<StdioServing> {
   let end!: (why: string) => void;
   const ended = new Promise<string>((resolve) => (end = resolve));
-  (streams.stdin ?? process.stdin).once('end', () => end('stdin closed'));
+  let stdinEnded = false;
+  (streams.stdin ?? process.stdin).once('end', () => (stdinEnded = true));
   const session = await openStdioSession(service.surface, service.kernel.logger, streams);
-  // The transport also closes when stdout fails (the client stopped reading).
-  session.onclose = () => end('stdio closed');
+  // The transport closes at the end of stdin, once the requests it had read are handled (it may
+  // have been waiting for stdout to drain), and when stdout fails (the client stopped reading).
+  session.onclose = () => end(stdinEnded ? 'stdin closed' : 'stdio closed');
   return { ended, close: () => session.close() };
 }
 

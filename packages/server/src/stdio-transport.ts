@@ -29,6 +29,13 @@ import { internalError, methodOf, requestIdOf } from './direct-calls.js';
 /** As the SDK's stdio ReadBuffer: a line longer than this (in bytes) is refused. */
 export const STDIO_MAX_BUFFER_SIZE = 10 * 1024 * 1024;
 
+/**
+ * While stdout holds more than this many bytes the client has not read yet, stdin is not read:
+ * a client that stops reading its answers stops the server reading its requests, instead of the
+ * answers queueing in memory without bound.
+ */
+export const STDOUT_HIGH_WATER = 4 * 1024 * 1024;
+
 const LF = 0x0a;
 const CR = 0x0d;
 
@@ -36,6 +43,8 @@ export interface StdioTransportOptions {
   stdin?: Readable;
   stdout?: Writable;
   maxBufferSize?: number;
+  /** Bytes stdout may hold unread before stdin is paused until it drains (default STDOUT_HIGH_WATER). */
+  stdoutHighWater?: number;
   /** Sees each incoming message before onmessage; returning true means it was handled and onmessage is skipped. */
   take?: (message: JSONRPCMessage) => boolean;
 }
@@ -67,6 +76,7 @@ export class StdioTransport implements Transport {
   private readonly stdin: Readable;
   private readonly stdout: Writable;
   private readonly maxBufferSize: number;
+  private readonly highWater: number;
   private readonly take: ((message: JSONRPCMessage) => boolean) | undefined;
   /** The bytes of a line whose end has not arrived yet. */
   private partial: Buffer | undefined;
@@ -78,11 +88,19 @@ export class StdioTransport implements Transport {
   private closed = false;
   /** Set while the rest of a line over maxBufferSize is skipped; holds the last bytes seen of it. */
   private skipping: Buffer | undefined;
+  /**
+   * Set while stdin is paused for stdout to drain: the bytes read and not yet handled (lines after
+   * the one that took stdout over highWater), handled in order once it drains.
+   */
+  private held: Buffer | undefined;
+  /** stdin ended while bytes were held: the transport closes once they are handled. */
+  private endedWhileHeld = false;
 
   constructor(options: StdioTransportOptions = {}) {
     this.stdin = options.stdin ?? process.stdin;
     this.stdout = options.stdout ?? process.stdout;
     this.maxBufferSize = options.maxBufferSize ?? STDIO_MAX_BUFFER_SIZE;
+    this.highWater = options.stdoutHighWater ?? STDOUT_HIGH_WATER;
     this.take = options.take;
   }
 
@@ -108,6 +126,8 @@ export class StdioTransport implements Transport {
     // Pause only a stdin nobody else reads.
     if (this.stdin.listenerCount('data') === 0) this.stdin.pause();
     this.partial = undefined;
+    this.held = undefined;
+    this.stdout.off('drain', this.ondrain);
     // A send still waiting for 'drain' would wait for ever once stdout is gone.
     this.release?.();
     this.onclose?.();
@@ -157,11 +177,36 @@ export class StdioTransport implements Transport {
   };
 
   private readonly onend = (): void => {
-    void this.close();
+    // Requests already read are still answered: the close waits for the lines held.
+    if (this.held) this.endedWhileHeld = true;
+    else void this.close();
   };
+
+  /** stdout drained: handle the lines held, in order, then read stdin again (unless they filled stdout again). */
+  private readonly ondrain = (): void => {
+    const held = this.held;
+    if (held === undefined || this.closed) return;
+    this.held = undefined;
+    this.ondata(held);
+    if (this.held !== undefined || this.closed) return;
+    if (this.endedWhileHeld) void this.close();
+    else this.stdin.resume();
+  };
+
+  /** Stop reading stdin until stdout drains, keeping `rest` (bytes read and not yet handled) for then. */
+  private hold(rest: Buffer): void {
+    this.held = rest;
+    this.stdin.pause();
+    this.stdout.once('drain', this.ondrain);
+  }
 
   private readonly ondata = (chunk: Buffer | string): void => {
     let bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    // Paused for stdout, a chunk the stream had already read waits behind the lines held.
+    if (this.held) {
+      this.held = Buffer.concat([this.held, bytes]);
+      return;
+    }
     for (;;) {
       if (this.skipping) {
         const end = bytes.indexOf(LF);
@@ -199,6 +244,11 @@ export class StdioTransport implements Transport {
         else this.deliver(line);
       }
       start = end + 1;
+      // The client is not reading its answers as fast as they come: stop reading requests until it
+      // has (stdout's 'drain'). One read of a number per line while it keeps up.
+      if (this.stdout.writableLength > this.highWater && this.stdout.writableNeedDrain && !this.closed) {
+        return this.hold(buf.subarray(start));
+      }
     }
     if (!this.closed && start < buf.length) this.partial = start === 0 ? buf : buf.subarray(start);
   };

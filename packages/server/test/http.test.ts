@@ -2,84 +2,12 @@ import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
-import path from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildHttpApp, DRAIN_MS, type HttpOptions } from '../src/http.js';
-import { createService, type Service } from '../src/service.js';
-import { silentLogger } from '@memory-service/kernel';
-import { BIN, FIXTURES, runBin, stdioClient, tempDir } from './helpers.js';
+import { DRAIN_MS } from '../src/http.js';
+import { BIN, runBin, stdioClient, tempDir } from './helpers.js';
+import { app, appWith, closeServices, MCP_HEADERS, mcpClient, messagesOf, rawSession, spawnHttpBin } from './http-helpers.js';
 
-const services: Service[] = [];
-afterEach(async () => {
-  await Promise.all(services.splice(0).map((s) => s.close()));
-});
-
-/** The app over a service with one fixture plugin (echo or wait), its tier the only one exposed. */
-async function appWith(fixture: 'echo' | 'wait', dashboard = false, extra: Partial<HttpOptions> = {}) {
-  const service = await createService({
-    dataDir: tempDir(),
-    plugins: [],
-    pluginSpecs: [path.join(FIXTURES, `${fixture}-plugin`)],
-    env: { MEMORY_EXPOSE: fixture },
-    logger: silentLogger(),
-  });
-  services.push(service);
-  return buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard, ...extra });
-}
-
-const app = (dashboard = false, extra: Partial<HttpOptions> = {}) => appWith('echo', dashboard, extra);
-
-/** An SDK client connected over streamable HTTP to the app listening at `address`. */
-async function mcpClient(address: string) {
-  const client = new Client({ name: 'http-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${address}/mcp`));
-  await client.connect(transport);
-  return { client, transport };
-}
-
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-
-/** Open an MCP session with plain requests at `address`; answers a poster of JSON-RPC bodies in it. */
-async function rawSession(address: string) {
-  const init = await fetch(`${address}/mcp`, {
-    method: 'POST',
-    headers: MCP_HEADERS,
-    body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'http-test', version: '1.0.0' } } }),
-  });
-  const headers = { ...MCP_HEADERS, 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-06-18' };
-  await init.text();
-  const post = (body: unknown) => fetch(`${address}/mcp`, { method: 'POST', headers, body: JSON.stringify(body) });
-  await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
-  return post;
-}
-
-/** The memory-service bin over HTTP on a free port with the data dir `dir`, once it says where it listens. */
-async function spawnHttpBin(dir: string, args: string[] = []) {
-  const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: dir },
-  });
-  let stderr = '';
-  const address = await new Promise<string>((resolve, reject) => {
-    child.stderr.on('data', (d) => {
-      stderr += d;
-      const m = /listening on (\S+)/.exec(stderr);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', () => reject(new Error(stderr)));
-  });
-  return { child, address };
-}
-
-/** The JSON-RPC messages of an answer, sent as JSON or as an event stream. */
-function messagesOf(text: string): any[] {
-  if (text.startsWith('{') || text.startsWith('[')) return [JSON.parse(text)].flat();
-  return text
-    .split('\n')
-    .filter((l) => l.startsWith('data: '))
-    .map((l) => JSON.parse(l.slice(6)));
-}
+afterEach(closeServices);
 
 describe('HTTP routes', () => {
   it('/health, /ready and /alive answer', async () => {
@@ -355,46 +283,6 @@ describe('HTTP routes', () => {
     expect(batched.status).toBe(400);
     expect((await batched.json()).error).toEqual({ code: -32600, message: 'Invalid Request: send initialize alone, not in a batch' });
     expect(messagesOf(await (await post({ jsonrpc: '2.0', id: 10, method: 'ping' })).text())).toMatchObject([{ id: 10, result: {} }]);
-    await a.close();
-  });
-
-  it('holds at most maxSessions MCP sessions, closing the one used longest ago, and closes idle ones', async () => {
-    const a = await app(false, { maxSessions: 2, sessionIdleMs: 200 });
-    const address = await a.listen({ host: '127.0.0.1', port: 0 });
-    const open = () => mcpClient(address);
-    const first = await open();
-    const second = await open();
-    await first.client.listTools();
-    // A third session makes room by closing the one used longest ago: the second.
-    const third = await open();
-    await expect(second.client.listTools()).rejects.toThrow();
-    expect((await first.client.listTools()).tools).toHaveLength(1);
-    expect((await third.client.listTools()).tools).toHaveLength(1);
-    // Unused for longer than sessionIdleMs, both are closed by the next sweep (every second at most).
-    await new Promise((resolve) => setTimeout(resolve, 1_300));
-    await expect(first.client.listTools()).rejects.toThrow();
-    await expect(third.client.listTools()).rejects.toThrow();
-    for (const c of [first, second, third]) await c.client.close().catch(() => undefined);
-    await a.close();
-  });
-
-  it('does not close a session with a request running, idle or to make room: that request was left unanswered', async () => {
-    const a = await appWith('wait', false, { maxSessions: 1, sessionIdleMs: 200 });
-    const address = await a.listen({ host: '127.0.0.1', port: 0 });
-    const post = await rawSession(address);
-    const running = post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'wait_for', arguments: { ms: 1_500 } } });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    // The only session is busy: a new one is refused for now rather than closing it.
-    const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
-    const refused = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(initialize) });
-    expect(refused.status).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('1');
-    expect((await refused.json()).error.message).toMatch(/all 1 have a request running/);
-    // Its response ended empty when the sweep (every second) or the new session closed the session under it.
-    expect(messagesOf(await (await running).text())).toMatchObject([{ id: 1, result: { structuredContent: { waited: 1_500 } } }]);
-    const opened = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(initialize) });
-    expect(opened.status).toBe(200);
-    await opened.text();
     await a.close();
   });
 

@@ -309,3 +309,98 @@ describe('StdioTransport writing', () => {
     await expect(transport.send({ jsonrpc: '2.0', id: 2, result: {} })).resolves.toBeUndefined();
   });
 });
+
+/** A stdout whose client reads nothing until `read()`: every write after the first stays buffered. */
+function unreadStdout() {
+  const lines: string[] = [];
+  let held: (() => void)[] = [];
+  let reading = false;
+  const stdout = new Writable({
+    highWaterMark: 1_024,
+    write(chunk: Buffer, _enc, done) {
+      lines.push(...chunk.toString().split('\n').filter(Boolean));
+      if (reading) done();
+      else held.push(() => done());
+    },
+  });
+  const read = () => {
+    reading = true;
+    for (const done of held.splice(0)) done();
+    held = [];
+  };
+  return { stdout, lines, read };
+}
+
+describe('StdioTransport backpressure', () => {
+  const answer = (id: unknown) => JSON.stringify({ jsonrpc: '2.0', id, result: { pad: 'x'.repeat(1_000) } });
+
+  /** A transport that answers each message itself with about 1 kB, and counts what it took. */
+  async function answering(stdin: PassThrough, stdout: Writable) {
+    const taken: unknown[] = [];
+    let closes = 0;
+    const transport: StdioTransport = new StdioTransport({
+      stdin,
+      stdout,
+      stdoutHighWater: 10_000,
+      take: (m) => {
+        taken.push((m as { id?: unknown }).id);
+        void transport.writeLine(answer((m as { id?: unknown }).id));
+        return true;
+      },
+    });
+    transport.onclose = () => closes++;
+    await transport.start();
+    return { transport, taken, closes: () => closes };
+  }
+
+  const requests = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, i) => `${JSON.stringify(ping(from + i))}\n`).join('');
+
+  // Regression guard, fixed: a client that stopped reading stdout while it kept writing requests
+  // had every answer queued in the server's memory (90 MB -> 309 MB over 2,000 dreams, still growing).
+  it('stops reading stdin while stdout holds more than the high-water mark unread, and answers every request in order once it drains', async () => {
+    const stdin = new PassThrough();
+    const { stdout, lines, read } = unreadStdout();
+    const { taken } = await answering(stdin, stdout);
+    // 200 requests in one chunk, then 200 more: each answer is about 1 kB.
+    await feed(stdin, [requests(1, 201)]);
+    expect(taken.length).toBeGreaterThan(5);
+    expect(taken.length).toBeLessThan(20);
+    expect(stdout.writableLength).toBeLessThan(10_000 + 2_000);
+    expect(stdin.isPaused()).toBe(true);
+    await feed(stdin, [requests(201, 401)]);
+    expect(taken.length).toBeLessThan(20);
+    expect(stdin.readableLength).toBeGreaterThan(0);
+    // The client reads again: the lines held, then the rest of stdin, are handled in order.
+    read();
+    for (let i = 0; i < 50 && lines.length < 400; i++) await tick();
+    expect(taken).toEqual(Array.from({ length: 400 }, (_, i) => i + 1));
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual(taken);
+    expect(stdin.isPaused()).toBe(false);
+  });
+
+  it('answers the requests it had read when stdin ends while it waits for stdout, then closes', async () => {
+    const stdin = new PassThrough();
+    const { stdout, lines, read } = unreadStdout();
+    const { taken, closes } = await answering(stdin, stdout);
+    stdin.end(requests(1, 101));
+    await tick();
+    await tick();
+    expect(taken.length).toBeLessThan(100);
+    expect(closes()).toBe(0);
+    read();
+    for (let i = 0; i < 50 && lines.length < 100; i++) await tick();
+    expect(lines.map((l) => JSON.parse(l).id)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    expect(closes()).toBe(1);
+  });
+
+  it('reads on while the client keeps up: nothing is held', async () => {
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    const { taken } = await answering(stdin, stdout);
+    stdout.resume();
+    await feed(stdin, [requests(1, 201)]);
+    expect(taken).toHaveLength(200);
+    expect(stdin.isPaused()).toBe(false);
+  });
+});
