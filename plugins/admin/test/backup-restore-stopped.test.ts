@@ -1,27 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { createTestServer, tempDataDir } from '@memory-service/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { admin, ManualClock, primitives, storesOf, type TestServer } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { admin, primitives, serversOnOneDir, storesOf } from './helpers.js';
 
 /** A memory_backup restore whose process stops right after its copy into the database, and the next start on the data dir. */
-const open: TestServer[] = [];
-let dir = '';
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  dir = '';
-});
-
-const start = async () => {
-  const s = await createTestServer({ plugins: [primitives, admin], expose: 'all', clock: new ManualClock(), dataDir: dir });
-  open.push(s);
-  return s;
-};
+const servers = serversOnOneDir([primitives, admin]);
+const { start, close } = servers;
 
 describe('memory_backup restore stopped after its copy', () => {
   it('the next start finishes it: a key revoked since stays revoked, one created since works, page files the backup lacks are removed', async () => {
-    dir = tempDataDir();
+    const dir = servers.fresh();
     const s = await start();
     const old = (await s.call('memory_api_key', { action: 'create', name: 'old-key' })).created as { id: string; key: string };
     const stores = storesOf(s);
@@ -38,8 +26,7 @@ describe('memory_backup restore stopped after its copy', () => {
     await expect(s.call('memory_backup', { action: 'restore', name: taken })).rejects.toThrow();
     expect(stores.apiKeys.verify(old.key)).toBe('revoked');
     expect(fs.existsSync(path.join(dir, later.path))).toBe(true);
-    open.splice(open.indexOf(s), 1);
-    await s.close();
+    await close(s);
 
     const next = await start();
     const keys = storesOf(next).apiKeys;

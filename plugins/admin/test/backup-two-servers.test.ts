@@ -1,27 +1,10 @@
-import fs from 'node:fs';
 import write from '@memory-service/plugin-write';
-import { createTestServer, tempDataDir } from '@memory-service/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { admin, ManualClock, primitives, type TestServer } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { admin, primitives, serversOnOneDir, type TestServer } from './helpers.js';
 
 /** Two servers on one data dir (one database, each its own in-memory retrieval index) across a memory_backup restore. */
-const open: TestServer[] = [];
-let dir = '';
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((s) => s.close()));
-  if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  dir = '';
-});
-
-const start = async () => {
-  const s = await createTestServer({ plugins: [primitives, write, admin], expose: 'all', clock: new ManualClock(), dataDir: dir });
-  open.push(s);
-  return s;
-};
-const close = async (s: TestServer) => {
-  open.splice(open.indexOf(s), 1);
-  await s.close();
-};
+const servers = serversOnOneDir([primitives, write, admin]);
+const { start, close } = servers;
 /** The texts of the episodes dream finds for the query (each under its heading in the summary). */
 const found = async (s: TestServer, query: string): Promise<string[]> => {
   const r = await s.call('dream', { query, sources: ['l3'] });
@@ -34,7 +17,7 @@ const found = async (s: TestServer, query: string): Promise<string[]> => {
  * kiwi note, which b finds; then a restores the backup. b's index still holds what came after it.
  */
 async function restoredBeside(): Promise<{ a: TestServer; b: TestServer }> {
-    dir = tempDataDir();
+    servers.fresh();
     const a = await start();
     const b = await start();
     await a.call('memory_episode_save', { summary: 'The harbour ferry leaves at dawn.' });
