@@ -4,6 +4,7 @@ export * from './config.js';
 export { CONFIG_SETTINGS, CONFIG_SECTIONS } from './config-check.js';
 export * from './paths.js';
 export * from './storage.js';
+export { fileFailureError, storageFailureError, type FileFailureKind, type StorageFailureOptions } from './storage-failures.js';
 export { runTransaction, type TransactionBegin } from './sql-transaction.js';
 export * from './hooks.js';
 export * from './logger.js';

@@ -454,6 +454,57 @@ describe('a database that refuses writes', () => {
     }
     expect(() => k.callToolNow('damaged', { code: 'SQLITE_ERROR' })).toThrow(expect.objectContaining({ code: 'KERNEL_ERR_TOOL_FAILED' }));
   });
+
+  // Regression guard, fixed: a full disk answered KERNEL_ERR_TOOL_FAILED "database or disk is full", naming neither memory.db nor a way out.
+  it('a full disk (SQLITE_FULL) is a KERNEL_ERR_STORAGE naming memory.db, the data dir and to free space, and the call\'s writes are rolled back', async () => {
+    const errors: string[] = [];
+    const k = await createKernel({
+      dataDir: tmp(),
+      logger: { ...silentLogger(), error: (m: string) => errors.push(m) },
+      plugins: [
+        plugin({
+          name: 'p-big',
+          migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
+          setup(ctx) {
+            const note = (n: number) => {
+              // A small row first, then rows that need new pages: the first is rolled back with them.
+              ctx.db.prepare('INSERT INTO notes (body) VALUES (?)').run('small');
+              for (let i = 0; i < n; i++) ctx.db.prepare('INSERT INTO notes (body) VALUES (?)').run('x'.repeat(8000));
+              return {};
+            };
+            ctx.tools.register(defineTool({ name: 'note', title: 'note', description: 'note', input: z.object({ n: z.number() }), annotations: { readOnlyHint: false }, handler: (a) => note(a.n) }));
+            ctx.onEvent('new_message', () => note(20));
+          },
+        }),
+      ],
+    });
+    scratchpad.kernel(k);
+    const count = () => (k.storage.db.prepare('SELECT COUNT(*) AS n FROM notes').get() as { n: number }).n;
+    k.callToolNow('note', { n: 1 });
+    // SQLite's own answer when the database may grow no more, as a full disk gives: "database or disk is full".
+    const pages = k.storage.db.pragma('page_count', { simple: true }) as number;
+    k.storage.db.pragma(`max_page_count = ${pages + 2}`);
+    const file = path.join(k.dataDir, 'memory.db');
+    expect(() => k.callToolNow('note', { n: 20 })).toThrow(
+      expect.objectContaining({
+        code: 'KERNEL_ERR_STORAGE',
+        plugin: 'p-big',
+        message: `cannot write to the database ${file}: the disk holding the data dir ${k.dataDir} is full (database or disk is full); the database holds nothing of this call (its transaction was rolled back). Free space on that disk (or point MCP_MEMORY_DATA_DIR at a disk with room), then call again`,
+      }),
+    );
+    expect(count()).toBe(2);
+    expect(k.storage.db.inTransaction).toBe(false);
+    // From an event handler: its error under the plugin's name, and one line on the logger.
+    const event = await k.dispatchEvent('new_message', { text: 'hello' });
+    expect(event.results['p-big']).toEqual({ error: expect.objectContaining({ code: 'KERNEL_ERR_STORAGE', message: expect.stringContaining(`the disk holding the data dir ${k.dataDir} is full`) }) });
+    expect(errors).toEqual([expect.stringMatching(/^p-big failed on new_message: cannot write to the database .*memory\.db: the disk holding the data dir .* is full \(database or disk is full\)\. Free space/)]);
+    // A handler run outside a transaction groups its own writes: its small row stays, and nothing is claimed rolled back.
+    expect(count()).toBe(3);
+    // Room again: the same call goes through.
+    k.storage.db.pragma('max_page_count = 1073741823');
+    k.callToolNow('note', { n: 20 });
+    expect(count()).toBe(24);
+  });
 });
 
 describe('config and paths', () => {

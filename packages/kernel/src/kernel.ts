@@ -23,7 +23,8 @@ import { z } from './zod.js';
 import { checkPluginDefinition, type PluginContext, type PluginDefinition } from './plugin.js';
 import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-payloads.js';
 import { checkWellFormed } from './well-formed.js';
-import { storageFailureError, Storage } from './storage.js';
+import { Storage } from './storage.js';
+import { storageFailureError, type StorageFailureOptions } from './storage-failures.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { ToolCallStats } from './call-stats.js';
 import { CATALOG_TOOL, DISPATCHER_PREFIX, dispatcherName } from './surface.js';
@@ -237,7 +238,8 @@ export class Kernel {
             JSON.stringify(answer);
           } catch (err) {
             const e = this.failure(err, plugin.name);
-            if (e.code === 'KERNEL_ERR_TOOL_FAILED') this.logger.error(`${plugin.name} failed on ${event}: ${e.message}`);
+            // One line, as for a tool (a storage failure's message says all there is to say).
+            if (e.code === 'KERNEL_ERR_TOOL_FAILED' || e.code === 'KERNEL_ERR_STORAGE') this.logger.error(`${plugin.name} failed on ${event}: ${e.message}`);
             answer = { error: e.toJSON() };
           }
           return { ...results, [plugin.name]: answer };
@@ -397,7 +399,8 @@ export class Kernel {
             return isPromiseLike(value) ? { promise: value } : { value: checkOutput(tool, value) };
           });
         } catch (err) {
-          throw withKeysGivenInstead(this.failure(err, tool.plugin), tool, args);
+          // The call's transaction was rolled back (a savepoint, inside an open one): none of its writes stay.
+          throw withKeysGivenInstead(this.failure(err, tool.plugin, { rolledBack: true }), tool, args);
         }
         if ('value' in answer) {
           stats.done(true, start);
@@ -430,11 +433,13 @@ export class Kernel {
 
   /**
    * What a tool or event handler threw, as a coded error carrying the plugin's name: a statement the
-   * database refused as read-only or damaged is a KERNEL_ERR_STORAGE naming memory.db and what to do.
+   * database refused (read-only, damaged, moved, the disk full, an I/O error) is a KERNEL_ERR_STORAGE
+   * naming memory.db and what to do (storageFailureError); `rolledBack` when the call's writes were
+   * all in its transaction, rolled back.
    */
-  private failure(err: unknown, plugin: string): MemoryError {
-    const storage = storageFailureError(this.storage.file, err);
-    if (storage) storage.plugin = plugin;
+  private failure(err: unknown, plugin: string, opts: StorageFailureOptions = {}): MemoryError {
+    const storage = storageFailureError(this.storage.file, err, opts);
+    if (storage && !storage.plugin) storage.plugin = plugin;
     return storage ?? toMemoryError(err, plugin);
   }
 

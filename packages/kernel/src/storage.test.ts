@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { MemoryError } from './errors.js';
-import { betterSqliteAddon, CHECKPOINT_DELAY_MS, loadSqliteDriver, PAGE_CACHE_KIB, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, Storage, WAL_BACKSTOP_PAGES, writeIfFree } from './storage.js';
+import { betterSqliteAddon, CHECKPOINT_DELAY_MS, DB_FILE_CHECK_MS, loadSqliteDriver, PAGE_CACHE_KIB, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, Storage, WAL_BACKSTOP_PAGES, writeIfFree } from './storage.js';
 
 describe('Storage checkpoints off the request path', () => {
   let dir: string;
@@ -357,5 +357,99 @@ describe('Storage on a database file it cannot use', () => {
     const err = openError();
     expect(err.code).toBe('KERNEL_ERR_STORAGE');
     expect(err.message).toContain(path.join(dir, 'memory.db'));
+  });
+});
+
+// Regression guard, fixed: with memory.db deleted (an `rm -rf` of the data dir) while the server ran,
+// every write was acknowledged into the unlinked file and lost at the next start. SQLite's own check
+// (SQLITE_READONLY_DBMOVED) is made with a rollback journal only, not in WAL mode.
+describe('Storage refuses writes once its database file is no longer at its path', () => {
+  let dir: string;
+  let storage: Storage;
+  let now: number;
+  const rows = () => (storage.db.prepare('SELECT COUNT(*) AS n FROM t').get() as { n: number }).n;
+  const write = () => storage.transaction(() => storage.prepare('INSERT INTO t (body) VALUES (?)').run('x'));
+  const refused = (what: RegExp) =>
+    expect(write).toThrow(
+      expect.objectContaining({
+        code: 'KERNEL_ERR_STORAGE',
+        message: expect.stringMatching(new RegExp(`^cannot write to the database ${storage.file.replace(/[\\^$.*+?()[\]{}|]/g, '\\$&')}: it was moved, deleted or replaced while the server runs \\(${what.source}\\)`)),
+      }),
+    );
+
+  beforeEach(() => {
+    now = 1_000_000;
+    vi.spyOn(performance, 'now').mockImplementation(() => now);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'storage-test-'));
+    storage = new Storage(dir);
+    storage.db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  });
+
+  afterEach(() => {
+    storage.close();
+    vi.restoreAllMocks();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a write after memory.db was deleted, with nothing written, and still reads from the open file', () => {
+    write();
+    for (const f of ['memory.db', 'memory.db-wal', 'memory.db-shm']) fs.rmSync(path.join(dir, f), { force: true });
+    now += DB_FILE_CHECK_MS;
+    refused(/no file is at its path now/);
+    expect(storage.db.inTransaction).toBe(false);
+    expect(rows()).toBe(1);
+    // A write made outside transaction() (a store's own) asks the same check first.
+    expect(() => storage.checkFileInPlace()).toThrow(expect.objectContaining({ code: 'KERNEL_ERR_STORAGE' }));
+  });
+
+  it('refuses it after the whole data dir was deleted, and after memory.db was replaced by another file', () => {
+    fs.rmSync(dir, { recursive: true, force: true });
+    now += DB_FILE_CHECK_MS;
+    refused(/no file is at its path now/);
+    fs.mkdirSync(dir);
+    new Storage(dir).close();
+    refused(/another file is at its path now/);
+    expect(rows()).toBe(0);
+  });
+
+  it('writes again to a file moved away and put back, checked at every write while it is away', () => {
+    const away = path.join(dir, 'away.db');
+    fs.renameSync(storage.file, away);
+    now += DB_FILE_CHECK_MS;
+    refused(/no file is at its path now/);
+    fs.renameSync(away, storage.file);
+    // At once: while the file is away, no interval is waited for.
+    write();
+    expect(rows()).toBe(1);
+  });
+
+  it('stats the path at most once per DB_FILE_CHECK_MS while the file is in place', () => {
+    const stat = vi.spyOn(fs, 'statSync');
+    for (let i = 0; i < 50; i++) write();
+    now += DB_FILE_CHECK_MS - 1;
+    write();
+    expect(stat).toHaveBeenCalledTimes(1);
+    now += 1;
+    write();
+    expect(stat).toHaveBeenCalledTimes(2);
+    // A nested transaction (a savepoint) is inside a checked one, and checks nothing.
+    now += DB_FILE_CHECK_MS;
+    storage.transaction(() => storage.transaction(() => storage.prepare('INSERT INTO t (body) VALUES (?)').run('y')));
+    expect(stat).toHaveBeenCalledTimes(3);
+  });
+
+  it('has nothing to check for a database without a file of its own, and does not refuse when the stat fails otherwise', () => {
+    const memory = new Storage(dir, { file: ':memory:' });
+    memory.db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY)');
+    now += DB_FILE_CHECK_MS;
+    expect(() => memory.transaction(() => memory.prepare('INSERT INTO t DEFAULT VALUES').run())).not.toThrow();
+    memory.close();
+    const realStat = fs.statSync;
+    vi.spyOn(fs, 'statSync').mockImplementation(((p: fs.PathLike, opts?: fs.StatSyncOptions) => {
+      if (p === storage.file) throw Object.assign(new Error(`EACCES: permission denied, stat '${storage.file}'`), { code: 'EACCES' });
+      return realStat(p, opts);
+    }) as typeof fs.statSync);
+    write();
+    expect(rows()).toBe(1);
   });
 });

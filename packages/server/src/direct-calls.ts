@@ -27,14 +27,21 @@ export function successResult(value: unknown): ToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured };
 }
 
-/** Shape an error as an MCP tool error whose JSON names the type, code, field and accepted values. */
+/**
+ * Shape an error as an MCP tool error whose JSON names the type, code, field and accepted values.
+ * A tool failure is logged with its stack; a storage failure (KERNEL_ERR_STORAGE: the disk full,
+ * memory.db moved, ...) as one line, since its message names the file and what to do and its stack
+ * is the same for every call (a full disk gave 11 lines per failed think).
+ */
 export function errorResult(err: unknown, logger?: Logger, tool?: string): ToolResult {
   const e = toMemoryError(err);
-  if (e.code === 'KERNEL_ERR_TOOL_FAILED' && logger) {
+  if ((e.code === 'KERNEL_ERR_TOOL_FAILED' || e.code === 'KERNEL_ERR_STORAGE') && logger) {
     const cause = (e as { cause?: unknown }).cause;
     // The line names the tool and its plugin: a bare message ("tool failed: a bare string") named neither.
     const who = [tool && `tool ${tool}`, e.plugin && `plugin ${e.plugin}`].filter(Boolean).join(', ');
-    logger.error(`tool failed${who ? ` (${who})` : ''}: ${cause instanceof Error && cause.stack ? cause.stack : e.message}`);
+    const what = e.code === 'KERNEL_ERR_STORAGE' ? 'storage failure' : 'tool failed';
+    const detail = e.code === 'KERNEL_ERR_TOOL_FAILED' && cause instanceof Error && cause.stack ? cause.stack : e.message;
+    logger.error(`${what}${who ? ` (${who})` : ''}: ${detail}`);
   }
   return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: e.toJSON() }) }] };
 }

@@ -118,6 +118,23 @@ describe('a request the stdio session answers itself is answered even when build
     expect(logger.errors).toEqual(['tool failed (tool boom): a bare string', 'tool failed (tool owned, plugin third-party): it broke']);
   });
 
+  // Regression guard, fixed: every think refused on a full disk logged SQLite's 11-line stack (285 failed thinks, 245 KB of stderr).
+  it('logs a storage failure as one line naming the tool, its plugin and the message, without a stack', async () => {
+    const logger = keptLogger();
+    const sqlite = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
+    const { ask } = await open(
+      surfaceOf([
+        tool('full', {}, () => {
+          throw new MemoryError('KERNEL_ERR_STORAGE', 'cannot write to the database /d/memory.db: the disk holding the data dir /d is full', { plugin: 'p', cause: sqlite });
+        }),
+      ]),
+      logger,
+    );
+    const answer = await ask({ id: 1, method: 'tools/call', params: { name: 'full', arguments: {} } });
+    expect(JSON.parse(answer.result.content[0].text).error).toMatchObject({ code: 'KERNEL_ERR_STORAGE', type: 'StorageError' });
+    expect(logger.errors).toEqual(['storage failure (tool full, plugin p): cannot write to the database /d/memory.db: the disk holding the data dir /d is full']);
+  });
+
   it('answers a tools/call whose error cannot be written as JSON, synchronous or not, with an internal error', async () => {
     const unwritable = () => new MemoryError('KERNEL_ERR_VALIDATION', 'bad value', { field: 'q', accepted: [1n] });
     const logger = keptLogger();

@@ -45,6 +45,8 @@ export class StoreContext {
    * that catches it keeps its own), and the outer transaction's rollback undoes them all.
    * After the outermost commit, the commit hooks and afterCommit run (not after a rollback): for a
    * transaction this context opened, or one the kernel opened for a tool call (host), which it follows.
+   * An outermost transaction is refused first, with nothing written, when the host finds the database
+   * file moved or deleted (checkFileInPlace: a write would be lost at the next start).
    */
   tx<T>(fn: () => T): T {
     if (this.db.inTransaction) {
@@ -58,6 +60,7 @@ export class StoreContext {
         throw err;
       }
     }
+    this.checkFileInPlace();
     // Left by a transaction this context did not open: its outcome is unknown, so they never run.
     this.commitHooks.length = 0;
     let result: T;
@@ -73,6 +76,14 @@ export class StoreContext {
     }
     this.committed();
     return result;
+  }
+
+  /**
+   * Throw KERNEL_ERR_STORAGE when the database file is no longer at its path (moved, deleted or
+   * replaced while the server runs: TransactionHost.checkFileInPlace); nothing to check without a host.
+   */
+  checkFileInPlace(): void {
+    this.host?.checkFileInPlace();
   }
 
   /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StoreContext } from './context.js';
-import { writeIfFree } from '@memory-service/kernel';
+import { makeDirs, writeIfFree } from '@memory-service/kernel';
 import type { Breaker } from './ops/breakers.js';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
@@ -389,7 +389,7 @@ export class L1Ring {
       if (!check.valid) {
         // A copy first (memory_heal keeps the bad content, in case it holds something to recover).
         if (backupDir) {
-          fs.mkdirSync(backupDir, { recursive: true });
+          makeDirs(backupDir);
           const copy = path.join(backupDir, `${path.basename(path.dirname(check.file))}-${path.basename(check.file)}`);
           fs.copyFileSync(check.file, copy);
           backedUp.push(copy);

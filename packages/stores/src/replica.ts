@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { openSqlite } from '@memory-service/kernel';
+import { fileFailureError, openSqlite } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { safeJoin } from './paths.js';
 import type { Scope } from './types.js';
@@ -87,7 +87,8 @@ export class Replica {
       return { path: REPLICA_FILE, size_bytes: fs.statSync(file).size, synced_at: syncedAt, duration_ms: Math.round(performance.now() - started), rows, scope_rows: scopeRows };
     } catch (err) {
       for (const f of [tmp, `${tmp}-journal`, `${tmp}-wal`, `${tmp}-shm`]) fs.rmSync(f, { force: true });
-      throw err;
+      // The disk full, no file descriptors left ("unable to open database file"): named with the file and what to do.
+      throw fileFailureError(file, err, 'syncing the replica') ?? err;
     }
   }
 

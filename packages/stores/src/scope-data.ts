@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { toNfc } from '@memory-service/kernel';
+import { fileFailureError, toNfc } from '@memory-service/kernel';
 import { StoreError, validationError, notFound } from './errors.js';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import {
@@ -161,7 +161,13 @@ export class ScopeData {
     let name = `${base}.json`;
     for (let n = 2; fs.existsSync(safeJoin(this.stores.ctx.dataDir, EXPORTS_DIR, name)); n++) name = `${base}-${n}.json`;
     const text = JSON.stringify(doc);
-    writeFileAtomic(safeJoin(this.stores.ctx.dataDir, EXPORTS_DIR, name), text);
+    const file = safeJoin(this.stores.ctx.dataDir, EXPORTS_DIR, name);
+    try {
+      writeFileAtomic(file, text);
+    } catch (err) {
+      // Node's message ("ENOSPC: no space left on device, write") names no file.
+      throw fileFailureError(file, err, 'writing the export file') ?? err;
+    }
     return { file: name, bytes: Buffer.byteLength(text, 'utf8') };
   }
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { openSqlite, removeStaleTemps, tempNameFor } from '@memory-service/kernel';
+import { fileFailureError, makeDirs, openSqlite, removeStaleTemps, tempNameFor } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import { StoreError, notFound, validationError } from '../errors.js';
 import { safeJoin } from '../paths.js';
@@ -66,7 +66,10 @@ export interface BackupStatus {
 
 /** What Stores does around a backup: write what is pending first, and bring its in-memory state in line after a restore. */
 export interface BackupHooks {
-  /** Before a copy is taken: write the queued bookkeeping, so the copy holds it. */
+  /**
+   * Before a copy is taken: write the queued bookkeeping, so the copy holds it. A failure is logged
+   * and the copy taken without it (the bookkeeping stays queued).
+   */
   beforeCopy(): void;
   /**
    * The highest seq the retrieval change log ever handed out (Retrieval.changeSeqTop), read just
@@ -105,6 +108,21 @@ function timeOfName(name: string): string | null {
 function seqOf(name: string): number {
   const m = /Z-(\d+)\.db$/.exec(name);
   return m ? Number(m[1]) : 1;
+}
+
+/** The failures of reading a backup that are the environment's, not the backup's (fileFailureError). */
+const READ_FAILURES = ['descriptors', 'cantopen', 'io'] as const;
+
+/**
+ * A backup file opened read-only; one SQLite cannot open (no file descriptors left, a folder gone)
+ * is a KERNEL_ERR_STORAGE naming it, not SQLite's bare "unable to open database file".
+ */
+function openBackup(file: string): Database {
+  try {
+    return openSqlite(file, { readonly: true, fileMustExist: true });
+  } catch (err) {
+    throw fileFailureError(file, err, 'reading the backup', READ_FAILURES) ?? err;
+  }
 }
 
 function kindOf(name: string): BackupInfo['kind'] {
@@ -157,10 +175,26 @@ export class BackupStore {
     return this.exclusive(() => this.copy(kind));
   }
 
+  /**
+   * Copy the live database into a new backup file of this kind. A failure of the environment (the
+   * disk full, a read-only file system, no file descriptors left) is a KERNEL_ERR_STORAGE naming the
+   * backup file (fileFailureError); the partial file is removed.
+   */
   private async copy(kind: BackupKind): Promise<BackupInfo> {
     if (!this.ctx.db.open) throw new StoreError('STORES_ERR_CONFLICT', 'the database is closed: no backup can be taken');
-    fs.mkdirSync(this.dir, { recursive: true });
-    this.hooks.beforeCopy();
+    try {
+      // Not Node's recursive mkdirSync: on a file system turned read-only it answers ENOENT, not EROFS.
+      makeDirs(this.dir);
+    } catch (err) {
+      throw fileFailureError(this.dir, err, 'creating the backups folder') ?? err;
+    }
+    try {
+      this.hooks.beforeCopy();
+    } catch (err) {
+      // Access counts and telemetry are not worth a backup: with memory.db moved or deleted while the
+      // server runs, a write is refused, and a backup of the open database is what keeps its content.
+      this.ctx.logger.warn(`backup: the queued bookkeeping (access counts, recall telemetry) could not be written first, so the backup is taken without it: ${(err as Error).message}`);
+    }
     const base = `${kind}-${stamp(this.ctx.clock.now())}`;
     let name = `${base}.db`;
     for (let n = 2; fs.existsSync(path.join(this.dir, name)); n++) name = `${base}-${n}.db`;
@@ -184,7 +218,8 @@ export class BackupStore {
       fs.renameSync(tmp, file);
     } catch (err) {
       this.removeFiles(tmp);
-      throw err;
+      const doing = kind === 'pre-restore' ? 'taking the safety backup before the restore (nothing is restored) into' : 'taking a backup into';
+      throw fileFailureError(file, err, doing) ?? err;
     }
     return { ...this.info(name), standing_files: standing };
   }
@@ -230,12 +265,16 @@ export class BackupStore {
     try {
       // Only an older version wrote a backup under its own name while copying: a kill left it with its journal.
       if (fs.existsSync(`${file}-journal`)) throw new Error(`it is a copy that was not finished (its process stopped midway: ${name}-journal lies beside it); remove both files and take or pick another backup`);
-      db = openSqlite(file, { readonly: true, fileMustExist: true });
+      db = openBackup(file);
       const check = db.pragma('quick_check', { simple: true });
       if (check !== 'ok') throw new Error(`quick_check answered ${String(check)}`);
       if (!db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'facts'").get()) throw new Error('it holds no memory tables');
       readBackupFiles(db);
     } catch (err) {
+      // A backup that cannot be opened or read for a reason of the environment (no file descriptors
+      // left, an I/O error) is not a bad backup: say what failed instead.
+      const storage = fileFailureError(file, err, 'reading the backup', READ_FAILURES);
+      if (storage) throw storage;
       throw validationError('name', `backup ${name} is not a usable memory database: ${(err as Error).message}`, 'a backup name from memory_backup list');
     } finally {
       db?.close();
@@ -260,6 +299,9 @@ export class BackupStore {
     if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw notFound('backup', clean, 'name');
     return this.exclusive(async () => {
       if (this.ctx.db.inTransaction) throw new StoreError('STORES_ERR_CONFLICT', 'a restore cannot run inside a transaction');
+      // The copy goes to memory.db's path, the connection's writes after it to the file it has open:
+      // with memory.db moved or deleted those are two files, so the restore is refused before anything changes.
+      this.ctx.checkFileInPlace();
       this.verify(clean);
       const restored = this.info(clean);
       // Read (and checked, by verify) before anything changes: a bad table refuses the restore with nothing done.
@@ -347,7 +389,7 @@ export class BackupStore {
 
   /** The standing query files the backup file holds (null: it has no table), on a read-only connection of its own. */
   private readFiles(file: string): Map<string, string> | null {
-    const db = openSqlite(file, { readonly: true, fileMustExist: true });
+    const db = openBackup(file);
     try {
       return readBackupFiles(db);
     } finally {
