@@ -87,6 +87,81 @@ export class WikiFilesBehind {
   }
 
   /**
+   * Inside a bulk writer's transaction (WikiStore.withFileWritesRecorded): note that the file at
+   * `rel` owes the text of the row that has its path once the transaction commits. The note commits
+   * with the row and is cleared once the file is written (clearWrites); one a stopped process left
+   * is finished by the next start (finishWrites).
+   */
+  oweWrite(rel: string): void {
+    this.ctx.stmt('INSERT OR IGNORE INTO wiki_file_writes (path) VALUES (?)').run(rel);
+  }
+
+  /**
+   * After the commit and the writes of a bulk writer: clear the notes of the files written, in one
+   * transaction that never waits for the lock (a note left is finished by the next start, which
+   * finds the file holding its row's text). A file behind keeps its note until retry writes it.
+   */
+  clearWrites(rels: readonly string[]): void {
+    const done = rels.filter((rel) => !this.paths.has(rel));
+    if (done.length === 0 || !this.ctx.db.open) return;
+    try {
+      writeIfFree(this.ctx.db, () =>
+        this.ctx.db.transaction(() => {
+          const del = this.ctx.stmt('DELETE FROM wiki_file_writes WHERE path = ?');
+          for (const rel of done) del.run(rel);
+        })(),
+      );
+    } catch {
+      // Left noted: the next start finds the files holding their rows' text and clears the notes.
+    }
+  }
+
+  /**
+   * Write the page files the notes of wiki_file_writes say a committed transaction owed and a
+   * process stopped before writing (killed after an import's commit): each from the row that has
+   * its path, whatever the file's time (an import's rows keep their exported times, older than a
+   * file of the text they replaced), unless the file holds that text already. A note whose path no
+   * row has is dropped (the removals are wiki_file_removals'). A file that cannot be written keeps
+   * its note and is noted behind (tried again on the timer). Returns how many files were written.
+   */
+  finishWrites(): number {
+    if (!this.ctx.db.open) return 0;
+    let written = 0;
+    // Under the write lock: no other process commits a page at one of these paths in between.
+    this.ctx.tx(() => {
+      const rels = this.ctx.stmt('SELECT path FROM wiki_file_writes').pluck(true).all() as string[];
+      if (rels.length === 0) return;
+      const row = this.ctx.stmt('SELECT content FROM wiki_pages WHERE path = ?').pluck(true);
+      const done = this.ctx.stmt('DELETE FROM wiki_file_writes WHERE path = ?');
+      const dirs = new Set<string>();
+      for (const rel of rels) {
+        const content = row.get(rel) as string | undefined;
+        let abs: string;
+        try {
+          abs = safeJoin(this.ctx.dataDir, rel);
+        } catch (err) {
+          this.ctx.logger.error(`wiki page file ${rel} is not written: ${(err as Error).message}`);
+          done.run(rel);
+          continue;
+        }
+        if (content !== undefined && !fileHolds(abs, content)) {
+          dirs.add(path.dirname(abs));
+          let ok = false;
+          this.apply(rel, 'writing the page file an import owed', () => {
+            writeFileAtomic(abs, content);
+            ok = true;
+          });
+          if (!ok) continue;
+          written++;
+        }
+        done.run(rel);
+      }
+      for (const dir of dirs) removeStaleTemps(dir);
+    });
+    return written;
+  }
+
+  /**
    * Remove the files of the removals noted and never finished (a process stopped first) whose path
    * no page has taken since; a page that took one keeps its file. Returns how many files were
    * removed. A file that cannot be removed stays noted and behind (tried again on the timer).
@@ -140,15 +215,7 @@ export class WikiFilesBehind {
         this.ctx.logger.error(`wiki page file ${r.path} is not written: ${(err as Error).message}`);
         continue;
       }
-      let same = false;
-      try {
-        // The size first: a file of another size is never read (it could be larger than any page: wiki-page-file.ts).
-        const st = fs.statSync(abs);
-        same = st.isFile() && st.size === Buffer.byteLength(r.content, 'utf8') && fs.readFileSync(abs, 'utf8') === r.content;
-      } catch {
-        same = false;
-      }
-      if (same) {
+      if (fileHolds(abs, r.content)) {
         this.paths.delete(r.path);
         continue;
       }
@@ -197,6 +264,7 @@ export class WikiFilesBehind {
       return this.paths.size;
     }
     let lastError: unknown = null;
+    const written: string[] = [];
     for (const rel of [...this.paths]) {
       try {
         const row = this.ctx.stmt('SELECT content FROM wiki_pages WHERE path = ?').get(rel) as { content: string } | undefined;
@@ -205,10 +273,13 @@ export class WikiFilesBehind {
         else fs.rmSync(abs, { force: true });
         this.paths.delete(rel);
         if (!row) this.removalDone(rel);
+        else written.push(rel);
       } catch (err) {
         lastError = err;
       }
     }
+    // The notes of the files an import owed, now written.
+    this.clearWrites(written);
     if (this.paths.size === 0) {
       if (this.failures > 0) this.ctx.logger.info('wiki page files are written again');
       this.failures = 0;
@@ -258,4 +329,14 @@ function pageFilesUnder(dataDir: string, rel: string): string[] {
   };
   walk(rel);
   return out;
+}
+
+/** Whether the file at `abs` holds exactly `content`: its size first, so a file of another size is never read (it could be larger than any page: wiki-page-file.ts). */
+function fileHolds(abs: string, content: string): boolean {
+  try {
+    const st = fs.statSync(abs);
+    return st.isFile() && st.size === Buffer.byteLength(content, 'utf8') && fs.readFileSync(abs, 'utf8') === content;
+  } catch {
+    return false;
+  }
 }
