@@ -134,4 +134,24 @@ describe('the files a memory_data import owes, when its process is killed after 
     expect(owed()).toBe(0);
     expect(fileText('wiki/user/bob/diary/imported-0.md')).toBe('imported page 0');
   });
+
+  it("notes whose clearing finds another process holding the lock are cleared on the timer's next try", () => {
+    const s = env.stores;
+    const other = env.second().db;
+    const ctx = s.ctx as unknown as { commitHooks: (() => void)[]; owning: boolean; committed(): void };
+    const committed = ctx.committed.bind(ctx);
+    ctx.committed = () => {
+      other.prepare('BEGIN IMMEDIATE').run();
+      try {
+        committed();
+      } finally {
+        other.prepare('COMMIT').run();
+      }
+    };
+    s.scopeData.importScope(U2, pagesDoc(3), 'merge');
+    expect(rowsOf('bob').every((r) => fileText(r.path) === r.content)).toBe(true);
+    expect(owed()).toBe(3);
+    expect(s.wiki.filesBehind.retry()).toBe(0);
+    expect(owed()).toBe(0);
+  });
 });

@@ -502,8 +502,14 @@ export class Stores {
     } catch (err) {
       this.ctx.logger.warn(`comparing the L1 files with their rings failed (the rings are stored; a scope's next push rewrites its file): ${(err as Error).message}`);
     }
-    // The files a committed import owed first (whatever their time), then the newest saves' and the removals.
-    const owed = this.wiki.filesBehind.finishWrites();
+    // The files a committed import owed first (whatever their time), then the newest saves' and the
+    // removals; a lock another process holds past the busy timeout leaves the notes to the next start.
+    let owed = 0;
+    try {
+      owed = this.wiki.filesBehind.finishWrites();
+    } catch (err) {
+      this.ctx.logger.warn(`writing the page files an import owed failed (tried again at the next start): ${(err as Error).message}`);
+    }
     const wikiFiles = owed + this.wiki.repairRecent(this.auditMarkAtStart) + this.wiki.filesBehind.finishRemovals();
     try {
       this.standing.finishWrites();

@@ -31,6 +31,8 @@ export class WikiFilesBehind {
   private timer: NodeJS.Timeout | null = null;
   /** Retries in a row that left a file behind. */
   private failures = 0;
+  /** The notes of written files (wiki_file_writes) whose clearing found the lock taken: cleared on the timer, or by flush. */
+  private readonly uncleared = new Set<string>();
 
   constructor(private readonly ctx: StoreContext) {}
 
@@ -104,8 +106,9 @@ export class WikiFilesBehind {
   clearWrites(rels: readonly string[]): void {
     const done = rels.filter((rel) => !this.paths.has(rel));
     if (done.length === 0 || !this.ctx.db.open) return;
+    let cleared = false;
     try {
-      writeIfFree(this.ctx.db, () =>
+      cleared = writeIfFree(this.ctx.db, () =>
         this.ctx.db.transaction(() => {
           const del = this.ctx.stmt('DELETE FROM wiki_file_writes WHERE path = ?');
           for (const rel of done) del.run(rel);
@@ -114,6 +117,13 @@ export class WikiFilesBehind {
     } catch {
       // Left noted: the next start finds the files holding their rows' text and clears the notes.
     }
+    if (cleared) {
+      for (const rel of done) this.uncleared.delete(rel);
+      return;
+    }
+    // Another process holds the lock: cleared on the timer, so a later hand edit of one of these files is not written over at the next start.
+    for (const rel of done) this.uncleared.add(rel);
+    this.schedule();
   }
 
   /**
@@ -257,12 +267,14 @@ export class WikiFilesBehind {
   retry(): number {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.paths.size === 0 || !this.ctx.db.open) return this.paths.size;
+    if ((this.paths.size === 0 && this.uncleared.size === 0) || !this.ctx.db.open) return this.paths.size;
     // The row read must be a committed one: inside a transaction, wait for the next try.
     if (this.ctx.db.inTransaction) {
       this.schedule();
       return this.paths.size;
     }
+    if (this.uncleared.size > 0) this.clearWrites([...this.uncleared]);
+    if (this.paths.size === 0) return 0;
     let lastError: unknown = null;
     const written: string[] = [];
     for (const rel of [...this.paths]) {
