@@ -207,7 +207,9 @@ export class ScopeData {
     const doc = this.check(input, root);
     const s = this.stores;
     const max = s.config.scratchpadMax;
-    return s.transaction(() => {
+    // The page files the import owes are noted with its rows: a process stopped before writing
+    // them all leaves them to the next start, which writes them whatever their time.
+    return s.wiki.withFileWritesRecorded(() => {
       const res: ImportResult = { mode, imported: zero(), skipped: zero(), cleared: zero(), cleared_l1: 0, archived: 0 };
       if (mode === 'replace') this.clear(scope, res);
       const now = s.ctx.iso();

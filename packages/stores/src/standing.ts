@@ -1,10 +1,12 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { writeIfFree } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import type { EpisodeStore, Episode } from './episodes.js';
 import { notFound, validationError, valueError } from './errors.js';
 import type { Fact, FactStore } from './facts.js';
 import { MEMORY_QUERY_MAX_LIMIT, MEMORY_QUERY_TARGETS, memoryQuerySql, type MemoryQuery, type MemoryQueryTarget } from './memory-query.js';
-import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
+import { idSegment, removeStaleTemps, safeJoin, writeFileAtomic } from './paths.js';
 import type { Scope } from './types.js';
 import { checkScope, toIso } from './util.js';
 import { yaml } from './yaml.js';
@@ -154,6 +156,7 @@ export class StandingStore {
     const now = this.ctx.iso();
     const query: StandingQuery = { name, description, filters, created: before?.created ?? now, updated: now };
     writeFileAtomic(file, yaml().stringify({ name, description, filters, created: query.created, updated: now }));
+    this.owedDone([this.rel(file)]);
     return { query, replaced: before !== null };
   }
 
@@ -203,7 +206,9 @@ export class StandingStore {
     checkScope(scope);
     const q = this.read(scope, name);
     if (!q) throw notFound(`standing query of layer ${scope.layer}, user_id ${JSON.stringify(scope.user_id)}`, name, 'name');
-    fs.rmSync(this.file(scope, name), { force: true });
+    const file = this.file(scope, name);
+    fs.rmSync(file, { force: true });
+    this.owedDone([this.rel(file)]);
     return q;
   }
 
@@ -224,7 +229,7 @@ export class StandingStore {
     }
     const file = this.file(scope, q.name);
     const text = yaml().stringify({ name: q.name, description, filters, created: q.created, updated: q.updated });
-    this.ctx.whenCommitted(() => writeFileAtomic(file, text));
+    this.owe([file], text);
     return true;
   }
 
@@ -249,8 +254,92 @@ export class StandingStore {
     const files = this.list(scope)
       .filter(test)
       .map((q) => this.file(scope, q.name));
-    if (files.length > 0) this.ctx.whenCommitted(() => files.forEach((f) => fs.rmSync(f, { force: true })));
+    if (files.length > 0) this.owe(files, null);
     return files.length;
+  }
+
+  /** A standing query file's path relative to the data dir, with forward slashes, as standing_file_writes holds it. */
+  private rel(file: string): string {
+    return path.relative(path.resolve(this.ctx.dataDir), file).split(path.sep).join('/');
+  }
+
+  /**
+   * Inside the open transaction: note in standing_file_writes that these files are to hold `text`
+   * (null: removed) once it commits, and do it then, clearing the notes. A standing query exists
+   * only as its file, so the note, which commits with the transaction, is what a process stopped
+   * after the commit leaves the next start to finish (finishWrites); a rolled-back transaction
+   * leaves neither note nor file.
+   */
+  private owe(files: readonly string[], text: string | null): void {
+    const note = this.ctx.stmt('INSERT OR REPLACE INTO standing_file_writes (path, content) VALUES (?, ?)');
+    for (const f of files) note.run(this.rel(f), text);
+    this.ctx.whenCommitted(() => {
+      const done: string[] = [];
+      for (const f of files) {
+        try {
+          if (text === null) fs.rmSync(f, { force: true });
+          else writeFileAtomic(f, text);
+          done.push(this.rel(f));
+        } catch (err) {
+          this.ctx.logger.error(`${text === null ? 'removing' : 'writing'} the standing query file ${this.rel(f)} failed (done at the next start): ${(err as Error).message}`);
+        }
+      }
+      this.owedDone(done);
+    });
+  }
+
+  /** Clear the notes of these files (written, removed, or saved since); never waits for the lock (a note left is done again at the next start, the same way). */
+  private owedDone(rels: readonly string[]): void {
+    if (rels.length === 0 || !this.ctx.db.open) return;
+    // Most calls find no note: a read, not a write, then.
+    if (this.ctx.stmt('SELECT 1 FROM standing_file_writes LIMIT 1').get() === undefined) return;
+    try {
+      writeIfFree(this.ctx.db, () =>
+        this.ctx.db.transaction(() => {
+          const del = this.ctx.stmt('DELETE FROM standing_file_writes WHERE path = ?');
+          for (const rel of rels) del.run(rel);
+        })(),
+      );
+    } catch {
+      // Left noted: the next start does it again.
+    }
+  }
+
+  /**
+   * Do the standing query file writes and removals the notes of standing_file_writes say a
+   * committed transaction owed and a process stopped before doing (killed after an import's
+   * commit), then clear those notes; a file that cannot be written keeps its note (for the next
+   * start). Returns how many files were written or removed.
+   */
+  finishWrites(): number {
+    if (!this.ctx.db.open) return 0;
+    let done = 0;
+    this.ctx.tx(() => {
+      const notes = this.ctx.stmt('SELECT path, content FROM standing_file_writes').all() as { path: string; content: string | null }[];
+      const clear = this.ctx.stmt('DELETE FROM standing_file_writes WHERE path = ?');
+      const dirs = new Set<string>();
+      for (const n of notes) {
+        try {
+          const abs = safeJoin(this.ctx.dataDir, n.path);
+          if (n.content === null) fs.rmSync(abs, { force: true });
+          else {
+            writeFileAtomic(abs, n.content);
+            dirs.add(path.dirname(abs));
+          }
+          clear.run(n.path);
+          done++;
+        } catch (err) {
+          this.ctx.logger.error(`finishing the standing query file ${n.path} failed (tried again at the next start): ${(err as Error).message}`);
+        }
+      }
+      for (const dir of dirs) removeStaleTemps(dir);
+    });
+    return done;
+  }
+
+  /** Drop every note of standing_file_writes (a backup restored: its standing query files are the backup's copy). */
+  dropOwed(): void {
+    if (this.ctx.db.open) this.ctx.stmt('DELETE FROM standing_file_writes').run();
   }
 
   /** The names (lower case, as the files are named) of the scope's standing query files. */

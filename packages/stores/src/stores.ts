@@ -295,8 +295,11 @@ export class Stores {
       },
       matchFiles: () => {
         const matched = this.wiki.filesBehind.matchRows();
-        // The removals the restored database noted as unfinished: their files are gone now, or another page took the path.
+        // The removals and writes the restored database noted as unfinished: its files are matched now.
         this.wiki.filesBehind.finishRemovals();
+        this.wiki.filesBehind.finishWrites();
+        // Its standing query files are the backup's copy (restored after this): the notes of that time are not owed.
+        this.standing.dropOwed();
         return matched;
       },
     });
@@ -485,8 +488,9 @@ export class Stores {
 
   /**
    * Mend what a process stopped mid-write (killed) can leave on disk, cheaply enough for every
-   * start: L1 files behind their rings, the files of the last wiki pages saved, the files of deleted
-   * or moved pages it had not removed, and the temp files of killed writes (stale-temps.ts: backup
+   * start: L1 files behind their rings, the page and standing query files a committed import owed
+   * (noted with its rows), the files of the last wiki pages saved, the files of deleted or moved
+   * pages it had not removed, and the temp files of killed writes (stale-temps.ts: backup
    * copies, exports, the replica, L1, index, standing and CONTEXT.md files, and those pages' folders). Returns how many files were rewritten (or, for wiki, also removed).
    */
   repairAfterStop(): { l1_files: number; wiki_files: number } {
@@ -498,7 +502,20 @@ export class Stores {
     } catch (err) {
       this.ctx.logger.warn(`comparing the L1 files with their rings failed (the rings are stored; a scope's next push rewrites its file): ${(err as Error).message}`);
     }
-    const wikiFiles = this.wiki.repairRecent(this.auditMarkAtStart) + this.wiki.filesBehind.finishRemovals();
+    // The files a committed import owed first (whatever their time), then the newest saves' and the
+    // removals; a lock another process holds past the busy timeout leaves the notes to the next start.
+    let owed = 0;
+    try {
+      owed = this.wiki.filesBehind.finishWrites();
+    } catch (err) {
+      this.ctx.logger.warn(`writing the page files an import owed failed (tried again at the next start): ${(err as Error).message}`);
+    }
+    const wikiFiles = owed + this.wiki.repairRecent(this.auditMarkAtStart) + this.wiki.filesBehind.finishRemovals();
+    try {
+      this.standing.finishWrites();
+    } catch (err) {
+      this.ctx.logger.warn(`finishing the standing query files an import owed failed (tried again at the next start): ${(err as Error).message}`);
+    }
     // Temp files of writes a killed process left (a backup's copy, an export, the replica, L1 and snapshot files).
     removeLeftTemps(this.ctx.dataDir);
     return { l1_files: l1Files, wiki_files: wikiFiles };

@@ -31,6 +31,8 @@ export class WikiFilesBehind {
   private timer: NodeJS.Timeout | null = null;
   /** Retries in a row that left a file behind. */
   private failures = 0;
+  /** The notes of written files (wiki_file_writes) whose clearing found the lock taken: cleared on the timer, or by flush. */
+  private readonly uncleared = new Set<string>();
 
   constructor(private readonly ctx: StoreContext) {}
 
@@ -87,6 +89,89 @@ export class WikiFilesBehind {
   }
 
   /**
+   * Inside a bulk writer's transaction (WikiStore.withFileWritesRecorded): note that the file at
+   * `rel` owes the text of the row that has its path once the transaction commits. The note commits
+   * with the row and is cleared once the file is written (clearWrites); one a stopped process left
+   * is finished by the next start (finishWrites).
+   */
+  oweWrite(rel: string): void {
+    this.ctx.stmt('INSERT OR IGNORE INTO wiki_file_writes (path) VALUES (?)').run(rel);
+  }
+
+  /**
+   * After the commit and the writes of a bulk writer: clear the notes of the files written, in one
+   * transaction that never waits for the lock (a note left is finished by the next start, which
+   * finds the file holding its row's text). A file behind keeps its note until retry writes it.
+   */
+  clearWrites(rels: readonly string[]): void {
+    const done = rels.filter((rel) => !this.paths.has(rel));
+    if (done.length === 0 || !this.ctx.db.open) return;
+    let cleared = false;
+    try {
+      cleared = writeIfFree(this.ctx.db, () =>
+        this.ctx.db.transaction(() => {
+          const del = this.ctx.stmt('DELETE FROM wiki_file_writes WHERE path = ?');
+          for (const rel of done) del.run(rel);
+        })(),
+      );
+    } catch {
+      // Left noted: the next start finds the files holding their rows' text and clears the notes.
+    }
+    if (cleared) {
+      for (const rel of done) this.uncleared.delete(rel);
+      return;
+    }
+    // Another process holds the lock: cleared on the timer, so a later hand edit of one of these files is not written over at the next start.
+    for (const rel of done) this.uncleared.add(rel);
+    this.schedule();
+  }
+
+  /**
+   * Write the page files the notes of wiki_file_writes say a committed transaction owed and a
+   * process stopped before writing (killed after an import's commit): each from the row that has
+   * its path, whatever the file's time (an import's rows keep their exported times, older than a
+   * file of the text they replaced), unless the file holds that text already. A note whose path no
+   * row has is dropped (the removals are wiki_file_removals'). A file that cannot be written keeps
+   * its note and is noted behind (tried again on the timer). Returns how many files were written.
+   */
+  finishWrites(): number {
+    if (!this.ctx.db.open) return 0;
+    let written = 0;
+    // Under the write lock: no other process commits a page at one of these paths in between.
+    this.ctx.tx(() => {
+      const rels = this.ctx.stmt('SELECT path FROM wiki_file_writes').pluck(true).all() as string[];
+      if (rels.length === 0) return;
+      const row = this.ctx.stmt('SELECT content FROM wiki_pages WHERE path = ?').pluck(true);
+      const done = this.ctx.stmt('DELETE FROM wiki_file_writes WHERE path = ?');
+      const dirs = new Set<string>();
+      for (const rel of rels) {
+        const content = row.get(rel) as string | undefined;
+        let abs: string;
+        try {
+          abs = safeJoin(this.ctx.dataDir, rel);
+        } catch (err) {
+          this.ctx.logger.error(`wiki page file ${rel} is not written: ${(err as Error).message}`);
+          done.run(rel);
+          continue;
+        }
+        if (content !== undefined && !fileHolds(abs, content)) {
+          dirs.add(path.dirname(abs));
+          let ok = false;
+          this.apply(rel, 'writing the page file an import owed', () => {
+            writeFileAtomic(abs, content);
+            ok = true;
+          });
+          if (!ok) continue;
+          written++;
+        }
+        done.run(rel);
+      }
+      for (const dir of dirs) removeStaleTemps(dir);
+    });
+    return written;
+  }
+
+  /**
    * Remove the files of the removals noted and never finished (a process stopped first) whose path
    * no page has taken since; a page that took one keeps its file. Returns how many files were
    * removed. A file that cannot be removed stays noted and behind (tried again on the timer).
@@ -140,15 +225,7 @@ export class WikiFilesBehind {
         this.ctx.logger.error(`wiki page file ${r.path} is not written: ${(err as Error).message}`);
         continue;
       }
-      let same = false;
-      try {
-        // The size first: a file of another size is never read (it could be larger than any page: wiki-page-file.ts).
-        const st = fs.statSync(abs);
-        same = st.isFile() && st.size === Buffer.byteLength(r.content, 'utf8') && fs.readFileSync(abs, 'utf8') === r.content;
-      } catch {
-        same = false;
-      }
-      if (same) {
+      if (fileHolds(abs, r.content)) {
         this.paths.delete(r.path);
         continue;
       }
@@ -190,13 +267,16 @@ export class WikiFilesBehind {
   retry(): number {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.paths.size === 0 || !this.ctx.db.open) return this.paths.size;
+    if ((this.paths.size === 0 && this.uncleared.size === 0) || !this.ctx.db.open) return this.paths.size;
     // The row read must be a committed one: inside a transaction, wait for the next try.
     if (this.ctx.db.inTransaction) {
       this.schedule();
       return this.paths.size;
     }
+    if (this.uncleared.size > 0) this.clearWrites([...this.uncleared]);
+    if (this.paths.size === 0) return 0;
     let lastError: unknown = null;
+    const written: string[] = [];
     for (const rel of [...this.paths]) {
       try {
         const row = this.ctx.stmt('SELECT content FROM wiki_pages WHERE path = ?').get(rel) as { content: string } | undefined;
@@ -205,10 +285,13 @@ export class WikiFilesBehind {
         else fs.rmSync(abs, { force: true });
         this.paths.delete(rel);
         if (!row) this.removalDone(rel);
+        else written.push(rel);
       } catch (err) {
         lastError = err;
       }
     }
+    // The notes of the files an import owed, now written.
+    this.clearWrites(written);
     if (this.paths.size === 0) {
       if (this.failures > 0) this.ctx.logger.info('wiki page files are written again');
       this.failures = 0;
@@ -258,4 +341,14 @@ function pageFilesUnder(dataDir: string, rel: string): string[] {
   };
   walk(rel);
   return out;
+}
+
+/** Whether the file at `abs` holds exactly `content`: its size first, so a file of another size is never read (it could be larger than any page: wiki-page-file.ts). */
+function fileHolds(abs: string, content: string): boolean {
+  try {
+    const st = fs.statSync(abs);
+    return st.isFile() && st.size === Buffer.byteLength(content, 'utf8') && fs.readFileSync(abs, 'utf8') === content;
+  } catch {
+    return false;
+  }
 }

@@ -68,6 +68,8 @@ export class WikiStore {
   readonly filesBehind: WikiFilesBehind;
   /** The page files over MAX_PAGE_FILE_BYTES a warning has named (once each). */
   private readonly warnedLarge = new Set<string>();
+  /** While a bulk writer runs (withFileWritesRecorded): the paths of the page files its saves owe, noted in wiki_file_writes. */
+  private owed: string[] | null = null;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -128,6 +130,10 @@ export class WikiStore {
       const moved = before && before.path !== rel ? before.path : null;
       this.holdUntilCommit(rel, content);
       if (moved) this.holdUntilCommit(moved, null);
+      if (this.owed !== null) {
+        this.filesBehind.oweWrite(rel);
+        this.owed.push(rel);
+      }
       this.ctx.whenCommitted(() => this.filesBehind.apply(rel, 'writing the page file', () => writeFileAtomic(abs, content)));
       if (moved) this.filesBehind.removeAfterCommit(moved, 'removing the moved page file');
       // The file will hold exactly `content`: the row is read back for its id and dates, not the file.
@@ -137,6 +143,31 @@ export class WikiStore {
         this.versions.recordWiki(page, before ? 'update' : 'create', reason);
       }
       return { ...page, created_new: !before };
+    });
+  }
+
+  /**
+   * Run fn in one transaction with the page file each of its saves owes noted in the database
+   * (wiki_file_writes), in that transaction: a bulk writer (memory_data import) writes more pages
+   * than the start repair's look at the newest saves covers (repairRecent), and a replace gives
+   * rows older times than the files of the text they replace. The notes are cleared once the files
+   * are written after the commit; a process stopped first leaves them to the next start
+   * (WikiFilesBehind.finishWrites), which writes each file from its row whatever its time. Single
+   * saves note nothing: repairRecent covers them, and a save stays one write.
+   */
+  withFileWritesRecorded<T>(fn: () => T): T {
+    return this.ctx.tx(() => {
+      const outer = this.owed;
+      const owed: string[] = [];
+      this.owed = owed;
+      try {
+        const out = fn();
+        // After the hooks of fn's saves, which write the files: the notes of those written go.
+        this.ctx.whenCommitted(() => this.filesBehind.clearWrites(owed));
+        return out;
+      } finally {
+        this.owed = outer;
+      }
     });
   }
 

@@ -6,6 +6,7 @@ import { dropAuditTsSchema } from './drop-audit-ts.js';
 import { dropFtsSchema } from './drop-fts.js';
 import { episodeContextSchema } from './episode-context.js';
 import { factsValueSchema } from './facts-value.js';
+import { fileWritesSchema } from './file-writes.js';
 import { ftsSchema } from './fts.js';
 import { insightRecordsSchema } from './insight-records.js';
 import { nightlyOwnerSchema, nightlyPluginScopesSchema, nightlySchema } from './nightly.js';
@@ -22,4 +23,4 @@ import { watchRulesSchema } from './watch-rules.js';
 import { wikiFileRemovalsSchema } from './wiki-file-removals.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema, stagingSchema, insightRecordsSchema, apiKeysSchema, nightlySchema, sagaJournalSchema, nightlyPluginScopesSchema, restoreTokenSchema, nightlyOwnerSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema, stagingSchema, insightRecordsSchema, apiKeysSchema, nightlySchema, sagaJournalSchema, nightlyPluginScopesSchema, restoreTokenSchema, nightlyOwnerSchema, fileWritesSchema];
