@@ -208,8 +208,10 @@ export class ScopeData {
     const s = this.stores;
     const max = s.config.scratchpadMax;
     // The page files the import owes are noted with its rows: a process stopped before writing
-    // them all leaves them to the next start, which writes them whatever their time.
-    return s.wiki.withFileWritesRecorded(() => {
+    // them all leaves them to the next start, which writes them whatever their time. One transaction
+    // and no savepoint per record (bulk): the import is all or nothing, and savepoints inside an open
+    // one made it grow with the square of the records written.
+    return s.ctx.bulk(() => s.wiki.withFileWritesRecorded(() => {
       const res: ImportResult = { mode, imported: zero(), skipped: zero(), cleared: zero(), cleared_l1: 0, archived: 0 };
       if (mode === 'replace') this.clear(scope, res);
       const now = s.ctx.iso();
@@ -381,7 +383,7 @@ export class ScopeData {
       this.extras.importScope(scope, doc, { root, replace: mode === 'replace', now, step, refs, imported: res.imported, skipped: res.skipped });
       s.audit.log(scope, 'import', 'scope', `${scope.layer}:${scope.user_id}`, { mode, from: { layer: doc.layer, user_id: doc.user_id }, imported: res.imported, skipped: res.skipped, cleared: res.cleared });
       return res;
-    });
+    }));
   }
 
   /** replace: every record of the scope goes, its L1 ring too, its facts, episodes, graph nodes and wiki pages archived first. */

@@ -123,6 +123,47 @@ describe('StoreContext.onCommit', () => {
   });
 });
 
+describe('StoreContext.bulk', () => {
+  it('runs store writes straight in one transaction, no savepoint each: a failed call keeps its writes until the rollback, which undoes all', () => {
+    const ctx = env.stores.ctx;
+    const count = () => env.db.prepare('SELECT COUNT(*) FROM episodes').pluck(true).get();
+    const failing = () => {
+      try {
+        ctx.tx(() => {
+          env.stores.episodes.add(U, { summary: 'written before the throw' });
+          throw new Error('refused');
+        });
+      } catch {
+        // The caller goes on.
+      }
+    };
+    // In a transaction, a store call's own savepoint undoes its writes.
+    ctx.tx(failing);
+    expect(count()).toBe(0);
+    // In bulk, no savepoint: the write stays in the transaction...
+    ctx.bulk(() => {
+      failing();
+      expect(count()).toBe(1);
+    });
+    expect(count()).toBe(1);
+    // ...and a throw out of bulk rolls back everything it wrote, inside an open transaction too.
+    expect(() =>
+      ctx.tx(() =>
+        ctx.bulk(() => {
+          env.stores.episodes.add(U, { summary: 'one' });
+          env.stores.episodes.add(U, { summary: 'two' });
+          throw new Error('abort');
+        }),
+      ),
+    ).toThrow('abort');
+    expect(count()).toBe(1);
+    // Commit hooks of writes in bulk run after the commit.
+    const seen: string[] = [];
+    ctx.bulk(() => ctx.tx(() => ctx.onCommit(() => seen.push('after commit'))));
+    expect(seen).toEqual(['after commit']);
+  });
+});
+
 describe('StoreContext.whenCommitted', () => {
   it('waits for the commit of a transaction tx() opened, drops the work on rollback, and runs at once otherwise', () => {
     const ctx = env.stores.ctx;
