@@ -306,6 +306,8 @@ npm run ab -w @memory-service/bench -- --a ../main-before --n 10000 --samples 15
 npm run side-by-side -w @memory-service/bench -- --n 10000 --samples 300 --workload zipf:2000
 # whether think or dream grows with what is stored, for other data shapes (our server alone):
 npm run shapes -w @memory-service/bench -- --sizes 1000,10000 --samples 100
+# whether memory_data import replace grows with what the target holds, not faster (the stores in-process):
+npm run import-replace -w @memory-service/bench -- --sizes 2000,4000,8000 --samples 3
 # retrieval quality on LoCoMo (the development pair, or the files and directories you name; a file may be
 # the released locomo10.json, whose samples count as one conversation each):
 npm run eval:locomo -- --json
