@@ -438,6 +438,24 @@ describe('Storage refuses writes once its database file is no longer at its path
     expect(stat).toHaveBeenCalledTimes(3);
   });
 
+  it('looks at the file in the idle time after a write, so the next write within DB_FILE_CHECK_MS is refused without a stat of its own', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      write();
+      for (const f of ['memory.db', 'memory.db-wal', 'memory.db-shm']) fs.rmSync(path.join(dir, f), { force: true });
+      // Within the interval the request path does not look...
+      write();
+      expect(rows()).toBe(2);
+      // ...but the idle time after that write does (with its checkpoint), and the next write is refused.
+      vi.advanceTimersByTime(CHECKPOINT_DELAY_MS);
+      const stat = vi.spyOn(fs, 'statSync');
+      refused(/no file is at its path now/);
+      expect(stat).toHaveBeenCalledTimes(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('has nothing to check for a database without a file of its own, and does not refuse when the stat fails otherwise', () => {
     const memory = new Storage(dir, { file: ':memory:' });
     memory.db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY)');
