@@ -1,4 +1,4 @@
-/** The flag loop and the integer check the harnesses' option parsers share (ab, shapes, side-by-side). */
+/** The flag loop and the integer checks the harnesses' option parsers share (ab, shapes, side-by-side, import-replace). */
 
 /**
  * Walk argv as `--flag value` pairs, and the `switches` (flags without a value) alone, calling
@@ -23,4 +23,11 @@ export function intFlag(flag: string, value: string, min: 0 | 1, unit = ''): num
   const v = Number(value);
   if (!Number.isInteger(v) || v < min) throw new Error(`${flag} needs a ${min === 0 ? 'non-negative' : 'positive'} integer${unit}, got ${value}`);
   return v;
+}
+
+/** A comma list of two or more ascending positive integers (`--sizes 1000,10000`), or an error naming the flag. */
+export function sizesFlag(flag: string, value: string): number[] {
+  const sizes = value.split(',').map((s) => intFlag(flag, s.trim(), 1));
+  if (sizes.length < 2 || sizes.some((s, k) => k > 0 && s <= sizes[k - 1]!)) throw new Error(`${flag} needs two or more ascending sizes, got ${value}`);
+  return sizes;
 }

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { intFlag, readFlags } from './flags.js';
+import { intFlag, readFlags, sizesFlag } from './flags.js';
 import { freshTempDir, removeDir } from './paths.js';
 import { summarize } from './stats.js';
 import { TextGenerator } from './textgen.js';
@@ -33,11 +33,8 @@ export function parseImportReplaceArgs(argv: readonly string[]): ImportReplaceOp
   const opts: ImportReplaceOptions = { sizes: [2000, 4000, 8000], samples: 3, json: false };
   readFlags(argv, IMPORT_REPLACE_USAGE, ['--json'], (flag, value) => {
     if (flag === '--json') opts.json = true;
-    else if (flag === '--sizes') {
-      const sizes = value.split(',').map((s) => intFlag('--sizes', s.trim(), 1));
-      if (sizes.length < 2 || sizes.some((s, k) => k > 0 && s <= sizes[k - 1])) throw new Error(`--sizes needs two or more ascending sizes, got ${value}`);
-      opts.sizes = sizes;
-    } else if (flag === '--samples') opts.samples = intFlag(flag, value, 1);
+    else if (flag === '--sizes') opts.sizes = sizesFlag(flag, value);
+    else if (flag === '--samples') opts.samples = intFlag(flag, value, 1);
     else throw new Error(`unknown option ${flag}\n${IMPORT_REPLACE_USAGE}`);
   });
   return opts;

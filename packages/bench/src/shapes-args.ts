@@ -1,7 +1,7 @@
 /** Command-line options of `npm run shapes` (shapes-run.ts). */
 import path from 'node:path';
 import { checkBuiltCheckout, invocationDir } from './ab-args.js';
-import { intFlag, readFlags } from './flags.js';
+import { intFlag, readFlags, sizesFlag } from './flags.js';
 import { REPO_ROOT } from './paths.js';
 import { pickShapes, type Shape } from './shapes.js';
 
@@ -23,11 +23,8 @@ export function parseShapesArgs(argv: readonly string[], cwd = invocationDir()):
   const opts: ShapesOptions = { sizes: [1000, 10_000], samples: 100, gapMs: 5, shapes: pickShapes([]), checkout: path.resolve(REPO_ROOT), json: false };
   readFlags(argv, SHAPES_USAGE, ['--json'], (flag, value) => {
     if (flag === '--json') opts.json = true;
-    else if (flag === '--sizes') {
-      const sizes = value.split(',').map((s) => intFlag('--sizes', s.trim(), 1));
-      if (sizes.length < 2 || sizes.some((s, k) => k > 0 && s <= sizes[k - 1])) throw new Error(`--sizes needs two or more ascending sizes, got ${value}`);
-      opts.sizes = sizes;
-    } else if (flag === '--samples') opts.samples = intFlag(flag, value, 1);
+    else if (flag === '--sizes') opts.sizes = sizesFlag(flag, value);
+    else if (flag === '--samples') opts.samples = intFlag(flag, value, 1);
     else if (flag === '--gap') opts.gapMs = intFlag(flag, value, 0, ' (ms)');
     else if (flag === '--shapes') opts.shapes = pickShapes(value.split(',').map((s) => s.trim()).filter(Boolean));
     else if (flag === '--checkout') opts.checkout = path.resolve(cwd, value);
