@@ -61,4 +61,18 @@ describe('QualityStore', () => {
     s.facts.delete(U, 'b');
     expect(s.quality.report(U).entries.map((e) => e.key)).toEqual(['a', 'c']);
   });
+
+  // Regression guard, fixed: the report read every audit row of the scope (audit_log_scope) to find the feedback rows.
+  it('reads the feedback rows through their partial index, which the writes of other actions never touch', () => {
+    const plans = (sql: string) => (env.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('user', 'default') as { detail: string }[]).map((r) => r.detail).join('; ');
+    expect(
+      plans("SELECT target_id, COUNT(*) FROM audit_log WHERE layer = ? AND user_id = ? AND action IN ('recall_useful', 'recall_not_useful') GROUP BY target_id"),
+    ).toMatch(/USING (COVERING )?INDEX audit_log_feedback/);
+    const f = env.stores.facts.upsert(U, { key: 'k', value: 'v' });
+    env.stores.quality.feedback(U, f.entry_id, true);
+    env.stores.episodes.add(U, { summary: 'no feedback here' });
+    const indexed = env.db.prepare("SELECT COUNT(*) FROM audit_log INDEXED BY audit_log_feedback WHERE layer = 'user' AND user_id = 'default' AND action IN ('recall_useful', 'recall_not_useful')").pluck(true).get();
+    expect(indexed).toBe(1);
+    expect(env.stores.quality.report(U)).toMatchObject({ total: 1, useful: 1 });
+  });
 });

@@ -63,7 +63,7 @@ describe('stores migrations', () => {
     db.exec('CREATE INDEX IF NOT EXISTS audit_log_ts ON audit_log(ts)');
     migrateRest();
     const indexes = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit_log' ORDER BY name`).pluck().all();
-    expect(indexes).toEqual(['audit_log_scope', 'audit_log_target']);
+    expect(indexes).toEqual(['audit_log_feedback', 'audit_log_scope', 'audit_log_target']);
     const plan = (sql: string) => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join(' | ');
     expect(plan("SELECT * FROM audit_log WHERE target_id = 'x' ORDER BY id LIMIT 5")).toMatch(/USING INDEX audit_log_target/);
     expect(plan("SELECT * FROM audit_log WHERE layer = 'user' AND user_id = 'default' AND ts >= '2026' ORDER BY ts DESC, id DESC LIMIT 5")).toMatch(/USING INDEX audit_log_scope/);
