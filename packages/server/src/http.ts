@@ -121,7 +121,9 @@ interface Pending {
 /** HTTP status for a coded error: 400 for bad input and unknown events, 404 for unknown things. */
 export function statusFor(err: MemoryError): number {
   if (err.code === 'KERNEL_ERR_NOT_FOUND' || err.code === 'KERNEL_ERR_TOOL_UNKNOWN') return 404;
-  if (err.code === 'KERNEL_ERR_CLOSED') return 503;
+  // Closing, or the database cannot be written (a full disk, memory.db moved or deleted, an I/O
+  // error): not the request's fault, and the same request may succeed once the operator acts.
+  if (err.code === 'KERNEL_ERR_CLOSED' || err.code === 'KERNEL_ERR_STORAGE') return 503;
   if (err.code === 'KERNEL_ERR_TOOL_FAILED') return 500;
   return 400;
 }

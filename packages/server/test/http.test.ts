@@ -3,7 +3,8 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DRAIN_MS } from '../src/http.js';
+import { MemoryError } from '@memory-service/kernel';
+import { DRAIN_MS, statusFor } from '../src/http.js';
 import { BIN, runBin, stdioClient, tempDir } from './helpers.js';
 import { app, appWith, closeServices, MCP_HEADERS, mcpClient, messagesOf, rawSession, spawnHttpBin } from './http-helpers.js';
 
@@ -460,5 +461,17 @@ describe('shutdown', () => {
     } finally {
       taken.close();
     }
+  });
+});
+
+describe('HTTP status of a coded error', () => {
+  // Regression guard, fixed: a full disk or a deleted memory.db answered 400, which tells a client its request was wrong.
+  it('answers 503 for a storage failure and a closing server, 404 for what is not there, 500 for a tool failure, 400 otherwise', () => {
+    const status = (code: string) => statusFor(new MemoryError(code as never, 'x'));
+    expect(status('KERNEL_ERR_STORAGE')).toBe(503);
+    expect(status('KERNEL_ERR_CLOSED')).toBe(503);
+    expect(status('KERNEL_ERR_NOT_FOUND')).toBe(404);
+    expect(status('KERNEL_ERR_TOOL_FAILED')).toBe(500);
+    expect(status('KERNEL_ERR_VALIDATION')).toBe(400);
   });
 });
