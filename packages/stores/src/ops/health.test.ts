@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { silentLogger, Storage } from '@memory-service/kernel';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { STORES_OWNER } from '../kernel-binding.js';
 import { storesMigrations } from '../migrations/index.js';
 import { makeEnv, U, U2, type Env } from '../test-helpers.js';
 import { BREAKER_THRESHOLD } from './breakers.js';
-import { PROPOSAL_BACKLOG_WARN, PROPOSAL_MAX_AGE_MS } from './health.js';
+import { LOW_DISK_BYTES, PROPOSAL_BACKLOG_WARN, PROPOSAL_MAX_AGE_MS } from './health.js';
 
 let env: Env;
 let storage: Storage;
@@ -36,6 +36,27 @@ describe('Health.diagnose', () => {
     expect(check('proposals').detail).toBe('0 pending proposal(s)');
     expect(check('l1_files').detail).toBe('1 L1 file(s), all valid JSON rings');
     expect(d.breakers).toHaveLength(6);
+  });
+
+  // Regression guard, fixed: with the disk full, every write failed while diagnose said ok.
+  it("says how much room the data dir's disk has: warn below LOW_DISK_BYTES, fail when full, and nothing when the system cannot say", () => {
+    const statfs = vi.spyOn(fs, 'statfsSync');
+    const room = (bytes: number) => statfs.mockReturnValue({ bavail: bytes / 4096, bsize: 4096 } as never);
+    try {
+      room(2 * LOW_DISK_BYTES);
+      expect(check('database')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/quick_check ok; 128\.0 MiB free on its disk$/) });
+      room(LOW_DISK_BYTES / 2);
+      expect(check('database')).toMatchObject({ status: 'warn', detail: expect.stringContaining('only 32.0 MiB free on the disk holding the data dir') });
+      room(0);
+      expect(check('database')).toMatchObject({ status: 'fail', detail: expect.stringContaining('the disk holding the data dir is full') });
+      expect(env.stores.health.diagnose(storage).status).not.toBe('ok');
+      statfs.mockImplementation(() => {
+        throw new Error('ENOSYS');
+      });
+      expect(check('database')).toMatchObject({ status: 'ok', detail: expect.stringMatching(/quick_check ok$/) });
+    } finally {
+      statfs.mockRestore();
+    }
   });
 
   it('reports a pending migration, an invalid L1 file and an open breaker as fail/warn and overall degraded, never throwing', () => {

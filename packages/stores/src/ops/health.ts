@@ -55,6 +55,9 @@ const worst = (checks: HealthCheck[]): OverallStatus => (checks.every((c) => c.s
  * memory_diagnose and memory_heal over the whole data dir: the checks never throw (a check that
  * cannot run is a `fail` naming why), the heal actions are each idempotent.
  */
+/** memory_diagnose warns below this much free space on the data dir's disk: a few backups' worth at an agent's scale. */
+export const LOW_DISK_BYTES = 64 * 1024 * 1024;
+
 export class Health {
   constructor(
     private readonly ctx: StoreContext,
@@ -115,7 +118,23 @@ export class Health {
     const rows = this.ctx.db.pragma('quick_check') as { quick_check: string }[];
     const problems = rows.map((r) => r.quick_check).filter((r) => r !== 'ok');
     if (problems.length > 0) return { status: 'fail', detail: `quick_check found ${problems.length} problem(s): ${problems.slice(0, 3).join('; ')}` };
-    return { status: 'ok', detail: `${path.basename(file)} exists; quick_check ok` };
+    const free = this.freeBytes();
+    const mib = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MiB`;
+    const head = `${path.basename(file)} exists; quick_check ok`;
+    if (free === null) return { status: 'ok', detail: head };
+    if (free === 0) return { status: 'fail', detail: `${head}; the disk holding the data dir is full: every write fails until space is freed` };
+    if (free < LOW_DISK_BYTES) return { status: 'warn', detail: `${head}; only ${mib(free)} free on the disk holding the data dir (writes fail once it is full)` };
+    return { status: 'ok', detail: `${head}; ${mib(free)} free on its disk` };
+  }
+
+  /** Bytes this process may still write on the disk holding the data dir, or null when the system cannot say. */
+  private freeBytes(): number | null {
+    try {
+      const st = fs.statfsSync(this.ctx.dataDir);
+      return Number(st.bavail) * Number(st.bsize);
+    } catch {
+      return null;
+    }
   }
 
   private migrations(host: MigrationHost): Omit<HealthCheck, 'name'> {
