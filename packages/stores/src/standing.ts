@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeIfFree } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
+import { clearFileNotes } from './file-notes.js';
 import type { EpisodeStore, Episode } from './episodes.js';
 import { notFound, validationError, valueError } from './errors.js';
 import type { Fact, FactStore } from './facts.js';
@@ -293,16 +293,8 @@ export class StandingStore {
     if (rels.length === 0 || !this.ctx.db.open) return;
     // Most calls find no note: a read, not a write, then.
     if (this.ctx.stmt('SELECT 1 FROM standing_file_writes LIMIT 1').get() === undefined) return;
-    try {
-      writeIfFree(this.ctx.db, () =>
-        this.ctx.db.transaction(() => {
-          const del = this.ctx.stmt('DELETE FROM standing_file_writes WHERE path = ?');
-          for (const rel of rels) del.run(rel);
-        })(),
-      );
-    } catch {
-      // Left noted: the next start does it again.
-    }
+    // Left noted when it fails: the next start does it again.
+    clearFileNotes(this.ctx, 'standing_file_writes', rels);
   }
 
   /**

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeIfFree } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
+import { clearFileNotes } from './file-notes.js';
 import { removeStaleTemps, safeJoin, writeFileAtomic } from './paths.js';
 import { LAYERS } from './types.js';
 
@@ -106,18 +106,8 @@ export class WikiFilesBehind {
   clearWrites(rels: readonly string[]): void {
     const done = rels.filter((rel) => !this.paths.has(rel));
     if (done.length === 0 || !this.ctx.db.open) return;
-    let cleared = false;
-    try {
-      cleared = writeIfFree(this.ctx.db, () =>
-        this.ctx.db.transaction(() => {
-          const del = this.ctx.stmt('DELETE FROM wiki_file_writes WHERE path = ?');
-          for (const rel of done) del.run(rel);
-        })(),
-      );
-    } catch {
-      // Left noted: the next start finds the files holding their rows' text and clears the notes.
-    }
-    if (cleared) {
+    // Left noted when it fails: the next start finds the files holding their rows' text and clears the notes.
+    if (clearFileNotes(this.ctx, 'wiki_file_writes', done)) {
       for (const rel of done) this.uncleared.delete(rel);
       return;
     }
@@ -253,11 +243,8 @@ export class WikiFilesBehind {
 
   /** Clear the note of a removal that is done; never waits for the lock (the next start clears it then). */
   private removalDone(rel: string): void {
-    try {
-      writeIfFree(this.ctx.db, () => this.ctx.stmt('DELETE FROM wiki_file_removals WHERE path = ?').run(rel));
-    } catch {
-      // Left noted: the next start finds the file gone and clears it.
-    }
+    // Left noted when it fails: the next start finds the file gone and clears it.
+    clearFileNotes(this.ctx, 'wiki_file_removals', [rel]);
   }
 
   /**
