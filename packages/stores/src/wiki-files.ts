@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { StoreContext } from './context.js';
 import { clearFileNotes } from './file-notes.js';
+import { fileHolds } from './wiki-page-file.js';
 import { removeStaleTemps, safeJoin, writeFileAtomic } from './paths.js';
 import { LAYERS } from './types.js';
 
@@ -330,12 +331,3 @@ function pageFilesUnder(dataDir: string, rel: string): string[] {
   return out;
 }
 
-/** Whether the file at `abs` holds exactly `content`: its size first, so a file of another size is never read (it could be larger than any page: wiki-page-file.ts). */
-function fileHolds(abs: string, content: string): boolean {
-  try {
-    const st = fs.statSync(abs);
-    return st.isFile() && st.size === Buffer.byteLength(content, 'utf8') && fs.readFileSync(abs, 'utf8') === content;
-  } catch {
-    return false;
-  }
-}

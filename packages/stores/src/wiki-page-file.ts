@@ -52,11 +52,19 @@ export function pageFileStale(abs: string, content: string, updatedIso: string):
   if (!st?.isFile()) return true;
   if (st.size === 0) return content !== '';
   if (st.mtimeMs >= Date.parse(updatedIso)) return false;
-  // Older than its row: a different size is a different text, and a file that large is never read.
-  if (st.size !== Buffer.byteLength(content, 'utf8')) return true;
+  // Older than its row: written again unless it holds the row's text.
+  return !fileHolds(abs, content);
+}
+
+/**
+ * Whether the file at `abs` holds exactly `content`: its size first, so a file of another size (one
+ * over MAX_PAGE_FILE_BYTES among them) is never read. Never throws (an unreadable file holds nothing).
+ */
+export function fileHolds(abs: string, content: string): boolean {
   try {
-    return fs.readFileSync(abs, 'utf8') !== content;
+    const st = fs.statSync(abs);
+    return st.isFile() && st.size === Buffer.byteLength(content, 'utf8') && fs.readFileSync(abs, 'utf8') === content;
   } catch {
-    return true;
+    return false;
   }
 }
