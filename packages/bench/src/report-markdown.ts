@@ -308,6 +308,8 @@ npm run side-by-side -w @memory-service/bench -- --n 10000 --samples 300 --workl
 npm run shapes -w @memory-service/bench -- --sizes 1000,10000 --samples 100
 # whether memory_data import replace grows with what the target holds, not faster (the stores in-process):
 npm run import-replace -w @memory-service/bench -- --sizes 2000,4000,8000 --samples 3
+# whether a fuzzy forget grows with the store, not with the store times what it deletes (one tool call in-process):
+npm run forget-scale -w @memory-service/bench -- --sizes 4000,8000,16000 --every 8 --samples 3
 # retrieval quality on LoCoMo (the development pair, or the files and directories you name; a file may be
 # the released locomo10.json, whose samples count as one conversation each):
 npm run eval:locomo -- --json

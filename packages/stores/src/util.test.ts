@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMatchPattern, checkScope, checkText, foldedTermsFilter, isoOf, likePattern, LONG_PATTERN_CHARS, normalizeTags, parseId, scanWordsMatcher, USER_ID_RULE, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
+import { checkMatchPattern, checkScope, checkText, foldedTermsFilter, isoOf, PREFILTER_MAX_TERMS, likePattern, LONG_PATTERN_CHARS, normalizeTags, parseId, scanWordsMatcher, USER_ID_RULE, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 import { openDb } from './test-helpers.js';
 import { foldText } from './retrieval/query.js';
 import { seededRandom } from '@memory-service/kernel';
@@ -261,10 +261,18 @@ describe('foldedTermsFilter', () => {
     // Regression guard, fixed: one LIKE per term joined by OR passed SQLite's expression depth
     // (1,000) at a few hundred terms, so forget of ~450 records failed whole. The SQL is now the
     // same for any number of terms.
-    const many = Array.from({ length: 5_000 }, (_, i) => `nothing-${i}`);
+    const many = Array.from({ length: PREFILTER_MAX_TERMS - 1 }, (_, i) => `nothing-${i}`);
     expect(pre([...many, 'tea'])).toEqual([1, 2, 4]);
     expect(foldedTermsFilter(['a', 'b'], many)!.sql).toBe(foldedTermsFilter(['a', 'b'], ['x'])!.sql);
     db.close();
+  });
+
+  it('gives no prefilter past PREFILTER_MAX_TERMS distinct terms: a LIKE per term per row cost rows x terms', () => {
+    const terms = Array.from({ length: PREFILTER_MAX_TERMS }, (_, i) => `term-${i}`);
+    expect(foldedTermsFilter(['a'], terms)).not.toBeNull();
+    // The same term twice, or folded alike, counts once.
+    expect(foldedTermsFilter(['a'], [...terms, 'TERM-0', 'term-1'])).not.toBeNull();
+    expect(foldedTermsFilter(['a'], [...terms, 'one-more'])).toBeNull();
   });
 });
 

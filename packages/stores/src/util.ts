@@ -175,17 +175,26 @@ export function wordFilterArgs(pattern: string): [string, string] {
 }
 
 /**
+ * Most distinct terms foldedTermsFilter puts in SQL. Each row is tested with a LIKE per term, so
+ * the filter costs rows x terms: a forget of 4,000 records, whose refs are terms, spent over a
+ * minute in it at 100,000 memories. Past this many, every row is read and the caller's own test
+ * (which forget makes in one pass however many texts it has) decides.
+ */
+export const PREFILTER_MAX_TERMS = 32;
+
+/**
  * The SQL prefilter of rows whose `columns` may hold any of `terms` folded (foldText), as plain
  * substrings: wordFilterSql's LIKE with each folded term on each column, and its GLOB once per
  * column for the rows with a character beyond ASCII, which are all taken (the test that follows
- * folds them). Empty terms are dropped; with none left, null (no prefilter: every row is read).
+ * folds them). Empty terms are dropped; with none left, or more than PREFILTER_MAX_TERMS, null (no
+ * prefilter: every row is read).
  * The patterns go in as one JSON list read by json_each, not one LIKE each joined by OR: the SQL
  * stays the same for any number of terms (one prepared statement), and a forget of a few hundred
  * records, whose ids are terms, no longer passes SQLite's expression depth limit of 1,000.
  */
 export function foldedTermsFilter(columns: readonly string[], terms: readonly string[]): { sql: string; args: string[] } | null {
   const likes = [...new Set(terms.filter((t) => t.length > 0).map((t) => likePattern(foldedHead(t))))];
-  if (!likes.length) return null;
+  if (!likes.length || likes.length > PREFILTER_MAX_TERMS) return null;
   const list = JSON.stringify(likes);
   const sql = columns.map((c) => `EXISTS (SELECT 1 FROM json_each(?) t WHERE ${c} LIKE t.value ESCAPE '\\') OR ${c} GLOB ?`).join(' OR ');
   return { sql: `(${sql})`, args: columns.flatMap(() => [list, BEYOND_ASCII_GLOB]) };

@@ -2,7 +2,6 @@ import { invalid, isBlank, type Clock } from '@memory-service/kernel';
 import {
   cleanForgottenLinks,
   derivedNodeIds,
-  foldText,
   holdsWord,
   purgeRecordsSince,
   wordsMatcher,
@@ -17,6 +16,7 @@ import {
   type WikiPage,
   type WikiPageInfo,
 } from '@memory-service/stores';
+import { ForgottenTexts, isDistinctive, norm, WINDOW } from './forgotten-texts.js';
 
 export type ForgetScope = 'exact' | 'fuzzy' | 'recent';
 
@@ -69,8 +69,6 @@ const NO_LINKS: LinksCleaned = { branch_entries: 0, proposals: 0, reflections: 0
 
 const NOTHING_ELSE = { deleted_wiki: 0, deleted_l1: 0, deleted_timeline: 0, scrubbed_sessions: 0, deleted_recall_events: 0 } as const;
 
-/** A text as exact forget compares it: folded as retrieval folds (foldText: case, accents, full-width forms), white space collapsed. */
-const norm = (s: string) => foldText(s).replace(/\s+/g, ' ').trim();
 
 /**
  * Records that carry a forgotten fact's value: exact forget cleans these from L3 and the graph.
@@ -82,8 +80,7 @@ export function carriesValue(recordText: string, value: string): boolean {
   const r = norm(recordText);
   const v = norm(value);
   if (!v) return false;
-  const distinctive = v.split(' ').length >= 3 || v.length >= 16;
-  return distinctive ? r.includes(v) : r === v;
+  return isDistinctive(v) ? r.includes(v) : r === v;
 }
 
 /**
@@ -112,7 +109,7 @@ export function isExcerptOf(recordText: string, value: string): boolean {
   const r = recordText.trimEnd();
   if (!r.endsWith('…')) return false;
   const head = norm(r.slice(0, -1));
-  return head.length >= 16 && norm(value).startsWith(head);
+  return head.length >= WINDOW && norm(value).startsWith(head);
 }
 
 /**
@@ -128,8 +125,8 @@ export function holdsStartOf(context: string, text: string): boolean {
 function holdsNormedStart(c: string, t: string): boolean {
   if (!t) return false;
   if (c.includes(t)) return true;
-  const head = t.slice(0, 16);
-  if (head.length < 16) return false;
+  const head = t.slice(0, WINDOW);
+  if (head.length < WINDOW) return false;
   for (let i = c.indexOf(head); i >= 0; i = c.indexOf(head, i + 1)) if (t.startsWith(c.slice(i))) return true;
   return false;
 }
@@ -138,12 +135,10 @@ function holdsNormedStart(c: string, t: string): boolean {
 function scrubContextsHolding(stores: Stores, scope: Scope, texts: readonly string[]): number {
   if (texts.length === 0) return 0;
   const terms = texts.map(leadingChars);
-  // Each text and each context folded once: a forget of many records tests every context against every text.
-  const folded = texts.map(norm);
-  return stores.episodes.scrubContextWhere(scope, terms.includes('') ? [] : terms, (c) => {
-    const context = norm(c);
-    return folded.some((t) => holdsNormedStart(context, t));
-  });
+  // Every context tested against all the texts in one pass (a forget of thousands of episodes
+  // tested each context against each of them).
+  const forgotten = new ForgottenTexts(texts);
+  return stores.episodes.scrubContextWhere(scope, terms.includes('') ? [] : terms, (c) => forgotten.startHeldBy(c));
 }
 
 /** Whether a timeline event's metadata names one of these records in its refs (think: `l4:<entry_id>`, `l3:<id>`, `wiki:<id>`, `graph:<id>`, `l1:<id>`). */
@@ -169,7 +164,10 @@ export class Forgetter {
     let changes = null as [number, number] | null;
     // The recall_events rows of the dream calls made just before are queued: written now, they are there to delete.
     this.stores.writeDeferred();
-    const result = this.stores.transaction((): ForgetReport => {
+    // One transaction with no savepoint per store call (StoreContext.bulk): a statement inside a
+    // savepoint costs more the more was written since it opened, and a forget of thousands of
+    // records grew with their square. Nothing here catches a store error and goes on.
+    const result = this.stores.ctx.bulk((): ForgetReport => {
       // The writer's lock is held: the change log rows past `before` are this forget's.
       const before = this.stores.retrieval.changeSeq();
       const out =
@@ -294,7 +292,9 @@ export class Forgetter {
     // The L1 ring, the timeline and the sessions hold the fact's text, or that of an episode or long thought's page deleted with it.
     const texts = [fact.value, ...episodes.map((e) => e.summary), ...pages.map((p) => p.content)];
     out.scrubbed_context += scrubContextsHolding(this.stores, scope, texts.slice(1));
-    const holds = (text: string) => texts.some((t) => carriesValue(text, t) || isExcerptOf(text, t));
+    // carriesValue or isExcerptOf of any of the texts, tested against all of them in one pass.
+    const forgotten = new ForgottenTexts(texts);
+    const holds = (text: string) => forgotten.carriedBy(text);
     const epIds = new Set(episodes.map((e) => e.id));
     // Another fact saying the same (exact deletes one key) keeps its thought's L1 item and event.
     const others = this.stores.facts.findMatching(scope, fact.value).filter((f) => carriesValue(f.value, fact.value));
