@@ -193,6 +193,8 @@ export interface PluginHookOptions {
    * kernel runs it in a savepoint, so a tap that throws has its own writes undone and no other's.
    */
   atomic?: <T>(fn: () => T) => T;
+  /** Told of each call of an async tap, named by its hook (so close() can name a tap that never settles). */
+  track?: (work: Promise<unknown>, hook: string) => Promise<unknown>;
 }
 
 /**
@@ -318,7 +320,10 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string, opts: Plugin
                   // its value rather than the promise. A sync tap tapable would not wait for, so
                   // its work outran close() and a rejection ended the process (unhandled).
                   const kind = key === 'tap' && !SYNC_HOOKS.has(prop) ? 'tapPromise' : key;
-                  return h[kind](named(options, plugin), guarded(prop, kind, fn, plugin, opts.logger, opts.atomic));
+                  const tapFn = guarded(prop, kind, fn, plugin, opts.logger, opts.atomic);
+                  const track = opts.track;
+                  const tracked = kind === 'tapPromise' && track ? (...args: unknown[]) => track(tapFn(...args) as unknown as Promise<unknown>, prop) : tapFn;
+                  return h[kind](named(options, plugin), tracked);
                 };
               }
               // Other plugins' taps are read-only here: a copy, frozen (the live list let a plugin drop them).
