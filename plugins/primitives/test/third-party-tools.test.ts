@@ -71,3 +71,21 @@ it('an answer that cannot be sent as JSON is a tool error naming the tool and it
     expect(out.structured.error.message).toContain(`Tool ${name} (plugin unsendable-plugin) answered a value that cannot be sent as JSON`);
   }
 });
+
+const dated = definePlugin({
+  name: 'dated-plugin',
+  version: '1.0.0',
+  tier: 'dated',
+  kernel: '^1.0.0',
+  setup(ctx) {
+    ctx.tools.register(
+      defineTool({ name: 'dated_add', title: 'Add', description: 'Adds a dated entry.', input: z.object({ when: z.date() }), output: z.object({ ok: z.boolean() }), annotations: { readOnlyHint: true }, handler: () => ({ ok: true }) }),
+    );
+  },
+});
+
+it('a tool taking a field JSON cannot carry (z.date()) stops the start, naming the plugin, the tool, the field and what JSON carries', async () => {
+  const err = await start({ plugins: [dated], expose: 'primitives,dated' }).catch((e) => e);
+  expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'dated-plugin' });
+  expect(err.message).toMatch(/^Plugin dated-plugin failed in setup: Tool dated_add: input field "when" is a date \(z\.date\(\)\), which no JSON argument can carry .*declare it as a type JSON carries: string, number, boolean, null, array or object/);
+});
