@@ -335,6 +335,14 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string, opts: Plugin
             get(h, key) {
               if (key === 'tap' || key === 'tapAsync' || key === 'tapPromise') {
                 return (options: TapOptions, fn: (...args: any[]) => any) => {
+                  // tapable's own refusal ("tapPromise is not supported on a SyncHook") named neither the hook nor the fix.
+                  if (key !== 'tap' && SYNC_HOOKS.has(prop)) {
+                    throw new MemoryError(
+                      'KERNEL_ERR_PLUGIN_INVALID',
+                      `Plugin ${plugin}: hook ${prop} is synchronous and takes tap only, not ${key}: use ctx.hooks.${prop}.tap(ctx.name, fn) with a function that answers at once (not async); the synchronous hooks are ${[...SYNC_HOOKS].join(', ')}`,
+                      { plugin, field: key, accepted: 'tap' },
+                    );
+                  }
                   if (!opts.canTap()) {
                     throw new MemoryError('KERNEL_ERR_AFTER_READY', `Plugin ${plugin} cannot tap hook ${prop} outside its setup: tap hooks in setup`, { plugin });
                   }

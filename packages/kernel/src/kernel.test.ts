@@ -230,6 +230,14 @@ describe('hooks', () => {
     ]);
   });
 
+  it('onEvent with an unknown event is refused with the list of events', async () => {
+    const k = kernel();
+    const err = await k.register(plugin({ setup: (ctx) => ctx.onEvent('no_such_event' as never, () => null) })).catch((e) => e);
+    expect(err.message).toBe(
+      'Plugin p failed in setup: Unknown lifecycle event "no_such_event"; known events: session_started, session_ended, new_message, auto_save_candidate, post_context_compression, context_threshold, memory_pressure',
+    );
+  });
+
   it("a plugin's ctx.logger begins each line with the plugin's name", async () => {
     const lines: string[] = [];
     const logger = { info: (m: string) => lines.push(`info: ${m}`), warn: (m: string) => lines.push(`warn: ${m}`), error: (m: string) => lines.push(`error: ${m}`) };

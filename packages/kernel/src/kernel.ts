@@ -222,7 +222,7 @@ export class Kernel {
       },
       onEvent: (event: LifecycleEvent, handler: (e: EventContext) => unknown) => {
         if (!isLifecycleEvent(event)) {
-          throw new MemoryError('KERNEL_ERR_HOOK_UNKNOWN', `Unknown lifecycle event "${event}"`, {
+          throw new MemoryError('KERNEL_ERR_HOOK_UNKNOWN', `Unknown lifecycle event ${shownValue(event)}; known events: ${LIFECYCLE_EVENTS.join(', ')}`, {
             plugin: plugin.name,
             field: 'event',
             accepted: LIFECYCLE_EVENTS,

@@ -299,3 +299,14 @@ describe('an importance_gate tap answering something other than a number', () =>
     ]);
   });
 });
+
+describe('tapping a synchronous hook with tapPromise or tapAsync', () => {
+  it.each(['thought_stored', 'importance_gate', 'nightly_scopes'])('is refused naming the hook and the fix (tap): %s', async (hook) => {
+    const { k } = kernel();
+    const err = await k.register(plugin('wrong-tap', (ctx) => (ctx.hooks as any)[hook].tapPromise(ctx.name, async () => undefined))).catch((e) => e);
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'wrong-tap' });
+    expect(err.message).toBe(
+      `Plugin wrong-tap failed in setup: Plugin wrong-tap: hook ${hook} is synchronous and takes tap only, not tapPromise: use ctx.hooks.${hook}.tap(ctx.name, fn) with a function that answers at once (not async); the synchronous hooks are importance_gate, thought_stored, nightly_scopes`,
+    );
+  });
+});
