@@ -53,6 +53,12 @@ export interface ToolDefinition<I extends AnyZodObject = AnyZodObject, O = unkno
    * giving a field its action does not take is refused before the handler runs, naming it.
    */
   actionFields?: ActionFields;
+  /**
+   * Runs the call. A synchronous handler's writes are rolled back when it throws or answers what
+   * `output` refuses. An async one (any answering a promise) gets no rollback: the transaction
+   * commits when it hands back its promise, so what it wrote before its first `await` stays even if
+   * it then fails; it writes after its last await in ctx.storage.transaction, or compensates.
+   */
   handler(args: z.infer<I>, call: ToolCallContext): O | Promise<O>;
 }
 
