@@ -20,6 +20,8 @@ export const RETRIEVAL_WARM_DELAY_MS = 250;
 /**
  * The one Stores instance of a kernel: the first plugin that asks applies the stores'
  * migrations and registers it in the container; every other plugin gets the same instance.
+ * This is how a plugin, first-party or not, reads and writes the memory (call it in `setup`;
+ * README "Write a plugin"). Its writes join the tool call's transaction when made synchronously.
  */
 export function useStores(ctx: PluginContext): Stores {
   if (ctx.container.hasRegistration('stores')) return ctx.container.resolve<Stores>('stores');
