@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { checkSettings } from './config-check.js';
-import { MemoryError } from './errors.js';
+import { MemoryError, shownValue } from './errors.js';
 import { isPlainObject } from './util.js';
 
 /**
@@ -72,7 +72,7 @@ export class Config {
     const v = this.get<unknown>(dotted, fallback);
     if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max || (whole && !Number.isInteger(v))) {
       const accepted = `${whole ? 'integer' : 'number'} in [${min}, ${max}]`;
-      throw new MemoryError('KERNEL_ERR_CONFIG', `config ${dotted} must be ${whole ? 'an' : 'a'} ${accepted}`, { field: dotted, accepted });
+      throw new MemoryError('KERNEL_ERR_CONFIG', `config ${dotted} must be ${whole ? 'an' : 'a'} ${accepted}; got ${shownValue(v)}`, { field: dotted, accepted });
     }
     return v;
   }

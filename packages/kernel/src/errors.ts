@@ -112,8 +112,31 @@ export function toMemoryError(err: unknown, plugin?: string): MemoryError {
       cause: err,
     });
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = err instanceof Error ? err.message : thrownValue(err);
   return new MemoryError('KERNEL_ERR_TOOL_FAILED', message, { plugin, cause: err });
+}
+
+/** The longest rendering of a thrown value that is not an Error, in characters. */
+const THROWN_MAX = 200;
+
+/**
+ * A thrown value that is not an Error, as an error message shows it: a string as it is; an object
+ * with a string `message` by it; anything else by its JSON, cut to THROWN_MAX characters (String()
+ * of an object is "[object Object]"), or by its kind when JSON cannot write it (a cycle, a BigInt).
+ */
+export function thrownValue(v: unknown): string {
+  if (typeof v === 'string') return v;
+  const m = (v as { message?: unknown } | null)?.message;
+  if (typeof m === 'string' && m) return m;
+  if (typeof v !== 'object' || v === null) return String(v);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(v);
+  } catch {
+    text = undefined;
+  }
+  const shown = text === undefined ? `${Array.isArray(v) ? 'a list' : 'an object'} JSON cannot write` : text.length > THROWN_MAX ? `${text.slice(0, THROWN_MAX - 3)}...` : text;
+  return `threw a value that is not an Error: ${shown}`;
 }
 
 /**

@@ -165,3 +165,14 @@ describe('MEMORY_EXPOSE against the spec tier table', () => {
     expect(surfaceCallStats(await specKernel())).toEqual([]);
   });
 });
+
+describe('an unknown MEMORY_EXPOSE token', () => {
+  it('naming a first-party tier whose plugin is not loaded says so, and which plugin to load', () => {
+    const warnings: string[] = [];
+    const exposure = resolveExposure('primitives,notes,wikki', ['notes'], (m) => warnings.push(m));
+    expect(exposure.unknown).toEqual(['primitives', 'wikki']);
+    expect(warnings).toEqual([
+      'MEMORY_EXPOSE: ignoring unknown tokens primitives, wikki (known: notes, agent, operator, full, all, brief); primitives is a first-party tier whose plugin is not loaded (@memory-service/plugin-primitives)',
+    ]);
+  });
+});

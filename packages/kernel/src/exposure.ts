@@ -45,9 +45,14 @@ export function resolveExposure(
     else unknown.push(token);
   }
   if (unknown.length) {
+    // A first-party tier whose plugin is not in the set (a test server given only its own plugin) is not a typo: say so.
+    const notLoaded = unknown.filter((t) => (FIRST_PARTY_TIERS as readonly string[]).includes(t));
     warn(
       `MEMORY_EXPOSE: ignoring unknown token${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')} ` +
-        `(known: ${[...known, 'agent', 'operator', 'full', 'all', 'brief'].join(', ')})`,
+        `(known: ${[...known, 'agent', 'operator', 'full', 'all', 'brief'].join(', ')})` +
+        (notLoaded.length
+          ? `; ${notLoaded.join(', ')} ${notLoaded.length > 1 ? 'are first-party tiers whose plugins are' : 'is a first-party tier whose plugin is'} not loaded (${notLoaded.map((t) => `@memory-service/plugin-${t}`).join(', ')})`
+          : ''),
     );
   }
   if (all) known.forEach((t) => tiers.add(t));

@@ -1,5 +1,5 @@
 import { AsyncParallelHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncHook, SyncWaterfallHook } from './vendor.js';
-import { MemoryError, toMemoryError } from './errors.js';
+import { MemoryError, shownValue, toMemoryError } from './errors.js';
 import type { Logger } from './logger.js';
 import { isPromiseLike } from './promise-like.js';
 
@@ -177,6 +177,21 @@ function named(options: TapOptions, plugin: string): { name: string; stage?: num
 const WATERFALLS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'session_inject', 'importance_gate', 'nightly', 'nightly_scopes']);
 /** Waterfalls whose value is keyed by plugin name: a failing tap's error is added under its name. */
 const KEYED_RESULTS: ReadonlySet<string> = new Set<string>([...LIFECYCLE_EVENTS, 'nightly', 'nightly_scopes']);
+/**
+ * Hooks whose taps' answers are checked: the kind of a wrong answer (a tap answering it is
+ * ignored, and logged once per tap and kind), or undefined when the answer is fine.
+ */
+const ANSWER_CHECKS: Readonly<Record<string, ((answer: unknown) => string | undefined) & { accepted: string }>> = {
+  // memory_remember's importance: a tap answering NaN or "high" was ignored without a word.
+  importance_gate: Object.assign(
+    (answer: unknown) => {
+      if (answer === undefined || (typeof answer === 'number' && Number.isFinite(answer))) return undefined;
+      if (typeof answer === 'number') return 'not finite';
+      return answer === null ? 'null' : Array.isArray(answer) ? 'a list' : `a ${typeof answer}`;
+    },
+    { accepted: 'a finite number (the importance, clamped to 0.05..1.0 when stored)' },
+  ),
+};
 /** Hooks called synchronously (`call`): their taps cannot be waited for. Every other hook is async. */
 const SYNC_HOOKS: ReadonlySet<string> = new Set<string>(['importance_gate', 'thought_stored', 'nightly_scopes']);
 
@@ -193,6 +208,8 @@ export interface PluginHookOptions {
    * kernel runs it in a savepoint, so a tap that throws has its own writes undone and no other's.
    */
   atomic?: <T>(fn: () => T) => T;
+  /** Told of each call of an async tap, named by its hook (so close() can name a tap that never settles). */
+  track?: (work: Promise<unknown>, hook: string) => Promise<unknown>;
 }
 
 /**
@@ -249,12 +266,24 @@ function guarded(
       }
     };
   }
+  const checkAnswer = ANSWER_CHECKS[hook];
+  // The kinds of wrong answer already reported for this tap: one line per kind, not one per call.
+  const reported = new Set<string>();
   return (...args: unknown[]) => {
     let out: unknown;
     try {
       out = fn(...args);
     } catch (err) {
       return recover(err, args);
+    }
+    if (checkAnswer && !isPromiseLike(out)) {
+      const wrong = checkAnswer(out);
+      if (wrong === undefined) return out;
+      if (!reported.has(wrong)) {
+        reported.add(wrong);
+        logger.warn(`${plugin}'s tap on ${hook} answered ${shownValue(out)} (${wrong}), not ${checkAnswer.accepted}: ignored, the next tap and the caller get ${shownValue(args[0])} (said once per kind of answer)`);
+      }
+      return args[0];
     }
     if (!isPromiseLike(out)) return out;
     // Only a synchronous hook gets here (on an async hook `tap` is registered as tapPromise): its
@@ -306,6 +335,14 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string, opts: Plugin
             get(h, key) {
               if (key === 'tap' || key === 'tapAsync' || key === 'tapPromise') {
                 return (options: TapOptions, fn: (...args: any[]) => any) => {
+                  // tapable's own refusal ("tapPromise is not supported on a SyncHook") named neither the hook nor the fix.
+                  if (key !== 'tap' && SYNC_HOOKS.has(prop)) {
+                    throw new MemoryError(
+                      'KERNEL_ERR_PLUGIN_INVALID',
+                      `Plugin ${plugin}: hook ${prop} is synchronous and takes tap only, not ${key}: use ctx.hooks.${prop}.tap(ctx.name, fn) with a function that answers at once (not async); the synchronous hooks are ${[...SYNC_HOOKS].join(', ')}`,
+                      { plugin, field: key, accepted: 'tap' },
+                    );
+                  }
                   if (!opts.canTap()) {
                     throw new MemoryError('KERNEL_ERR_AFTER_READY', `Plugin ${plugin} cannot tap hook ${prop} outside its setup: tap hooks in setup`, { plugin });
                   }
@@ -318,7 +355,10 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string, opts: Plugin
                   // its value rather than the promise. A sync tap tapable would not wait for, so
                   // its work outran close() and a rejection ended the process (unhandled).
                   const kind = key === 'tap' && !SYNC_HOOKS.has(prop) ? 'tapPromise' : key;
-                  return h[kind](named(options, plugin), guarded(prop, kind, fn, plugin, opts.logger, opts.atomic));
+                  const tapFn = guarded(prop, kind, fn, plugin, opts.logger, opts.atomic);
+                  const track = opts.track;
+                  const tracked = kind === 'tapPromise' && track ? (...args: unknown[]) => track(tapFn(...args) as unknown as Promise<unknown>, prop) : tapFn;
+                  return h[kind](named(options, plugin), tracked);
                 };
               }
               // Other plugins' taps are read-only here: a copy, frozen (the live list let a plugin drop them).

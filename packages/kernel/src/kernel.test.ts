@@ -203,7 +203,56 @@ describe('hooks', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(140);
     expect(closeTapRan).toBe(true);
     expect(k.storage.db.open).toBe(false);
-    expect(warnings).toEqual([expect.stringContaining('1 call(s) or event(s) still running after 150 ms')]);
+    expect(warnings).toEqual([
+      'closing with 2 call(s) or event(s) still running after 150 ms (p\'s tap on memory_pressure; event memory_pressure): a tool call, hook tap or event handler that never settles',
+    ]);
+  });
+
+  it("the close warning names a tool call that never settles with its plugin, and a plugin's tracked work", async () => {
+    const warnings: string[] = [];
+    const logger = { ...silentLogger(), warn: (m: string) => warnings.push(m) };
+    const k = scratchpad.kernel(new Kernel({ dataDir: tmp(), logger, clock: new ManualClock(), closeWaitMs: 100 }));
+    const hang = defineTool({ name: 'p_hang', title: 'Hang', description: 'Never answers.', input: z.object({}), annotations: { readOnlyHint: true }, handler: () => new Promise(() => undefined) });
+    await k.register(
+      plugin({
+        setup: (ctx) => {
+          ctx.tools.register(hang);
+          void ctx.track(new Promise(() => undefined));
+        },
+      }),
+    );
+    await k.ready();
+    void k.callTool('p_hang', {});
+    void k.callTool('p_hang', {});
+    await k.close();
+    expect(warnings).toEqual([
+      "closing with 3 call(s) or event(s) still running after 100 ms (p's tracked work; tool p_hang (plugin p) x2): a tool call, hook tap or event handler that never settles",
+    ]);
+  });
+
+  it('onEvent with an unknown event is refused with the list of events', async () => {
+    const k = kernel();
+    const err = await k.register(plugin({ setup: (ctx) => ctx.onEvent('no_such_event' as never, () => null) })).catch((e) => e);
+    expect(err.message).toBe(
+      'Plugin p failed in setup: Unknown lifecycle event "no_such_event"; known events: session_started, session_ended, new_message, auto_save_candidate, post_context_compression, context_threshold, memory_pressure',
+    );
+  });
+
+  it("a plugin's ctx.logger begins each line with the plugin's name", async () => {
+    const lines: string[] = [];
+    const logger = { info: (m: string) => lines.push(`info: ${m}`), warn: (m: string) => lines.push(`warn: ${m}`), error: (m: string) => lines.push(`error: ${m}`) };
+    const k = scratchpad.kernel(new Kernel({ dataDir: tmp(), logger, clock: new ManualClock() }));
+    await k.register(
+      plugin({
+        name: '@acme/notes-plugin',
+        setup: (ctx) => {
+          ctx.logger.info('folder is notes');
+          ctx.logger.warn('limit is low');
+          ctx.logger.error('cannot read the folder');
+        },
+      }),
+    );
+    expect(lines).toEqual(['info: @acme/notes-plugin: folder is notes', 'warn: @acme/notes-plugin: limit is low', 'error: @acme/notes-plugin: cannot read the folder']);
   });
 });
 

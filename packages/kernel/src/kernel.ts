@@ -16,7 +16,7 @@ import {
   type Layer,
   type LifecycleEvent,
 } from './hooks.js';
-import { stderrLogger, type Logger } from './logger.js';
+import { pluginLogger, stderrLogger, type Logger } from './logger.js';
 import { once, settlesWithin } from './util.js';
 import { safeJoin } from './paths.js';
 import { z } from './zod.js';
@@ -92,7 +92,8 @@ export class Kernel {
   /** Per plugin with a toolSchemas file: its schemas, read on first use (undefined when unusable). */
   private readonly schemaFiles = new Map<string, () => Map<string, ToolJsonSchemas> | undefined>();
   private readonly tierOrder: string[] = [];
-  private readonly inflight = new Set<Promise<unknown>>();
+  /** Calls, events and taps still running, each with what it is (close() names those that never settle). */
+  private readonly inflight = new Map<Promise<unknown>, string>();
   private readonly setupTimeoutMs: number;
   private readonly closeWaitMs: number;
 
@@ -194,6 +195,7 @@ export class Kernel {
     const hooks = pluginHooks(this.hooks, plugin.name, {
       logger: this.logger,
       atomic,
+      track: (work, hook) => this.track(work, `${plugin.name}'s tap on ${hook}`),
       canTap: () => !this.sealed && !reg.failed,
       tapped: (hook) => reg.hooks.add(hook),
     });
@@ -208,7 +210,7 @@ export class Kernel {
       db: this.storage.db,
       container: this.container,
       hooks,
-      logger: this.logger,
+      logger: pluginLogger(this.logger, plugin.name),
       tools: {
         register: (tool: ToolDefinition<any, any>) => {
           if (reg.failed) {
@@ -220,7 +222,7 @@ export class Kernel {
       },
       onEvent: (event: LifecycleEvent, handler: (e: EventContext) => unknown) => {
         if (!isLifecycleEvent(event)) {
-          throw new MemoryError('KERNEL_ERR_HOOK_UNKNOWN', `Unknown lifecycle event "${event}"`, {
+          throw new MemoryError('KERNEL_ERR_HOOK_UNKNOWN', `Unknown lifecycle event ${shownValue(event)}; known events: ${LIFECYCLE_EVENTS.join(', ')}`, {
             plugin: plugin.name,
             field: 'event',
             accepted: LIFECYCLE_EVENTS,
@@ -245,7 +247,7 @@ export class Kernel {
           return { ...results, [plugin.name]: answer };
         });
       },
-      track: <T>(work: Promise<T>) => this.track(work),
+      track: <T>(work: Promise<T>) => this.track(work, `${plugin.name}'s tracked work`),
       resolvePath: (...segments: string[]) => safeJoin(this.dataDir, ...segments),
     });
   }
@@ -412,7 +414,7 @@ export class Kernel {
       stats.done(false, start);
       throw err;
     }
-    return this.track(Promise.resolve(out)).then(
+    return this.track(Promise.resolve(out), `tool ${name} (plugin ${tool.plugin})`).then(
       (value) => {
         let checked: unknown;
         try {
@@ -472,7 +474,7 @@ export class Kernel {
     checkWellFormed({ user_id, payload });
     checkEventPayload(event, payload as Record<string, unknown>, this.config.integer(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000));
     const ctx: EventContext = { event, payload: payload as Record<string, unknown>, layer: eventLayer, user_id };
-    const results = await this.track(this.hooks[event].promise({}, ctx));
+    const results = await this.track(this.hooks[event].promise({}, ctx), `event ${event}`);
     return { event, layer: eventLayer, user_id, results };
   }
 
@@ -485,10 +487,12 @@ export class Kernel {
     while (this.inflight.size) {
       const left = deadline - Date.now();
       if (left <= 0) {
-        this.logger.warn(`closing with ${this.inflight.size} call(s) or event(s) still running after ${this.closeWaitMs} ms: a tool call, hook tap or event handler that never settles`);
+        this.logger.warn(
+          `closing with ${this.inflight.size} call(s) or event(s) still running after ${this.closeWaitMs} ms (${stillRunning([...this.inflight.values()])}): a tool call, hook tap or event handler that never settles`,
+        );
         return;
       }
-      await settlesWithin(Promise.allSettled([...this.inflight]), left);
+      await settlesWithin(Promise.allSettled([...this.inflight.keys()]), left);
     }
   }
 
@@ -510,9 +514,9 @@ export class Kernel {
     }
   }
 
-  /** Background work close() waits for. */
-  track<T>(work: Promise<T>): Promise<T> {
-    this.inflight.add(work);
+  /** Background work close() waits for; `what` names it if it never settles (a tool and its plugin, a plugin's tap). */
+  track<T>(work: Promise<T>, what = 'background work'): Promise<T> {
+    this.inflight.set(work, what);
     const done = () => this.inflight.delete(work);
     work.then(done, done);
     return work;
@@ -538,6 +542,14 @@ interface Registration {
   tools: string[];
   hooks: Set<object>;
   failed: boolean;
+}
+
+/** What is still running at close, named, the same ones counted once: at most 10, then how many more. */
+export function stillRunning(what: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const w of what) counts.set(w, (counts.get(w) ?? 0) + 1);
+  const named = [...counts].map(([w, n]) => (n > 1 ? `${w} x${n}` : w));
+  return named.length > 10 ? `${named.slice(0, 10).join('; ')}; and ${named.length - 10} more` : named.join('; ');
 }
 
 /** Remove a plugin's taps from a hook (tapable recompiles the hook's call on its next use). */

@@ -19,3 +19,16 @@ export function stderrLogger(prefix = 'memory-service', quiet = false): Logger {
 export function silentLogger(): Logger {
   return { info: () => {}, warn: () => {}, error: () => {} };
 }
+
+/**
+ * The logger a plugin gets as `ctx.logger`: each line begins with the plugin's name
+ * (`[memory-service] warn: my-notes-plugin: ...`), as the kernel's own lines about a plugin do, so
+ * an operator can tell which plugin wrote it. It writes through `logger` at each call.
+ */
+export function pluginLogger(logger: Logger, plugin: string): Logger {
+  return Object.freeze({
+    info: (m: string) => logger.info(`${plugin}: ${m}`),
+    warn: (m: string) => logger.warn(`${plugin}: ${m}`),
+    error: (m: string) => logger.error(`${plugin}: ${m}`),
+  });
+}

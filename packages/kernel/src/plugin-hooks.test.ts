@@ -270,3 +270,43 @@ describe('a tap given with tap() whose function answers a promise', () => {
     ]);
   });
 });
+
+describe('an importance_gate tap answering something other than a number', () => {
+  it('is ignored (the next tap gets the value it was given) and logged once per tap and kind of answer, naming the plugin and the answer', async () => {
+    const warnings: string[] = [];
+    const logger: Logger = { info: () => {}, warn: (m) => void warnings.push(m), error: () => {} };
+    const k = scratchpad.kernel(new Kernel({ dataDir: scratchpad.dir(), logger, clock: new ManualClock() }));
+    const answers: unknown[] = [];
+    let next: unknown = Number.NaN;
+    await k.register(plugin('odd-gate', (ctx) => ctx.hooks.importance_gate.tap(ctx.name, () => next as number)));
+    await k.register(plugin('later-gate', (ctx) => ctx.hooks.importance_gate.tap(ctx.name, (importance) => (answers.push(importance), importance + 0.1))));
+    await k.ready();
+    const fact = { ...SCOPE, key: 'k', value: 'v' };
+    expect(k.hooks.importance_gate.call(0.5, fact)).toBe(0.6);
+    expect(k.hooks.importance_gate.call(0.5, fact)).toBe(0.6);
+    next = 'high';
+    expect(k.hooks.importance_gate.call(0.4, fact)).toBeCloseTo(0.5);
+    next = Number.POSITIVE_INFINITY;
+    k.hooks.importance_gate.call(0.4, fact);
+    next = 0.9;
+    expect(k.hooks.importance_gate.call(0.4, fact)).toBe(1);
+    next = undefined;
+    expect(k.hooks.importance_gate.call(0.3, fact)).toBe(0.4);
+    expect(answers).toEqual([0.5, 0.5, 0.4, 0.4, 0.9, 0.3]);
+    expect(warnings).toEqual([
+      "odd-gate's tap on importance_gate answered NaN (not finite), not a finite number (the importance, clamped to 0.05..1.0 when stored): ignored, the next tap and the caller get 0.5 (said once per kind of answer)",
+      'odd-gate\'s tap on importance_gate answered "high" (a string), not a finite number (the importance, clamped to 0.05..1.0 when stored): ignored, the next tap and the caller get 0.4 (said once per kind of answer)',
+    ]);
+  });
+});
+
+describe('tapping a synchronous hook with tapPromise or tapAsync', () => {
+  it.each(['thought_stored', 'importance_gate', 'nightly_scopes'])('is refused naming the hook and the fix (tap): %s', async (hook) => {
+    const { k } = kernel();
+    const err = await k.register(plugin('wrong-tap', (ctx) => (ctx.hooks as any)[hook].tapPromise(ctx.name, async () => undefined))).catch((e) => e);
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'wrong-tap' });
+    expect(err.message).toBe(
+      `Plugin wrong-tap failed in setup: Plugin wrong-tap: hook ${hook} is synchronous and takes tap only, not tapPromise: use ctx.hooks.${hook}.tap(ctx.name, fn) with a function that answers at once (not async); the synchronous hooks are importance_gate, thought_stored, nightly_scopes`,
+    );
+  });
+});

@@ -1,7 +1,7 @@
 import type { AwilixContainer } from 'awilix/browser';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
-import { MemoryError } from './errors.js';
+import { MemoryError, shownValue } from './errors.js';
 import { isValidRange } from './kernel-range.js';
 import type { EventContext, Hooks, LifecycleEvent } from './hooks.js';
 import type { Logger } from './logger.js';
@@ -53,7 +53,15 @@ export interface PluginDefinition {
   setup(ctx: PluginContext): void | Promise<void>;
 }
 
-const PLUGIN_NAME = /^(@[a-z0-9][a-z0-9._-]*\/)?[a-z0-9][a-z0-9._-]*$/;
+/**
+ * A plugin's name: a package name without dots (lower-case letters, digits, `-` and `_`, optionally
+ * scoped). No dot, because the name is also its config.yaml section, read by dotted paths
+ * (`ctx.config.get('acme-notes.folder')`): a section `acme.notes` could never be read.
+ */
+const PLUGIN_NAME = /^(@[a-z0-9][a-z0-9_-]*\/)?[a-z0-9][a-z0-9_-]*$/;
+/** What a valid plugin name looks like, as a refused one's error says it. */
+export const PLUGIN_NAME_ACCEPTED =
+  'a package name of lower-case letters, digits, "-" and "_", optionally scoped, without dots (its config.yaml section is read by dotted paths), such as "my-notes-plugin" or "@acme/notes-plugin"';
 const TIER = /^[a-z][a-z0-9_-]{0,31}$/;
 /** A semver version: major.minor.patch, an optional pre-release and build (semver.org's grammar, loosely). */
 const SEMVER = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
@@ -66,7 +74,7 @@ export function checkPluginDefinition(def: PluginDefinition): void {
   const fail = (field: string, why: string) =>
     new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${def?.name ?? '(unnamed)'}: ${field} ${why}`, { plugin: def?.name, field });
   if (!def || typeof def !== 'object') throw fail('definition', 'must be an object');
-  if (typeof def.name !== 'string' || !PLUGIN_NAME.test(def.name)) throw fail('name', 'must be a package-style name');
+  if (typeof def.name !== 'string' || !PLUGIN_NAME.test(def.name)) throw fail('name', `must be ${PLUGIN_NAME_ACCEPTED}; got ${shownValue(def.name)}`);
   if (typeof def.version !== 'string' || !SEMVER.test(def.version)) throw fail('version', `must be a semver version such as "1.0.0"; got ${JSON.stringify(def.version)}`);
   if (typeof def.tier !== 'string' || !TIER.test(def.tier)) throw fail('tier', `must match ${TIER}`);
   if (typeof def.kernel !== 'string' || !def.kernel.trim() || !isValidRange(def.kernel)) {

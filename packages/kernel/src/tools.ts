@@ -9,6 +9,7 @@ import { checkMisspelledKeys, keysGivenInstead } from './misspelled-keys.js';
 import { isBlank } from './blank.js';
 import { hiddenFormatAt, toNfc } from './identity.js';
 import { checkActionFields, type ActionFields } from './action-fields.js';
+import { JSON_INPUT_TYPES, notJsonField } from './json-input.js';
 
 export interface ToolAnnotations {
   readOnlyHint: boolean;
@@ -52,6 +53,12 @@ export interface ToolDefinition<I extends AnyZodObject = AnyZodObject, O = unkno
    * giving a field its action does not take is refused before the handler runs, naming it.
    */
   actionFields?: ActionFields;
+  /**
+   * Runs the call. A synchronous handler's writes are rolled back when it throws or answers what
+   * `output` refuses. An async one (any answering a promise) gets no rollback: the transaction
+   * commits when it hands back its promise, so what it wrote before its first `await` stays even if
+   * it then fails; it writes after its last await in ctx.storage.transaction, or compensates.
+   */
   handler(args: z.infer<I>, call: ToolCallContext): O | Promise<O>;
 }
 
@@ -82,6 +89,16 @@ export type ToolSpec<I extends AnyZodObject = AnyZodObject, O = unknown> = Omit<
 function checkInput(name: string, input: unknown): void {
   if (!(input instanceof z.ZodObject)) {
     throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${name} needs a zod object input schema`, { field: 'input' });
+  }
+  // A field no JSON argument can carry (z.date(), z.bigint(), ...): published as {}, refused in every call.
+  const notJson = notJsonField(input);
+  if (notJson) {
+    throw new MemoryError(
+      'KERNEL_ERR_TOOL_INVALID',
+      `Tool ${name}: input field "${notJson.path}" is ${notJson.kind}, which no JSON argument can carry (tools/list would publish it as {} and every call would be refused); ` +
+        `declare it as a type JSON carries: ${JSON_INPUT_TYPES}, e.g. z.iso.datetime() for a date or z.coerce.date() to make one from a string`,
+      { field: `input.${notJson.path}`, accepted: JSON_INPUT_TYPES },
+    );
   }
 }
 

@@ -1,5 +1,6 @@
-import { SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
+import { SERVICE_VERSION } from '@memory-service/kernel';
 import { PluginNotPreloaded } from './plugins.js';
+import { startRefusal } from './start-refusal.js';
 import { createService } from './service.js';
 import { serveHttp, serveStdio, type HttpServing } from './serve.js';
 import { applyHeap, type HeapMode, heapFromEnv } from './heap.js';
@@ -124,8 +125,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
     service = await createService({ modules: options.modules });
   } catch (err) {
     if (err instanceof PluginNotPreloaded) throw err;
-    const e = toMemoryError(err);
-    process.stderr.write(`memory-service: cannot start: ${e.message}\n`);
+    process.stderr.write(startRefusal(err));
     process.exit(1);
   }
   const { kernel } = service;

@@ -37,3 +37,11 @@ describe('config.yaml is checked when the server starts', () => {
     expect(res.stderr).toMatch(/plugins must be a list of plugin package names or paths; got "\.\/my-plugin"/);
   });
 });
+
+describe('a refused start', () => {
+  it("ends its line with the error's catalogue code, as the README quotes it", async () => {
+    const res = await startWith('retrieval:\n  default_limit: -5\n');
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/^memory-service: cannot start: Invalid configuration: retrieval\.default_limit must be an integer from 1 to 200; got -5 \(KERNEL_ERR_CONFIG\)\n$/);
+  });
+});

@@ -1,4 +1,4 @@
-import { asValue, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, type PluginContext } from '@memory-service/kernel';
+import { asValue, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, type Logger, type PluginContext } from '@memory-service/kernel';
 import path from 'node:path';
 import { setAsideEarlierFiles } from './earlier-files.js';
 import { storesMigrations } from './migrations/index.js';
@@ -20,15 +20,20 @@ export const RETRIEVAL_WARM_DELAY_MS = 250;
 /**
  * The one Stores instance of a kernel: the first plugin that asks applies the stores'
  * migrations and registers it in the container; every other plugin gets the same instance.
+ * This is how a plugin, first-party or not, reads and writes the memory (call it in `setup`;
+ * README "Write a plugin"). Its writes join the tool call's transaction when made synchronously.
  */
 export function useStores(ctx: PluginContext): Stores {
   if (ctx.container.hasRegistration('stores')) return ctx.container.resolve<Stores>('stores');
+  // The kernel's logger, not the asking plugin's (ctx.logger begins each line with its name): the
+  // stores are shared, and their lines are no one plugin's.
+  const logger = ctx.container.resolve<Logger>('logger');
   // A database made anew beside files of an earlier one (memory.db lost, emptied or moved away):
   // those files are set aside before anything here could rewrite them from the empty tables.
   if (ctx.storage.fresh) {
     const aside = setAsideEarlierFiles(ctx.dataDir, ctx.clock.now());
     if (aside) {
-      ctx.logger.warn(
+      logger.warn(
         `${ctx.storage.file} was made anew, but the data dir held files written from an earlier database (${aside.moved.join(', ')}): ` +
           `moved to ${aside.to}, nothing deleted. If the database was lost or emptied by mistake, stop the server and copy a backup from ` +
           `${path.join(ctx.dataDir, BACKUP_DIR)} to ${ctx.storage.file} (its -wal and -shm files removed).`,
@@ -40,7 +45,7 @@ export function useStores(ctx: PluginContext): Stores {
     db: ctx.db,
     dataDir: ctx.dataDir,
     clock: ctx.clock,
-    logger: ctx.logger,
+    logger,
     afterCommit: () => ctx.storage.checkpointSoon(),
     transactions: ctx.storage,
     config: {
@@ -86,7 +91,7 @@ export function useStores(ctx: PluginContext): Stores {
         stores.retrieval.warm();
         stores.repairAfterStop();
       } catch (err) {
-        ctx.logger.warn(`warming the stores after start failed: ${(err as Error).message}`);
+        logger.warn(`warming the stores after start failed: ${(err as Error).message}`);
       }
     }, RETRIEVAL_WARM_DELAY_MS);
     warming.unref();

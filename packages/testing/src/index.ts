@@ -2,15 +2,22 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ManualClock, silentLogger, type Clock, type ConfigData, type Kernel, type PluginDefinition } from '@memory-service/kernel';
+import { ManualClock, type Clock, type ConfigData, type Kernel, type Logger, type PluginDefinition } from '@memory-service/kernel';
 import { connectInProcess, createService, type Service } from '@memory-service/server';
 
 export { ManualClock };
 
 export interface TestServerOptions {
-  /** The plugin set; nothing else is loaded (MEMORY_PLUGINS is ignored). */
+  /**
+   * The plugin set; nothing else is loaded (MEMORY_PLUGINS is ignored), not even the primitives:
+   * to call think, dream, ... or test a tap on the hooks they fire, pass
+   * `@memory-service/plugin-primitives` (its default export) too.
+   */
   plugins: PluginDefinition[];
-  /** MEMORY_EXPOSE for this server (default: every tool, `all`). */
+  /**
+   * MEMORY_EXPOSE for this server (default: every tool, `all`). A token naming no tier of the
+   * plugins given (`primitives` without the primitives plugin) is ignored with a warning (see `logs`).
+   */
   expose?: string;
   /** MEMORY_META=1. */
   meta?: boolean;
@@ -18,6 +25,17 @@ export interface TestServerOptions {
   dataDir?: string;
   clock?: Clock;
   config?: ConfigData;
+  /**
+   * Where the server's log lines go besides `logs` (default: nowhere): `stderrLogger()` from the
+   * kernel to see them, or your own to assert on them. Plugins' ctx.logger lines reach it too.
+   */
+  logger?: Logger;
+}
+
+/** A line the test server logged: an unknown MEMORY_EXPOSE token, a tap that failed, a plugin's ctx.logger line. */
+export interface LogLine {
+  level: 'info' | 'warn' | 'error';
+  message: string;
 }
 
 export interface ToolCallOutcome {
@@ -31,6 +49,8 @@ export interface TestServer {
   service: Service;
   client: Client;
   dataDir: string;
+  /** Every line logged since the server was created, oldest first (also passed to `logger` when given). */
+  logs: LogLine[];
   /** Call a tool; resolves its structuredContent, rejects with the tool error's JSON on isError. */
   call(name: string, args?: Record<string, unknown>): Promise<any>;
   /** Call a tool and get the raw outcome, errors included. */
@@ -72,13 +92,19 @@ export function tempDataDir(prefix = 'memory-service-test-'): string {
 export async function createTestServer(opts: TestServerOptions): Promise<TestServer> {
   const ownDir = !opts.dataDir;
   const dataDir = opts.dataDir ?? tempDataDir();
+  const logs: LogLine[] = [];
+  const line = (level: LogLine['level']) => (message: string) => {
+    logs.push({ level, message });
+    opts.logger?.[level](message);
+  };
+  const logger: Logger = { info: line('info'), warn: line('warn'), error: line('error') };
   const service = await createService({
     dataDir,
     plugins: opts.plugins,
     env: { MEMORY_EXPOSE: opts.expose ?? 'all', MEMORY_META: opts.meta ? '1' : '' },
     clock: opts.clock ?? new ManualClock(),
     config: opts.config,
-    logger: silentLogger(),
+    logger,
   });
   const { clientTransport, server } = await connectInProcess(service.surface, service.kernel.logger);
   const client = new Client({ name: 'memory-service-testing', version: '0.1.0' });
@@ -86,7 +112,8 @@ export async function createTestServer(opts: TestServerOptions): Promise<TestSer
 
   const callRaw = async (name: string, args: Record<string, unknown> = {}): Promise<ToolCallOutcome> => {
     const res = (await client.callTool({ name, arguments: args })) as any;
-    const text = (res.content ?? []).map((c: any) => c.text ?? '').join('');
+    let text: string = (res.content ?? []).map((c: any) => c.text ?? '').join('');
+    if (res.isError && !service.surface.get(name)) text = withUnknownToolHint(text, name, service.kernel, opts);
     return { isError: !!res.isError, structured: res.structuredContent ?? (text ? safeJson(text) : undefined), text };
   };
   return {
@@ -94,6 +121,7 @@ export async function createTestServer(opts: TestServerOptions): Promise<TestSer
     service,
     client,
     dataDir,
+    logs,
     callRaw,
     async call(name, args = {}) {
       const out = await callRaw(name, args);
@@ -110,6 +138,24 @@ export async function createTestServer(opts: TestServerOptions): Promise<TestSer
       if (ownDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A call of a tool the test server does not list: say why, the usual mistake being a tool of a
+ * plugin that was not passed (createTestServer loads only `plugins`) or a tier not in `expose`.
+ */
+function withUnknownToolHint(text: string, name: string, kernel: Kernel, opts: TestServerOptions): string {
+  const registered = kernel.getTool(name);
+  const hint = registered
+    ? `${name} is a tool of ${registered.plugin} (tier ${registered.tiers.join(', ')}), which expose ${JSON.stringify(opts.expose ?? 'all')} does not expose`
+    : `no plugin given to createTestServer registers ${name}: it loads only the plugins you pass (${kernel.pluginNames.join(', ') || 'none'}); ` +
+      `the primitives (think, dream, forget, evolve, project, memory_hook, wake_up) are @memory-service/plugin-primitives, to pass as well`;
+  const parsed = safeJson(text) as { error?: { message?: string } } | string;
+  if (typeof parsed === 'object' && parsed?.error && typeof parsed.error.message === 'string') {
+    parsed.error.message = `${parsed.error.message} (${hint})`;
+    return JSON.stringify(parsed);
+  }
+  return `${text} (${hint})`;
 }
 
 function safeJson(text: string): unknown {

@@ -33,7 +33,9 @@ export default definePlugin({
     const kernel = ctx.container.resolve<Kernel>('kernel');
     const thinker = new Thinker(stores, ctx.clock, ctx.hooks, ctx.logger, stores.config.maxTextChars);
     const dreamer = new Dreamer(stores, stores.config.tokenBudget);
-    const lifecycle = new LifecycleHandlers(stores, ctx.hooks, ctx.config, ctx.logger);
+    // The kernel's logger: the session_inject check names the plugin whose tap failed first, as the
+    // kernel's own "<plugin> failed on hook" lines do (ctx.logger would begin it with this plugin's name).
+    const lifecycle = new LifecycleHandlers(stores, ctx.hooks, ctx.config, kernel.logger);
 
     ctx.tools.register(thinkTool(thinker));
     ctx.tools.register(dreamTool(dreamer, ctx.config));

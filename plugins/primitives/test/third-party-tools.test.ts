@@ -71,3 +71,64 @@ it('an answer that cannot be sent as JSON is a tool error naming the tool and it
     expect(out.structured.error.message).toContain(`Tool ${name} (plugin unsendable-plugin) answered a value that cannot be sent as JSON`);
   }
 });
+
+const dated = definePlugin({
+  name: 'dated-plugin',
+  version: '1.0.0',
+  tier: 'dated',
+  kernel: '^1.0.0',
+  setup(ctx) {
+    ctx.tools.register(
+      defineTool({ name: 'dated_add', title: 'Add', description: 'Adds a dated entry.', input: z.object({ when: z.date() }), output: z.object({ ok: z.boolean() }), annotations: { readOnlyHint: true }, handler: () => ({ ok: true }) }),
+    );
+  },
+});
+
+it('a tool taking a field JSON cannot carry (z.date()) stops the start, naming the plugin, the tool, the field and what JSON carries', async () => {
+  const err = await start({ plugins: [dated], expose: 'primitives,dated' }).catch((e) => e);
+  expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'dated-plugin' });
+  expect(err.message).toMatch(/^Plugin dated-plugin failed in setup: Tool dated_add: input field "when" is a date \(z\.date\(\)\), which no JSON argument can carry .*declare it as a type JSON carries: string, number, boolean, null, array or object/);
+});
+
+const oddThrows = definePlugin({
+  name: 'odd-throws',
+  version: '1.0.0',
+  tier: 'oddthrows',
+  kernel: '^1.0.0',
+  setup(ctx) {
+    ctx.tools.register(
+      defineTool({
+        name: 'odd_throw',
+        title: 'Odd throw',
+        description: 'Throws a plain object.',
+        input: z.object({}),
+        annotations: { readOnlyHint: true },
+        handler: () => {
+          throw { weird: 1, why: 'not an Error' };
+        },
+      }),
+    );
+  },
+});
+
+it('a handler throwing a value that is not an Error is a tool error showing its JSON, not "[object Object]"', async () => {
+  s = await start({ plugins: [oddThrows], expose: 'primitives,oddthrows' });
+  const out = await s.callRaw('odd_throw');
+  expect(out.isError).toBe(true);
+  expect(out.structured.error).toMatchObject({
+    code: 'KERNEL_ERR_TOOL_FAILED',
+    plugin: 'odd-throws',
+    message: 'threw a value that is not an Error: {"weird":1,"why":"not an Error"}',
+  });
+});
+
+it('tapPromise on a synchronous hook, or onEvent with an unknown event, stops the start naming the hook and the fix, or the events', async () => {
+  const wrongTap = definePlugin({ name: 'wrong-tap', version: '1.0.0', tier: 'wrongtap', kernel: '^1.0.0', setup: (ctx) => ctx.hooks.thought_stored.tapPromise(ctx.name, async () => undefined) });
+  const tapErr = await start({ plugins: [wrongTap] }).catch((e) => e);
+  expect(tapErr.message).toContain('hook thought_stored is synchronous and takes tap only, not tapPromise: use ctx.hooks.thought_stored.tap(ctx.name, fn)');
+  const wrongEvent = definePlugin({ name: 'wrong-event', version: '1.0.0', tier: 'wrongevent', kernel: '^1.0.0', setup: (ctx) => ctx.onEvent('session_begun' as never, () => null) });
+  const eventErr = await start({ plugins: [wrongEvent] }).catch((e) => e);
+  expect(eventErr.message).toBe(
+    'Plugin wrong-event failed in setup: Unknown lifecycle event "session_begun"; known events: session_started, session_ended, new_message, auto_save_candidate, post_context_compression, context_threshold, memory_pressure',
+  );
+});
