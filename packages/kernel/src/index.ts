@@ -22,6 +22,7 @@ export { fastOutput, type FastOutput } from './fast-output.js';
 export * from './random.js';
 export * from './event-payloads.js';
 export { isWellFormed } from './well-formed.js';
+export { checkNoProtoKeys, protoKeyError, protoKeyPath, PROTO_KEY_ACCEPTED } from './proto-keys.js';
 export { isBlank } from './blank.js';
 export { checkActionFields, type ActionFields } from './action-fields.js';
 export { checkMisspelledKeys } from './misspelled-keys.js';

@@ -23,6 +23,7 @@ import { z } from './zod.js';
 import { checkPluginDefinition, type PluginContext, type PluginDefinition } from './plugin.js';
 import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-payloads.js';
 import { checkWellFormed } from './well-formed.js';
+import { checkNoProtoKeys } from './proto-keys.js';
 import { Storage } from './storage.js';
 import { storageFailureError, type StorageFailureOptions } from './storage-failures.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
@@ -472,6 +473,8 @@ export class Kernel {
     const { layer: eventLayer, user_id } = scope.data;
     // As for a tool's arguments: no unpaired surrogate anywhere (well-formed.ts), named by its path.
     checkWellFormed({ user_id, payload });
+    // As for a tool's arguments: no __proto__ key anywhere (proto-keys.ts), named by its path.
+    checkNoProtoKeys(payload, 'payload');
     checkEventPayload(event, payload as Record<string, unknown>, this.config.integer(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000));
     const ctx: EventContext = { event, payload: payload as Record<string, unknown>, layer: eventLayer, user_id };
     const results = await this.track(this.hooks[event].promise({}, ctx), `event ${event}`);

@@ -5,6 +5,7 @@ import type { ToolCallStats } from './call-stats.js';
 import { fastArgs } from './fast-args.js';
 import { fastOutput } from './fast-output.js';
 import { checkWellFormed } from './well-formed.js';
+import { checkNoProtoKeys } from './proto-keys.js';
 import { checkMisspelledKeys, keysGivenInstead } from './misspelled-keys.js';
 import { isBlank } from './blank.js';
 import { hiddenFormatAt, toNfc } from './identity.js';
@@ -335,7 +336,8 @@ export { isPromiseLike } from './promise-like.js';
  * parsed once on zod's fast path; only input that fails is parsed again with reportInput, which
  * the error needs to tell a missing field from one of the wrong type and which takes zod off that
  * path (about three times slower). Parsed arguments holding an unpaired surrogate or a NUL are refused
- * (well-formed.ts), and so is a field the call's action does not take (the tool's actionFields).
+ * (well-formed.ts), and so is a field the call's action does not take (the tool's actionFields),
+ * and arguments with a `__proto__` key anywhere (proto-keys.ts).
  */
 export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknown>, args: unknown): z.infer<I> {
   const taken = fastArgs(tool.input)?.(args ?? {});
@@ -344,6 +346,9 @@ export function parseArgs<I extends AnyZodObject>(tool: ToolDefinition<I, unknow
     if (tool.actionFields) checkActionFields(taken.action, args as Record<string, unknown>, tool.actionFields);
     return taken as z.infer<I>;
   }
+  // Before zod, which drops a __proto__ key from what it parses (proto-keys.ts); the shortcut
+  // takes no key the schema lacks, so it never takes one.
+  checkNoProtoKeys(args);
   const res = tool.input.safeParse(args ?? {});
   // The shortcut takes no key the schema lacks: misspelled keys are looked for only here, and
   // before zod's own error, which would name the argument left out rather than the misspelling.

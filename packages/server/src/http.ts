@@ -300,8 +300,11 @@ export async function buildHttpApp(service: Service, opts: HttpOptions): Promise
 
   // JSON bodies must be UTF-8 (RFC 8259): bytes that are not, or another charset named, are refused
   // rather than decoded with replacement characters into what gets stored. The parse itself is
-  // fastify's own (with its __proto__ and constructor checks).
-  const parseJson = app.getDefaultJsonParser('error', 'error');
+  // fastify's own, taking every key as plain JSON.parse does (as stdio reads a line): its __proto__
+  // check refused valid JSON as "Body is not valid JSON", where stdio took the call. A __proto__
+  // key (an own key after JSON.parse, touching no prototype) is refused by the kernel, naming its
+  // path, on every transport (kernel proto-keys.ts); a "constructor" key is an ordinary key on both.
+  const parseJson = app.getDefaultJsonParser('ignore', 'ignore');
   // Bodies are JSON only: a text/plain body was taken as a string and refused as "(arguments)".
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit }, (req, body, done) => {

@@ -10,7 +10,6 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CallToolRequestSchema,
   InitializeRequestSchema,
   isInitializeRequest,
   JSONRPCErrorResponseSchema,
@@ -20,7 +19,7 @@ import {
   ListToolsRequestSchema,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger, Surface } from '@memory-service/kernel';
+import { z, type Logger, type Surface } from '@memory-service/kernel';
 import {
   callSurfaceTool,
   internalError,
@@ -39,6 +38,18 @@ import { StdioTransport } from './stdio-transport.js';
 
 export type { Transport };
 
+/**
+ * tools/call as its handler reads it. The SDK Server still checks each request with its own
+ * CallToolRequestSchema before the handler runs, but hands the handler what this schema parsed:
+ * the arguments as sent. The SDK's schema parses them as a record, which drops a `__proto__` key
+ * without a word; the kernel refuses that key, naming its path (kernel proto-keys.ts), as it does
+ * for a call answered without the SDK under stdio.
+ */
+const CallToolAsSentSchema = z.object({
+  method: z.literal('tools/call'),
+  params: z.looseObject({ name: z.string(), arguments: z.unknown().optional() }),
+});
+
 /** An SDK Server answering tools/list and tools/call from the surface. */
 export function createMcpServer(surface: Surface, logger?: Logger): Server {
   // Copies: the SDK keeps (and may merge into) what it is given.
@@ -56,7 +67,7 @@ export function createMcpServer(surface: Surface, logger?: Logger): Server {
       throw Object.assign(new Error(error.message), { code: error.code });
     }
   });
-  server.setRequestHandler(CallToolRequestSchema, (req, extra) => callSurfaceTool(surface, req.params.name, req.params.arguments, extra.signal, logger));
+  server.setRequestHandler(CallToolAsSentSchema, (req, extra) => callSurfaceTool(surface, req.params.name, req.params.arguments, extra.signal, logger));
   return server;
 }
 

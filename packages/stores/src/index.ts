@@ -18,6 +18,7 @@ export {
   L1_QUARANTINE_DIR,
   PROPOSAL_BACKLOG_WARN,
   PROPOSAL_MAX_AGE_MS,
+  WRITE_PROBE_NAME,
   type HealAction,
   type HealResult,
   type HealthCheck,

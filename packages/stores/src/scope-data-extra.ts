@@ -2,7 +2,8 @@ import { BRANCH_MAX } from './branches.js';
 import { StoreError, validationError } from './errors.js';
 import type { ProposalInput, ProposalPayload } from './proposals.js';
 import { describeReflection } from './reflections.js';
-import type { ScopeDocExtraKind, ScopeDocExtras } from './scope-doc-extra.js';
+import { SCOPE_DOC_EXTRA_KINDS, type ScopeDocExtraKind, type ScopeDocExtras } from './scope-doc-extra.js';
+import type { KindRecords } from './scope-export.js';
 import { STASH_MAX } from './stashes.js';
 import type { Stores } from './stores.js';
 import type { ImportRefs } from './scope-import-refs.js';
@@ -23,46 +24,55 @@ const at = (t: string, now: string) => (t === '' ? now : t);
 export class ScopeDataExtras {
   constructor(private readonly stores: Stores) {}
 
-  exportScope(scope: Scope): ScopeDocExtras {
+  /**
+   * The later kinds of a scope's export, in the document's order (SCOPE_DOC_EXTRA_KINDS), each
+   * read from its store only when its records are written (scope-export.ts): one kind's list at a
+   * time is in memory, not all of them.
+   */
+  exportKinds(scope: Scope): KindRecords[] {
     const s = this.stores;
-    return {
-      counterfactuals: s.counterfactuals.all(scope).map((c) => ({ anchor: c.anchor, premise: c.premise, projection: c.projection, created: c.created })),
-      procedures: s.procedures.all(scope).map((p) => ({
-        name: p.name,
-        description: p.description,
-        trigger: p.trigger,
-        steps: p.steps,
-        successes: p.successes,
-        failures: p.failures,
-        last_run: p.last_run,
-        last_outcome: p.last_outcome,
-        last_note: p.last_note,
-        created: p.created,
-        updated: p.updated,
-      })),
-      stashes: s.stashes.all(scope).map((x) => ({ name: x.name, note: x.note, created: x.created, entries: x.entries })),
-      branches: s.branches.all(scope),
-      reflections: s.reflections.all(scope).map(({ id: _id, ...r }) => r),
-      disclosure_rules: s.disclosure.list(scope).map((r) => ({
-        name: r.name,
-        trigger_keywords: r.trigger_keywords,
-        content: r.content,
-        enabled: r.enabled,
-        created: r.created,
-        updated: r.updated,
-      })),
-      watch_rules: s.watchRules.list(scope).map((r) => ({
-        name: r.name,
-        trigger: r.trigger,
-        predicate: r.predicate,
-        action: r.action,
-        enabled: r.enabled,
-        created: r.created,
-        updated: r.updated,
-      })),
-      standing_queries: s.standing.list(scope).map((q) => ({ name: q.name, description: q.description, filters: q.filters, created: q.created, updated: q.updated })),
-      proposals: s.proposals.allPending(scope).map((p) => ({ kind: p.kind, payload: p.payload, created: p.created })),
+    const kinds: { [K in ScopeDocExtraKind]: () => ScopeDocExtras[K] } = {
+      counterfactuals: () => s.counterfactuals.all(scope).map((c) => ({ anchor: c.anchor, premise: c.premise, projection: c.projection, created: c.created })),
+      procedures: () =>
+        s.procedures.all(scope).map((p) => ({
+          name: p.name,
+          description: p.description,
+          trigger: p.trigger,
+          steps: p.steps,
+          successes: p.successes,
+          failures: p.failures,
+          last_run: p.last_run,
+          last_outcome: p.last_outcome,
+          last_note: p.last_note,
+          created: p.created,
+          updated: p.updated,
+        })),
+      stashes: () => s.stashes.all(scope).map((x) => ({ name: x.name, note: x.note, created: x.created, entries: x.entries })),
+      branches: () => s.branches.all(scope),
+      reflections: () => s.reflections.all(scope).map(({ id: _id, ...r }) => r),
+      disclosure_rules: () =>
+        s.disclosure.list(scope).map((r) => ({
+          name: r.name,
+          trigger_keywords: r.trigger_keywords,
+          content: r.content,
+          enabled: r.enabled,
+          created: r.created,
+          updated: r.updated,
+        })),
+      watch_rules: () =>
+        s.watchRules.list(scope).map((r) => ({
+          name: r.name,
+          trigger: r.trigger,
+          predicate: r.predicate,
+          action: r.action,
+          enabled: r.enabled,
+          created: r.created,
+          updated: r.updated,
+        })),
+      standing_queries: () => s.standing.list(scope).map((q) => ({ name: q.name, description: q.description, filters: q.filters, created: q.created, updated: q.updated })),
+      proposals: () => s.proposals.allPending(scope).map((p) => ({ kind: p.kind, payload: p.payload, created: p.created })),
     };
+    return SCOPE_DOC_EXTRA_KINDS.map((k) => [k, kinds[k]] as const);
   }
 
   /**

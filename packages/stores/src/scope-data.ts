@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import { fileFailureError, toNfc } from '@memory-service/kernel';
+import { toNfc } from '@memory-service/kernel';
 import { StoreError, validationError, notFound } from './errors.js';
-import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
+import { idSegment, safeJoin } from './paths.js';
 import {
   SCOPE_DOC_FORMAT,
   SCOPE_DOC_KINDS,
@@ -12,6 +12,7 @@ import {
   type ScopeDocument,
 } from './scope-doc.js';
 import { ScopeDataExtras } from './scope-data-extra.js';
+import { emitDocJson, ExportFileWriter, partsOf, type DocHeader, type DocParts, type KindRecords } from './scope-export.js';
 import { ImportRefs } from './scope-import-refs.js';
 import type { Stores } from './stores.js';
 import type { Scope } from './types.js';
@@ -66,87 +67,179 @@ export class ScopeData {
     this.extras = new ScopeDataExtras(stores);
   }
 
-  exportScope(scope: Scope): ScopeDocument {
+  /**
+   * The scope as a document's parts (scope-export.ts): its header, then each kind's records in the
+   * document's order, read from the database as they are written. The rows of the kinds that grow
+   * with a memory (facts, episodes, links, nodes, edges, events, sessions, scratchpad) are read one
+   * at a time (a statement's iterator: their records ask the database nothing more); wiki pages one
+   * page at a time by title; the later kinds a kind at a time (ScopeDataExtras.exportKinds).
+   */
+  exportParts(scope: Scope): DocParts {
     checkScope(scope);
     const c = this.stores.ctx;
-    const all = (sql: string) => c.stmt(sql).all(scope.layer, scope.user_id) as Record<string, any>[];
+    const wiki = this.stores.wiki;
+    const kind = (k: ScopeDocKind, sql: string, record: (r: Record<string, any>) => object): KindRecords => [
+      k,
+      function* () {
+        for (const r of c.stmt(sql).iterate(scope.layer, scope.user_id)) yield record(r as Record<string, any>);
+      },
+    ];
     return {
-      format: SCOPE_DOC_FORMAT,
-      version: SCOPE_DOC_VERSION,
-      exported_at: c.iso(),
-      layer: scope.layer,
-      user_id: scope.user_id,
-      facts: all('SELECT * FROM facts WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
-        entry_id: makeId('fact', r.id),
-        key: r.key,
-        value: r.value,
-        importance: r.importance,
-        source: r.source as FactSource,
-        metadata: parseJson<Record<string, unknown>>(r.metadata, {}),
-        created: r.created,
-        updated: r.updated,
-      })),
-      episodes: all('SELECT * FROM episodes WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
-        id: makeId('ep', r.id),
-        summary: r.summary,
-        emotional_weight: r.emotional_weight,
-        importance: r.importance,
-        tags: parseJson<string[]>(r.tags, []),
-        meta: parseJson<Record<string, unknown>>(r.meta, {}),
-        context: r.context ?? '',
-        created: r.created,
-      })),
-      wiki_pages: all('SELECT id, title FROM wiki_pages WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => {
-        // The page as a read sees it (its file's text when the file is newer than the row).
-        const p = this.stores.wiki.getByTitle(scope, r.title)!;
-        return { id: p.id, path: p.path, title: p.title, wiki_type: p.wiki_type as WikiType, tags: p.tags, content: p.content, created: p.created, updated: p.updated };
-      }),
-      wiki_links: all('SELECT * FROM wiki_links WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
-        from_title: r.from_title,
-        to_title: r.to_title,
-        relation: r.relation as WikiLinkRelation,
-        created: r.created,
-      })),
-      graph_nodes: all('SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
-        node_id: makeId('node', r.id),
-        content: r.content,
-        node_type: r.node_type,
-        tags: parseJson<string[]>(r.tags, []),
-        confidence: r.confidence,
-        created: r.created,
-      })),
-      graph_edges: all('SELECT * FROM graph_edges WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
-        from: makeId('node', r.from_id),
-        to: makeId('node', r.to_id),
-        relation: r.relation as GraphRelation,
-        strength: r.strength,
-        created: r.created,
-      })),
-      timeline: all('SELECT * FROM timeline_events WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
-        type: r.type,
-        summary: r.summary,
-        metadata: parseJson<Record<string, unknown>>(r.metadata, {}),
-        created: r.created,
-      })),
-      sessions: all('SELECT * FROM sessions WHERE layer = ? AND user_id = ? ORDER BY id').map((r) => ({
-        id: makeId('sess', r.id),
-        status: r.status,
-        started: r.started,
-        ended: r.ended,
-        summary: r.summary,
-        topics: parseJson<string[]>(r.topics, []),
-        state_deltas: parseJson<unknown>(r.state_deltas, {}),
-        quality: r.quality,
-        quality_detail: parseJson<Record<string, unknown> | null>(r.quality_detail, null),
-      })),
-      scratchpad: all('SELECT key, content, created, updated FROM scratchpad WHERE layer = ? AND user_id = ? ORDER BY seq').map((r) => ({
-        key: r.key,
-        content: r.content,
-        created: r.created,
-        updated: r.updated,
-      })),
-      ...this.extras.exportScope(scope),
+      header: { format: SCOPE_DOC_FORMAT, version: SCOPE_DOC_VERSION, exported_at: c.iso(), layer: scope.layer, user_id: scope.user_id },
+      kinds: [
+        kind('facts', 'SELECT * FROM facts WHERE layer = ? AND user_id = ? ORDER BY id', (r) => ({
+          entry_id: makeId('fact', r.id),
+          key: r.key,
+          value: r.value,
+          importance: r.importance,
+          source: r.source as FactSource,
+          metadata: parseJson<Record<string, unknown>>(r.metadata, {}),
+          created: r.created,
+          updated: r.updated,
+        })),
+        kind('episodes', 'SELECT * FROM episodes WHERE layer = ? AND user_id = ? ORDER BY id', (r) => ({
+          id: makeId('ep', r.id),
+          summary: r.summary,
+          emotional_weight: r.emotional_weight,
+          importance: r.importance,
+          tags: parseJson<string[]>(r.tags, []),
+          meta: parseJson<Record<string, unknown>>(r.meta, {}),
+          context: r.context ?? '',
+          created: r.created,
+        })),
+        [
+          'wiki_pages',
+          function* () {
+            // The titles first: a page is read through the wiki (another query) while the pages are written.
+            const titles = (c.stmt('SELECT id, title FROM wiki_pages WHERE layer = ? AND user_id = ? ORDER BY id').all(scope.layer, scope.user_id) as { title: string }[]).map((r) => r.title);
+            for (const title of titles) {
+              // The page as a read sees it (its file's text when the file is newer than the row).
+              const p = wiki.getByTitle(scope, title)!;
+              yield { id: p.id, path: p.path, title: p.title, wiki_type: p.wiki_type as WikiType, tags: p.tags, content: p.content, created: p.created, updated: p.updated };
+            }
+          },
+        ],
+        kind('wiki_links', 'SELECT * FROM wiki_links WHERE layer = ? AND user_id = ? ORDER BY id', (r) => ({
+          from_title: r.from_title,
+          to_title: r.to_title,
+          relation: r.relation as WikiLinkRelation,
+          created: r.created,
+        })),
+        kind('graph_nodes', 'SELECT * FROM graph_nodes WHERE layer = ? AND user_id = ? ORDER BY id', (r) => ({
+          node_id: makeId('node', r.id),
+          content: r.content,
+          node_type: r.node_type,
+          tags: parseJson<string[]>(r.tags, []),
+          confidence: r.confidence,
+          created: r.created,
+        })),
+        kind('graph_edges', 'SELECT * FROM graph_edges WHERE layer = ? AND user_id = ? ORDER BY id', (r) => ({
+          from: makeId('node', r.from_id),
+          to: makeId('node', r.to_id),
+          relation: r.relation as GraphRelation,
+          strength: r.strength,
+          created: r.created,
+        })),
+        kind('timeline', 'SELECT * FROM timeline_events WHERE layer = ? AND user_id = ? ORDER BY id', (r) => ({
+          type: r.type,
+          summary: r.summary,
+          metadata: parseJson<Record<string, unknown>>(r.metadata, {}),
+          created: r.created,
+        })),
+        kind('sessions', 'SELECT * FROM sessions WHERE layer = ? AND user_id = ? ORDER BY id', (r) => ({
+          id: makeId('sess', r.id),
+          status: r.status,
+          started: r.started,
+          ended: r.ended,
+          summary: r.summary,
+          topics: parseJson<string[]>(r.topics, []),
+          state_deltas: parseJson<unknown>(r.state_deltas, {}),
+          quality: r.quality,
+          quality_detail: parseJson<Record<string, unknown> | null>(r.quality_detail, null),
+        })),
+        kind('scratchpad', 'SELECT key, content, created, updated FROM scratchpad WHERE layer = ? AND user_id = ? ORDER BY seq', (r) => ({
+          key: r.key,
+          content: r.content,
+          created: r.created,
+          updated: r.updated,
+        })),
+        ...this.extras.exportKinds(scope),
+      ],
     };
+  }
+
+  /** The scope as one document in memory (an inline export, the import benchmark); exportTo writes a large one without holding it. */
+  exportScope(scope: Scope): ScopeDocument {
+    const parts = this.exportParts(scope);
+    const doc: Record<string, unknown> = { ...parts.header };
+    for (const [k, records] of parts.kinds) doc[k] = [...records()];
+    return doc as unknown as ScopeDocument;
+  }
+
+  /**
+   * memory_data export without the document in memory whole: its JSON is produced a record at a
+   * time (scope-export.ts). With `inlineMax` a number, the records are kept while the JSON is at
+   * most that many bytes and come back as `doc`; past it, what was produced goes to an export
+   * file and the rest follows it there, nothing of it kept. With `inlineMax` null it is written to
+   * a file from the start. `file` is the file's name in exports/, `bytes` the JSON's size either way.
+   */
+  exportTo(scope: Scope, inlineMax: number | null): { counts: KindCounts; bytes: number; doc?: ScopeDocument; file?: string } {
+    const parts = this.exportParts(scope);
+    const counts = zero();
+    const out = {
+      file: inlineMax === null ? this.exportFile(parts.header) : null,
+      held: [] as string[],
+      heldBytes: 0,
+      records: inlineMax === null ? null : (new Map() as Map<ScopeDocKind, object[]> | null),
+    };
+    const emit = (text: string) => {
+      if (out.file) return out.file.write(text);
+      out.held.push(text);
+      out.heldBytes += Buffer.byteLength(text, 'utf8');
+      if (out.heldBytes <= inlineMax!) return;
+      // Over the inline limit: a file from here on, and nothing of the document kept in memory.
+      out.file = this.exportFile(parts.header);
+      for (const t of out.held) out.file.write(t);
+      out.held = [];
+      out.records = null;
+    };
+    const keep = (k: ScopeDocKind, record: object) => {
+      counts[k]++;
+      if (!out.records) return;
+      const list = out.records.get(k);
+      if (list) list.push(record);
+      else out.records.set(k, [record]);
+    };
+    try {
+      emitDocJson(parts, emit, keep);
+    } catch (err) {
+      out.file?.abort();
+      throw err;
+    }
+    if (out.file) {
+      const bytes = out.file.bytes;
+      return { counts, bytes, file: out.file.commit() };
+    }
+    const doc: Record<string, unknown> = { ...parts.header };
+    for (const [k] of parts.kinds) doc[k] = out.records?.get(k) ?? [];
+    return { counts, bytes: out.heldBytes, doc: doc as unknown as ScopeDocument };
+  }
+
+  /**
+   * The scope written to an export file that is named only by commit (import replace's
+   * previous_export, taken before the import and kept once it went through); abort removes it.
+   */
+  exportPending(scope: Scope): { counts: KindCounts; commit: () => string; abort: () => void } {
+    const parts = this.exportParts(scope);
+    const counts = zero();
+    const file = this.exportFile(parts.header);
+    try {
+      emitDocJson(parts, (t) => file.write(t), (k) => counts[k]++);
+    } catch (err) {
+      file.abort();
+      throw err;
+    }
+    return { counts, commit: () => file.commit(), abort: () => file.abort() };
   }
 
   /** Records of each kind in a document. */
@@ -154,21 +247,23 @@ export class ScopeData {
     return Object.fromEntries(SCOPE_DOC_KINDS.map((k) => [k, doc[k].length])) as KindCounts;
   }
 
-  /** Write an export to `<data_dir>/exports/<layer>-<user_id slug>-<time>.json` (a free name); returns the file name and bytes. */
+  /** Write a document to `<data_dir>/exports/<layer>-<user_id slug>-<time>.json` (a free name), a record at a time; returns the file name and bytes. */
   writeFile(doc: ScopeDocument): { file: string; bytes: number } {
-    const stamp = doc.exported_at.replace(/[-:.]/g, '');
-    const base = `${doc.layer}-${idSegment(doc.user_id)}-${stamp}`;
-    let name = `${base}.json`;
-    for (let n = 2; fs.existsSync(safeJoin(this.stores.ctx.dataDir, EXPORTS_DIR, name)); n++) name = `${base}-${n}.json`;
-    const text = JSON.stringify(doc);
-    const file = safeJoin(this.stores.ctx.dataDir, EXPORTS_DIR, name);
+    const file = this.exportFile(doc);
     try {
-      writeFileAtomic(file, text);
+      emitDocJson(partsOf(doc, SCOPE_DOC_KINDS), (t) => file.write(t));
     } catch (err) {
-      // Node's message ("ENOSPC: no space left on device, write") names no file.
-      throw fileFailureError(file, err, 'writing the export file') ?? err;
+      file.abort();
+      throw err;
     }
-    return { file: name, bytes: Buffer.byteLength(text, 'utf8') };
+    const bytes = file.bytes;
+    return { file: file.commit(), bytes };
+  }
+
+  /** The writer of an export file of the document with this header: `<layer>-<user_id slug>-<time>` in exports/. */
+  private exportFile(header: DocHeader): ExportFileWriter {
+    const stamp = header.exported_at.replace(/[-:.]/g, '');
+    return new ExportFileWriter(safeJoin(this.stores.ctx.dataDir, EXPORTS_DIR), `${header.layer}-${idSegment(header.user_id)}-${stamp}`);
   }
 
   /** The parsed JSON of an export file in `<data_dir>/exports/`; errors name `field`. */

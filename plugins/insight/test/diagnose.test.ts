@@ -1,24 +1,27 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { BREAKER_THRESHOLD } from '@memory-service/stores';
-import { start, storesOf, toolError, type TestServer } from './helpers.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BREAKER_THRESHOLD, WRITE_PROBE_NAME } from '@memory-service/stores';
+import { createTestServer, ManualClock, tempDataDir } from '@memory-service/testing';
+import { insight, primitives, start, storesOf, toolError, type TestServer } from './helpers.js';
 
 let s: TestServer;
 afterEach(async () => {
+  vi.restoreAllMocks();
   await s?.close();
 });
 
 const statusOf = (d: any, name: string) => d.checks.find((c: any) => c.name === name);
 
 describe('memory_diagnose', () => {
-  it('a fresh service: the seven checks are ok and the overall status is ok', async () => {
+  it('a fresh service: the eight checks are ok and the overall status is ok', async () => {
     s = await start();
     await s.call('think', { text: 'The staging database migrates every Tuesday night after the backup finishes.', layer: 'user' });
     storesOf(s).flush();
     const d = await s.call('memory_diagnose', {});
     expect(d.checks.map((c: any) => [c.name, c.status])).toEqual([
       ['database', 'ok'],
+      ['data_dir', 'ok'],
       ['migrations', 'ok'],
       ['l1_files', 'ok'],
       ['proposals', 'ok'],
@@ -31,6 +34,46 @@ describe('memory_diagnose', () => {
     expect(statusOf(d, 'migrations').detail).toMatch(/@memory-service\/stores \d+\/\d+/);
     expect(d.breakers.map((b: any) => b.state)).toEqual(['closed', 'closed', 'closed', 'closed', 'closed', 'closed']);
     expect(d.breakers.map((b: any) => b.name)).toEqual(expect.arrayContaining(['nightly', 'saga_watchdog']));
+  });
+
+  // Regression guard, fixed: on a read-only remount the database check (reads only) said ok, and
+  // only the writes' own errors showed the problem. As root permission bits cannot make the dir
+  // unwritable: the probe's open fails with EROFS as a read-only remount makes it fail.
+  it('data_dir fails naming the dir and the OS error code when the data dir cannot be written, and nothing is left behind', async () => {
+    s = await start();
+    const open = fs.openSync;
+    vi.spyOn(fs, 'openSync').mockImplementation(((file: fs.PathLike, ...rest: any[]) => {
+      if (String(file).includes(WRITE_PROBE_NAME)) throw Object.assign(new Error(`EROFS: read-only file system, open '${String(file)}'`), { code: 'EROFS' });
+      return open(file, ...rest);
+    }) as typeof fs.openSync);
+    const d = await s.call('memory_diagnose', {});
+    expect(d.status).toBe('degraded');
+    expect(statusOf(d, 'data_dir')).toEqual({
+      name: 'data_dir',
+      status: 'fail',
+      detail: `the data dir ${s.dataDir} cannot be written now (create of a probe file failed with EROFS: the file system holding it is mounted read-only): writes that make files there (memory.db's journal, L1 files, backups, exports) fail until it can be written again`,
+    });
+    expect(statusOf(d, 'database').status).toBe('ok');
+    vi.restoreAllMocks();
+    expect(statusOf(await s.call('memory_diagnose', {}), 'data_dir')).toMatchObject({ status: 'ok', detail: `${s.dataDir} is writable: a probe file was created, written, synced and removed` });
+    expect(fs.readdirSync(s.dataDir).filter((n) => n.startsWith(WRITE_PROBE_NAME))).toEqual([]);
+  });
+
+  it('a probe file a process killed mid-check left is removed shortly after the next start', async () => {
+    const dataDir = tempDataDir();
+    const on = () => createTestServer({ plugins: [primitives, insight], expose: 'insight', clock: new ManualClock(), dataDir });
+    const left = path.join(dataDir, `${WRITE_PROBE_NAME}.999999999.0123456789ab.tmp`);
+    try {
+      await (await on()).close();
+      fs.writeFileSync(left, 'memory-service write probe\n');
+      s = await on();
+      // Shortly after the start (the stores' repair after a stop runs off the start-up path).
+      await vi.waitFor(() => expect(fs.existsSync(left)).toBe(false), { timeout: 5000, interval: 50 });
+      expect(statusOf(await s.call('memory_diagnose', {}), 'data_dir').status).toBe('ok');
+    } finally {
+      await s?.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('reports an invalid L1 file, a pending migration and an open breaker as problems (degraded), not as an error', async () => {

@@ -6,7 +6,8 @@ import { STORES_OWNER } from '../kernel-binding.js';
 import { storesMigrations } from '../migrations/index.js';
 import { makeEnv, U, U2, type Env } from '../test-helpers.js';
 import { BREAKER_THRESHOLD } from './breakers.js';
-import { LOW_DISK_BYTES, PROPOSAL_BACKLOG_WARN, PROPOSAL_MAX_AGE_MS } from './health.js';
+import { removeLeftTemps } from '../stale-temps.js';
+import { LOW_DISK_BYTES, PROPOSAL_BACKLOG_WARN, PROPOSAL_MAX_AGE_MS, WRITE_PROBE_NAME } from './health.js';
 
 let env: Env;
 let storage: Storage;
@@ -30,7 +31,7 @@ describe('Health.diagnose', () => {
     env.stores.l1.push(U, { text: 'hello' });
     env.stores.flush();
     const d = env.stores.health.diagnose(storage);
-    expect(d.checks.map((c) => c.name)).toEqual(['database', 'migrations', 'l1_files', 'proposals', 'breakers', 'nightly', 'sagas']);
+    expect(d.checks.map((c) => c.name)).toEqual(['database', 'data_dir', 'migrations', 'l1_files', 'proposals', 'breakers', 'nightly', 'sagas']);
     expect(d.checks.every((c) => c.status === 'ok')).toBe(true);
     expect(d.status).toBe('ok');
     expect(check('proposals').detail).toBe('0 pending proposal(s)');
@@ -72,6 +73,81 @@ describe('Health.diagnose', () => {
     expect(check('l1_files')).toMatchObject({ status: 'warn', detail: expect.stringContaining(path.join('l1', 'user', 'bob.json')) });
     expect(check('breakers')).toMatchObject({ status: 'fail', detail: expect.stringContaining('l1_files (5 failure(s): EACCES)') });
     expect(check('database').status).toBe('ok');
+  });
+
+  // Regression guard, fixed: on a read-only remount (or a data dir the process may no longer write)
+  // diagnose said ok; only the writes' own errors showed it.
+  describe('data_dir: a probe file proves the data dir writable now', () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+    const probes = () => fs.readdirSync(env.dir).filter((n) => n.startsWith(`${WRITE_PROBE_NAME}.`));
+    /** Make fs[fn] fail with `code` for the probe file only (as root, permission bits cannot make a dir unwritable). */
+    function failProbe(fn: 'openSync' | 'fsyncSync', code: string) {
+      const realOpen = fs.openSync;
+      const realSync = fs.fsyncSync;
+      const fail = (what: unknown): never => {
+        throw Object.assign(new Error(`${code}: simulated, ${fn} ${String(what)}`), { code });
+      };
+      let probeFd: number | undefined;
+      vi.spyOn(fs, 'openSync').mockImplementation(((file: fs.PathLike, ...rest: any[]) => {
+        const isProbe = String(file).includes(WRITE_PROBE_NAME);
+        if (isProbe && fn === 'openSync') return fail(file);
+        const fd = realOpen(file, ...rest);
+        if (isProbe) probeFd = fd;
+        return fd;
+      }) as typeof fs.openSync);
+      vi.spyOn(fs, 'fsyncSync').mockImplementation((fd: number) => (fd === probeFd && fn === 'fsyncSync' ? fail(fd) : realSync(fd)));
+    }
+
+    it('is ok on a writable data dir, and leaves neither a probe file nor a change to memory.db', () => {
+      const db = path.join(env.dir, 'memory.db');
+      const before = { bytes: fs.readFileSync(db), mtime: fs.statSync(db).mtimeMs };
+      const open = vi.spyOn(fs, 'openSync');
+      expect(check('data_dir')).toEqual({ name: 'data_dir', status: 'ok', detail: `${env.dir} is writable: a probe file was created, written, synced and removed` });
+      // One file opened, in the data dir, named as the stale-temp cleanup knows temp files.
+      const opened = open.mock.calls.map((c) => String(c[0])).filter((f) => f.includes(WRITE_PROBE_NAME));
+      expect(opened).toHaveLength(1);
+      expect(path.dirname(opened[0]!)).toBe(env.dir);
+      expect(path.basename(opened[0]!)).toMatch(new RegExp(`^${WRITE_PROBE_NAME}\\.${process.pid}\\.[0-9a-f]{12}\\.tmp$`));
+      expect(probes()).toEqual([]);
+      expect(fs.readFileSync(db).equals(before.bytes)).toBe(true);
+      expect(fs.statSync(db).mtimeMs).toBe(before.mtime);
+    });
+
+    it('fails naming the dir, the step and the OS error code when the dir cannot be written (a read-only remount: EROFS)', () => {
+      failProbe('openSync', 'EROFS');
+      const d = env.stores.health.diagnose(storage);
+      expect(d.status).toBe('degraded');
+      expect(d.checks.find((c) => c.name === 'data_dir')).toEqual({
+        name: 'data_dir',
+        status: 'fail',
+        detail: `the data dir ${env.dir} cannot be written now (create of a probe file failed with EROFS: the file system holding it is mounted read-only): writes that make files there (memory.db's journal, L1 files, backups, exports) fail until it can be written again`,
+      });
+      // The database check reads only: it still says ok, which is why data_dir exists.
+      expect(d.checks.find((c) => c.name === 'database')!.status).toBe('ok');
+      vi.restoreAllMocks();
+      failProbe('openSync', 'EACCES');
+      expect(check('data_dir').detail).toContain('create of a probe file failed with EACCES: this process may not write there (permissions)');
+      vi.restoreAllMocks();
+      failProbe('openSync', 'EWEIRD');
+      expect(check('data_dir').detail).toContain('failed with EWEIRD)');
+      vi.restoreAllMocks();
+      expect(check('data_dir').status).toBe('ok');
+    });
+
+    it('a probe that was made but could not be synced fails the check and is removed', () => {
+      failProbe('fsyncSync', 'EIO');
+      expect(check('data_dir')).toMatchObject({ status: 'fail', detail: expect.stringContaining('sync of a probe file failed with EIO: the disk reported an I/O error') });
+      expect(probes()).toEqual([]);
+    });
+
+    it('a probe left by a process killed mid-check is removed by the start\'s stale-temp cleanup', () => {
+      const left = path.join(env.dir, `${WRITE_PROBE_NAME}.999999999.0123456789ab.tmp`);
+      fs.writeFileSync(left, 'memory-service write probe\n');
+      expect(removeLeftTemps(env.dir)).toBe(1);
+      expect(fs.existsSync(left)).toBe(false);
+    });
   });
 
   it('a missing database file fails the database check', () => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { MigrationStatus } from '@memory-service/kernel';
+import { tempNameFor, type MigrationStatus } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import type { L1Ring } from '../l1.js';
 import { safeJoin } from '../paths.js';
@@ -58,6 +58,26 @@ const worst = (checks: HealthCheck[]): OverallStatus => (checks.every((c) => c.s
 /** memory_diagnose warns below this much free space on the data dir's disk: a few backups' worth at an agent's scale. */
 export const LOW_DISK_BYTES = 64 * 1024 * 1024;
 
+/**
+ * The data_dir check's probe file: `<data_dir>/write-probe.<pid>.<12 hex>.tmp` (kernel tempNameFor),
+ * so one a kill left between its creation and removal is removed by the next start's stale-temp
+ * cleanup (stale-temps.ts: the data dir is one of its folders).
+ */
+export const WRITE_PROBE_NAME = 'write-probe';
+/** What the probe writes: a few bytes, synced to the disk. */
+const WRITE_PROBE_BYTES = Buffer.from('memory-service write probe\n');
+
+/** What an OS error code means for a data dir that cannot be written, in words. */
+const WRITE_FAILURE_CAUSE: Record<string, string> = {
+  EROFS: 'the file system holding it is mounted read-only',
+  EACCES: 'this process may not write there (permissions)',
+  EPERM: 'this process may not write there (permissions)',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  ENOENT: 'the data dir is gone (moved or deleted while the server runs)',
+  EIO: 'the disk reported an I/O error',
+};
+
 export class Health {
   constructor(
     private readonly ctx: StoreContext,
@@ -70,6 +90,7 @@ export class Health {
   diagnose(migrations: MigrationHost): Diagnosis {
     const checks = [
       this.guard('database', () => this.database()),
+      this.guard('data_dir', () => this.dataDirWritable()),
       this.guard('migrations', () => this.migrations(migrations)),
       this.guard('l1_files', () => this.l1Files()),
       this.guard('proposals', () => this.proposals()),
@@ -125,6 +146,56 @@ export class Health {
     if (free === 0) return { status: 'fail', detail: `${head}; the disk holding the data dir is full: every write fails until space is freed` };
     if (free < LOW_DISK_BYTES) return { status: 'warn', detail: `${head}; only ${mib(free)} free on the disk holding the data dir (writes fail once it is full)` };
     return { status: 'ok', detail: `${head}; ${mib(free)} free on its disk` };
+  }
+
+  /**
+   * Whether the data dir can be written now: a probe file is created, written, synced and removed
+   * (WRITE_PROBE_NAME); memory.db and every other file are left untouched. A read-only remount, a
+   * data dir whose permissions changed or a full disk fails here, naming the dir, the step and the
+   * OS error code, where the database check (reads only) said ok.
+   */
+  private dataDirWritable(): Omit<HealthCheck, 'name'> {
+    const dir = this.ctx.dataDir;
+    const probe = tempNameFor(path.join(dir, WRITE_PROBE_NAME));
+    let step = 'create';
+    let fd: number | undefined;
+    try {
+      fd = fs.openSync(probe, 'wx', 0o600);
+      step = 'write';
+      for (let at = 0; at < WRITE_PROBE_BYTES.length; ) at += fs.writeSync(fd, WRITE_PROBE_BYTES, at);
+      step = 'sync';
+      fs.fsyncSync(fd);
+      step = 'close';
+      const opened = fd;
+      fd = undefined;
+      fs.closeSync(opened);
+      step = 'remove';
+      fs.unlinkSync(probe);
+    } catch (err) {
+      if (fd !== undefined) {
+        try {
+          fs.closeSync(fd);
+        } catch {
+          // Closed or gone: nothing left to release.
+        }
+      }
+      // A probe that was made is not left behind (the next start would remove it anyway).
+      if (step !== 'create' && step !== 'remove') {
+        try {
+          fs.rmSync(probe, { force: true });
+        } catch {
+          // Left for the next start's stale-temp cleanup.
+        }
+      }
+      const e = err as NodeJS.ErrnoException;
+      const code = e.code ?? 'an unknown error';
+      const cause = e.code && WRITE_FAILURE_CAUSE[e.code] ? `: ${WRITE_FAILURE_CAUSE[e.code]}` : '';
+      return {
+        status: 'fail',
+        detail: `the data dir ${dir} cannot be written now (${step} of a probe file failed with ${code}${cause}): writes that make files there (memory.db's journal, L1 files, backups, exports) fail until it can be written again`,
+      };
+    }
+    return { status: 'ok', detail: `${dir} is writable: a probe file was created, written, synced and removed` };
   }
 
   /** Bytes this process may still write on the disk holding the data dir, or null when the system cannot say. */

@@ -94,12 +94,11 @@ describe('a replica sync the environment refuses', () => {
 describe('an export file the environment refuses', () => {
   // Regression guard, fixed: an export to_file on a full disk answered "ENOSPC: no space left on device, write", naming no file.
   it('names the export file and says to free space when the disk is full', () => {
-    const realWrite = fs.writeFileSync;
-    vi.spyOn(fs, 'writeFileSync').mockImplementation(((p: fs.PathOrFileDescriptor, ...rest: unknown[]) => {
-      if (String(p).includes(`${path.sep}exports${path.sep}`)) throw fsError('ENOSPC', 'ENOSPC: no space left on device, write');
-      return (realWrite as (...a: unknown[]) => void)(p, ...rest);
-    }) as typeof fs.writeFileSync);
     const doc = env.stores.scopeData.exportScope(U);
+    // The export file is written in pieces (scope-export.ts), through its temp file's descriptor.
+    vi.spyOn(fs, 'writeSync').mockImplementation(() => {
+      throw fsError('ENOSPC', 'ENOSPC: no space left on device, write');
+    });
     let err: unknown;
     try {
       env.stores.scopeData.writeFile(doc);

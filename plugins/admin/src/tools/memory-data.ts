@@ -68,23 +68,31 @@ export function memoryDataTool(stores: Stores) {
       const scope = scopeOf(args);
       const sd = stores.scopeData;
       if (args.action === 'export') {
-        const doc = sd.exportScope(scope);
-        const counts = ScopeData.counts(doc);
-        const bytes = Buffer.byteLength(JSON.stringify(doc), 'utf8');
-        if (!args.to_file && bytes <= EXPORT_INLINE_MAX_BYTES) return { ...scope, action: args.action, counts, data: doc as unknown as Record<string, unknown>, bytes };
-        const written = sd.writeFile(doc);
-        return { ...scope, action: args.action, counts, file: written.file, bytes: written.bytes };
+        // A record at a time: inline while its JSON is within the limit, else to a file written in
+        // pieces; the whole document is never one string (a small heap ran out of memory).
+        const out = sd.exportTo(scope, args.to_file ? null : EXPORT_INLINE_MAX_BYTES);
+        if (out.doc) return { ...scope, action: args.action, counts: out.counts, data: out.doc as unknown as Record<string, unknown>, bytes: out.bytes };
+        return { ...scope, action: args.action, counts: out.counts, file: out.file, bytes: out.bytes };
       }
       if ((args.data === undefined) === (args.file === undefined)) {
         throw validationError(args.data === undefined ? 'data' : 'file', 'import takes exactly one of data (the document) or file (an export file name)', 'data or file');
       }
       const root = args.data !== undefined ? 'data' : 'file';
       const doc = sd.check(args.data ?? sd.readFile(args.file as string, 'file'), root);
-      const before = args.mode === 'replace' ? sd.exportScope(scope) : null;
-      const res = sd.importScope(scope, doc, args.mode, root);
-      // Written once the import went through, inside the call's transaction: a file that cannot be
-      // written fails the call, and the import is rolled back with it.
-      const previous = before && Object.values(ScopeData.counts(before)).some((n) => n > 0) ? sd.writeFile(before).file : null;
+      // What the target held, written to a temp file a record at a time before the import, and named
+      // once the import went through, inside the call's transaction: a file that cannot be written
+      // fails the call, and the import is rolled back with it.
+      const before = args.mode === 'replace' ? sd.exportPending(scope) : null;
+      let res: ReturnType<typeof sd.importScope>;
+      try {
+        res = sd.importScope(scope, doc, args.mode, root);
+      } catch (err) {
+        before?.abort();
+        throw err;
+      }
+      let previous: string | null = null;
+      if (before && Object.values(before.counts).some((n) => n > 0)) previous = before.commit();
+      else before?.abort();
       return { ...scope, action: args.action, counts: ScopeData.counts(doc), ...res, ...(args.mode === 'replace' ? { previous_export: previous } : {}) };
     },
   });

@@ -3,7 +3,7 @@ import type { MigrationHost, Stores } from '@memory-service/stores';
 import { layerInput, READ_ONLY, userIdInput } from '../common.js';
 
 const checkSchema = z.object({
-  name: z.string().describe('database, migrations, l1_files, proposals, breakers, nightly or sagas'),
+  name: z.string().describe('database, data_dir, migrations, l1_files, proposals, breakers, nightly or sagas'),
   status: z.enum(['ok', 'warn', 'fail']),
   detail: z.string(),
 });
@@ -15,6 +15,8 @@ export function memoryDiagnoseTool(stores: Stores, migrations: MigrationHost) {
     description:
       'Health checks of the whole service (its data dir, every layer and user_id; layer and user_id are accepted and do not narrow them). ' +
       'Returns checks, a list of {name, status ok|warn|fail, detail}: database (memory.db exists and PRAGMA quick_check is ok), ' +
+      'data_dir (the data dir can be written now: a small probe file is created, written, synced and removed, memory.db untouched; fail ' +
+      'names the dir, the step and the OS error code, e.g. EROFS on a read-only remount), ' +
       'migrations (every applied migration at the head, as GET /ready reports; fail lists the pending ones), l1_files (each L1 ring ' +
       'file is valid JSON; warn names the invalid ones), proposals (the pending-proposal backlog; warn at 100 pending or one older ' +
       'than 7 days), breakers (the circuit breakers of the background work: fail when one ' +
