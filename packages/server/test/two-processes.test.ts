@@ -42,7 +42,7 @@ describe('two server processes on one data dir', () => {
     for (let i = 0; i < 40; i++) expect(texts.some((t) => t.includes(`number ${i} `))).toBe(true);
   });
 
-  it('leave a page file holding the save that committed last, when three save one page at the same moment', async () => {
+  it('leave every page file holding the save or delete that committed last, when three save and delete one page at the same moment', async () => {
     const dataDir = tempDir();
     const procs = [];
     for (let i = 0; i < 3; i++) {
@@ -66,6 +66,17 @@ describe('two server processes on one data dir', () => {
       for (let r = 0; r < 60; r++) {
         await Promise.all(procs.map((_, i) => call(i, 'wiki_add', { title: 'Race', content: `round ${r} from p${i}`, wiki_type: 'diary' })));
         if (fileText() !== row.get('Race')) wrong.push(`save round ${r}: file ${JSON.stringify(fileText())}, row ${JSON.stringify(row.get('Race'))}`);
+      }
+      // One deletes while two save it again (finding 2): the file exists exactly when the row does, with its text.
+      for (let r = 0; r < 40; r++) {
+        await call(0, 'wiki_add', { title: 'Race', content: `base ${r}`, wiki_type: 'diary' });
+        await Promise.all([
+          call(0, 'wiki_delete', { title: 'Race', shadow_bin: false }),
+          call(1, 'wiki_add', { title: 'Race', content: `resaved ${r} by p1`, wiki_type: 'diary' }),
+          call(2, 'wiki_add', { title: 'Race', content: `resaved ${r} by p2`, wiki_type: 'diary' }),
+        ]);
+        const now = (row.get('Race') as string | undefined) ?? null;
+        if (fileText() !== now) wrong.push(`delete round ${r}: file ${JSON.stringify(fileText())}, row ${JSON.stringify(now)}`);
       }
       expect(wrong).toEqual([]);
     } finally {

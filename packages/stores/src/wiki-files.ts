@@ -149,15 +149,18 @@ export class WikiFilesBehind {
 
   /**
    * Inside the transaction that deletes or moves a page: note that the file at `rel` is to be
-   * removed, and remove it once the transaction commits. The note is cleared when the file is gone;
-   * one a stopped process left is finished by the next start (finishRemovals).
+   * removed, and remove it once the transaction commits, then follow the row at that path (mirror):
+   * when another process saved a page there since, the file is written with its text instead of
+   * staying removed (a file a racing save writes after the removal is removed by that save's own
+   * read of the row). The note is cleared when the file is settled; one a stopped process left is
+   * finished by the next start (finishRemovals).
    */
   removeAfterCommit(rel: string, what: string): void {
     this.ctx.stmt('INSERT OR IGNORE INTO wiki_file_removals (path) VALUES (?)').run(rel);
-    const abs = safeJoin(this.ctx.dataDir, rel);
+    // A guard only: a page's path never leaves the data dir.
+    safeJoin(this.ctx.dataDir, rel);
     this.ctx.whenCommitted(() => {
-      this.apply(rel, what, () => fs.rmSync(abs, { force: true }));
-      if (!this.paths.has(rel)) this.removalDone(rel);
+      if (this.mirror(rel, what, null)) this.removalDone(rel);
     });
   }
 

@@ -9,7 +9,7 @@ import { U, makeEnv, type Env } from './test-helpers.js';
  * page's file after its commit, outside the write lock, so the other can commit and write in
  * between: the tests run the other process's whole call at the moment the first one's file write
  * (its rename) or removal is about to land, which is the interleaving the audit traced (audit-o,
- * finding 1).
+ * findings 1 and 2).
  */
 let env: Env;
 let a: Stores;
@@ -27,6 +27,7 @@ afterEach(() => {
 const file = (rel: string) => path.join(env.dir, rel);
 const rowOf = (title: string) =>
   env.db.prepare('SELECT content, updated, path FROM wiki_pages WHERE title = ?').get(title) as { content: string; updated: string; path: string } | undefined;
+const removalNotes = () => env.db.prepare('SELECT path FROM wiki_file_removals').pluck().all();
 
 /** Run `other` just before the next rename onto `target` (a page file write) lands, once; after it, `after` (if given). */
 function beforeRenameOnto(target: string, other: () => void, after?: () => void): void {
@@ -41,7 +42,19 @@ function beforeRenameOnto(target: string, other: () => void, after?: () => void)
   });
 }
 
-describe('wiki page files under saves from two processes at once', () => {
+/** Run `other` just before the next removal of `target` (a page file removal), once. */
+function beforeRemovalOf(target: string, other: () => void): void {
+  const rm = fs.rmSync;
+  let armed = true;
+  vi.spyOn(fs, 'rmSync').mockImplementation((p, opts) => {
+    if (!armed || path.resolve(String(p)) !== path.resolve(target)) return rm(p, opts);
+    armed = false;
+    other();
+    rm(p, opts);
+  });
+}
+
+describe('wiki page files under saves and deletes from two processes at once', () => {
   it('a save whose file write lands after a later save of the same page leaves the file holding the later save', () => {
     const first = a.wiki.save(U, { title: 'Race', content: 'init', wiki_type: 'diary' });
     env.clock.advance(1);
@@ -87,6 +100,33 @@ describe('wiki page files under saves from two processes at once', () => {
       expect(fs.readFileSync(file(first.path), 'utf8')).toBe('edited by hand');
     });
   }
+
+  it('a page deleted while another process re-saves it: a file the save writes after the removal goes', () => {
+    const page = a.wiki.save(U, { title: 'Del', content: 'base', wiki_type: 'diary' });
+    // b commits its re-save; before its file lands, a deletes the page (row, file, removal note); then b's file lands.
+    beforeRenameOnto(file(page.path), () => {
+      expect(a.wiki.delete(U, 'Del')).not.toBeNull();
+    });
+    b.wiki.save(U, { title: 'Del', content: 'resaved secretword', wiki_type: 'diary' });
+    expect(rowOf('Del')).toBeUndefined();
+    expect(fs.existsSync(file(page.path))).toBe(false);
+    expect(removalNotes()).toEqual([]);
+    expect(env.second().stores.repairAfterStop().wiki_files).toBe(0);
+    expect(fs.existsSync(file(page.path))).toBe(false);
+  });
+
+  it('a page re-saved by another process just after its delete committed keeps its file when the removal lands late', () => {
+    const page = a.wiki.save(U, { title: 'Del', content: 'base', wiki_type: 'diary' });
+    // a commits the delete; before its removal lands, b saves the page again (same path) and writes its file.
+    beforeRemovalOf(file(page.path), () => {
+      const again = b.wiki.save(U, { title: 'Del', content: 'saved again', wiki_type: 'diary' });
+      expect(again.path).toBe(page.path);
+    });
+    expect(a.wiki.delete(U, 'Del')).not.toBeNull();
+    expect(rowOf('Del')?.content).toBe('saved again');
+    expect(fs.readFileSync(file(page.path), 'utf8')).toBe('saved again');
+    expect(removalNotes()).toEqual([]);
+  });
 
   it('a single save gives its file the time of its row', () => {
     const page = a.wiki.save(U, { title: 'Solo', content: 'alone', wiki_type: 'diary' });
