@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { openSqlite } from '@memory-service/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stdioClient, tempDir } from './helpers.js';
 
@@ -39,5 +40,47 @@ describe('two server processes on one data dir', () => {
     const ring = JSON.parse(fs.readFileSync(path.join(dataDir, 'l1', 'user', 'default.json'), 'utf8'));
     const texts: string[] = ring.items.map((i: { text: string }) => i.text);
     for (let i = 0; i < 40; i++) expect(texts.some((t) => t.includes(`number ${i} `))).toBe(true);
+  });
+
+  it('leave every page file holding the save or delete that committed last, when three save and delete one page at the same moment', async () => {
+    const dataDir = tempDir();
+    const procs = [];
+    for (let i = 0; i < 3; i++) {
+      const c = await stdioClient({ MCP_MEMORY_DATA_DIR: dataDir, MEMORY_EXPOSE: 'operator' });
+      open.push(c);
+      procs.push(c);
+    }
+    const call = async (i: number, name: string, args: Record<string, unknown>) => {
+      const out: any = await procs[i]!.client.callTool({ name, arguments: args });
+      if (out.isError) throw new Error(`${name} failed: ${JSON.stringify(out.content)}`);
+      return out;
+    };
+    await call(0, 'wiki_add', { title: 'Race', content: 'init', wiki_type: 'diary' });
+    const db = openSqlite(path.join(dataDir, 'memory.db'), { readonly: true, fileMustExist: true });
+    try {
+      const row = db.prepare('SELECT content FROM wiki_pages WHERE title = ?').pluck();
+      const file = path.join(dataDir, 'wiki/user/default/diary/race.md');
+      const fileText = () => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : null);
+      // Before the fix a round in four to twenty left the file holding an earlier save (audit-o, finding 1).
+      const wrong: string[] = [];
+      for (let r = 0; r < 60; r++) {
+        await Promise.all(procs.map((_, i) => call(i, 'wiki_add', { title: 'Race', content: `round ${r} from p${i}`, wiki_type: 'diary' })));
+        if (fileText() !== row.get('Race')) wrong.push(`save round ${r}: file ${JSON.stringify(fileText())}, row ${JSON.stringify(row.get('Race'))}`);
+      }
+      // One deletes while two save it again (finding 2): the file exists exactly when the row does, with its text.
+      for (let r = 0; r < 40; r++) {
+        await call(0, 'wiki_add', { title: 'Race', content: `base ${r}`, wiki_type: 'diary' });
+        await Promise.all([
+          call(0, 'wiki_delete', { title: 'Race', shadow_bin: false }),
+          call(1, 'wiki_add', { title: 'Race', content: `resaved ${r} by p1`, wiki_type: 'diary' }),
+          call(2, 'wiki_add', { title: 'Race', content: `resaved ${r} by p2`, wiki_type: 'diary' }),
+        ]);
+        const now = (row.get('Race') as string | undefined) ?? null;
+        if (fileText() !== now) wrong.push(`delete round ${r}: file ${JSON.stringify(fileText())}, row ${JSON.stringify(now)}`);
+      }
+      expect(wrong).toEqual([]);
+    } finally {
+      db.close();
+    }
   });
 });

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { StoreContext } from './context.js';
 import { clearFileNotes } from './file-notes.js';
-import { fileHolds } from './wiki-page-file.js';
-import { removeStaleTemps, safeJoin, writeFileAtomic } from './paths.js';
+import { fileHolds, writePageFile } from './wiki-page-file.js';
+import { removeStaleTemps, safeJoin } from './paths.js';
 import { LAYERS } from './types.js';
 
 /** What WikiFilesBehind.matchRows did: files written from their rows, files no row names removed, files left behind (tried again later). */
@@ -17,6 +17,15 @@ export interface WikiFilesMatched {
 export const WIKI_FILE_RETRY_MS = 1000;
 /** Longest delay between two tries of a wiki page file that cannot be written. */
 export const WIKI_FILE_RETRY_MAX_MS = 60_000;
+/**
+ * Most writes of one page file in a row by WikiFilesBehind.mirror, each after another process
+ * changed the row again; past it the file is left to the retry timer (never reached but by a
+ * page saved without a pause by other processes the whole time).
+ */
+export const WIKI_FILE_MIRROR_ROUNDS = 16;
+
+/** What a page file is made to hold: a row's text and its `updated` (the file's time), or nothing (removed). */
+export type PageFileText = { content: string; updated: string } | null;
 
 /**
  * The page files that could not be written or removed after their row committed (a read-only or
@@ -62,30 +71,96 @@ export class WikiFilesBehind {
   }
 
   /**
-   * Write the file at `rel` again with `content`, its row's text read now (a read found the file
-   * empty): at once outside a transaction, where that text is committed; inside one, on the retry
-   * timer, which reads the committed row then (its page is read from the row meanwhile). Never throws.
+   * Make the file at `rel` hold `text` (its row's text and time, written by writePageFile; null:
+   * removed), a row committed by now, then read the row that has its path again, and while that
+   * differs from what the file was just made to hold (another process committed a save or delete
+   * of that path meanwhile), make the file hold the row read and read it again. Several processes
+   * share a data dir, and each writes its page files after its commit, outside the write lock: the
+   * file writes land in the order the processes get to them, not in commit order, so an earlier
+   * save's text could be written over a later one's, or a deleted page's file written back after its
+   * removal. Every writer reads the row after its last write, so the last write of all is followed
+   * by a read that sees the last commit, and the file ends holding it. A read finding the row as
+   * written (the common case) is one primary-key read comparing the text inside SQLite.
+   * Inside a transaction (opened elsewhere, outcome unknown) the file is changed once, as before.
+   * Never throws: a failure notes the file as behind (the retry timer writes the row read then).
+   * Answers whether the file is settled (not behind).
    */
-  rewrite(rel: string, what: string, content: string): void {
+  mirror(rel: string, what: string, text: PageFileText): boolean {
+    let abs: string;
+    try {
+      abs = safeJoin(this.ctx.dataDir, rel);
+    } catch (err) {
+      // A row whose path leaves the data dir is never written (a backup from elsewhere could hold one).
+      this.ctx.logger.error(`wiki page file ${rel} is not written: ${(err as Error).message}`);
+      return false;
+    }
+    this.apply(rel, what, () => makeFileHold(abs, text));
+    return !this.paths.has(rel) && this.settle(rel, abs, text);
+  }
+
+  /**
+   * After the file at `rel` (`abs`) was made to hold `made`: read the row that has its path, and
+   * while it differs, make the file hold it and read it again (see mirror). Answers whether the
+   * file is settled (false: noted behind, the retry timer finishes it).
+   */
+  private settle(rel: string, abs: string, made: PageFileText): boolean {
+    for (let round = 1; ; round++) {
+      // Inside a transaction the row read is not the last committed one.
+      if (!this.ctx.db.open || this.ctx.db.inTransaction) return true;
+      let now: PageFileText;
+      try {
+        if (made !== null && this.ctx.stmt('SELECT content = ? FROM wiki_pages WHERE path = ?').pluck(true).get(made.content, rel) === 1) return true;
+        now = (this.ctx.stmt('SELECT content, updated FROM wiki_pages WHERE path = ?').get(rel) as { content: string; updated: string } | undefined) ?? null;
+      } catch (err) {
+        this.paths.add(rel);
+        const delay = this.schedule();
+        this.ctx.logger.error(`reading the row of page file ${rel} again failed (its file is tried again in ${delay} ms): ${(err as Error).message}`);
+        return false;
+      }
+      if (now === null ? made === null : made !== null && now.content === made.content) return true;
+      if (round >= WIKI_FILE_MIRROR_ROUNDS) {
+        this.paths.add(rel);
+        this.schedule();
+        return false;
+      }
+      made = now;
+      const next = now;
+      this.apply(rel, next === null ? 'removing the page file another process deleted' : 'writing the page file another process saved', () =>
+        makeFileHold(abs, next),
+      );
+      if (this.paths.has(rel)) return false;
+    }
+  }
+
+  /**
+   * Write the file at `rel` again with `text`, its row's text and time read now (a read found the
+   * file empty): at once outside a transaction, where that text is committed; inside one, on the
+   * retry timer, which reads the committed row then (its page is read from the row meanwhile).
+   * Never throws.
+   */
+  rewrite(rel: string, what: string, text: { content: string; updated: string }): void {
     if (this.ctx.db.inTransaction) {
       this.paths.add(rel);
       this.schedule();
       return;
     }
-    this.apply(rel, what, () => writeFileAtomic(safeJoin(this.ctx.dataDir, rel), content));
+    this.mirror(rel, what, text);
   }
 
   /**
    * Inside the transaction that deletes or moves a page: note that the file at `rel` is to be
-   * removed, and remove it once the transaction commits. The note is cleared when the file is gone;
-   * one a stopped process left is finished by the next start (finishRemovals).
+   * removed, and remove it once the transaction commits, then follow the row at that path (mirror):
+   * when another process saved a page there since, the file is written with its text instead of
+   * staying removed (a file a racing save writes after the removal is removed by that save's own
+   * read of the row). The note is cleared when the file is settled; one a stopped process left is
+   * finished by the next start (finishRemovals).
    */
   removeAfterCommit(rel: string, what: string): void {
     this.ctx.stmt('INSERT OR IGNORE INTO wiki_file_removals (path) VALUES (?)').run(rel);
-    const abs = safeJoin(this.ctx.dataDir, rel);
+    // A guard only: a page's path never leaves the data dir.
+    safeJoin(this.ctx.dataDir, rel);
     this.ctx.whenCommitted(() => {
-      this.apply(rel, what, () => fs.rmSync(abs, { force: true }));
-      if (!this.paths.has(rel)) this.removalDone(rel);
+      if (this.mirror(rel, what, null)) this.removalDone(rel);
     });
   }
 
@@ -132,11 +207,12 @@ export class WikiFilesBehind {
     this.ctx.tx(() => {
       const rels = this.ctx.stmt('SELECT path FROM wiki_file_writes').pluck(true).all() as string[];
       if (rels.length === 0) return;
-      const row = this.ctx.stmt('SELECT content FROM wiki_pages WHERE path = ?').pluck(true);
+      const row = this.ctx.stmt('SELECT content, updated FROM wiki_pages WHERE path = ?');
       const done = this.ctx.stmt('DELETE FROM wiki_file_writes WHERE path = ?');
       const dirs = new Set<string>();
       for (const rel of rels) {
-        const content = row.get(rel) as string | undefined;
+        const r = row.get(rel) as { content: string; updated: string } | undefined;
+        const content = r?.content;
         let abs: string;
         try {
           abs = safeJoin(this.ctx.dataDir, rel);
@@ -149,7 +225,7 @@ export class WikiFilesBehind {
           dirs.add(path.dirname(abs));
           let ok = false;
           this.apply(rel, 'writing the page file an import owed', () => {
-            writeFileAtomic(abs, content);
+            writePageFile(abs, content, (r as { updated: string }).updated);
             ok = true;
           });
           if (!ok) continue;
@@ -205,7 +281,12 @@ export class WikiFilesBehind {
     const out: WikiFilesMatched = { written: 0, removed: 0, behind: 0 };
     if (!this.ctx.db.open) return out;
     const named = new Set<string>();
-    const rows = this.ctx.stmt('SELECT path, content FROM wiki_pages ORDER BY id').iterate() as IterableIterator<{ path: string; content: string }>;
+    const rows = this.ctx.stmt('SELECT path, content, updated FROM wiki_pages ORDER BY id').iterate() as IterableIterator<{
+      path: string;
+      content: string;
+      updated: string;
+    }>;
+    const written: { rel: string; abs: string; made: PageFileText }[] = [];
     for (const r of rows) {
       named.add(r.path);
       let abs: string;
@@ -222,11 +303,16 @@ export class WikiFilesBehind {
       }
       let ok = false;
       this.apply(r.path, 'restoring the page file', () => {
-        writeFileAtomic(abs, r.content);
+        writePageFile(abs, r.content, r.updated);
         ok = true;
       });
-      if (ok) out.written++;
+      if (ok) {
+        out.written++;
+        written.push({ rel: r.path, abs, made: { content: r.content, updated: r.updated } });
+      }
     }
+    // Once the rows are read (a read open is no fresh read): another process may have saved one since.
+    for (const w of written) this.settle(w.rel, w.abs, w.made);
     for (const layer of LAYERS) {
       for (const rel of pageFilesUnder(this.ctx.dataDir, `wiki/${layer}`)) {
         if (named.has(rel)) continue;
@@ -267,11 +353,12 @@ export class WikiFilesBehind {
     const written: string[] = [];
     for (const rel of [...this.paths]) {
       try {
-        const row = this.ctx.stmt('SELECT content FROM wiki_pages WHERE path = ?').get(rel) as { content: string } | undefined;
+        const row = (this.ctx.stmt('SELECT content, updated FROM wiki_pages WHERE path = ?').get(rel) as { content: string; updated: string } | undefined) ?? null;
         const abs = safeJoin(this.ctx.dataDir, rel);
-        if (row) writeFileAtomic(abs, row.content);
-        else fs.rmSync(abs, { force: true });
+        makeFileHold(abs, row);
         this.paths.delete(rel);
+        // Another process may have saved or deleted the page since the row was read.
+        if (!this.settle(rel, abs, row)) continue;
         if (!row) this.removalDone(rel);
         else written.push(rel);
       } catch (err) {
@@ -287,7 +374,7 @@ export class WikiFilesBehind {
     }
     const delay = this.schedule(true);
     this.ctx.logger.error(
-      `${this.paths.size} wiki page file(s) still cannot be written (tried again in ${delay} ms): ${(lastError as Error).message}`,
+      `${this.paths.size} wiki page file(s) still cannot be written (tried again in ${delay} ms): ${lastError === null ? 'their pages kept changing' : (lastError as Error).message}`,
     );
     return this.paths.size;
   }
@@ -303,6 +390,12 @@ export class WikiFilesBehind {
     }
     return delay;
   }
+}
+
+/** Make the page file at `abs` hold `text` (writePageFile), or remove it (null). */
+function makeFileHold(abs: string, text: PageFileText): void {
+  if (text === null) fs.rmSync(abs, { force: true });
+  else writePageFile(abs, text.content, text.updated);
 }
 
 /**

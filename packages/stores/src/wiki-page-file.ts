@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import path from 'node:path';
+import { makeDirs, tempNameFor } from '@memory-service/kernel';
 
 /**
  * A page file larger than this is never read: reads and exports take the page's row instead (a
@@ -38,9 +40,13 @@ export function readPageFile(abs: string): PageFile {
 /**
  * Whether the file at `abs` must be written again from its row's `content` (updated at `updatedIso`)
  * after a stop: a missing file, one that is no regular file, an empty one while the row is not
- * (never taken over the row's text), or one older than its row whose bytes differ (a write the stop
- * cut off; its size is compared first, so a file over MAX_PAGE_FILE_BYTES is never read). A file
- * newer than its row is a hand edit and is kept, one over MAX_PAGE_FILE_BYTES too (reads take the row).
+ * (never taken over the row's text), or one not newer than its row whose bytes differ (a write the
+ * stop cut off; its size is compared first, so a file over MAX_PAGE_FILE_BYTES is never read). A
+ * file newer than its row (by whole milliseconds) is a hand edit and is kept, one over
+ * MAX_PAGE_FILE_BYTES too (reads take the row). The service gives every page file it writes the
+ * time of the row it wrote (writePageFile), so an earlier save's text another process wrote late
+ * (it lost the race to the file, and was stopped before it wrote the last row again) is never
+ * newer than the row, and is written over.
  */
 export function pageFileStale(abs: string, content: string, updatedIso: string): boolean {
   let st: fs.Stats | undefined;
@@ -51,8 +57,8 @@ export function pageFileStale(abs: string, content: string, updatedIso: string):
   }
   if (!st?.isFile()) return true;
   if (st.size === 0) return content !== '';
-  if (st.mtimeMs >= Date.parse(updatedIso)) return false;
-  // Older than its row: written again unless it holds the row's text.
+  if (Math.floor(st.mtimeMs) > Date.parse(updatedIso)) return false;
+  // Not newer than its row: written again unless it holds the row's text.
   return !fileHolds(abs, content);
 }
 
@@ -66,5 +72,30 @@ export function fileHolds(abs: string, content: string): boolean {
     return st.isFile() && st.size === Buffer.byteLength(content, 'utf8') && fs.readFileSync(abs, 'utf8') === content;
   } catch {
     return false;
+  }
+}
+
+/**
+ * Write a page file atomically (a temp file beside it, renamed over it) with its row's text, the
+ * file's time set to the row's `updated` (`updatedIso`) before the rename: what the service wrote is
+ * recorded in the file's time, so the repair at start tells an earlier save written late by a
+ * racing process (not newer than the row) from a hand edit (newer: see pageFileStale).
+ */
+export function writePageFile(abs: string, content: string, updatedIso: string): void {
+  makeDirs(path.dirname(abs));
+  const tmp = tempNameFor(abs);
+  const at = Date.parse(updatedIso);
+  try {
+    const fd = fs.openSync(tmp, 'w');
+    try {
+      fs.writeFileSync(fd, content, 'utf8');
+      if (Number.isFinite(at)) fs.futimesSync(fd, Date.now() / 1000, at / 1000);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, abs);
+  } catch (err) {
+    fs.rmSync(tmp, { force: true });
+    throw err;
   }
 }

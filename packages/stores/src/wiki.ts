@@ -5,7 +5,7 @@ import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
 import { lookupForms } from './identity-forms.js';
 import { freeName } from './name-family.js';
-import { idSegment, isInside, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
+import { idSegment, isInside, removeStaleTemps, safeJoin, slugify } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import type { VersionLog } from './versions.js';
 import { checkScope, checkText, makeId, normalizeTags, parseId, rowsMatching, toIso, wordFilterArgs, wordFilterSql, checkMatchPattern } from './util.js';
@@ -111,7 +111,7 @@ export class WikiStore {
       const size = Buffer.byteLength(content, 'utf8');
       let rel = before?.path ?? '';
       if (!before || before.wiki_type !== wikiType) rel = this.freePath(scope, wikiType, title);
-      const abs = safeJoin(this.ctx.dataDir, rel);
+      safeJoin(this.ctx.dataDir, rel);
       if (before) {
         this.ctx
           .stmt('UPDATE wiki_pages SET wiki_type = ?, tags = ?, path = ?, content = ?, updated = ?, size = ? WHERE id = ?')
@@ -126,7 +126,9 @@ export class WikiStore {
       }
       // The file is written once the row is committed: a save rolled back (or never committed) must
       // not leave its text in the file, which reads take over the row. A file that cannot be
-      // written then fails nothing: the row is stored, and the file is written again later.
+      // written then fails nothing: the row is stored, and the file is written again later. Another
+      // process saving or deleting this page at the same moment may write its file after this one
+      // (outside the lock): mirror reads the row again after the write and follows it.
       const moved = before && before.path !== rel ? before.path : null;
       this.holdUntilCommit(rel, content);
       if (moved) this.holdUntilCommit(moved, null);
@@ -134,7 +136,7 @@ export class WikiStore {
         this.filesBehind.oweWrite(rel);
         this.owed.push(rel);
       }
-      this.ctx.whenCommitted(() => this.filesBehind.apply(rel, 'writing the page file', () => writeFileAtomic(abs, content)));
+      this.ctx.whenCommitted(() => this.filesBehind.mirror(rel, 'writing the page file', { content, updated: now }));
       if (moved) this.filesBehind.removeAfterCommit(moved, 'removing the moved page file');
       // The file will hold exactly `content`: the row is read back for its id and dates, not the file.
       const page: WikiPage = { ...toInfo(this.row(scope, title) as Row), content };
@@ -464,13 +466,9 @@ export class WikiStore {
       const abs = safeJoin(this.ctx.dataDir, r.path);
       dirs.add(path.dirname(abs));
       if (!pageFileStale(abs, r.content, r.updated)) continue;
-      // One file that cannot be written does not stop the others: it is tried again later.
-      let ok = false;
-      this.filesBehind.apply(r.path, 'repairing the page file', () => {
-        writeFileAtomic(abs, r.content);
-        ok = true;
-      });
-      if (ok) written++;
+      // One file that cannot be written does not stop the others: it is tried again later. Another
+      // process may save the page in between: mirror follows its row.
+      if (this.filesBehind.mirror(r.path, 'repairing the page file', { content: r.content, updated: r.updated })) written++;
     }
     for (const dir of dirs) removeStaleTemps(dir);
     return written;
@@ -516,7 +514,7 @@ export class WikiStore {
     const abs = safeJoin(this.ctx.dataDir, r.path);
     const file = readPageFile(abs);
     if (file.state === 'text') return { ...toInfo(r), content: file.text };
-    if (file.state === 'empty' && r.content !== '') this.filesBehind.rewrite(r.path, 'writing again the empty page file', r.content);
+    if (file.state === 'empty' && r.content !== '') this.filesBehind.rewrite(r.path, 'writing again the empty page file', { content: r.content, updated: r.updated });
     if (file.state === 'too_large' && !this.warnedLarge.has(r.path)) {
       this.warnedLarge.add(r.path);
       this.ctx.logger.warn(
