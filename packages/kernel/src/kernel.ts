@@ -343,8 +343,29 @@ export class Kernel {
     // The plugin set is known now: a config section no plugin reads is a mistake to name at start.
     checkSections(this.config.data, [...this.plugins.values()].flatMap((p) => [p.tier, p.name]));
     this.sealed = true;
-    await this.hooks.ready.promise();
+    await this.runReadyTaps();
     this.stateValue = 'ready';
+  }
+
+  /**
+   * The ready hook's taps in order, each given at most the setup limit (setupTimeoutMs, 30 s by
+   * default): one that never settles fails the start naming its plugin, as a setup that never
+   * settles does. The hook's own series call waited for it for ever, and with nothing else pending
+   * the process ended with code 0, without a word and without answering initialize. The timer is
+   * referenced, so the process waits for it.
+   */
+  private async runReadyTaps(): Promise<void> {
+    const taps = [...(this.hooks.ready as unknown as { taps: { name: string; type: string; fn: (...a: unknown[]) => unknown }[] }).taps];
+    for (const tap of taps) {
+      // A tap's error is already a setup error naming its plugin (hooks.ts, guarded): thrown on.
+      if (!(await settlesWithin(callTap(tap), this.setupTimeoutMs))) {
+        throw new MemoryError(
+          'KERNEL_ERR_PLUGIN_SETUP',
+          `Plugin ${tap.name} failed on ready: its ready tap did not finish within ${this.setupTimeoutMs / 1000} s (a ready tap must not wait on work that never ends)`,
+          { plugin: tap.name },
+        );
+      }
+    }
   }
 
   private assertOpen(): void {
