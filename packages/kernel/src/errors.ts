@@ -14,6 +14,7 @@ export const ERROR_CATALOGUE = {
   KERNEL_ERR_PLUGIN_SETUP: { type: 'PluginError', message: 'Plugin setup failed' },
   KERNEL_ERR_PLUGIN_LOAD: { type: 'PluginError', message: 'Plugin could not be loaded' },
   KERNEL_ERR_HOOK_UNKNOWN: { type: 'HookError', message: 'Unknown hook' },
+  KERNEL_ERR_HOOK_TIMEOUT: { type: 'HookError', message: 'Hook tap did not settle in time' },
   KERNEL_ERR_TOOL_INVALID: { type: 'ToolError', message: 'Invalid tool definition' },
   KERNEL_ERR_TOOL_DUPLICATE: { type: 'ToolError', message: 'Tool registered twice' },
   KERNEL_ERR_TOOL_UNKNOWN: { type: 'ToolError', message: 'Unknown tool' },

@@ -46,6 +46,8 @@ export interface KernelOptions {
   setupTimeoutMs?: number;
   /** How long close() waits for calls and events still running before it closes without them (default 3 s). */
   closeWaitMs?: number;
+  /** How long a plugin's async tap on a hook a tool call waits for may take (default: config hooks.tap_timeout_ms, else 5 s). */
+  hookTapTimeoutMs?: number;
 }
 
 /** How long a plugin's setup may take by default: a setup that never settles fails the start instead of hanging it. */
@@ -57,6 +59,16 @@ export const SETUP_TIMEOUT_MS = 30_000;
  * running. Below the 5 s after which the stdio server exits anyway.
  */
 export const CLOSE_WAIT_MS = 3_000;
+
+/**
+ * How long a plugin's async tap or lifecycle handler may take, by default, on a hook a tool call
+ * waits for (message_received, session_started... hooks.ts BOUNDED_HOOKS), counted from the end of
+ * its synchronous part; config.yaml hooks.tap_timeout_ms sets another. Past it the tap counts as
+ * failed and the call answers: well under the request timeouts of MCP clients (the SDK's is 60 s,
+ * hosts use 10-30 s), so a caller is answered before it gives up and retries (a think retried so
+ * was stored twice), and far over what a tap should wait inside a call (slow work goes to ctx.track).
+ */
+export const HOOK_TAP_TIMEOUT_MS = 5_000;
 
 export type KernelState = 'registering' | 'ready' | 'closing' | 'closed';
 
@@ -95,6 +107,7 @@ export class Kernel {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly setupTimeoutMs: number;
   private readonly closeWaitMs: number;
+  private readonly hookTapTimeoutMs: number;
 
   constructor(opts: KernelOptions) {
     this.dataDir = opts.dataDir;
@@ -103,6 +116,7 @@ export class Kernel {
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? stderrLogger();
     this.config = Config.load(opts.dataDir, opts.config);
+    this.hookTapTimeoutMs = opts.hookTapTimeoutMs ?? this.config.integer('hooks.tap_timeout_ms', HOOK_TAP_TIMEOUT_MS, 100, 600_000);
     this.storage = new Storage(opts.dataDir, { logger: this.logger });
     this.hooks = createHooks();
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
@@ -196,6 +210,8 @@ export class Kernel {
       atomic,
       canTap: () => !this.sealed && !reg.failed,
       tapped: (hook) => reg.hooks.add(hook),
+      tapTimeoutMs: this.hookTapTimeoutMs,
+      track: (work) => void this.track(work),
     });
     return Object.freeze({
       name: plugin.name,
