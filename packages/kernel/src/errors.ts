@@ -23,6 +23,7 @@ export const ERROR_CATALOGUE = {
   KERNEL_ERR_AFTER_READY: { type: 'LifecycleError', message: 'Registration is closed after ready' },
   KERNEL_ERR_CLOSED: { type: 'LifecycleError', message: 'Kernel is closed' },
   KERNEL_ERR_MIGRATION: { type: 'MigrationError', message: 'Migration failed' },
+  KERNEL_ERR_MIGRATION_SCOPE: { type: 'MigrationError', message: "Migration touched a schema object or table its plugin does not own" },
   KERNEL_ERR_CONFIG: { type: 'ConfigError', message: 'Invalid configuration' },
   KERNEL_ERR_PATH: { type: 'PathError', message: 'Path escapes the data directory' },
   KERNEL_ERR_CONFLICT: { type: 'ConflictError', message: 'Conflicting state' },

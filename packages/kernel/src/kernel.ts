@@ -24,6 +24,7 @@ import { checkPluginDefinition, type PluginContext, type PluginDefinition } from
 import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-payloads.js';
 import { checkWellFormed } from './well-formed.js';
 import { Storage } from './storage.js';
+import { tierScope } from './schema-scope.js';
 import { storageFailureError, type StorageFailureOptions } from './storage-failures.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { ToolCallStats } from './call-stats.js';
@@ -174,7 +175,8 @@ export class Kernel {
     const reg: Registration = { tools: [], hooks: new Set(), failed: false };
     let timer: NodeJS.Timeout | undefined;
     try {
-      if (plugin.migrations?.length) this.storage.migrate(plugin.name, plugin.migrations);
+      // A plugin's migrations may touch only the schema objects named with its tier (schema-scope.ts).
+      if (plugin.migrations?.length) this.storage.migrate(plugin.name, plugin.migrations, tierScope(plugin.tier));
       // A referenced timer: a setup waiting on nothing would otherwise let the process end in silence.
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(
