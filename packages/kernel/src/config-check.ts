@@ -25,6 +25,8 @@ export const CONFIG_SETTINGS: Readonly<Record<string, Readonly<Record<string, Nu
   hooks: {
     auto_save_threshold: { integer: false, min: 0, max: 1 },
     l4_threshold: { integer: false, min: 0, max: 1 },
+    // How long a plugin's async tap or lifecycle handler on a hook a tool call waits for may take (kernel.ts HOOK_TAP_TIMEOUT_MS).
+    tap_timeout_ms: { integer: true, min: 100, max: 600_000 },
   },
   think: { max_text_chars: { integer: true, min: 100, max: 10_000_000 } },
   scratchpad: { max_entries: { integer: true, min: 1, max: 10_000 } },

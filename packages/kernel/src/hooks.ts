@@ -194,6 +194,23 @@ const ANSWER_CHECKS: Readonly<Record<string, ((answer: unknown) => string | unde
 };
 /** Hooks called synchronously (`call`): their taps cannot be waited for. Every other hook is async. */
 const SYNC_HOOKS: ReadonlySet<string> = new Set<string>(['importance_gate', 'thought_stored', 'nightly_scopes']);
+/**
+ * Async hooks a tool call waits on (think, evolve, project, memory_hook, memory_graph_add,
+ * memory_session_end...): each tap's wait is bounded (PluginHookOptions.tapTimeoutMs), so one
+ * plugin's tap or lifecycle handler that never settles cannot hang the call for every caller. Not
+ * `ready` (bounded by the setup limit), `close` (by the close wait) nor `nightly` (a background run
+ * whose taps may rightly work for long).
+ */
+export const BOUNDED_HOOKS: ReadonlySet<string> = new Set<string>([
+  ...LIFECYCLE_EVENTS,
+  'message_received',
+  'emotion_trigger',
+  'personality_shift',
+  'project_decision',
+  'session_consolidation',
+  'graph_domain',
+  'session_inject',
+]);
 
 /** What a plugin's view of the hooks needs from the kernel. */
 export interface PluginHookOptions {
@@ -208,7 +225,16 @@ export interface PluginHookOptions {
    * kernel runs it in a savepoint, so a tap that throws has its own writes undone and no other's.
    */
   atomic?: <T>(fn: () => T) => T;
-  /** Told of each call of an async tap, named by its hook (so close() can name a tap that never settles). */
+  /**
+   * How long, in ms, a tap of a BOUNDED_HOOKS hook may wait (the time after its synchronous part)
+   * before it counts as failed for the hook (logged once naming the plugin and the hook, handled as
+   * a tap that throws) and the caller goes on; none: unbounded.
+   */
+  tapTimeoutMs?: number;
+  /**
+   * Told of each call of an async tap, named by its hook (so close() can name a tap that never
+   * settles), and of a tap's work still running past its limit, which close() waits for (bounded).
+   */
   track?: (work: Promise<unknown>, hook: string) => Promise<unknown>;
 }
 
@@ -227,6 +253,7 @@ function guarded(
   plugin: string,
   logger: Logger,
   atomic?: <T>(fn: () => T) => T,
+  bound?: { ms: number; track?: (work: Promise<unknown>) => void },
 ) {
   // A tap that throws has the writes of its synchronous part undone (in a savepoint inside a tool
   // call's transaction), not those of the call that fired the hook.
@@ -239,6 +266,36 @@ function guarded(
     if (KEYED_RESULTS.has(hook)) return { ...(args[0] as EventResults), [plugin]: { error: e.toJSON() } };
     return args[0];
   };
+  if (bound && kind !== 'tap') {
+    const within = boundedTap(hook, plugin, bound, recover);
+    if (kind === 'tapPromise') {
+      return (...args: unknown[]) => {
+        const given = ownArgs(hook, args);
+        let work: Promise<unknown>;
+        try {
+          work = Promise.resolve(fn(...given));
+        } catch (err) {
+          return Promise.resolve().then(() => recover(err, args));
+        }
+        return within(work, args, given);
+      };
+    }
+    return (...args: unknown[]) => {
+      const callback = args.pop() as (err: unknown, result?: unknown) => void;
+      const given = ownArgs(hook, args);
+      const work = new Promise<unknown>((resolve, reject) => {
+        try {
+          fn(...given, (err: unknown, result?: unknown) => (err ? reject(err) : resolve(result)));
+        } catch (err) {
+          reject(err ?? new Error('tap threw'));
+        }
+      });
+      within(work, args, given).then(
+        (result) => callback(null, result),
+        (err) => callback(err),
+      );
+    };
+  }
   if (kind === 'tapPromise') {
     return async (...args: unknown[]) => {
       try {
@@ -291,6 +348,65 @@ function guarded(
     out.then(undefined, (err: unknown) => logger.error(`${plugin} failed on hook ${hook}: ${toMemoryError(err, plugin).message}`));
     return recover(new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `a tap on the synchronous hook ${hook} answered a promise; it must answer at once`), args);
   };
+}
+
+/**
+ * The wait for a tap's work, bounded: when it has not settled `bound.ms` after its synchronous part,
+ * the tap counts as failed (recover: logged once naming the plugin and the hook, and the hook gets
+ * what a tap that throws hands on) and the caller goes on. What the tap answers or throws later is
+ * dropped: it cannot change the caller's result. Its work is given to `bound.track`, so close() still
+ * waits for it (bounded).
+ */
+function boundedTap(hook: string, plugin: string, bound: { ms: number; track?: (work: Promise<unknown>) => void }, recover: (err: unknown, args: unknown[]) => unknown) {
+  return (work: Promise<unknown>, args: unknown[], given: unknown[]): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      let done = false;
+      const settle = (answer: () => unknown) => {
+        try {
+          resolve(answer());
+        } catch (err) {
+          reject(err);
+        }
+      };
+      const timer = setTimeout(() => {
+        done = true;
+        bound.track?.(work.then(noop, noop));
+        const late = new MemoryError(
+          'KERNEL_ERR_HOOK_TIMEOUT',
+          `its tap did not settle within ${bound.ms} ms (hooks.tap_timeout_ms); the call went on without it, and what it answers later is dropped`,
+          { plugin },
+        );
+        settle(() => recover(late, args));
+      }, bound.ms);
+      work.then(
+        (value) => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          // A waterfall tap that answers nothing hands on the value it was given (its own copy, which it may have changed).
+          settle(() => (value === undefined && WATERFALLS.has(hook) ? given[0] : value));
+        },
+        (err: unknown) => {
+          if (done) return;
+          done = true;
+          clearTimeout(timer);
+          settle(() => recover(err, args));
+        },
+      );
+    });
+}
+
+const noop = (): void => {};
+
+/**
+ * The arguments a bounded tap is called with: a waterfall's value (a list or a plain object) as a
+ * copy of its own, so a tap past its limit cannot change, later, the value the caller went on with.
+ */
+function ownArgs(hook: string, args: unknown[]): unknown[] {
+  if (!WATERFALLS.has(hook)) return args;
+  const v = args[0];
+  const copy = Array.isArray(v) ? [...v] : v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype ? { ...v } : v;
+  return copy === v ? args : [copy, ...args.slice(1)];
 }
 
 /**
@@ -355,8 +471,12 @@ export function pluginHooks(hooks: Readonly<Hooks>, plugin: string, opts: Plugin
                   // its value rather than the promise. A sync tap tapable would not wait for, so
                   // its work outran close() and a rejection ended the process (unhandled).
                   const kind = key === 'tap' && !SYNC_HOOKS.has(prop) ? 'tapPromise' : key;
-                  const tapFn = guarded(prop, kind, fn, plugin, opts.logger, opts.atomic);
                   const track = opts.track;
+                  const bound =
+                    opts.tapTimeoutMs !== undefined && BOUNDED_HOOKS.has(prop)
+                      ? { ms: opts.tapTimeoutMs, track: track ? (work: Promise<unknown>) => void track(work, prop) : undefined }
+                      : undefined;
+                  const tapFn = guarded(prop, kind, fn, plugin, opts.logger, opts.atomic, bound);
                   const tracked = kind === 'tapPromise' && track ? (...args: unknown[]) => track(tapFn(...args) as unknown as Promise<unknown>, prop) : tapFn;
                   return h[kind](named(options, plugin), tracked);
                 };

@@ -444,6 +444,7 @@ describe('a database that refuses writes', () => {
       plugins: [
         plugin({
           name: 'p-write',
+          tier: 'notes',
           migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
           setup(ctx) {
             const tool = (name: string, handler: () => unknown, transaction = true) =>
@@ -513,6 +514,7 @@ describe('a database that refuses writes', () => {
       plugins: [
         plugin({
           name: 'p-big',
+          tier: 'notes',
           migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
           setup(ctx) {
             const note = (n: number) => {

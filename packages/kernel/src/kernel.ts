@@ -25,6 +25,7 @@ import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-p
 import { checkWellFormed } from './well-formed.js';
 import { checkNoProtoKeys } from './proto-keys.js';
 import { Storage } from './storage.js';
+import { tierScope } from './schema-scope.js';
 import { storageFailureError, type StorageFailureOptions } from './storage-failures.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { ToolCallStats } from './call-stats.js';
@@ -47,6 +48,8 @@ export interface KernelOptions {
   setupTimeoutMs?: number;
   /** How long close() waits for calls and events still running before it closes without them (default 3 s). */
   closeWaitMs?: number;
+  /** How long a plugin's async tap on a hook a tool call waits for may take (default: config hooks.tap_timeout_ms, else 5 s). */
+  hookTapTimeoutMs?: number;
 }
 
 /** How long a plugin's setup may take by default: a setup that never settles fails the start instead of hanging it. */
@@ -58,6 +61,16 @@ export const SETUP_TIMEOUT_MS = 30_000;
  * running. Below the 5 s after which the stdio server exits anyway.
  */
 export const CLOSE_WAIT_MS = 3_000;
+
+/**
+ * How long a plugin's async tap or lifecycle handler may take, by default, on a hook a tool call
+ * waits for (message_received, session_started... hooks.ts BOUNDED_HOOKS), counted from the end of
+ * its synchronous part; config.yaml hooks.tap_timeout_ms sets another. Past it the tap counts as
+ * failed and the call answers: well under the request timeouts of MCP clients (the SDK's is 60 s,
+ * hosts use 10-30 s), so a caller is answered before it gives up and retries (a think retried so
+ * was stored twice), and far over what a tap should wait inside a call (slow work goes to ctx.track).
+ */
+export const HOOK_TAP_TIMEOUT_MS = 5_000;
 
 export type KernelState = 'registering' | 'ready' | 'closing' | 'closed';
 
@@ -97,6 +110,7 @@ export class Kernel {
   private readonly inflight = new Map<Promise<unknown>, string>();
   private readonly setupTimeoutMs: number;
   private readonly closeWaitMs: number;
+  private readonly hookTapTimeoutMs: number;
 
   constructor(opts: KernelOptions) {
     this.dataDir = opts.dataDir;
@@ -105,6 +119,7 @@ export class Kernel {
     this.clock = opts.clock ?? systemClock;
     this.logger = opts.logger ?? stderrLogger();
     this.config = Config.load(opts.dataDir, opts.config);
+    this.hookTapTimeoutMs = opts.hookTapTimeoutMs ?? this.config.integer('hooks.tap_timeout_ms', HOOK_TAP_TIMEOUT_MS, 100, 600_000);
     this.storage = new Storage(opts.dataDir, { logger: this.logger });
     this.hooks = createHooks();
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
@@ -162,7 +177,8 @@ export class Kernel {
     const reg: Registration = { tools: [], hooks: new Set(), failed: false };
     let timer: NodeJS.Timeout | undefined;
     try {
-      if (plugin.migrations?.length) this.storage.migrate(plugin.name, plugin.migrations);
+      // A plugin's migrations may touch only the schema objects named with its tier (schema-scope.ts).
+      if (plugin.migrations?.length) this.storage.migrate(plugin.name, plugin.migrations, tierScope(plugin.tier));
       // A referenced timer: a setup waiting on nothing would otherwise let the process end in silence.
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(
@@ -199,6 +215,7 @@ export class Kernel {
       track: (work, hook) => this.track(work, `${plugin.name}'s tap on ${hook}`),
       canTap: () => !this.sealed && !reg.failed,
       tapped: (hook) => reg.hooks.add(hook),
+      tapTimeoutMs: this.hookTapTimeoutMs,
     });
     return Object.freeze({
       name: plugin.name,
@@ -346,8 +363,29 @@ export class Kernel {
     // The plugin set is known now: a config section no plugin reads is a mistake to name at start.
     checkSections(this.config.data, [...this.plugins.values()].flatMap((p) => [p.tier, p.name]));
     this.sealed = true;
-    await this.hooks.ready.promise();
+    await this.runReadyTaps();
     this.stateValue = 'ready';
+  }
+
+  /**
+   * The ready hook's taps in order, each given at most the setup limit (setupTimeoutMs, 30 s by
+   * default): one that never settles fails the start naming its plugin, as a setup that never
+   * settles does. The hook's own series call waited for it for ever, and with nothing else pending
+   * the process ended with code 0, without a word and without answering initialize. The timer is
+   * referenced, so the process waits for it.
+   */
+  private async runReadyTaps(): Promise<void> {
+    const taps = [...(this.hooks.ready as unknown as { taps: { name: string; type: string; fn: (...a: unknown[]) => unknown }[] }).taps];
+    for (const tap of taps) {
+      // A tap's error is already a setup error naming its plugin (hooks.ts, guarded): thrown on.
+      if (!(await settlesWithin(callTap(tap), this.setupTimeoutMs))) {
+        throw new MemoryError(
+          'KERNEL_ERR_PLUGIN_SETUP',
+          `Plugin ${tap.name} failed on ready: its ready tap did not finish within ${this.setupTimeoutMs / 1000} s (a ready tap must not wait on work that never ends)`,
+          { plugin: tap.name },
+        );
+      }
+    }
   }
 
   private assertOpen(): void {

@@ -13,7 +13,7 @@ function kernel(dataDir = scratchpad.dir()): { k: Kernel; errors: string[] } {
   const logger: Logger = { info: () => {}, warn: () => {}, error: (m) => void errors.push(m) };
   return { k: scratchpad.kernel(new Kernel({ dataDir, logger })), errors };
 }
-const plugin = (name: string, migrations: Migration[], tier = name.replace(/\W/g, '_').slice(-30)) =>
+const plugin = (name: string, migrations: Migration[], tier = 'mig') =>
   definePlugin({ name, version: '1.0.0', tier, kernel: '^1.0.0', migrations, setup() {} });
 const tables = (k: Kernel) =>
   (k.storage.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mig_%' ORDER BY name").all() as { name: string }[]).map((r) => r.name);

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ManualClock } from './clock.js';
 import { Kernel } from './kernel.js';
-import type { Logger } from './logger.js';
+import { silentLogger, type Logger } from './logger.js';
 import { definePlugin, type PluginContext, type PluginDefinition } from './plugin.js';
 import { scratch } from './scratch.fixture.js';
 import { defineTool } from './tools.js';
@@ -127,6 +127,21 @@ describe("a plugin's failing tap fails alone and carries the plugin's name", () 
       throw new Error('cannot warm');
     })));
     await expect(k.ready()).rejects.toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'bad-ready', message: 'Plugin bad-ready failed on ready: cannot warm' });
+  });
+
+  it('a ready tap that never settles fails ready within the setup limit, naming the plugin and the hook; the taps run in order', async () => {
+    const k = scratchpad.kernel(new Kernel({ dataDir: scratchpad.dir(), logger: silentLogger(), setupTimeoutMs: 50 }));
+    const ran: string[] = [];
+    await k.register(plugin('first-ready', (ctx) => ctx.hooks.ready.tapPromise('x', async () => void ran.push('first'))));
+    await k.register(plugin('hanging-ready', (ctx) => ctx.hooks.ready.tapPromise('x', () => new Promise<void>(() => void ran.push('hanging')))));
+    await k.register(plugin('after-ready', (ctx) => ctx.hooks.ready.tap('x', () => void ran.push('after'))));
+    const started = Date.now();
+    const err = await k.ready().catch((e) => e);
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'hanging-ready' });
+    expect(err.message).toBe('Plugin hanging-ready failed on ready: its ready tap did not finish within 0.05 s (a ready tap must not wait on work that never ends)');
+    expect(ran).toEqual(['first', 'hanging']);
+    expect(k.state).toBe('registering');
   });
 
   it("a close tap that throws does not keep the other plugins' close taps from running", async () => {

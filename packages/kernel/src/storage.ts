@@ -8,6 +8,7 @@ import { isPromiseLike } from './promise-like.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { movedError, readOnlyAdvice } from './storage-failures.js';
 import { openSqlite } from './sqlite-driver.js';
+import { unwatchSchema, watchSchema } from './schema-scope.js';
 
 export { betterSqliteAddon, loadSqliteDriver, openSqlite, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, type SqliteDriver } from './sqlite-driver.js';
 
@@ -19,6 +20,17 @@ export interface Migration {
   name: string;
   /** Runs in one transaction the kernel opens: synchronous, without BEGIN, COMMIT or ROLLBACK of its own. */
   up(db: Db): void;
+}
+
+/**
+ * The schema objects an owner's migrations may touch: Kernel.register gives a plugin's migrations
+ * the names of its tier (schema-scope.ts). Without one (the stores' own migrations) nothing is checked.
+ */
+export interface SchemaScope {
+  /** Whether the owner may create, change or drop a table, index, trigger or view of this name, or write rows of this table. */
+  owns(name: string): boolean;
+  /** The names it owns, in words, for the error ("named notes or notes_*"). */
+  rule: string;
 }
 
 export interface MigrationStatus {
@@ -210,6 +222,7 @@ export class Storage implements TransactionHost {
   readonly fresh: boolean;
   private readonly statements = new Map<string, Database.Statement>();
   private readonly known = new Map<string, Migration[]>();
+  private readonly scopes = new Map<string, SchemaScope>();
   private checkpointTimer: NodeJS.Timeout | null = null;
   /** Set while the outermost transaction is one transaction() opened: who follows it (see afterTransaction). */
   private followers: TransactionFollower[] | null = null;
@@ -432,8 +445,11 @@ export class Storage implements TransactionHost {
    * refused, since the ids the first list applied would count as applied for the second.
    * `up` must be synchronous and leave the transaction alone: one answering a promise, or ending
    * the transaction itself (COMMIT, END, ROLLBACK), is refused and not recorded as applied.
+   * With a `scope` (a plugin's migrations), a migration that creates, changes or drops a schema
+   * object outside it, or writes rows of a table outside it, is refused with
+   * KERNEL_ERR_MIGRATION_SCOPE naming the object, and rolled back (schema-scope.ts).
    */
-  migrate(owner: string, migrations: readonly Migration[]): number[] {
+  migrate(owner: string, migrations: readonly Migration[], scope?: SchemaScope): number[] {
     const sorted = [...migrations].sort((a, b) => a.id - b.id);
     const ids = new Set<number>();
     for (const m of sorted) {
@@ -453,32 +469,50 @@ export class Storage implements TransactionHost {
       );
     }
     this.known.set(owner, sorted);
+    if (scope) this.scopes.set(owner, scope);
+    scope ??= this.scopes.get(owner);
     const applied: number[] = [];
     for (const m of sorted) {
-      const done = this.transaction(() => {
-        const row = this.db.prepare('SELECT 1 FROM kernel_migrations WHERE owner = ? AND id = ?').get(owner, m.id);
-        if (row) return false;
-        const failed = (why: string, cause?: unknown) =>
-          new MemoryError('KERNEL_ERR_MIGRATION', `${owner} migration ${m.id} (${m.name}) failed: ${why}`, { plugin: owner, cause });
-        let out: unknown;
-        try {
-          out = m.up(this.db);
-        } catch (err) {
-          throw failed((err as Error).message, err);
-        }
-        if (isPromiseLike(out)) {
-          // What it does after an await would run outside the transaction, after it was recorded.
-          out.then(undefined, (err: unknown) => this.logger.error(`${owner} migration ${m.id} (${m.name}) failed after answering: ${(err as Error)?.message ?? err}`));
-          throw failed('up answered a promise; a migration must be synchronous (it runs in one transaction, which cannot be held across an await)');
-        }
-        if (!this.db.inTransaction) {
-          throw failed('it ended the transaction the kernel runs it in (a COMMIT, END or ROLLBACK in its SQL): what it wrote before that stays, and it is not recorded as applied; remove the transaction statements');
-        }
-        this.db
-          .prepare('INSERT INTO kernel_migrations (owner, id, name, applied_at) VALUES (?, ?, ?, ?)')
-          .run(owner, m.id, m.name, new Date().toISOString());
-        return true;
-      });
+      let done: boolean;
+      try {
+        done = this.transaction(() => {
+          const row = this.db.prepare('SELECT 1 FROM kernel_migrations WHERE owner = ? AND id = ?').get(owner, m.id);
+          if (row) return false;
+          const failed = (why: string, cause?: unknown) =>
+            new MemoryError('KERNEL_ERR_MIGRATION', `${owner} migration ${m.id} (${m.name}) failed: ${why}`, { plugin: owner, cause });
+          const outside = (what: string, cause?: unknown) =>
+            new MemoryError(
+              'KERNEL_ERR_MIGRATION_SCOPE',
+              `${owner} migration ${m.id} (${m.name}) ${what}, which it does not own: a plugin's migrations may create, change, drop and write only tables, indexes, triggers and views ${scope!.rule}; it was rolled back`,
+              { plugin: owner, cause },
+            );
+          const watch = scope ? watchSchema(this.db, scope) : undefined;
+          let out: unknown;
+          try {
+            out = m.up(watch ? watch.db : this.db);
+          } catch (err) {
+            const refused = watch?.refused(err);
+            throw refused ? outside(refused, err) : failed((err as Error).message, err);
+          }
+          if (isPromiseLike(out)) {
+            // What it does after an await would run outside the transaction, after it was recorded.
+            out.then(undefined, (err: unknown) => this.logger.error(`${owner} migration ${m.id} (${m.name}) failed after answering: ${(err as Error)?.message ?? err}`));
+            throw failed('up answered a promise; a migration must be synchronous (it runs in one transaction, which cannot be held across an await)');
+          }
+          if (!this.db.inTransaction) {
+            throw failed('it ended the transaction the kernel runs it in (a COMMIT, END or ROLLBACK in its SQL): what it wrote before that stays, and it is not recorded as applied; remove the transaction statements');
+          }
+          const change = watch?.done();
+          if (change) throw outside(change);
+          this.db
+            .prepare('INSERT INTO kernel_migrations (owner, id, name, applied_at) VALUES (?, ?, ?, ?)')
+            .run(owner, m.id, m.name, new Date().toISOString());
+          return true;
+        });
+      } finally {
+        // A migration that ended the transaction itself (refused above) committed the guards too.
+        if (scope) unwatchSchema(this.db);
+      }
       if (done) applied.push(m.id);
     }
     return applied;

@@ -4,6 +4,7 @@ import type { ToolJsonSchemas } from './tool-schemas.js';
 import type { ToolCallStats } from './call-stats.js';
 import { fastArgs } from './fast-args.js';
 import { fastOutput } from './fast-output.js';
+import { jsonGuard, jsonProblem } from './json-output.js';
 import { checkWellFormed } from './well-formed.js';
 import { checkNoProtoKeys } from './proto-keys.js';
 import { checkMisspelledKeys, keysGivenInstead } from './misspelled-keys.js';
@@ -301,9 +302,9 @@ export function validationError(error: z.ZodError): MemoryError {
 export function checkOutput(tool: RegisteredTool, value: unknown): unknown {
   if (!tool.output) return checkJson(tool, value);
   // An answer that plainly satisfies the schema is sent as it is (fast-output.ts): zod would copy it whole.
-  if (fastOutput(tool.output)?.(value)) return value;
+  if (fastOutput(tool.output)?.(value)) return sendable(tool, tool.output, value);
   const res = tool.output.safeParse(value);
-  if (res.success) return res.data;
+  if (res.success) return sendable(tool, tool.output, res.data);
   const issue = res.error.issues[0]!;
   const where = issue.path.length ? `field "${issue.path.join('.')}"` : 'the answer';
   throw new MemoryError(
@@ -314,18 +315,33 @@ export function checkOutput(tool: RegisteredTool, value: unknown): unknown {
 }
 
 /**
+ * An answer its output schema took, checked to be sendable as JSON where the schema lets through
+ * what JSON cannot carry (z.unknown(), z.any(), z.bigint()...: json-output.ts); a schema of JSON
+ * kinds only, as every first-party tool's, has no guard and costs nothing more. Thrown here, inside
+ * the call's transaction, the failure rolls the call's writes back: the transport's own
+ * JSON.stringify came after the commit, so a call reported failed kept what it wrote.
+ */
+function sendable(tool: RegisteredTool, schema: z.ZodType, value: unknown): unknown {
+  const guard = jsonGuard(schema);
+  const problem = guard && guard(value);
+  if (problem) throw unsendableError(tool, problem);
+  return value;
+}
+
+/**
  * The answer of a tool without an output schema, checked to be sendable as JSON (a BigInt or a
  * cycle in it failed later, in the transport, as an error naming neither the tool nor its plugin).
  */
 function checkJson(tool: RegisteredTool, value: unknown): unknown {
-  try {
-    JSON.stringify(value);
-  } catch (err) {
-    throw new MemoryError('KERNEL_ERR_TOOL_FAILED', `Tool ${tool.name} (plugin ${tool.plugin}) answered a value that cannot be sent as JSON: ${(err as Error).message}`, {
-      plugin: tool.plugin,
-    });
-  }
+  const problem = jsonProblem(value);
+  if (problem) throw unsendableError(tool, problem);
   return value;
+}
+
+function unsendableError(tool: RegisteredTool, problem: string): MemoryError {
+  return new MemoryError('KERNEL_ERR_TOOL_FAILED', `Tool ${tool.name} (plugin ${tool.plugin}) answered a value that cannot be sent as JSON: ${problem}`, {
+    plugin: tool.plugin,
+  });
 }
 
 export { isPromiseLike } from './promise-like.js';

@@ -1,4 +1,4 @@
-import { SERVICE_VERSION } from '@memory-service/kernel';
+import { SERVICE_VERSION, type Logger } from '@memory-service/kernel';
 import { PluginNotPreloaded } from './plugins.js';
 import { startRefusal } from './start-refusal.js';
 import { createService } from './service.js';
@@ -95,6 +95,43 @@ function stdoutFlushed(): Promise<void> {
 }
 
 /**
+ * An error that reached the process (uncaught, or a rejection nobody handled) as one line naming
+ * the plugin when the error carries one (a MemoryError's `plugin`), then its stack's frames.
+ */
+export function processErrorText(what: string, err: unknown): string {
+  const plugin = (err as { plugin?: unknown } | null)?.plugin;
+  const from = typeof plugin === 'string' && plugin ? ` from plugin ${plugin}` : '';
+  const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  // The stack's frames (its first lines repeat the message).
+  const frames = err instanceof Error && typeof err.stack === 'string' ? err.stack.split('\n').filter((l) => /^\s+at /.test(l)) : [];
+  return `${what}${from}: ${message}${frames.length ? `\n${frames.join('\n')}` : ''}`;
+}
+
+/**
+ * The command's listeners for what plugin code throws outside any call (a timer's callback, a
+ * promise nobody awaits), which reaches the process, not a tool call's error handling: it used to
+ * end the server at once, with Node's trace and no stop sequence (no drain, no flush of the
+ * batched writes). A rejection nobody handled leaves nothing half done: logged, and the server goes
+ * on. An uncaught throw unwound code midway: logged, then `fatal` (the stop sequence, exit 1).
+ * `logger` answers the service's logger once there is one (stderr before).
+ */
+export function processErrorListeners(logger: () => Logger | undefined, fatal: () => void) {
+  const log = (what: string, err: unknown) => {
+    const text = processErrorText(what, err);
+    const l = logger();
+    if (l) l.error(text);
+    else process.stderr.write(`memory-service: ${text}\n`);
+  };
+  return {
+    unhandledRejection: (reason: unknown) => log('unhandled rejection', reason),
+    uncaughtException: (err: unknown) => {
+      log('uncaught exception', err);
+      fatal();
+    },
+  };
+}
+
+/**
  * The `memory-service` command. Under stdio nothing but protocol reaches stdout. With
  * `options.modules`, a plugin set reaching outside them rejects with PluginNotPreloaded before
  * anything starts, so that the caller can start from the modules instead.
@@ -120,45 +157,66 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   if (parsed === 'version') return void process.stderr.write(`${SERVICE_VERSION}\n`);
   const opts = parsed;
 
-  let service;
+  // Installed here, in the command, not in the library code tests and integrators use.
+  // Before the service is up there is nothing to stop: exit 1 at once.
+  let fatal: (why: string) => void = () => process.exit(1);
+  let service: Awaited<ReturnType<typeof createService>> | undefined;
+  const listeners = processErrorListeners(
+    () => service?.kernel.logger,
+    () => fatal('uncaught exception'),
+  );
+  process.on('unhandledRejection', listeners.unhandledRejection);
+  process.on('uncaughtException', listeners.uncaughtException);
   try {
     service = await createService({ modules: options.modules });
   } catch (err) {
-    if (err instanceof PluginNotPreloaded) throw err;
+    if (err instanceof PluginNotPreloaded) {
+      // The caller starts the command again from the packages' modules, which installs its own.
+      process.off('unhandledRejection', listeners.unhandledRejection);
+      process.off('uncaughtException', listeners.uncaughtException);
+      throw err;
+    }
     process.stderr.write(startRefusal(err));
     process.exit(1);
   }
-  const { kernel } = service;
+  const started = service;
+  const { kernel } = started;
   let stopping = false;
   let stopTransport: () => Promise<void> = async () => {};
   /** How long a stop may take before the process exits anyway (HTTP waits for the requests received). */
   let stopWithinMs = 5000;
+  /** Exit 0 on a stop asked for (a signal, the end of stdin), 1 after an uncaught exception. */
+  let exitCode = 0;
   const shutdown = async (why: string) => {
     if (stopping) return;
     stopping = true;
     kernel.logger.info(`stopping (${why})`);
-    const force = setTimeout(() => process.exit(0), stopWithinMs);
+    const force = setTimeout(() => process.exit(exitCode), stopWithinMs);
     force.unref();
     // The service is closed (hook work awaited, the database closed) even when the transport's stop
     // failed; then the answers still queued for stdout are written (within the same bound).
-    for (const step of [stopTransport, () => service.close(), stdoutFlushed]) {
+    for (const step of [stopTransport, () => started.close(), stdoutFlushed]) {
       try {
         await step();
       } catch (err) {
         kernel.logger.error(`error while stopping: ${(err as Error).message}`);
       }
     }
-    process.exit(0);
+    process.exit(exitCode);
+  };
+  fatal = (why) => {
+    exitCode = 1;
+    void shutdown(why);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   if (opts.transport === 'stdio') {
-    const serving = await serveStdio(service);
+    const serving = await serveStdio(started);
     stopTransport = () => serving.close();
     void serving.ended.then((why) => shutdown(why));
     const note = options.onReady?.();
-    kernel.logger.info(`ready on stdio (${service.surface.tools.length} tools, data dir ${kernel.dataDir}${note ? `, ${note}` : ''})`);
+    kernel.logger.info(`ready on stdio (${started.surface.tools.length} tools, data dir ${kernel.dataDir}${note ? `, ${note}` : ''})`);
     // Once started: start-up code runs once, so optimizing it sooner would only slow the start; and
     // the image's code cache, written by onReady, is made under the flags it is read with.
     applyTiering(tiering);
@@ -166,13 +224,13 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<v
   } else {
     let serving: HttpServing;
     try {
-      serving = await serveHttp(service, { host: opts.host, port: opts.port, dashboard: opts.dashboard });
+      serving = await serveHttp(started, { host: opts.host, port: opts.port, dashboard: opts.dashboard });
     } catch (err) {
       // A taken port or an address not on this machine: say which option, close the data, exit 1.
       const e = err as NodeJS.ErrnoException;
       const why = e.code === 'EADDRINUSE' ? 'the port is in use (--port)' : e.code === 'EADDRNOTAVAIL' || e.code === 'ENOTFOUND' ? 'no such address here (--host)' : e.message;
       process.stderr.write(`memory-service: cannot listen on ${opts.host}:${opts.port}: ${why}\n`);
-      await service.close();
+      await started.close();
       process.exit(1);
     }
     // Closing answers the requests already received (up to drainMs) before the data is closed.

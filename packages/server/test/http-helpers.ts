@@ -59,10 +59,10 @@ export async function rawSessionHeaders(address: string): Promise<Record<string,
   return headers;
 }
 
-/** The memory-service bin over HTTP on a free port with the data dir `dir`, once it says where it listens. */
-export async function spawnHttpBin(dir: string, args: string[] = []) {
+/** The memory-service bin over HTTP on a free port with the data dir `dir` (and extra `env`), once it says where it listens. */
+export async function spawnHttpBin(dir: string, args: string[] = [], env: Record<string, string> = {}) {
   const child = spawn(process.execPath, [BIN, '--transport', 'http', '--port', '0', ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: dir },
+    env: { PATH: process.env.PATH ?? '', HOME: os.tmpdir(), MCP_MEMORY_DATA_DIR: dir, ...env },
   });
   let stderr = '';
   const address = await new Promise<string>((resolve, reject) => {

@@ -131,4 +131,45 @@ it('tapPromise on a synchronous hook, or onEvent with an unknown event, stops th
   expect(eventErr.message).toBe(
     'Plugin wrong-event failed in setup: Unknown lifecycle event "session_begun"; known events: session_started, session_ended, new_message, auto_save_candidate, post_context_compression, context_threshold, memory_pressure',
   );
+/** A tool whose output schema takes anything (z.any()): it writes a row, then answers a BigInt, a cycle or a throwing toJSON. */
+const halfWriter = definePlugin({
+  name: 'half-writer-plugin',
+  version: '1.0.0',
+  tier: 'halfw',
+  kernel: '^1.0.0',
+  migrations: [{ id: 1, name: 'log', up: (db) => db.exec('CREATE TABLE halfw_log (v TEXT)') }],
+  setup(ctx) {
+    const insert = ctx.db.prepare('INSERT INTO halfw_log (v) VALUES (?)');
+    const count = ctx.db.prepare('SELECT COUNT(*) AS n FROM halfw_log');
+    ctx.tools.register(
+      defineTool({
+        name: 'halfw_write',
+        title: 'write',
+        description: 'writes a row, then answers what it is told',
+        input: z.object({ mode: z.enum(['bigint', 'cycle', 'tojson']) }),
+        output: z.object({ ok: z.boolean(), v: z.any() }),
+        annotations: { readOnlyHint: false },
+        handler: ({ mode }) => {
+          insert.run(mode);
+          const cyc: Record<string, unknown> = {};
+          cyc.self = cyc;
+          return { ok: true, v: mode === 'bigint' ? 1n : mode === 'cycle' ? cyc : { toJSON: () => { throw new Error('no JSON'); } } };
+        },
+      }),
+    );
+    ctx.tools.register(
+      defineTool({ name: 'halfw_count', title: 'count', description: 'rows written', input: z.object({}), output: z.object({ n: z.number() }), annotations: { readOnlyHint: true }, handler: () => count.get() as { n: number } }),
+    );
+  },
+});
+
+it('an answer JSON cannot carry that the output schema accepts fails the call and leaves none of its writes', async () => {
+  s = await start({ plugins: [halfWriter], expose: 'primitives,halfw' });
+  for (const mode of ['bigint', 'cycle', 'tojson']) {
+    const out = await s.callRaw('halfw_write', { mode });
+    expect(out.isError, mode).toBe(true);
+    expect(out.structured.error).toMatchObject({ code: 'KERNEL_ERR_TOOL_FAILED', plugin: 'half-writer-plugin' });
+    expect(out.structured.error.message).toContain('Tool halfw_write (plugin half-writer-plugin) answered a value that cannot be sent as JSON: field "v');
+  }
+  expect(await s.call('halfw_count')).toEqual({ n: 0 });
 });
