@@ -9,7 +9,7 @@ import { PROPOSAL_KINDS, type ProposalInput } from './proposals.js';
 import { recordName } from './record-name.js';
 import { REFLECT_TOPIC_MAX, type Reflection, type ReflectionCounts } from './reflections.js';
 import { Fields, records, unique, type Obj } from './scope-doc-fields.js';
-import { checkStandingName, checkStandingSpec, STANDING_MAX, type StandingFilters } from './standing.js';
+import { checkStandingName, checkStandingSpec, isLegacyStandingName, STANDING_MAX, type StandingFilters } from './standing.js';
 import { STASH_MAX, STASH_NOTE_MAX } from './stashes.js';
 import { checkWatchPredicate, WATCH_ACTIONS, WATCH_NAME_MAX, WATCH_TRIGGERS, type WatchRule } from './watch-rules.js';
 import { WIKI_TITLE_MAX } from './wiki.js';
@@ -244,7 +244,8 @@ export function checkScopeDocExtras(doc: Obj, root: string, maxText: number): Sc
   const standingFields = records(doc, 'standing_queries', root);
   atMost(standingFields, 'standing_queries', root, STANDING_MAX);
   const standing_queries = standingFields.map((f) => {
-    const name = f.check(() => checkStandingName(f.raw('name')));
+    // A name an older build took (with `_` or `-`) is kept here: the import renames it (scope-data-extra.ts).
+    const name = f.check(() => (isLegacyStandingName(f.raw('name')) ? (f.raw('name') as string) : checkStandingName(f.raw('name'))));
     const description = f.text('description', 500, { empty: true, optional: '' });
     const filters = f.object('filters');
     const spec = f.check(

@@ -50,7 +50,7 @@ export function memoryStandingTool(stores: Stores) {
       'descriptions only. action run (insight tier): name, optional limit and offset; runs the saved filters and returns the facts or ' +
       `episodes matching, newest created first, with total; the limit (the run's, else the saved one, else 50) is clamped to 1..${MEMORY_QUERY_MAX_LIMIT} ` +
       `(limit_clamped says so). action delete (write tier): name. A name is ${STANDING_NAME_ACCEPTED}, case-insensitive; at most ${STANDING_MAX} per ` +
-      'layer and user_id. Errors: a hostile name (a path, too long, other characters) or an unknown spec_json key is a ValueError raised ' +
+      'layer and user_id (a query an older version saved under a name with _ or - is renamed at start to the name without them). Errors: a hostile name (a path, too long, other characters, _ or -) or an unknown spec_json key is a ValueError raised ' +
       'before any file or database access; a bad filter value names spec_json.<filter>; an unknown name names name; an action of a tier ' +
       'this surface does not expose is a TierError naming action.',
     input: () => z.object({
