@@ -391,6 +391,7 @@ export {
   checkStandingSpec,
   isLegacyStandingName,
   renamedStandingName,
+  standingSpecJson,
   type StandingRename,
   type StandingQuery,
   type StandingFilters,

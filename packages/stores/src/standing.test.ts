@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { checkStandingName, checkStandingSpec, isLegacyStandingName, renamedStandingName, STANDING_MAX } from './standing.js';
+import { checkStandingName, checkStandingSpec, isLegacyStandingName, renamedStandingName, STANDING_MAX, STANDING_SPEC_KEYS, standingSpecJson } from './standing.js';
 import { A, U, U2, makeEnv, type Env, type RecordingLogger } from './test-helpers.js';
 
 let env: Env;
@@ -274,5 +274,18 @@ describe('standing query names an older build took (with _ or -)', () => {
     oldFile(env.stores.standing.dir(U), 'old_one', { key_like: 'o' });
     env.stores.repairAfterStop();
     expect(env.stores.standing.list(U).map((q) => q.name)).toEqual(['oldone']);
+  });
+});
+
+describe('standing query records: spec_json (the spec\'s field)', () => {
+  it('standingSpecJson is the whitelisted filters plus description, and saving it back gives the same query; run carries it', () => {
+    const { query } = env.stores.standing.save(U, 'prefs', { key_like: 'pref:', importance_min: 0.5, limit: 20, description: 'preferences' });
+    const spec = standingSpecJson(query);
+    expect(spec).toEqual({ target: 'core', key_like: 'pref:', importance_min: 0.5, limit: 20, description: 'preferences' });
+    expect(Object.keys(spec).every((k) => (STANDING_SPEC_KEYS as readonly string[]).includes(k))).toBe(true);
+    expect(checkStandingSpec(spec)).toEqual({ filters: query.filters, description: 'preferences' });
+    const again = env.stores.standing.save(U, 'copy', spec).query;
+    expect([again.filters, again.description]).toEqual([query.filters, query.description]);
+    expect(env.stores.standing.run(U, 'prefs').spec_json).toEqual(spec);
   });
 });

@@ -44,8 +44,18 @@ export interface StandingQuery {
   updated: string;
 }
 
+/**
+ * A standing query's spec_json as the spec's record names it: the whitelisted filters plus the
+ * description, the object a caller can pass back to memory_standing save as it is.
+ */
+export function standingSpecJson(q: Pick<StandingQuery, 'filters' | 'description'>): Record<string, unknown> {
+  return { ...q.filters, description: q.description };
+}
+
 export interface StandingRun {
   name: string;
+  /** The query run, as its record's spec_json (standingSpecJson). */
+  spec_json: Record<string, unknown>;
   target: MemoryQueryTarget;
   /** The limit applied: the run's or the query's, clamped to 1..MEMORY_QUERY_MAX_LIMIT. */
   limit: number;
@@ -254,10 +264,10 @@ export class StandingStore {
     const query: MemoryQuery = { ...filters, limit, offset: opts.offset ?? 0 };
     if (target === 'core') {
       const r = this.facts.query(scope, query);
-      return { name: q.name, target, limit, limit_clamped: clamped, facts: r.facts, episodes: [], total: r.total };
+      return { name: q.name, spec_json: standingSpecJson(q), target, limit, limit_clamped: clamped, facts: r.facts, episodes: [], total: r.total };
     }
     const r = this.episodes.query(scope, query);
-    return { name: q.name, target, limit, limit_clamped: clamped, facts: [], episodes: r.episodes, total: r.total };
+    return { name: q.name, spec_json: standingSpecJson(q), target, limit, limit_clamped: clamped, facts: [], episodes: r.episodes, total: r.total };
   }
 
   /** Delete a standing query; an unknown name is an error naming `name`. */

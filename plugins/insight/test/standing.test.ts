@@ -14,6 +14,30 @@ const st = async (args: Record<string, unknown>): Promise<any> => s.call('memory
 const metaDir = () => path.join(s.dataDir, '.meta');
 const metaFiles = () => (fs.existsSync(metaDir()) ? fs.readdirSync(metaDir(), { recursive: true }).map(String).sort() : []);
 
+describe('memory_standing records carry spec_json', () => {
+  it('save, delete and run answer the query\'s spec_json (filters plus description), which save takes back as it is; the old fields stay', async () => {
+    s = await start({ expose: 'insight,write' });
+    storesOf(s).facts.upsert(USER, { key: 'pref:editor', value: 'Uses Vim', importance: 0.9 });
+    const saved = await st({ action: 'save', name: 'prefs', spec_json: JSON.stringify({ key_like: 'pref:', importance_min: 0.5, description: 'important preferences' }) });
+    const spec = { target: 'core', key_like: 'pref:', importance_min: 0.5, description: 'important preferences' };
+    expect(saved.query).toEqual({ name: 'prefs', spec_json: spec, description: 'important preferences', filters: { target: 'core', key_like: 'pref:', importance_min: 0.5 }, created: expect.any(String), updated: expect.any(String) });
+    // Passed back as it is, it saves the same query.
+    const copy = await st({ action: 'save', name: 'prefs2', spec_json: saved.query.spec_json });
+    expect(copy.query.spec_json).toEqual(spec);
+    expect(copy.query.filters).toEqual(saved.query.filters);
+    const run = await st({ action: 'run', name: 'prefs2' });
+    expect(run).toMatchObject({ name: 'prefs2', spec_json: spec, total: 1 });
+    expect((await st({ action: 'delete', name: 'prefs2' })).query.spec_json).toEqual(spec);
+    // The output schema the surface lists carries it.
+    const tool = (await s.client.listTools()).tools.find((t) => t.name === 'memory_standing')!;
+    const out = tool.outputSchema as any;
+    expect(Object.keys(out.properties.query.properties)).toEqual(expect.arrayContaining(['name', 'spec_json', 'description', 'filters', 'created', 'updated']));
+    expect(out.properties.spec_json).toBeDefined();
+    // list stays payload-free (the spec): names and descriptions.
+    expect((await st({ action: 'list' })).queries).toEqual([{ name: 'prefs', description: 'important preferences' }]);
+  });
+});
+
 describe('memory_standing with both tiers exposed', () => {
   it('saves, lists payload-free, runs through the query DSL with the limit clamped, replaces and deletes, per layer and user_id', async () => {
     const clock = new ManualClock();
