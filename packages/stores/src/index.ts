@@ -83,6 +83,8 @@ export {
   IMPORTANCE_MAX,
   FACT_KEY_MAX,
   clampImportance,
+  checkFactImportance,
+  FACT_IMPORTANCE_ACCEPTED,
   GENERATED_KEY_PREFIXES,
   FACT_PREFIX,
   type GeneratedKeyPrefix,

@@ -3,7 +3,7 @@ import { BRANCH_MAX, type BranchEntry } from './branches.js';
 import { COUNTERFACTUAL_ANCHOR_MAX, COUNTERFACTUAL_TEXT_MAX, type Counterfactual } from './counterfactuals.js';
 import { DISCLOSURE_CONTENT_MAX, DISCLOSURE_KEYWORD_MAX, DISCLOSURE_KEYWORDS_MAX, DISCLOSURE_NAME_MAX, type DisclosureRule } from './disclosure.js';
 import { validationError } from './errors.js';
-import { FACT_KEY_MAX, FACT_SOURCES } from './facts.js';
+import { FACT_KEY_MAX, FACT_SOURCES, IMPORTANCE_MIN } from './facts.js';
 import { PROCEDURE_NOTE_MAX, PROCEDURE_OUTCOMES, PROCEDURE_STEPS_MAX, PROCEDURE_TEXT_MAX, type Procedure } from './procedures.js';
 import { PROPOSAL_KINDS, type ProposalInput } from './proposals.js';
 import { recordName } from './record-name.js';
@@ -264,7 +264,8 @@ export function checkScopeDocExtras(doc: Obj, root: string, maxText: number): Sc
     if (p.raw('kind') !== undefined && p.raw('kind') !== kind) throw validationError(`${f.at}.payload.kind`, `${f.at}.payload.kind must be the proposal's kind, ${kind}`, [kind]);
     const payload: ProposalInput =
       kind === 'core_write'
-        ? { kind, key: p.text('key', FACT_KEY_MAX), value: p.text('value', maxText), importance: p.number('importance', 0, 1, 0.5) }
+        ? // An older version took 0 to 1: raised to 0.05 here, so the imported proposal says what its approval writes.
+          { kind, key: p.text('key', FACT_KEY_MAX), value: p.text('value', maxText), importance: Math.max(IMPORTANCE_MIN, p.number('importance', 0, 1, 0.5)) }
         : {
             kind,
             title: p.text('title', WIKI_TITLE_MAX).trim(),
