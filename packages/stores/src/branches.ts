@@ -1,6 +1,6 @@
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
-import { checkNewFactKey, clampImportance, FACT_KEY_MAX, type FactSource, type FactStore } from './facts.js';
+import { checkFactImportance, checkNewFactKey, clampImportance, FACT_KEY_MAX, type FactSource, type FactStore } from './facts.js';
 import { lookupForms } from './identity-forms.js';
 import { recordName } from './record-name.js';
 import type { Scope } from './types.js';
@@ -162,7 +162,7 @@ export class BranchStore {
     checkText(key, 'key', FACT_KEY_MAX);
     // Blank refused now, as the merge's write would refuse it.
     checkText(value, 'value', this.ctx.config.maxTextChars);
-    if (importance !== undefined && !Number.isFinite(importance)) throw validationError('importance', 'importance must be a number from 0.05 to 1.0', { min: 0.05, max: 1 });
+    if (importance !== undefined) checkFactImportance(importance);
     return this.ctx.tx(() => {
       const id = this.need(scope, name);
       const { form, found: e } = this.entryOf(id, key);

@@ -130,6 +130,21 @@ export function clampImportance(v: number): number {
   return round4(clamp(v, IMPORTANCE_MIN, IMPORTANCE_MAX));
 }
 
+/** What a tool input setting a fact's importance accepts (the spec: within 0.05 to 1.0). */
+export const FACT_IMPORTANCE_ACCEPTED = { min: IMPORTANCE_MIN, max: IMPORTANCE_MAX } as const;
+
+/**
+ * A fact importance a caller asked for, checked: a number from 0.05 to 1.0 (bounds included), else a
+ * validation error naming `field` and the range, so what is asked (or proposed) is what is written;
+ * only importances the service computes itself (the importance gate's answer, feedback steps) are clamped.
+ */
+export function checkFactImportance(value: unknown, field = 'importance'): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < IMPORTANCE_MIN || value > IMPORTANCE_MAX) {
+    throw validationError(field, `${field} must be a number from ${IMPORTANCE_MIN} to ${IMPORTANCE_MAX.toFixed(1)} (a fact's importance)`, FACT_IMPORTANCE_ACCEPTED);
+  }
+  return value;
+}
+
 /**
  * L4 core memory: keyed facts, unique per (layer, user_id, key); importance within 0.05..1.0.
  * Every change of a fact's value or importance, and every deletion, writes a version (VersionLog)

@@ -60,6 +60,9 @@ export function useStores(ctx: PluginContext): Stores {
   // A memory_backup restore killed after its copy into the database is finished before anything is
   // served (the API keys it keeps, the page and standing query files).
   stores.backups.finishPending();
+  // Standing queries an older build saved under names holding `_` or `-` (this one takes letters and
+  // digits only): renamed before anything is served, so none is stranded (one logged line each).
+  stores.standing.renameLegacyFiles();
   // apiKeys: the HTTP server checks a request's Authorization against it (packages/server/src/http.ts);
   // recordCounts and breakers: its /metrics reads them (packages/server/src/metrics-route.ts).
   ctx.container.register({

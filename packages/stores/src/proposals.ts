@@ -2,7 +2,7 @@ import { checkNoControlChars, checkNoHiddenFormat } from '@memory-service/kernel
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
-import { checkNewFactKey, FACT_KEY_MAX, type FactSource, type FactStore } from './facts.js';
+import { checkFactImportance, checkNewFactKey, FACT_KEY_MAX, type FactSource, type FactStore } from './facts.js';
 import type { ShadowBin } from './shadow-bin.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, clamp, makeId, parseId, parseJson, toIso } from './util.js';
@@ -138,10 +138,8 @@ export class ProposalStore {
     if (!this.targets.facts.get(scope, key)) checkNewFactKey('key', key);
     // Blank refused now, as the fact store refuses it when approved.
     const value = checkText(input.value, 'value', this.ctx.config.maxTextChars);
-    const importance = input.importance ?? PROPOSAL_DEFAULT_IMPORTANCE;
-    if (typeof importance !== 'number' || !Number.isFinite(importance) || importance < 0 || importance > 1) {
-      throw validationError('importance', 'importance must be a number from 0 to 1', '0..1');
-    }
+    // Refused outside 0.05..1.0 now, as the fact store would clamp it when approved: the proposal says the write it makes.
+    const importance = checkFactImportance(input.importance ?? PROPOSAL_DEFAULT_IMPORTANCE);
     return { kind: 'core_write', key, value, importance };
   }
 

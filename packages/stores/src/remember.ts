@@ -1,5 +1,5 @@
 import type { StoreContext } from './context.js';
-import { checkNewFactKey, clampImportance, type Fact, type FactStore } from './facts.js';
+import { checkFactImportance, checkNewFactKey, clampImportance, type Fact, type FactStore } from './facts.js';
 import { derivedNodeIds, type GraphNode, type GraphStore } from './graph.js';
 import { scrubSecrets, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
@@ -61,7 +61,8 @@ export class Rememberer {
     checkScope(scope);
     const given = checkText(input.key, 'key', REMEMBER_KEY_MAX).trim();
     const raw = checkText(input.value, 'value', this.ctx.config.maxTextChars).trim();
-    const requested = input.importance ?? REMEMBER_DEFAULT_IMPORTANCE;
+    // Asked for: 0.05..1.0 or refused; the gate's answer below is clamped to it.
+    const requested = input.importance === undefined ? REMEMBER_DEFAULT_IMPORTANCE : checkFactImportance(input.importance);
     const scrub = scrubSecrets(raw);
     const value = scrub.text;
     return this.ctx.tx(() => {

@@ -216,3 +216,48 @@ describe('cleanForgottenLinks (forget exact, fuzzy)', () => {
     expect(JSON.stringify(env.db.prepare('SELECT * FROM fact_branch_entries').all())).not.toContain('Main Street');
   });
 });
+
+describe('ScopeData: standing query names an older build exported (with _ or -)', () => {
+  const query = (name: string, key_like: string, description = '') => ({ name, description, filters: { target: 'core', key_like }, created: '2025-01-01T00:00:00.000Z', updated: '2025-01-02T00:00:00.000Z' });
+
+  it('imports them renamed as the start renames files, reports each rename, and a second merge adds nothing', () => {
+    env.stores.standing.save(U2, 'ab', { key_like: 'held' });
+    const doc = env.stores.scopeData.exportScope(U) as ScopeDocument & { standing_queries: unknown[] };
+    doc.standing_queries = [query('My_Prefs-1', 'pref:', 'mine'), query('a-b', 'a'), query('ab1', 'doc')];
+    const r = env.stores.scopeData.importScope(U2, doc, 'merge');
+    // a-b: "ab" is the target's (other filters), "ab1" the document's: ab2.
+    expect(r.renamed_standing_queries).toEqual([
+      { from: 'My_Prefs-1', to: 'MyPrefs1' },
+      { from: 'a-b', to: 'ab2' },
+    ]);
+    expect(r.imported.standing_queries).toBe(3);
+    expect(env.stores.standing.list(U2).map((q) => [q.name, q.filters.key_like])).toEqual([
+      ['ab', 'held'],
+      ['ab1', 'doc'],
+      ['ab2', 'a'],
+      ['MyPrefs1', 'pref:'],
+    ]);
+    expect(env.stores.standing.get(U2, 'myprefs1')).toMatchObject({ name: 'MyPrefs1', description: 'mine', created: '2025-01-01T00:00:00.000Z' });
+    // The same document again: each renamed query finds itself under its new name and is skipped, no copy made.
+    const again = env.stores.scopeData.importScope(U2, doc, 'merge');
+    expect(again.imported.standing_queries).toBe(0);
+    expect(again.skipped.standing_queries).toBe(3);
+    expect(again.renamed_standing_queries).toEqual([
+      { from: 'My_Prefs-1', to: 'MyPrefs1' },
+      { from: 'a-b', to: 'ab2' },
+    ]);
+    expect(env.stores.standing.list(U2)).toHaveLength(4);
+  });
+
+  it('replace renames against the document only; a name that is hostile still refuses the import', () => {
+    env.stores.standing.save(U2, 'ab', { key_like: 'gone' });
+    const doc = env.stores.scopeData.exportScope(U) as ScopeDocument & { standing_queries: unknown[] };
+    doc.standing_queries = [query('a-b', 'a')];
+    expect(env.stores.scopeData.importScope(U2, doc, 'replace').renamed_standing_queries).toEqual([{ from: 'a-b', to: 'ab' }]);
+    expect(env.stores.standing.list(U2).map((q) => [q.name, q.filters.key_like])).toEqual([['ab', 'a']]);
+    for (const bad of ['-ab', '../a-b', 'a b', 'x'.repeat(101)]) {
+      doc.standing_queries = [query(bad, 'a')];
+      expect(() => env.stores.scopeData.importScope(U2, doc, 'merge'), bad).toThrow(expect.objectContaining({ field: 'data.standing_queries[0].name' }));
+    }
+  });
+});

@@ -4,6 +4,7 @@ import type { ProposalInput, ProposalPayload } from './proposals.js';
 import { describeReflection } from './reflections.js';
 import { SCOPE_DOC_EXTRA_KINDS, type ScopeDocExtraKind, type ScopeDocExtras } from './scope-doc-extra.js';
 import type { KindRecords } from './scope-export.js';
+import { isLegacyStandingName, renamedStandingName, type StandingQuery } from './standing.js';
 import { STASH_MAX } from './stashes.js';
 import type { Stores } from './stores.js';
 import type { ImportRefs } from './scope-import-refs.js';
@@ -82,7 +83,11 @@ export class ScopeDataExtras {
    * Store caps (stashes, branches, standing queries) are checked for the whole kind before its first
    * write, naming `<root>.<kind>`.
    */
-  importScope(scope: Scope, doc: ScopeDocExtras, opts: { root: string; replace: boolean; now: string; step: Step; refs: ImportRefs; imported: Counts; skipped: Counts }): void {
+  importScope(
+    scope: Scope,
+    doc: ScopeDocExtras,
+    opts: { root: string; replace: boolean; now: string; step: Step; refs: ImportRefs; imported: Counts; skipped: Counts; renamed: { from: string; to: string }[] },
+  ): void {
     const s = this.stores;
     const { root, now, step, refs, imported, skipped } = opts;
     const c = s.ctx;
@@ -161,9 +166,29 @@ export class ScopeDataExtras {
     });
 
     let pending = 0;
+    // A name an older build took (with `_` or `-`) is renamed as the start renames its file: free of
+    // the document's other names and of the target's queries, except that a target query of that name
+    // with the same filters and description is this one (skipped, as merge skips a name it holds).
+    const docNames = new Set(doc.standing_queries.filter((q) => !isLegacyStandingName(q.name)).map((q) => q.name.toLowerCase()));
+    const sameHeld = (lower: string, q: (typeof doc.standing_queries)[number]): boolean | null => {
+      if (opts.replace) return null;
+      let held: StandingQuery | null;
+      try {
+        held = s.standing.get(scope, lower);
+      } catch {
+        return false;
+      }
+      return held === null ? null : held.description === q.description && JSON.stringify(held.filters) === JSON.stringify(q.filters);
+    };
     doc.standing_queries.forEach((q, i) => {
+      let name = q.name;
+      if (isLegacyStandingName(name)) {
+        name = renamedStandingName(name, (lower) => docNames.has(lower) || sameHeld(lower, q) === false);
+        docNames.add(name.toLowerCase());
+        opts.renamed.push({ from: q.name, to: name });
+      }
       const made = step('standing_queries', i, () =>
-        s.standing.restore(scope, { ...q, created: at(q.created, now), updated: at(q.updated, now) }, { pending, cleared: opts.replace }),
+        s.standing.restore(scope, { ...q, name, created: at(q.created, now), updated: at(q.updated, now) }, { pending, cleared: opts.replace }),
       );
       if (made) {
         pending++;

@@ -46,6 +46,8 @@ export interface ImportResult {
   /** replace: items of the target's L1 ring removed (the ring is no kind of the document: not archived, not in previous_export). */
   cleared_l1: number;
   archived: number;
+  /** Standing queries the document names as an older build did (with `_` or `-`), imported under these names. */
+  renamed_standing_queries: { from: string; to: string }[];
 }
 
 const zero = (): KindCounts => Object.fromEntries(SCOPE_DOC_KINDS.map((k) => [k, 0])) as KindCounts;
@@ -307,7 +309,7 @@ export class ScopeData {
     // and no savepoint per record (bulk): the import is all or nothing, and savepoints inside an open
     // one made it grow with the square of the records written.
     return s.ctx.bulk(() => s.wiki.withFileWritesRecorded(() => {
-      const res: ImportResult = { mode, imported: zero(), skipped: zero(), cleared: zero(), cleared_l1: 0, archived: 0 };
+      const res: ImportResult = { mode, imported: zero(), skipped: zero(), cleared: zero(), cleared_l1: 0, archived: 0, renamed_standing_queries: [] };
       if (mode === 'replace') this.clear(scope, res);
       const now = s.ctx.iso();
       const c = s.ctx;
@@ -475,7 +477,7 @@ export class ScopeData {
         sql('UPDATE scratchpad SET created = ?, updated = ? WHERE layer = ? AND user_id = ? AND key = ?', at(e.created, now), at(e.updated, now), scope.layer, scope.user_id, made.key);
         res.imported.scratchpad++;
       });
-      this.extras.importScope(scope, doc, { root, replace: mode === 'replace', now, step, refs, imported: res.imported, skipped: res.skipped });
+      this.extras.importScope(scope, doc, { root, replace: mode === 'replace', now, step, refs, imported: res.imported, skipped: res.skipped, renamed: res.renamed_standing_queries });
       s.audit.log(scope, 'import', 'scope', `${scope.layer}:${scope.user_id}`, { mode, from: { layer: doc.layer, user_id: doc.user_id }, imported: res.imported, skipped: res.skipped, cleared: res.cleared });
       return res;
     }));

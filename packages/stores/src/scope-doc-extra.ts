@@ -3,13 +3,13 @@ import { BRANCH_MAX, type BranchEntry } from './branches.js';
 import { COUNTERFACTUAL_ANCHOR_MAX, COUNTERFACTUAL_TEXT_MAX, type Counterfactual } from './counterfactuals.js';
 import { DISCLOSURE_CONTENT_MAX, DISCLOSURE_KEYWORD_MAX, DISCLOSURE_KEYWORDS_MAX, DISCLOSURE_NAME_MAX, type DisclosureRule } from './disclosure.js';
 import { validationError } from './errors.js';
-import { FACT_KEY_MAX, FACT_SOURCES } from './facts.js';
+import { FACT_KEY_MAX, FACT_SOURCES, IMPORTANCE_MIN } from './facts.js';
 import { PROCEDURE_NOTE_MAX, PROCEDURE_OUTCOMES, PROCEDURE_STEPS_MAX, PROCEDURE_TEXT_MAX, type Procedure } from './procedures.js';
 import { PROPOSAL_KINDS, type ProposalInput } from './proposals.js';
 import { recordName } from './record-name.js';
 import { REFLECT_TOPIC_MAX, type Reflection, type ReflectionCounts } from './reflections.js';
 import { Fields, records, unique, type Obj } from './scope-doc-fields.js';
-import { checkStandingName, checkStandingSpec, STANDING_MAX, type StandingFilters } from './standing.js';
+import { checkStandingName, checkStandingSpec, isLegacyStandingName, STANDING_MAX, type StandingFilters } from './standing.js';
 import { STASH_MAX, STASH_NOTE_MAX } from './stashes.js';
 import { checkWatchPredicate, WATCH_ACTIONS, WATCH_NAME_MAX, WATCH_TRIGGERS, type WatchRule } from './watch-rules.js';
 import { WIKI_TITLE_MAX } from './wiki.js';
@@ -244,7 +244,8 @@ export function checkScopeDocExtras(doc: Obj, root: string, maxText: number): Sc
   const standingFields = records(doc, 'standing_queries', root);
   atMost(standingFields, 'standing_queries', root, STANDING_MAX);
   const standing_queries = standingFields.map((f) => {
-    const name = f.check(() => checkStandingName(f.raw('name')));
+    // A name an older build took (with `_` or `-`) is kept here: the import renames it (scope-data-extra.ts).
+    const name = f.check(() => (isLegacyStandingName(f.raw('name')) ? (f.raw('name') as string) : checkStandingName(f.raw('name'))));
     const description = f.text('description', 500, { empty: true, optional: '' });
     const filters = f.object('filters');
     const spec = f.check(
@@ -263,7 +264,8 @@ export function checkScopeDocExtras(doc: Obj, root: string, maxText: number): Sc
     if (p.raw('kind') !== undefined && p.raw('kind') !== kind) throw validationError(`${f.at}.payload.kind`, `${f.at}.payload.kind must be the proposal's kind, ${kind}`, [kind]);
     const payload: ProposalInput =
       kind === 'core_write'
-        ? { kind, key: p.text('key', FACT_KEY_MAX), value: p.text('value', maxText), importance: p.number('importance', 0, 1, 0.5) }
+        ? // An older version took 0 to 1: raised to 0.05 here, so the imported proposal says what its approval writes.
+          { kind, key: p.text('key', FACT_KEY_MAX), value: p.text('value', maxText), importance: Math.max(IMPORTANCE_MIN, p.number('importance', 0, 1, 0.5)) }
         : {
             kind,
             title: p.text('title', WIKI_TITLE_MAX).trim(),

@@ -2,7 +2,7 @@ import { checkNoControlChars, isBlank } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import type { Episode, EpisodeStore } from './episodes.js';
 import { notFound, validationError } from './errors.js';
-import { checkNewFactKey, FACT_KEY_MAX, type Fact, type FactStore } from './facts.js';
+import { checkFactImportance, checkNewFactKey, FACT_KEY_MAX, type Fact, type FactStore } from './facts.js';
 import { scrubSecrets, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText, clamp, toIso } from './util.js';
@@ -200,6 +200,8 @@ export class ScratchpadStore {
     }
     if (!this.targets) throw new Error('ScratchpadStore.promote needs the episode and fact stores');
     const { episodes, facts } = this.targets;
+    // An episode's importance is 0..1; a fact's is 0.05..1.0, refused outside (not clamped), as every fact writer's input.
+    if (target === 'fact' && opts.importance !== undefined) checkFactImportance(opts.importance);
     const importance = clamp(opts.importance ?? 0.5, 0, 1);
     return this.ctx.tx(() => {
       const entry = this.get(scope, key);

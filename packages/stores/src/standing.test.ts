@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { checkStandingName, checkStandingSpec, STANDING_MAX } from './standing.js';
-import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
+import { checkStandingName, checkStandingSpec, isLegacyStandingName, renamedStandingName, STANDING_MAX, STANDING_SPEC_KEYS, standingSpecJson } from './standing.js';
+import { A, U, U2, makeEnv, type Env, type RecordingLogger } from './test-helpers.js';
 
 let env: Env;
 beforeEach(() => {
@@ -24,32 +24,32 @@ describe('StandingStore', () => {
     env.clock.advance(1000);
     f.upsert(U, { key: 'home', value: 'Lives in Lisbon', importance: 0.95 });
     f.upsert(U2, { key: 'pref:editor', value: 'Uses Emacs', importance: 0.9 });
-    const saved = env.stores.standing.save(U, 'High_prefs-1', JSON.stringify({ key_like: 'pref:', importance_min: 0.5, description: 'important preferences' }));
+    const saved = env.stores.standing.save(U, 'HighPrefs1', JSON.stringify({ key_like: 'pref:', importance_min: 0.5, description: 'important preferences' }));
     expect(saved.replaced).toBe(false);
-    const file = path.join(env.dir, '.meta', 'standing', 'user', 'default', 'high_prefs-1.yaml');
+    const file = path.join(env.dir, '.meta', 'standing', 'user', 'default', 'highprefs1.yaml');
     const text = fs.readFileSync(file, 'utf8');
-    expect(text).toContain('name: High_prefs-1');
+    expect(text).toContain('name: HighPrefs1');
     expect(text).toContain('key_like: "pref:"');
-    expect(env.stores.standing.list(U)).toMatchObject([{ name: 'High_prefs-1', description: 'important preferences' }]);
+    expect(env.stores.standing.list(U)).toMatchObject([{ name: 'HighPrefs1', description: 'important preferences' }]);
     expect(env.stores.standing.list(U2)).toEqual([]);
     expect(env.stores.standing.list(A)).toEqual([]);
-    const run = env.stores.standing.run(U, 'high_prefs-1');
-    expect(run).toMatchObject({ name: 'High_prefs-1', target: 'core', total: 1, limit: 50, limit_clamped: false });
+    const run = env.stores.standing.run(U, 'highprefs1');
+    expect(run).toMatchObject({ name: 'HighPrefs1', target: 'core', total: 1, limit: 50, limit_clamped: false });
     expect(run.facts.map((x) => x.value)).toEqual(['Uses Vim']);
     // Bob's scope holds no query of that name.
-    expect(() => env.stores.standing.run(U2, 'High_prefs-1')).toThrow(expect.objectContaining({ type: 'NotFoundError', field: 'name' }));
+    expect(() => env.stores.standing.run(U2, 'HighPrefs1')).toThrow(expect.objectContaining({ type: 'NotFoundError', field: 'name' }));
     // Replacing keeps the created time.
     env.clock.advance(5000);
-    const again = env.stores.standing.save(U, 'high_prefs-1', { key_like: 'pref:', description: 'all preferences', limit: 1 });
+    const again = env.stores.standing.save(U, 'highprefs1', { key_like: 'pref:', description: 'all preferences', limit: 1 });
     expect(again.replaced).toBe(true);
     expect(again.query.created).toBe(saved.query.created);
     expect(again.query.updated).not.toBe(saved.query.updated);
-    const r2 = env.stores.standing.run(U, 'HIGH_PREFS-1');
+    const r2 = env.stores.standing.run(U, 'HIGHPREFS1');
     expect(r2.facts.map((x) => x.value)).toEqual(['Uses zsh']);
     expect(r2.total).toBe(2);
-    expect(env.stores.standing.delete(U, 'high_prefs-1').name).toBe('high_prefs-1');
+    expect(env.stores.standing.delete(U, 'highprefs1').name).toBe('highprefs1');
     expect(fs.existsSync(file)).toBe(false);
-    expect(() => env.stores.standing.delete(U, 'high_prefs-1')).toThrow(expect.objectContaining({ field: 'name' }));
+    expect(() => env.stores.standing.delete(U, 'highprefs1')).toThrow(expect.objectContaining({ field: 'name' }));
   });
 
   it('clamps the run limit to 1..200 and runs episode queries with faceted tags', () => {
@@ -69,7 +69,7 @@ describe('StandingStore', () => {
     const fsSpies = ['readFileSync', 'readdirSync', 'writeFileSync', 'renameSync', 'rmSync', 'mkdirSync', 'existsSync', 'statSync'].map((m) => vi.spyOn(fs, m as 'readFileSync'));
     const sql = vi.spyOn(env.stores.ctx, 'stmt');
     const prepare = vi.spyOn(env.db, 'prepare');
-    const hostile = ['../../etc/passwd', '..', 'a/b', 'a\\b', '.hidden', 'x'.repeat(101), 'naïve', 'two words', '', '-lead', 'a.yaml', 'nul\0byte'];
+    const hostile = ['../../etc/passwd', '..', 'a/b', 'a\\b', '.hidden', 'x'.repeat(101), 'naïve', 'two words', '', '-lead', 'a.yaml', 'my_query', 'a-b', 'x_', 'A--__--B', 'nul\0byte'];
     for (const name of hostile) {
       for (const call of [
         () => env.stores.standing.save(U, name, { key_like: 'x' }),
@@ -139,9 +139,9 @@ describe('StandingStore', () => {
 
   it(`keeps at most ${STANDING_MAX} queries per scope`, () => {
     for (let i = 0; i < STANDING_MAX; i++) env.stores.standing.save(U, `q${i}`, {});
-    expect(() => env.stores.standing.save(U, 'one_more', {})).toThrow(expect.objectContaining({ field: 'name' }));
+    expect(() => env.stores.standing.save(U, 'oneMore', {})).toThrow(expect.objectContaining({ field: 'name' }));
     expect(env.stores.standing.save(U, 'q0', { description: 'replaced' }).replaced).toBe(true);
-    expect(env.stores.standing.save(U2, 'one_more', {}).replaced).toBe(false);
+    expect(env.stores.standing.save(U2, 'oneMore', {}).replaced).toBe(false);
   });
 });
 
@@ -186,5 +186,106 @@ describe('StandingStore: export, import and the window purge', () => {
     expect(env.stores.transaction(() => s.clear(U))).toBe(1);
     expect(s.list(U)).toEqual([]);
     expect(s.list(U2)).toHaveLength(1);
+  });
+});
+
+describe('standing query names an older build took (with _ or -)', () => {
+  /** A file as an older build wrote it: lower-case file name, the name as saved inside. */
+  function oldFile(scopeDir: string, name: string, filters: Record<string, unknown>, description = ''): string {
+    fs.mkdirSync(scopeDir, { recursive: true });
+    const file = path.join(scopeDir, `${name.toLowerCase()}.yaml`);
+    fs.writeFileSync(file, `name: ${name}\ndescription: "${description}"\nfilters:\n${Object.entries({ target: 'core', ...filters }).map(([k, v]) => `  ${k}: ${JSON.stringify(v)}`).join('\n')}\ncreated: 2025-01-01T00:00:00.000Z\nupdated: 2025-01-02T00:00:00.000Z\n`);
+    return file;
+  }
+
+  it('are refused as names: letters and digits only, before any file or SQL access, naming name and what is accepted', () => {
+    const read = vi.spyOn(fs, 'readFileSync');
+    const write = vi.spyOn(fs, 'writeFileSync');
+    const sql = vi.spyOn(env.stores.ctx, 'stmt');
+    for (const name of ['my_query-1', 'a-b', 'x_', 'A--__--B']) {
+      expect(() => env.stores.standing.save(U, name, {})).toThrow(expect.objectContaining({ type: 'ValueError', field: 'name', accepted: '1 to 100 characters, ASCII letters and digits only' }));
+    }
+    expect(read).not.toHaveBeenCalled();
+    expect(write).not.toHaveBeenCalled();
+    expect(sql).not.toHaveBeenCalled();
+    expect(env.stores.standing.save(U, 'MyQuery1', {}).query.name).toBe('MyQuery1');
+  });
+
+  it('renamedStandingName: _ and - removed; the smallest free number suffix when taken or empty, within 100 characters', () => {
+    const none = () => false;
+    expect(renamedStandingName('my_query-1', none)).toBe('myquery1');
+    expect(renamedStandingName('My_Query', (l) => l === 'myquery')).toBe('MyQuery1');
+    expect(renamedStandingName('My_Query', (l) => ['myquery', 'myquery1', 'myquery2'].includes(l))).toBe('MyQuery3');
+    expect(renamedStandingName('_-_', none)).toBe('1');
+    const long = `${'z'.repeat(99)}-`;
+    const taken = new Set(['z'.repeat(99), ...Array.from({ length: 9 }, (_, i) => 'z'.repeat(99) + (i + 1))]);
+    const r = renamedStandingName(long, (l) => taken.has(l));
+    expect(r).toBe(`${'z'.repeat(98)}10`);
+    expect(r).toHaveLength(100);
+    expect(isLegacyStandingName('a-b')).toBe(true);
+    expect(isLegacyStandingName('ab')).toBe(false);
+    expect(isLegacyStandingName('-ab')).toBe(false);
+    expect(isLegacyStandingName('../a-b')).toBe(false);
+  });
+
+  it('the start renames their files (taken or empty names get a number), keeps the saved name consistent and logs old -> new', () => {
+    const dir = env.stores.standing.dir(U);
+    oldFile(dir, 'My_Prefs-1', { key_like: 'pref:' }, 'my prefs');
+    oldFile(dir, 'a-b', { key_like: 'a' });
+    oldFile(dir, 'A--__--B', { key_like: 'b' });
+    env.stores.standing.save(U, 'ab', { key_like: 'held' });
+    oldFile(env.stores.standing.dir(U2), 'x_', { key_like: 'x' });
+    env.stores.facts.upsert(U, { key: 'pref:editor', value: 'Vim' });
+    // Not listed, and no call can name them, before the start renames them.
+    expect(env.stores.standing.list(U).map((q) => q.name)).toEqual(['ab']);
+    const log = env.stores.ctx.logger as RecordingLogger;
+    const renamed = env.stores.standing.renameLegacyFiles();
+    // Folder by folder (bob's, then default's), each in file name order.
+    expect(renamed.map((r) => [r.from, r.to])).toEqual([
+      ['x_', 'x'],
+      ['A--__--B', 'AB1'],
+      ['a-b', 'ab2'],
+      ['My_Prefs-1', 'MyPrefs1'],
+    ]);
+    expect(env.stores.standing.list(U).map((q) => [q.name, q.filters.key_like])).toEqual([
+      ['ab', 'held'],
+      ['AB1', 'b'],
+      ['ab2', 'a'],
+      ['MyPrefs1', 'pref:'],
+    ]);
+    expect(env.stores.standing.list(U2).map((q) => q.name)).toEqual(['x']);
+    expect(fs.readdirSync(dir).sort()).toEqual(['ab.yaml', 'ab1.yaml', 'ab2.yaml', 'myprefs1.yaml']);
+    const q = env.stores.standing.get(U, 'myprefs1')!;
+    expect(q).toMatchObject({ name: 'MyPrefs1', description: 'my prefs', created: '2025-01-01T00:00:00.000Z', updated: '2025-01-02T00:00:00.000Z' });
+    expect(fs.readFileSync(path.join(dir, 'myprefs1.yaml'), 'utf8')).toContain('name: MyPrefs1');
+    expect(env.stores.standing.run(U, 'MyPrefs1').facts.map((f) => f.value)).toEqual(['Vim']);
+    const lines = log.lines.filter((l) => l.message.startsWith('standing query renamed'));
+    expect(lines.map((l) => l.message.split(' (')[0])).toEqual([
+      'standing query renamed "x_" -> "x"',
+      'standing query renamed "A--__--B" -> "AB1"',
+      'standing query renamed "a-b" -> "ab2"',
+      'standing query renamed "My_Prefs-1" -> "MyPrefs1"',
+    ]);
+    // A second start has nothing left to rename.
+    expect(env.stores.standing.renameLegacyFiles()).toEqual([]);
+  });
+
+  it('the start repair renames them too (after the files an older import owed are written)', () => {
+    oldFile(env.stores.standing.dir(U), 'old_one', { key_like: 'o' });
+    env.stores.repairAfterStop();
+    expect(env.stores.standing.list(U).map((q) => q.name)).toEqual(['oldone']);
+  });
+});
+
+describe('standing query records: spec_json (the spec\'s field)', () => {
+  it('standingSpecJson is the whitelisted filters plus description, and saving it back gives the same query; run carries it', () => {
+    const { query } = env.stores.standing.save(U, 'prefs', { key_like: 'pref:', importance_min: 0.5, limit: 20, description: 'preferences' });
+    const spec = standingSpecJson(query);
+    expect(spec).toEqual({ target: 'core', key_like: 'pref:', importance_min: 0.5, limit: 20, description: 'preferences' });
+    expect(Object.keys(spec).every((k) => (STANDING_SPEC_KEYS as readonly string[]).includes(k))).toBe(true);
+    expect(checkStandingSpec(spec)).toEqual({ filters: query.filters, description: 'preferences' });
+    const again = env.stores.standing.save(U, 'copy', spec).query;
+    expect([again.filters, again.description]).toEqual([query.filters, query.description]);
+    expect(env.stores.standing.run(U, 'prefs').spec_json).toEqual(spec);
   });
 });

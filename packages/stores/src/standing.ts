@@ -7,7 +7,7 @@ import { notFound, validationError, valueError } from './errors.js';
 import type { Fact, FactStore } from './facts.js';
 import { MEMORY_QUERY_MAX_LIMIT, MEMORY_QUERY_TARGETS, memoryQuerySql, type MemoryQuery, type MemoryQueryTarget } from './memory-query.js';
 import { idSegment, removeStaleTemps, safeJoin, writeFileAtomic } from './paths.js';
-import type { Scope } from './types.js';
+import { LAYERS, type Scope } from './types.js';
 import { checkScope, toIso } from './util.js';
 import { yaml } from './yaml.js';
 
@@ -15,9 +15,15 @@ import { yaml } from './yaml.js';
 export const STANDING_FOLDER = ['.meta', 'standing'] as const;
 /** The longest standing query name, in characters (the spec's limit). */
 export const STANDING_NAME_MAX = 100;
-/** A name: ASCII letters and digits, with `_` and `-` inside (never first), so it is a file name as it stands. */
-export const STANDING_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
-export const STANDING_NAME_ACCEPTED = `1 to ${STANDING_NAME_MAX} characters: ASCII letters and digits, and _ or - after the first`;
+/** A name: ASCII letters and digits only (the spec: alphanumeric), so it is a file name as it stands. */
+export const STANDING_NAME_PATTERN = /^[A-Za-z0-9]+$/;
+export const STANDING_NAME_ACCEPTED = `1 to ${STANDING_NAME_MAX} characters, ASCII letters and digits only`;
+/**
+ * A name an older build accepted and this one does not: `_` and `-` after a first letter or digit.
+ * Such a name is never taken as a name; its query is renamed (renamedStandingName) when the start
+ * finds its file, when memory_data imports it and when memory_backup restores it.
+ */
+export const STANDING_LEGACY_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
 /** The filters a standing query may hold: memory_query's (limit clamped on run), plus its target. */
 export const STANDING_FILTER_KEYS = ['target', 'importance_min', 'importance_max', 'key_like', 'content_like', 'created_since', 'created_until', 'tag', 'limit'] as const;
 /** Every key spec_json accepts: the filters and a description. */
@@ -38,8 +44,18 @@ export interface StandingQuery {
   updated: string;
 }
 
+/**
+ * A standing query's spec_json as the spec's record names it: the whitelisted filters plus the
+ * description, the object a caller can pass back to memory_standing save as it is.
+ */
+export function standingSpecJson(q: Pick<StandingQuery, 'filters' | 'description'>): Record<string, unknown> {
+  return { ...q.filters, description: q.description };
+}
+
 export interface StandingRun {
   name: string;
+  /** The query run, as its record's spec_json (standingSpecJson). */
+  spec_json: Record<string, unknown>;
   target: MemoryQueryTarget;
   /** The limit applied: the run's or the query's, clamped to 1..MEMORY_QUERY_MAX_LIMIT. */
   limit: number;
@@ -48,6 +64,24 @@ export interface StandingRun {
   facts: Fact[];
   episodes: Episode[];
   total: number;
+}
+
+/** A standing query renamed from an older build's name: the folder (relative to the data dir), the old and the new name. */
+export interface StandingRename {
+  folder: string;
+  from: string;
+  to: string;
+}
+
+/** The name a standing query file holds when it agrees with the file's name (`stem`, lower case), else the stem (as read takes it). */
+export function savedStandingName(text: string, stem: string): string {
+  try {
+    const doc = yaml().parse(text) as unknown;
+    const name = typeof doc === 'object' && doc !== null ? (doc as Record<string, unknown>).name : undefined;
+    return typeof name === 'string' && name.toLowerCase() === stem ? name : stem;
+  } catch {
+    return stem;
+  }
 }
 
 const SCOPE_FOR_CHECKS: Scope = { layer: 'user', user_id: 'default' };
@@ -61,8 +95,8 @@ export function clampLimit(value: unknown, field: string): { limit: number; clam
 
 /**
  * Check a standing query name without touching a file or the database: a hostile name (a path, a
- * name over STANDING_NAME_MAX characters, anything but ASCII letters, digits, `_` and `-`) raises
- * a ValueError naming `name`.
+ * name over STANDING_NAME_MAX characters, anything but ASCII letters and digits) raises a
+ * ValueError naming `name`.
  */
 export function checkStandingName(name: unknown): string {
   if (typeof name !== 'string' || name.length === 0 || name.length > STANDING_NAME_MAX || !STANDING_NAME_PATTERN.test(name)) {
@@ -70,6 +104,42 @@ export function checkStandingName(name: unknown): string {
     throw valueError('name', `standing query name must be ${STANDING_NAME_ACCEPTED}; got ${shown}`, STANDING_NAME_ACCEPTED);
   }
   return name;
+}
+
+/** Whether `name` is a name only an older build accepted (it holds `_` or `-`): renamed, never refused, where old data comes in. */
+export function isLegacyStandingName(name: unknown): boolean {
+  return typeof name === 'string' && name.length > 0 && name.length <= STANDING_NAME_MAX && STANDING_LEGACY_NAME_PATTERN.test(name) && !STANDING_NAME_PATTERN.test(name);
+}
+
+/**
+ * The name an older build's name (isLegacyStandingName) takes now: its `_` and `-` removed; when
+ * that is empty or `taken` (asked in lower case, as the files are named), the smallest number
+ * suffix 1, 2, ... that makes it free, the name cut so the whole stays within STANDING_NAME_MAX.
+ */
+export function renamedStandingName(name: string, taken: (lower: string) => boolean): string {
+  const base = name.replace(/[_-]/g, '');
+  if (base.length > 0 && !taken(base.toLowerCase())) return base;
+  for (let n = 1; ; n++) {
+    const suffix = String(n);
+    const candidate = base.slice(0, STANDING_NAME_MAX - suffix.length) + suffix;
+    if (!taken(candidate.toLowerCase())) return candidate;
+  }
+}
+
+/**
+ * A standing query file's text with the name it holds changed to `name` (a renamed older name), so
+ * the name saved and the file name agree; a text that is not a YAML mapping is kept as it is (the
+ * file name then gives the name, as read does).
+ */
+export function renamedStandingText(text: string, name: string): string {
+  let doc: unknown;
+  try {
+    doc = yaml().parse(text);
+  } catch {
+    return text;
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return text;
+  return yaml().stringify({ ...(doc as Record<string, unknown>), name });
 }
 
 /**
@@ -194,10 +264,10 @@ export class StandingStore {
     const query: MemoryQuery = { ...filters, limit, offset: opts.offset ?? 0 };
     if (target === 'core') {
       const r = this.facts.query(scope, query);
-      return { name: q.name, target, limit, limit_clamped: clamped, facts: r.facts, episodes: [], total: r.total };
+      return { name: q.name, spec_json: standingSpecJson(q), target, limit, limit_clamped: clamped, facts: r.facts, episodes: [], total: r.total };
     }
     const r = this.episodes.query(scope, query);
-    return { name: q.name, target, limit, limit_clamped: clamped, facts: [], episodes: r.episodes, total: r.total };
+    return { name: q.name, spec_json: standingSpecJson(q), target, limit, limit_clamped: clamped, facts: [], episodes: r.episodes, total: r.total };
   }
 
   /** Delete a standing query; an unknown name is an error naming `name`. */
@@ -326,6 +396,58 @@ export class StandingStore {
       }
       for (const dir of dirs) removeStaleTemps(dir);
     });
+    return done;
+  }
+
+  /**
+   * Rename the standing query files an older build saved under names holding `_` or `-` (this one
+   * takes ASCII letters and digits only, as the spec says): each `<name>.yaml` of every scope folder
+   * becomes the file of renamedStandingName (taken: another file of the folder), its saved name
+   * changed to match, and one line per rename goes to the logger (old -> new). Run at start, so no
+   * saved query is stranded under a name no call can give; never throws (a file that cannot be
+   * renamed is reported and tried again at the next start). Returns the renames.
+   */
+  renameLegacyFiles(): StandingRename[] {
+    const done: StandingRename[] = [];
+    const root = safeJoin(this.ctx.dataDir, ...STANDING_FOLDER);
+    for (const layer of LAYERS) {
+      let segments: fs.Dirent[];
+      try {
+        segments = fs.readdirSync(path.join(root, layer), { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const seg of segments.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+        // Real folders only: a symlinked one could lead out of the data dir.
+        if (!seg.isDirectory()) continue;
+        const dir = path.join(root, layer, seg.name);
+        let entries: string[];
+        try {
+          entries = fs.readdirSync(dir);
+        } catch (err) {
+          this.ctx.logger.error(`renaming the standing query files of ${this.rel(dir)} failed (tried again at the next start): ${(err as Error).message}`);
+          continue;
+        }
+        const stems = new Set(entries.filter((f) => f.endsWith('.yaml')).map((f) => f.slice(0, -'.yaml'.length).toLowerCase()));
+        for (const stem of [...stems].filter(isLegacyStandingName).sort()) {
+          const from = path.join(dir, `${stem}.yaml`);
+          try {
+            if (!fs.lstatSync(from).isFile()) continue;
+            const text = fs.readFileSync(from, 'utf8');
+            const saved = savedStandingName(text, stem);
+            const to = renamedStandingName(saved, (lower) => stems.has(lower));
+            writeFileAtomic(path.join(dir, `${to.toLowerCase()}.yaml`), renamedStandingText(text, to));
+            fs.rmSync(from, { force: true });
+            stems.delete(stem);
+            stems.add(to.toLowerCase());
+            done.push({ folder: this.rel(dir), from: saved, to });
+            this.ctx.logger.warn(`standing query renamed ${JSON.stringify(saved)} -> ${JSON.stringify(to)} (${this.rel(dir)}): names are ASCII letters and digits only now (the spec: alphanumeric)`);
+          } catch (err) {
+            this.ctx.logger.error(`renaming the standing query file ${this.rel(from)} failed (tried again at the next start): ${(err as Error).message}`);
+          }
+        }
+      }
+    }
     return done;
   }
 

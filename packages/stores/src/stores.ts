@@ -516,6 +516,8 @@ export class Stores {
     } catch (err) {
       this.ctx.logger.warn(`finishing the standing query files an import owed failed (tried again at the next start): ${(err as Error).message}`);
     }
+    // An older build's import may have owed files under names holding `_` or `-`: renamed as at start.
+    this.standing.renameLegacyFiles();
     // Temp files of writes a killed process left (a backup's copy, an export, the replica, L1 and snapshot files).
     removeLeftTemps(this.ctx.dataDir);
     return { l1_files: l1Files, wiki_files: wikiFiles };

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
-import { checkNewFactKey, type Fact, type FactStore } from './facts.js';
+import { checkFactImportance, checkNewFactKey, type Fact, type FactStore } from './facts.js';
 import { safeJoin } from './paths.js';
 import { addScrubCounts, scrubLabelled, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
@@ -247,6 +247,7 @@ export class TypedSchemas {
     input: { type: string; fields: Record<string, unknown>; importance?: number },
   ): TypedSave {
     checkScope(scope);
+    if (input.importance !== undefined) checkFactImportance(input.importance);
     const { schemas, warnings } = this.load();
     const accepted = Object.keys(schemas).sort();
     const schema = Object.prototype.hasOwnProperty.call(schemas, input.type) ? schemas[input.type] : undefined;

@@ -52,7 +52,7 @@ describe('memory_backup and standing queries', () => {
     const beforeRestore = standingOnDisk(s.dataDir);
 
     const r = await s.call('memory_backup', { action: 'restore', name: taken.name });
-    expect(r.standing_files).toEqual({ restored: true, written: 2, removed: 1, kept_unchanged: 0, left_alone: 0, failed: 0, skipped_reason: null });
+    expect(r.standing_files).toEqual({ restored: true, written: 2, removed: 1, kept_unchanged: 0, left_alone: 0, failed: 0, renamed: [], skipped_reason: null });
     expect(r.safety_backup.standing_files).toEqual({ saved: 2, left_out: 0 });
     expect(standingOnDisk(s.dataDir)).toEqual(atBackup);
     expect(await listed('ana')).toEqual([{ name: 'prefs', description: 'preferences' }]);
@@ -65,6 +65,37 @@ describe('memory_backup and standing queries', () => {
     expect(standingOnDisk(s.dataDir)).toEqual(beforeRestore);
     expect((await listed('ana')).map((q) => q.description).sort()).toEqual(['', 'changed later']);
     expect(await listed('bo')).toEqual([]);
+  });
+
+  it('a backup an older build took, naming queries with _ or -, restores them renamed (letters and digits only) and says so', async () => {
+    s = await start();
+    await s.call('memory_remember', { key: 'pref:editor', value: 'Uses Vim', importance: 0.9, layer: 'user' });
+    await s.call('memory_standing', { action: 'save', name: 'ab', spec_json: { key_like: 'held' }, layer: 'user' });
+    const taken = (await s.call('memory_backup', { action: 'now' })).backup;
+    // As an older build wrote its backup: file names and saved names with _ and -.
+    const Db = storesOf(s).ctx.db.constructor as new (file: string) => { prepare(sql: string): { run(...a: unknown[]): void }; close(): void };
+    const db = new Db(path.join(s.dataDir, 'backups', taken.name));
+    const text = (name: string, key: string) => `name: ${name}\ndescription: older\nfilters:\n  target: core\n  key_like: "${key}"\ncreated: 2025-01-01T00:00:00.000Z\nupdated: 2025-01-01T00:00:00.000Z\n`;
+    db.prepare('INSERT INTO backup_files (path, content) VALUES (?, ?)').run('.meta/standing/user/default/my_prefs-1.yaml', text('My_Prefs-1', 'pref:'));
+    db.prepare('INSERT INTO backup_files (path, content) VALUES (?, ?)').run('.meta/standing/user/default/a-b.yaml', text('a-b', 'a'));
+    db.close();
+    const r = await s.call('memory_backup', { action: 'restore', name: taken.name });
+    expect(r.standing_files).toMatchObject({
+      restored: true,
+      failed: 0,
+      renamed: [
+        { folder: '.meta/standing/user/default', from: 'a-b', to: 'ab1' },
+        { folder: '.meta/standing/user/default', from: 'My_Prefs-1', to: 'MyPrefs1' },
+      ],
+    });
+    expect(Object.keys(standingOnDisk(s.dataDir)).sort()).toEqual(['user/default/ab.yaml', 'user/default/ab1.yaml', 'user/default/myprefs1.yaml']);
+    expect(await listed('default')).toEqual([
+      { name: 'ab', description: '' },
+      { name: 'ab1', description: 'older' },
+      { name: 'MyPrefs1', description: 'older' },
+    ]);
+    const run = await s.call('memory_standing', { action: 'run', name: 'MyPrefs1', layer: 'user' });
+    expect(run.facts.map((f: { value: string }) => f.value)).toEqual(['Uses Vim']);
   });
 
   it('a backup without standing queries in it (taken before they were backed up) leaves them as they are and says why', async () => {

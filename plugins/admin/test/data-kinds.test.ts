@@ -32,7 +32,7 @@ async function seed(user_id: string, tag: string) {
   const rule = await s.call('memory_disclose', { action: 'add', name: `allergy ${tag}`, trigger_keywords: ['dinner'], content: 'Allergic to nuts', ...u });
   await s.call('memory_disclose', { action: 'disable', rule_id: rule.rule.rule_id, ...u });
   await s.call('memory_watch', { action: 'add', name: `big ${tag}`, trigger: 'message_received', predicate_json: { keywords: ['deadline'] }, action_kind: 'log', ...u });
-  await s.call('memory_standing', { action: 'save', name: `important-${tag}`, spec_json: { target: 'core', importance_min: 0.7, description: 'key facts' }, ...u });
+  await s.call('memory_standing', { action: 'save', name: `important${tag}`, spec_json: { target: 'core', importance_min: 0.7, description: 'key facts' }, ...u });
   await s.call('memory_proposals', { action: 'propose', kind: 'core_write', key: `pet-${tag}`, value: 'cat', ...u });
 }
 
@@ -101,6 +101,29 @@ describe('memory_data: the later record kinds', () => {
     expect(replaced.cleared).toMatchObject({ counterfactuals: 2, procedures: 2, stashes: 2, branches: 2, standing_queries: 2, proposals: 2 });
     expect(replaced.previous_export).toEqual(expect.any(String));
     expect(await lists('bob')).toEqual(await lists('default'));
+  });
+
+  it('standing queries an older build exported under names with _ or - import renamed (letters and digits only), each rename in the answer', async () => {
+    s = await startAll();
+    await s.call('memory_remember', { key: 'pref:editor', value: 'Uses Vim', user_id: 'bob' });
+    await s.call('memory_standing', { action: 'save', name: 'ab', spec_json: { key_like: 'other' }, user_id: 'bob' });
+    const data = (await s.call('memory_data', { action: 'export' })).data as any;
+    const q = (name: string, key_like: string) => ({ name, description: 'older', filters: { target: 'core', key_like }, created: '2025-01-01T00:00:00.000Z', updated: '2025-01-01T00:00:00.000Z' });
+    data.standing_queries = [q('My_Prefs-1', 'pref:'), q('a-b', 'a')];
+    const r = await s.call('memory_data', { action: 'import', data, user_id: 'bob' });
+    expect(r.renamed_standing_queries).toEqual([
+      { from: 'My_Prefs-1', to: 'MyPrefs1' },
+      { from: 'a-b', to: 'ab1' },
+    ]);
+    expect(r.imported.standing_queries).toBe(2);
+    const listed = (await s.call('memory_standing', { action: 'list', user_id: 'bob' })).queries.map((x: { name: string }) => x.name);
+    expect(listed).toEqual(['ab', 'ab1', 'MyPrefs1']);
+    const run = await s.call('memory_standing', { action: 'run', name: 'MyPrefs1', user_id: 'bob' });
+    expect(run.facts.map((f: { value: string }) => f.value)).toEqual(['Uses Vim']);
+    // Imported again: each finds itself under its new name, nothing is added.
+    const again = await s.call('memory_data', { action: 'import', data, user_id: 'bob' });
+    expect(again.skipped.standing_queries).toBe(2);
+    expect((await s.call('memory_standing', { action: 'list', user_id: 'bob' })).queries).toHaveLength(3);
   });
 
   it('a bad record of a later kind is an error naming its path, and nothing is written', async () => {

@@ -23,7 +23,7 @@ function seed(st: Stores, scope: Scope, tag: string) {
   st.reflections.write(scope, { topic: tag });
   st.disclosure.add(scope, { name: `rule ${tag}`, trigger_keywords: ['x'], content: 'y' });
   st.watchRules.add(scope, { name: `watch ${tag}`, trigger: 'remember', predicate: {}, action: 'log' });
-  st.standing.save(scope, `query-${tag}`, { target: 'core' });
+  st.standing.save(scope, `query${tag}`, { target: 'core' });
   st.proposals.propose(scope, { kind: 'core_write', key: `k-${tag}`, value: `v ${tag}` });
 }
 
@@ -74,7 +74,7 @@ describe('forget recent and the later record kinds', () => {
       reflections: ['old'],
       disclosure_rules: ['rule old'],
       watch_rules: ['watch old'],
-      standing_queries: ['query-old'],
+      standing_queries: ['queryold'],
       proposals: ['k-old'],
     });
     expect(Object.values(names(st, BOB)).every((l) => l.length === 1)).toBe(true);

@@ -13,6 +13,26 @@ afterEach(async () => {
 const P = (args: Record<string, unknown>) => s.call('memory_proposals', args);
 const inject = async (extra: Record<string, unknown> = {}) => (await s.call('memory_hook', { event: 'session_started', payload: {}, ...extra })).results[primitives.name];
 
+describe('memory_proposals core_write importance', () => {
+  it('takes 0.05 to 1.0 (a fact\'s importance) and refuses outside naming importance, so the proposal states the write its approval makes', async () => {
+    s = await start();
+    const { tools } = await s.client.listTools();
+    const imp = (tools.find((t) => t.name === 'memory_proposals')!.inputSchema.properties as Record<string, any>).importance;
+    expect([imp.minimum, imp.maximum]).toEqual([0.05, 1]);
+    for (const importance of [0, 0.04, 1.5]) {
+      const err = await toolError(P({ action: 'propose', kind: 'core_write', key: 'p0', value: 'v', importance }));
+      expect(err, String(importance)).toMatchObject({ field: 'importance', accepted: expect.objectContaining(importance < 1 ? { min: 0.05 } : { max: 1 }) });
+    }
+    expect((await P({ action: 'list' })).count).toBe(0);
+    const p = (await P({ action: 'propose', kind: 'core_write', key: 'p0', value: 'v', importance: 0.05 })).proposal;
+    expect(p.importance).toBe(0.05);
+    expect(p.write).toContain('0.05');
+    const d = (await P({ action: 'decide', proposal_id: p.proposal_id, approve: true })).proposal;
+    expect(d).toMatchObject({ status: 'applied', importance: 0.05 });
+    expect(storesOf(s).facts.get({ layer: 'user', user_id: 'default' }, 'p0')!.importance).toBe(d.importance);
+  });
+});
+
 describe('memory_proposals propose and list', () => {
   it('publishes the bounds of key and title the store enforces, and says the text limit of value and content', async () => {
     s = await start();

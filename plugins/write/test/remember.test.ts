@@ -67,7 +67,7 @@ describe('memory_remember', () => {
     expect(r).toMatchObject({ importance: 0.6, requested_importance: 0.3, gate_tags: ['health', 'food'] });
     expect(storesOf(s).graph.getNode({ layer: 'user', user_id: 'default' }, r.node_id)!.tags).toEqual(['remember', 'health', 'food']);
     expect((await s.call('memory_remember', { key: 'a2', value: 'nuts allergy', importance: 0.9 })).importance).toBe(1);
-    expect((await s.call('memory_remember', { key: 'plain', value: 'likes tea', importance: 0 })).importance).toBe(0.05);
+    expect((await s.call('memory_remember', { key: 'plain', value: 'likes tea', importance: 0.05 })).importance).toBe(0.05);
     expect((await s.call('memory_remember', { key: 'plain2', value: 'likes coffee', importance: 0.45 })).importance).toBe(0.45);
   });
 
@@ -79,6 +79,8 @@ describe('memory_remember', () => {
     expect((await toolError(s.call('memory_remember', { key: 'k', value: ' \n ' }))).field).toBe('value');
     expect((await toolError(s.call('memory_remember', { key: 'k' }))).field).toBe('value');
     expect((await toolError(s.call('memory_remember', { key: 'k', value: 'v', importance: 1.5 }))).field).toBe('importance');
+    // A fact's importance is 0.05 to 1.0: below is refused, not clamped.
+    for (const importance of [0, 0.04]) expect(await toolError(s.call('memory_remember', { key: 'k', value: 'v', importance }))).toMatchObject({ field: 'importance', accepted: { min: 0.05 } });
     expect((await toolError(s.call('memory_remember', { key: 'k', value: 'v', layer: 'auto' }))).field).toBe('layer');
     expect(dump('facts')).toBe(before);
   });

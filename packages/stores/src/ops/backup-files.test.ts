@@ -92,7 +92,7 @@ describe('standing query files in backups', () => {
     const beforeRestore = standingOnDisk();
 
     const out = await env.stores.backups.restore(taken.name);
-    expect(out.standing_files).toEqual({ restored: true, written: 2, removed: 1, kept_unchanged: 0, left_alone: 0, failed: 0, skipped_reason: null });
+    expect(out.standing_files).toEqual({ restored: true, written: 2, removed: 1, kept_unchanged: 0, left_alone: 0, failed: 0, renamed: [], skipped_reason: null });
     expect(standingOnDisk()).toEqual(atBackup);
     expect(st.list(U)).toMatchObject([{ name: 'Prefs', description: 'preferences' }]);
     expect(st.list(ALICE)).toMatchObject([{ name: 'recent' }]);
@@ -126,9 +126,46 @@ describe('standing query files in backups', () => {
     st.delete(U, 'kept');
     const before = standingOnDisk();
     const out = await env.stores.backups.restore(taken.name);
-    expect(out.standing_files).toEqual({ restored: false, written: 0, removed: 0, kept_unchanged: 0, left_alone: 0, failed: 0, skipped_reason: SKIPPED_NO_FILES });
+    expect(out.standing_files).toEqual({ restored: false, written: 0, removed: 0, kept_unchanged: 0, left_alone: 0, failed: 0, renamed: [], skipped_reason: SKIPPED_NO_FILES });
     expect(standingOnDisk()).toEqual(before);
     expect(tableIn(env.db)).toBe(false);
+  });
+
+  it('a backup an older build took, holding query names with _ or -, restores with those files renamed (number added when taken) and logged', async () => {
+    const st = env.stores.standing;
+    st.save(U, 'ab', { key_like: 'held' });
+    const taken = await env.stores.backups.create();
+    const old = (name: string, key: string) => `name: ${name}\ndescription: old one\nfilters:\n  target: core\n  key_like: "${key}"\ncreated: 2025-01-01T00:00:00.000Z\nupdated: 2025-01-01T00:00:00.000Z\n`;
+    editBackup(taken.name, (db) => {
+      const put = db.prepare(`INSERT INTO ${BACKUP_FILES_TABLE} (path, content) VALUES (?, ?)`);
+      put.run('.meta/standing/user/default/my_prefs-1.yaml', old('My_Prefs-1', 'pref:'));
+      put.run('.meta/standing/user/default/a-b.yaml', old('a-b', 'a'));
+      put.run(`.meta/standing/agent/${idSegment('default')}/x_.yaml`, old('x_', 'x'));
+    });
+    // verify takes them (older backups still restore).
+    expect(() => env.stores.backups.verify(taken.name)).not.toThrow();
+    const out = await env.stores.backups.restore(taken.name);
+    expect(out.standing_files).toMatchObject({ restored: true, written: 3, kept_unchanged: 1, failed: 0 });
+    expect(out.standing_files.renamed).toEqual([
+      { folder: '.meta/standing/agent/default', from: 'x_', to: 'x' },
+      { folder: '.meta/standing/user/default', from: 'a-b', to: 'ab1' },
+      { folder: '.meta/standing/user/default', from: 'My_Prefs-1', to: 'MyPrefs1' },
+    ]);
+    expect(Object.keys(standingOnDisk()).sort()).toEqual(['agent/default/x.yaml', 'user/default/ab.yaml', 'user/default/ab1.yaml', 'user/default/myprefs1.yaml']);
+    expect(st.list(U).map((q) => [q.name, q.filters.key_like, q.description])).toEqual([
+      ['ab', 'held', ''],
+      ['ab1', 'a', 'old one'],
+      ['MyPrefs1', 'pref:', 'old one'],
+    ]);
+    expect(st.list(A).map((q) => q.name)).toEqual(['x']);
+    expect(log.lines.filter((l) => l.message.startsWith('restore: standing query renamed')).map((l) => l.message.split(' (')[0])).toEqual([
+      'restore: standing query renamed "x_" -> "x"',
+      'restore: standing query renamed "a-b" -> "ab1"',
+      'restore: standing query renamed "My_Prefs-1" -> "MyPrefs1"',
+    ]);
+    expect(isStandingFilePath('.meta/standing/user/default/a-b.yaml')).toBe(false);
+    expect(isStandingFilePath('.meta/standing/user/default/a-b.yaml', { legacy: true })).toBe(true);
+    expect(isStandingFilePath('.meta/standing/user/default/-ab.yaml', { legacy: true })).toBe(false);
   });
 
   it('a hostile path in the table refuses the restore before anything changes, and nothing outside the data dir is written', async () => {
@@ -212,7 +249,7 @@ describe('standing query files in backups', () => {
 
     st.save(U, 'later', { key_like: 'y' });
     const out = await env.stores.backups.restore(taken.name);
-    expect(out.standing_files).toEqual({ restored: true, written: 0, removed: 1, kept_unchanged: 1, left_alone: 5, failed: 0, skipped_reason: null });
+    expect(out.standing_files).toEqual({ restored: true, written: 0, removed: 1, kept_unchanged: 1, left_alone: 5, failed: 0, renamed: [], skipped_reason: null });
     expect(fs.readdirSync(dir).sort()).toEqual(['bad name!.yaml', 'folder.yaml', 'huge.yaml', 'latin1.yaml', 'linked.yaml', 'normal.yaml', 'notes.txt']);
   });
 });

@@ -2,7 +2,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '@memory-service/kernel';
 import { isInside, removeStaleTemps, safeJoin, writeFileAtomic } from '../paths.js';
-import { STANDING_FOLDER, STANDING_NAME_MAX, STANDING_NAME_PATTERN } from '../standing.js';
+import {
+  isLegacyStandingName,
+  renamedStandingName,
+  renamedStandingText,
+  savedStandingName,
+  STANDING_FOLDER,
+  STANDING_NAME_MAX,
+  STANDING_NAME_PATTERN,
+  type StandingRename,
+} from '../standing.js';
 import { LAYERS, type Database } from '../types.js';
 
 /**
@@ -26,7 +35,8 @@ const SEGMENT_MAX = 120;
 
 export const BACKUP_FILE_PATH_ACCEPTED =
   `${STANDING_REL}/<layer>/<segment>/<name>.yaml: layer one of ${LAYERS.join(', ')}; segment lower-case letters, digits and inner "-" ` +
-  `(at most ${SEGMENT_MAX}); name a standing query name (at most ${STANDING_NAME_MAX} ASCII letters, digits, "_" or "-", not first); ` +
+  `(at most ${SEGMENT_MAX}); name a standing query name (1 to ${STANDING_NAME_MAX} ASCII letters and digits; an older build's name that also ` +
+  `holds "_" or "-", not first, is taken and renamed); ` +
   `text of at most ${BACKUP_FILE_MAX_BYTES} bytes`;
 
 /** What a backup did with the standing query files: how many it holds, how many it left out (reported on the logger). */
@@ -49,12 +59,18 @@ export interface StandingFilesMatched {
   left_alone: number;
   /** Files that could not be written or removed (reported on the logger). */
   failed: number;
+  /** Queries the backup holds under an older build's name (with `_` or `-`), restored under their new name (reported on the logger). */
+  renamed: StandingRename[];
   /** Why nothing was done, when restored is false; else null. */
   skipped_reason: string | null;
 }
 
-/** Whether `rel` (relative to the data dir, `/`-separated) names a standing query file a backup may hold. */
-export function isStandingFilePath(rel: string): boolean {
+/**
+ * Whether `rel` (relative to the data dir, `/`-separated) names a standing query file a backup may
+ * hold; with `legacy`, also one named by an older build (`_` or `-` in the name), which a restore
+ * renames (renameLegacyBackupFiles).
+ */
+export function isStandingFilePath(rel: string, opts: { legacy?: boolean } = {}): boolean {
   const parts = rel.split('/');
   if (parts.length !== STANDING_FOLDER.length + 3) return false;
   if (STANDING_FOLDER.some((p, i) => parts[i] !== p)) return false;
@@ -63,7 +79,40 @@ export function isStandingFilePath(rel: string): boolean {
   if (segment.length > SEGMENT_MAX || !SEGMENT.test(segment)) return false;
   if (!file.endsWith('.yaml')) return false;
   const name = file.slice(0, -'.yaml'.length);
+  if (opts.legacy && isLegacyStandingName(name)) return true;
   return name.length > 0 && name.length <= STANDING_NAME_MAX && STANDING_NAME_PATTERN.test(name);
+}
+
+/**
+ * A backup's files with those an older build named with `_` or `-` renamed as the start renames
+ * them (renamedStandingName: taken are the other files of the same folder in the backup), their
+ * saved name changed to match. The others are kept as they are.
+ */
+export function renameLegacyBackupFiles(files: Map<string, string>): { files: Map<string, string>; renamed: StandingRename[] } {
+  const out = new Map<string, string>();
+  const taken = new Map<string, Set<string>>();
+  const legacy: [string, string, string, string][] = [];
+  for (const [rel, content] of files) {
+    const cut = rel.lastIndexOf('/');
+    const folder = rel.slice(0, cut);
+    const stem = rel.slice(cut + 1, -'.yaml'.length);
+    if (!taken.has(folder)) taken.set(folder, new Set());
+    if (isLegacyStandingName(stem)) legacy.push([rel, folder, stem, content]);
+    else {
+      out.set(rel, content);
+      taken.get(folder)!.add(stem.toLowerCase());
+    }
+  }
+  const renamed: StandingRename[] = [];
+  for (const [, folder, stem, content] of legacy.sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    const names = taken.get(folder)!;
+    const from = savedStandingName(content, stem.toLowerCase());
+    const to = renamedStandingName(from, (lower) => names.has(lower));
+    names.add(to.toLowerCase());
+    out.set(`${folder}/${to.toLowerCase()}.yaml`, renamedStandingText(content, to));
+    renamed.push({ folder, from, to });
+  }
+  return { files: out, renamed };
 }
 
 /** A real directory (a symlink to one is not followed). */
@@ -168,7 +217,7 @@ export function readBackupFiles(db: Database): Map<string, string> | null {
   const rows = db.prepare(`SELECT path, content FROM ${BACKUP_FILES_TABLE}`).iterate() as IterableIterator<{ path: unknown; content: unknown }>;
   for (const r of rows) {
     const shown = typeof r.path === 'string' ? JSON.stringify(r.path.slice(0, 200)) : String(r.path);
-    if (typeof r.path !== 'string' || !isStandingFilePath(r.path)) {
+    if (typeof r.path !== 'string' || !isStandingFilePath(r.path, { legacy: true })) {
       throw new Error(`its ${BACKUP_FILES_TABLE} table holds the path ${shown}, which is not accepted (accepted: ${BACKUP_FILE_PATH_ACCEPTED})`);
     }
     if (typeof r.content !== 'string' || Buffer.byteLength(r.content, 'utf8') > BACKUP_FILE_MAX_BYTES) {
@@ -200,8 +249,15 @@ export const SKIPPED_NO_FILES = 'the backup holds no standing query files (it wa
  * without the table) changes nothing. Never throws on a file: a failure is counted and logged.
  */
 export function matchStandingFiles(dataDir: string, files: Map<string, string> | null, logger: Logger): StandingFilesMatched {
-  const out: StandingFilesMatched = { restored: files !== null, written: 0, removed: 0, kept_unchanged: 0, left_alone: 0, failed: 0, skipped_reason: null };
+  const out: StandingFilesMatched = { restored: files !== null, written: 0, removed: 0, kept_unchanged: 0, left_alone: 0, failed: 0, renamed: [], skipped_reason: null };
   if (files === null) return { ...out, skipped_reason: SKIPPED_NO_FILES };
+  // A backup an older build took may name queries with `_` or `-`: restored under their new names.
+  const renaming = renameLegacyBackupFiles(files);
+  files = renaming.files;
+  out.renamed = renaming.renamed;
+  for (const r of out.renamed) {
+    logger.warn(`restore: standing query renamed ${JSON.stringify(r.from)} -> ${JSON.stringify(r.to)} (${r.folder}): names are ASCII letters and digits only now (the spec: alphanumeric)`);
+  }
   // What is there now, as a backup would take it: the pre-restore backup holds each of these.
   const before = collect(dataDir);
   out.left_alone = before.leftOut.length;

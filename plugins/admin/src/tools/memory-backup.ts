@@ -36,7 +36,8 @@ export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
       '(credentials are not memory: a key revoked since the backup stays revoked). Then every restored page\'s file is written ' +
       'from its stored text and the page files of pages the backup does not have are removed (wiki_files: written, removed, and ' +
       'behind: files that could not be written, tried again later while reads take the stored text). The standing queries are made ' +
-      'exactly those of the backup (standing_files: written, removed, kept_unchanged, left_alone, failed); a backup taken before ' +
+      'exactly those of the backup (standing_files: written, removed, kept_unchanged, left_alone, failed, renamed: an older name with _ or - ' +
+      'is restored with those removed); a backup taken before ' +
       'backups held standing queries leaves them as they are (standing_files.restored false, with skipped_reason). A bad or unknown ' +
       'name, or a backup whose standing query entries are not standing query files, is an error naming name, and nothing is changed; ' +
       'a second backup or restore while one runs is a ConflictError.',
@@ -70,6 +71,9 @@ export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
           kept_unchanged: z.number().describe('files that already held the backup\'s text'),
           left_alone: z.number().describe('.yaml entries of the standing folder no backup takes (not regular files, over 1 MB, not a query name): not touched'),
           failed: z.number().describe('files that could not be written or removed'),
+          renamed: z
+            .array(z.object({ folder: z.string(), from: z.string(), to: z.string() }))
+            .describe('queries the backup holds under an older name with _ or - (names are letters and digits only now), restored under the new name'),
           skipped_reason: z.string().nullable().describe('why the standing queries were left as they are, when restored is false'),
         })
         .optional()

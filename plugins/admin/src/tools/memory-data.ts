@@ -35,7 +35,8 @@ export function memoryDataTool(stores: Stores) {
       'skipped (importing twice adds nothing). mode replace first clears the target ' +
       '(its L1 ring of recent turns too, counted in cleared_l1; its facts, episodes, graph nodes and wiki pages archived in the Shadow Bin; the whole previous scope also saved as an export ' +
       'file, returned as previous_export). The document is checked whole first: a malformed one is an error naming the path of ' +
-      'the bad field (e.g. data.facts[3].key) and nothing is written. Ids are new in the target: edges, and the ids records name (a fact\'s ' +
+      'the bad field (e.g. data.facts[3].key) and nothing is written. A standing query name an older build took (with _ or -) is ' +
+      'imported with those removed (a number added when that name is taken), listed in renamed_standing_queries. Ids are new in the target: edges, and the ids records name (a fact\'s ' +
       'derived_nodes, a long thought\'s link to its page, a timeline event\'s refs, a reflection\'s most recalled, a skill page\'s episode), ' +
       'are re-pointed to the records the import wrote; a reference to a record the document does not hold is dropped.',
     input: () => z.object({
@@ -60,6 +61,10 @@ export function memoryDataTool(stores: Stores) {
       cleared: kindCounts.optional(),
       cleared_l1: z.number().optional().describe('import replace: items of the target\'s L1 ring (recent turns) removed; 0 for merge'),
       archived: z.number().optional().describe('import replace: records of the target archived in the Shadow Bin'),
+      renamed_standing_queries: z
+        .array(z.object({ from: z.string(), to: z.string() }))
+        .optional()
+        .describe('import: standing queries the document names with _ or - (an older build\'s names; names are letters and digits only now), imported under these names'),
       previous_export: z.string().nullable().optional().describe('import replace: the export file of what the target held before (null when it held nothing)'),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

@@ -56,7 +56,7 @@ export function memoryProposalsTool(stores: Stores) {
     description:
       'Staged mutations of the layer and user_id, for writes an agent should not make alone. action propose: stage a write as pending, ' +
       `kind wiki_write (title, content, optional wiki_type; default ${PROPOSAL_DEFAULT_WIKI_TYPE.user} on the user layer, ` +
-      `${PROPOSAL_DEFAULT_WIKI_TYPE.agent} on the agent layer) or core_write (key, value, importance 0 to 1, default ${PROPOSAL_DEFAULT_IMPORTANCE}); ` +
+      `${PROPOSAL_DEFAULT_WIKI_TYPE.agent} on the agent layer) or core_write (key, value, importance 0.05 to 1.0, a fact's, default ${PROPOSAL_DEFAULT_IMPORTANCE}); ` +
       'it is checked now as the write would be. Pending proposals are also listed in the session_started inject. action list: the ' +
       'pending proposals, oldest first. action decide (proposal_id, approve): approve=true runs exactly the write the direct path makes ' +
       '(the wiki page save as wiki_add, the core fact upsert with source staging_promotion) and moves it to applied; approve=false moves ' +
@@ -76,7 +76,7 @@ export function memoryProposalsTool(stores: Stores) {
       wiki_type: z.enum(WIKI_TYPES).optional().describe('propose wiki_write: page type'),
       key: z.string().max(FACT_KEY_MAX).optional().describe('propose core_write: fact key'),
       value: z.string().optional().describe(`propose core_write: fact value, at most ${TEXT_LIMIT_KEY} characters (default ${TEXT_LIMIT_DEFAULT})`),
-      importance: z.number().min(0).max(1).optional().describe(`propose core_write: importance 0 to 1 (default ${PROPOSAL_DEFAULT_IMPORTANCE})`),
+      importance: z.number().min(0.05).max(1).optional().describe(`propose core_write: the fact importance, 0.05 to 1.0 (default ${PROPOSAL_DEFAULT_IMPORTANCE}), as approval writes it`),
       proposal_id: z.string().max(100).optional().describe('decide, revert: the proposal (prop_<n>)'),
       approve: z.boolean().optional().describe('decide: true applies the write, false rejects it'),
       transition_id: z.string().max(100).optional().describe('revert_transition: the promotion (tr_<n>)'),

@@ -12,7 +12,7 @@ export function memoryRememberTool(stores: Stores, hooks: Readonly<Hooks>) {
       'Store an explicit core-memory (L4) fact under a key you choose, in the layer and user_id, plus a graph node (type fact) for it. ' +
       `Secrets in the value (API keys, tokens, passwords, private keys, bearer headers, AWS keys, JWTs, ...) are replaced by [REDACTED:<kind>] ` +
       `markers before anything is stored; the answer reports how many of each kind were stripped (never the secrets). The same key and value ` +
-      `again within ${TTL_MINUTES} minutes writes nothing and answers deduplicated: true. The importance (0 to 1, default ${REMEMBER_DEFAULT_IMPORTANCE}) ` +
+      `again within ${TTL_MINUTES} minutes writes nothing and answers deduplicated: true. The importance (0.05 to 1.0, default ${REMEMBER_DEFAULT_IMPORTANCE}; outside is refused) ` +
       'goes through the importance gate (write-gate rules of rules.yaml add their boost) and is stored within 0.05 to 1.0. A key that holds ' +
       'another value is updated (updated: true; the entry_id stays). Returns entry_id, key, value as stored, importance, requested_importance, ' +
       'deduplicated, updated, redacted counts, node_id and the write-gate tags. A blank key or value is an error naming that field.',
@@ -20,7 +20,7 @@ export function memoryRememberTool(stores: Stores, hooks: Readonly<Hooks>) {
       key: z.string().min(1).max(REMEMBER_KEY_MAX).describe('The fact key (unique in the layer and user_id), e.g. "favourite_editor"'),
       // The bound follows think.max_text_chars, which the config may move: the description states it, the store enforces it.
       value: z.string().min(1).describe(`The fact, at most ${TEXT_LIMIT_KEY} characters (default ${TEXT_LIMIT_DEFAULT}); secrets in it are redacted before it is stored`),
-      importance: z.number().min(0).max(1).optional().describe(`0 to 1 (default ${REMEMBER_DEFAULT_IMPORTANCE}); the importance gate may raise it`),
+      importance: z.number().min(0.05).max(1).optional().describe(`0.05 to 1.0, a fact's importance (default ${REMEMBER_DEFAULT_IMPORTANCE}); the importance gate may raise it`),
       layer: layerInput,
       user_id: userIdInput,
     }),

@@ -24,7 +24,7 @@ export function memorySaveTypedTool(stores: Stores) {
     input: () => z.object({
       type: z.string().min(1).max(64).describe('Schema name: decision, error_pattern, relationship or a custom schema'),
       fields: z.record(z.string(), z.unknown()).describe('The field values, e.g. { "name": "db", "decision": "Use SQLite" }'),
-      importance: z.number().min(0).max(1).optional().describe('0 to 1 (default 0.5)'),
+      importance: z.number().min(0.05).max(1).optional().describe('0.05 to 1.0, a fact\'s importance (default 0.5)'),
       layer: layerInput,
       user_id: userIdInput,
     }),

@@ -37,7 +37,7 @@ export function memoryScratchpadTool(stores: Stores) {
       content: z.string().max(100_000).optional().describe('write: the note text'),
       target: z.enum(SCRATCHPAD_PROMOTE_TARGETS).optional().describe('promote: episode (L3) or fact (L4)'),
       fact_key: z.string().min(1).max(FACT_KEY_MAX).optional().describe('promote to fact: the fact key (default the note key)'),
-      importance: z.number().min(0).max(1).optional().describe('promote: importance of the episode or fact, 0..1 (default 0.5)'),
+      importance: z.number().min(0).max(1).optional().describe('promote: importance of the episode (0..1) or fact (0.05..1.0, a fact\'s importance: below is refused naming importance) (default 0.5)'),
       tags: tagsInput.describe('promote to episode: extra episode tags (plain or dimension:value)'),
       layer: layerInput,
       user_id: userIdInput,
