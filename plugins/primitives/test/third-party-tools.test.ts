@@ -131,6 +131,8 @@ it('tapPromise on a synchronous hook, or onEvent with an unknown event, stops th
   expect(eventErr.message).toBe(
     'Plugin wrong-event failed in setup: Unknown lifecycle event "session_begun"; known events: session_started, session_ended, new_message, auto_save_candidate, post_context_compression, context_threshold, memory_pressure',
   );
+});
+
 /** A tool whose output schema takes anything (z.any()): it writes a row, then answers a BigInt, a cycle or a throwing toJSON. */
 const halfWriter = definePlugin({
   name: 'half-writer-plugin',
