@@ -204,11 +204,13 @@ describe('BackupStore', () => {
     const dir = path.join(env.dir, 'backups');
     const first = await b.create();
     // The process "dies" once the copy is written: the step that would finish it never runs.
-    const real = env.db.backup.bind(env.db);
+    // The copy is read on a connection of its own: every connection's backup() is watched.
+    const proto = Object.getPrototypeOf(env.db) as { backup(dest: string, opts?: unknown): Promise<unknown> };
+    const real = proto.backup;
     let copied!: (dest: string) => void;
     const at = new Promise<string>((r) => (copied = r));
-    vi.spyOn(env.db, 'backup').mockImplementation(async (dest: string) => {
-      const out = await real(dest);
+    const spy = vi.spyOn(proto, 'backup').mockImplementation(async function (this: unknown, dest: string, opts?: unknown) {
+      const out = await real.call(this, dest, opts);
       copied(dest);
       await new Promise(() => {});
       return out;
@@ -216,6 +218,7 @@ describe('BackupStore', () => {
     env.clock.advance(1000);
     void b.create();
     const dest = await at;
+    spy.mockRestore();
     expect(path.dirname(dest)).toBe(dir);
     expect(path.basename(dest)).toMatch(new RegExp(`^manual-20260101T000001000Z\\.db\\.${process.pid}\\.[0-9a-f]{12}\\.tmp$`));
     expect(fs.existsSync(path.join(dir, 'manual-20260101T000001000Z.db'))).toBe(false);
@@ -250,6 +253,50 @@ describe('BackupStore', () => {
     fs.writeFileSync(path.join(env.dir, 'backups', `${taken.name}-journal`), 'x');
     expect(() => b.verify(taken.name)).toThrow(/not finished .*-journal lies beside it.*remove both files/);
   });
+
+  // Regression guard, fixed (audit-o finding 3): the backup API restarted from the first page whenever another
+  // process wrote between two of its steps, so a backup of a large database never finished under a steady writer.
+  it('a backup finishes while another process writes between its steps, holding one snapshot and blocking none of the writes', async () => {
+    env.db.exec('CREATE TABLE filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    const fill = env.db.prepare('INSERT INTO filler (body) VALUES (?)');
+    env.db.transaction(() => {
+      for (let i = 0; i < 3000; i++) fill.run(`${i} ${'x'.repeat(2000)}`);
+    })();
+    // Another process (its own connection) writes at every turn of the event loop while the backup runs.
+    const other = env.second().db;
+    const write = other.prepare('INSERT INTO filler (body) VALUES (?)');
+    let writes = 0;
+    let stop = false;
+    const writer = (async () => {
+      while (!stop) {
+        write.run(`written during the backup ${writes++}`);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      env.stores.backups.create().then((info) => ({ info })),
+      new Promise<{ info: null }>((resolve) => (timer = setTimeout(() => resolve({ info: null }), 8000))),
+    ]);
+    clearTimeout(timer);
+    const writesDuring = writes;
+    stop = true;
+    await writer;
+    expect(outcome.info, 'the backup did not finish within 8 s while the other process wrote').not.toBeNull();
+    expect(writesDuring).toBeGreaterThan(10);
+    const copy = openSqlite(path.join(env.dir, 'backups', outcome.info!.name), { readonly: true, fileMustExist: true });
+    try {
+      expect(copy.pragma('journal_mode', { simple: true })).toBe('delete');
+      expect(copy.pragma('quick_check', { simple: true })).toBe('ok');
+      // One snapshot: the rows there before, and a prefix of the ones written during it.
+      const ids = copy.prepare('SELECT id FROM filler ORDER BY id').pluck().all() as number[];
+      expect(ids.length).toBeGreaterThanOrEqual(3000);
+      expect(ids.length).toBeLessThanOrEqual(3000 + writesDuring);
+      expect(ids[ids.length - 1]).toBe(ids.length);
+    } finally {
+      copy.close();
+    }
+  }, 20_000);
 
   it('a second backup while one runs is refused as a conflict', async () => {
     const b = env.stores.backups;

@@ -22,6 +22,9 @@ export const BACKUP_DIR = 'backups';
  */
 export const STALE_TEMP_IDLE_MS = 5 * 60_000;
 
+/** better-sqlite3's backup() step size at its largest: every page in one step. */
+const ALL_PAGES = 0x7fffffff;
+
 /** The longest delay a Node timer holds (2^31 - 1 ms); a longer one is run after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
 /** A backup file name as list answers it and restore takes it. */
@@ -131,8 +134,9 @@ function kindOf(name: string): BackupInfo['kind'] {
 
 /**
  * Online backups of memory.db into `<data_dir>/backups/` with SQLite's backup API
- * (better-sqlite3's db.backup()), which copies a consistent snapshot while the service keeps
- * serving. Files are named `<kind>-<clock time>.db`, taken into a temp name and renamed once
+ * (better-sqlite3's db.backup()), which copies a consistent snapshot (one read transaction held on
+ * a connection of its own, so other processes' writes neither restart nor wait for it) while the
+ * service keeps serving. Files are named `<kind>-<clock time>.db`, taken into a temp name and renamed once
  * finished. A restore never swaps the file under the open connection: it first backs the current
  * database up (`pre-restore-...`), then copies a staged copy of the backup (ops/restore.ts) into the
  * live database through the same backup API, so the connection, its prepared statements
@@ -179,6 +183,13 @@ export class BackupStore {
    * Copy the live database into a new backup file of this kind. A failure of the environment (the
    * disk full, a read-only file system, no file descriptors left) is a KERNEL_ERR_STORAGE naming the
    * backup file (fileFailureError); the partial file is removed.
+   *
+   * The copy reads one snapshot of memory.db on a connection of its own that holds a read
+   * transaction for the whole copy (snapshotInto), in steps with turns of the event loop between
+   * them: SQLite's backup API restarts from the first page whenever another connection writes the
+   * source between two steps, unless the source's read transaction stays open, so a backup of a
+   * large database never finished while another process wrote every 200 ms. In WAL mode the held
+   * read transaction blocks no writer.
    */
   private async copy(kind: BackupKind): Promise<BackupInfo> {
     if (!this.ctx.db.open) throw new StoreError('STORES_ERR_CONFLICT', 'the database is closed: no backup can be taken');
@@ -204,7 +215,7 @@ export class BackupStore {
     const tmp = tempNameFor(file);
     let standing: BackupFilesSaved;
     try {
-      await this.ctx.db.backup(tmp);
+      await this.snapshotInto(tmp);
       // A copy of a WAL database is one too: made a rollback-journal database, it is one
       // self-contained file, and opening it (verify, restore) leaves no -wal and -shm files beside it.
       const copy = openSqlite(tmp, { readonly: false, fileMustExist: true });
@@ -222,6 +233,42 @@ export class BackupStore {
       throw fileFailureError(file, err, doing) ?? err;
     }
     return { ...this.info(name), standing_files: standing };
+  }
+
+  /**
+   * Copy memory.db into `tmp` through the backup API, reading one snapshot: a read-only connection
+   * of its own holds a read transaction from before the first step to the last, so no write of
+   * another connection (another process, or this one's) restarts the copy. When memory.db's path
+   * no longer leads to the open file (moved or deleted while the server runs), or the database is
+   * no file, the live connection is the source, every page in one step (one snapshot too): that
+   * open file is what the backup must keep.
+   */
+  private async snapshotInto(tmp: string): Promise<void> {
+    let inPlace = this.ctx.db.name !== '' && this.ctx.db.name !== ':memory:' && !this.ctx.db.memory;
+    if (inPlace) {
+      try {
+        this.ctx.checkFileInPlace();
+      } catch {
+        inPlace = false;
+      }
+    }
+    if (!inPlace) {
+      await this.ctx.db.backup(tmp, { progress: () => ALL_PAGES });
+      return;
+    }
+    const reader = openSqlite(this.ctx.db.name, { readonly: true, fileMustExist: true });
+    try {
+      reader.exec('BEGIN');
+      // A read makes the transaction take its snapshot now; every step of the copy reads it.
+      reader.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+      await reader.backup(tmp);
+    } finally {
+      try {
+        if (reader.inTransaction) reader.exec('ROLLBACK');
+      } finally {
+        reader.close();
+      }
+    }
   }
 
   /** The backups, newest first. */
