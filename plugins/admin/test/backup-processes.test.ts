@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { openSqlite } from '@memory-service/kernel';
 import write from '@memory-service/plugin-write';
@@ -60,4 +61,22 @@ describe('memory_backup with other servers on the data dir', () => {
       copy.close();
     }
   }, 30_000);
+
+  // Regression guard, fixed (audit-o finding 6): two processes taking a backup at the same clock time both
+  // answered one name, and the second rename replaced the first backup.
+  it('now in two servers at the same clock time answers two names, each its own file', async () => {
+    servers.fresh();
+    const a = await servers.start();
+    const b = await servers.start();
+    await a.call('memory_episode_save', { summary: 'The harbour ferry leaves at dawn.' });
+    const names: string[] = [];
+    for (let round = 0; round < 3; round++) {
+      const both = await Promise.all([a.call('memory_backup', { action: 'now' }), b.call('memory_backup', { action: 'now' })]);
+      names.push(...both.map((r) => r.backup.name as string));
+    }
+    expect(new Set(names).size).toBe(6);
+    const listed = (await a.call('memory_backup', { action: 'list' })).backups.map((x: { name: string }) => x.name);
+    expect([...listed].sort()).toEqual([...names].sort());
+    for (const name of names) expect(fs.statSync(path.join(a.dataDir, 'backups', name)).size).toBeGreaterThan(0);
+  });
 });

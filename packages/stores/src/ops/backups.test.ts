@@ -298,6 +298,35 @@ describe('BackupStore', () => {
     }
   }, 20_000);
 
+  // Regression guard, fixed (audit-o finding 6): two processes taking a backup at the same clock time both found
+  // the name free, both renamed their copy onto it, and one backup replaced the other.
+  it('two processes taking a backup at the same clock time get two names, each its own file', async () => {
+    const other = env.second().stores.backups;
+    env.stores.facts.upsert(U, { key: 'city', value: 'Lisbon' });
+    const [a, b] = await Promise.all([env.stores.backups.create(), other.create()]);
+    expect([a.name, b.name].sort()).toEqual(['manual-20260101T000000000Z-2.db', 'manual-20260101T000000000Z.db']);
+    const dir = path.join(env.dir, 'backups');
+    expect(fs.readdirSync(dir).sort()).toEqual([a.name, b.name].sort());
+    for (const x of [a, b]) env.stores.backups.verify(x.name);
+    // A third at that time takes the next name.
+    expect((await other.create()).name).toBe('manual-20260101T000000000Z-3.db');
+  });
+
+  it('on a file system without hard links the name is still taken only once: created exclusively, then the copy renamed over it', async () => {
+    const first = await env.stores.backups.create();
+    vi.spyOn(fs, 'linkSync').mockImplementation(() => {
+      throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+    });
+    try {
+      const [a, b] = await Promise.all([env.stores.backups.create('scheduled'), env.second().stores.backups.create('scheduled')]);
+      expect([a.name, b.name].sort()).toEqual(['scheduled-20260101T000000000Z-2.db', 'scheduled-20260101T000000000Z.db']);
+      expect(fs.readdirSync(path.join(env.dir, 'backups')).sort()).toEqual([first.name, a.name, b.name].sort());
+      for (const x of [a, b]) env.stores.backups.verify(x.name);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
   it('a second backup while one runs is refused as a conflict', async () => {
     const b = env.stores.backups;
     const one = b.create();

@@ -25,6 +25,12 @@ export const STALE_TEMP_IDLE_MS = 5 * 60_000;
 /** better-sqlite3's backup() step size at its largest: every page in one step. */
 const ALL_PAGES = 0x7fffffff;
 
+/** The most names a backup tries at one clock time (`-2`, `-3`, ...) before giving up. */
+const MAX_SAME_TIME = 1000;
+
+/** What link() answers on a file system without hard links (FAT, some network shares). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
 /** The longest delay a Node timer holds (2^31 - 1 ms); a longer one is run after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
 /** A backup file name as list answers it and restore takes it. */
@@ -136,8 +142,9 @@ function kindOf(name: string): BackupInfo['kind'] {
  * Online backups of memory.db into `<data_dir>/backups/` with SQLite's backup API
  * (better-sqlite3's db.backup()), which copies a consistent snapshot (one read transaction held on
  * a connection of its own, so other processes' writes neither restart nor wait for it) while the
- * service keeps serving. Files are named `<kind>-<clock time>.db`, taken into a temp name and renamed once
- * finished. A restore never swaps the file under the open connection: it first backs the current
+ * service keeps serving. Files are named `<kind>-<clock time>.db` (`-2`, `-3` for the same clock
+ * time), taken into a temp name and hard-linked to a free name once finished, never replacing
+ * another backup (publish). A restore never swaps the file under the open connection: it first backs the current
  * database up (`pre-restore-...`), then copies a staged copy of the backup (ops/restore.ts) into the
  * live database through the same backup API, so the connection, its prepared statements
  * and every other process see the restored content; the retrieval change log is restarted above
@@ -207,32 +214,64 @@ export class BackupStore {
       this.ctx.logger.warn(`backup: the queued bookkeeping (access counts, recall telemetry) could not be written first, so the backup is taken without it: ${(err as Error).message}`);
     }
     const base = `${kind}-${stamp(this.ctx.clock.now())}`;
-    let name = `${base}.db`;
-    for (let n = 2; fs.existsSync(path.join(this.dir, name)); n++) name = `${base}-${n}.db`;
-    const file = path.join(this.dir, name);
-    // Copied and finished under a temp name, then renamed: a process killed midway leaves a temp
-    // (list never shows one, the start repair removes it), never a broken backup under a backup's name.
-    const tmp = tempNameFor(file);
-    let standing: BackupFilesSaved;
+    // Copied and finished under a temp name, then linked to a free name (publish): a process killed
+    // midway leaves a temp (list never shows one, the start repair removes it), never a broken backup under a backup's name.
+    const tmp = tempNameFor(path.join(this.dir, `${base}.db`));
     try {
       await this.snapshotInto(tmp);
-      // A copy of a WAL database is one too: made a rollback-journal database, it is one
-      // self-contained file, and opening it (verify, restore) leaves no -wal and -shm files beside it.
-      const copy = openSqlite(tmp, { readonly: false, fileMustExist: true });
-      try {
-        copy.pragma('journal_mode = DELETE');
-        // The standing query files, into the copy (its own connection: the live database never holds them).
-        standing = saveBackupFiles(copy, this.ctx.dataDir, this.ctx.logger);
-      } finally {
-        copy.close();
-      }
-      fs.renameSync(tmp, file);
+      return this.publish(tmp, base);
     } catch (err) {
       this.removeFiles(tmp);
       const doing = kind === 'pre-restore' ? 'taking the safety backup before the restore (nothing is restored) into' : 'taking a backup into';
-      throw fileFailureError(file, err, doing) ?? err;
+      throw fileFailureError(path.join(this.dir, `${base}.db`), err, doing) ?? err;
     }
-    return { ...this.info(name), standing_files: standing };
+  }
+
+  /**
+   * Finish a copy taken into `tmp` and give it its name: made a rollback-journal database (one
+   * self-contained file; opening it, to verify or restore, leaves no -wal and -shm beside it), the
+   * standing query files written into it (its own connection: the live database never holds them),
+   * then hard-linked to `<base>.db`, or `<base>-2.db`, `-3`... when that name is taken, and the temp
+   * removed. A link never replaces a file (EEXIST), where the rename did: two processes taking a
+   * backup at the same clock time both found the name free, both renamed onto it, and one backup was
+   * lost. On a file system without hard links the name is taken by creating it exclusively, and the
+   * copy renamed over it.
+   */
+  private publish(tmp: string, base: string): BackupInfo {
+    let standing: BackupFilesSaved;
+    const copy = openSqlite(tmp, { readonly: false, fileMustExist: true });
+    try {
+      copy.pragma('journal_mode = DELETE');
+      standing = saveBackupFiles(copy, this.ctx.dataDir, this.ctx.logger);
+    } finally {
+      copy.close();
+    }
+    for (let n = 1; n <= MAX_SAME_TIME; n++) {
+      const name = n === 1 ? `${base}.db` : `${base}-${n}.db`;
+      const file = path.join(this.dir, name);
+      try {
+        fs.linkSync(tmp, file);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? '';
+        if (code === 'EEXIST') continue;
+        if (!NO_HARD_LINKS.has(code)) throw err;
+        try {
+          fs.closeSync(fs.openSync(file, 'wx'));
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
+          throw e;
+        }
+        fs.renameSync(tmp, file);
+        return { ...this.info(name), standing_files: standing };
+      }
+      try {
+        fs.unlinkSync(tmp);
+      } catch {
+        // The backup is in place under its name; the temp's other name goes with the start repair.
+      }
+      return { ...this.info(name), standing_files: standing };
+    }
+    throw new StoreError('STORES_ERR_CONFLICT', `no free backup name for ${base} (${MAX_SAME_TIME} taken at that clock time); try again`);
   }
 
   /**
