@@ -8,15 +8,22 @@ import { admin, primitives, serversOnOneDir, type TestServer } from './helpers.j
 /** Servers on one data dir, each standing for a server process sharing it. */
 const servers = serversOnOneDir([primitives, write, admin]);
 
-/** `s` saves an episode at every turn of the event loop until stopped; answers the summaries it had acknowledged. */
-function steadyWriter(s: TestServer): { acked: string[]; stop(): Promise<string[]> } {
+/**
+ * `s` saves an episode at every turn of the event loop until stopped; answers the summaries it had
+ * acknowledged. With `busyFails`, a save that finds the write lock taken fails at once and is not
+ * acknowledged: in one process, a save waiting for the lock another server here holds would block
+ * the event loop that server needs to let it go (a process of its own would just wait).
+ */
+function steadyWriter(s: TestServer, busyFails = false): { acked: string[]; stop(): Promise<string[]> } {
   let stopped = false;
   const acked: string[] = [];
+  if (busyFails) s.kernel.storage.db.pragma('busy_timeout = 0');
   const done = (async () => {
     for (let n = 0; !stopped; n++) {
       const summary = `Written by the other server, note ${n}.`;
-      await s.call('memory_episode_save', { summary });
-      acked.push(summary);
+      const out = await s.callRaw('memory_episode_save', { summary });
+      if (!out.isError) acked.push(summary);
+      else if (!busyFails || !out.text.includes('KERNEL_ERR_BUSY')) throw new Error(out.text);
       await new Promise((resolve) => setImmediate(resolve));
     }
   })();
@@ -28,6 +35,17 @@ function steadyWriter(s: TestServer): { acked: string[]; stop(): Promise<string[
       return acked;
     },
   };
+}
+
+/** The summaries of `wanted` that the database file holds as episodes. */
+function episodesIn(file: string, wanted: readonly string[]): Set<string> {
+  const db = openSqlite(file, { readonly: true, fileMustExist: true });
+  try {
+    const has = db.prepare('SELECT 1 FROM episodes WHERE summary = ?');
+    return new Set(wanted.filter((w) => has.get(w) !== undefined));
+  } finally {
+    db.close();
+  }
 }
 
 describe('memory_backup with other servers on the data dir', () => {
@@ -78,5 +96,26 @@ describe('memory_backup with other servers on the data dir', () => {
     const listed = (await a.call('memory_backup', { action: 'list' })).backups.map((x: { name: string }) => x.name);
     expect([...listed].sort()).toEqual([...names].sort());
     for (const name of names) expect(fs.statSync(path.join(a.dataDir, 'backups', name)).size).toBeGreaterThan(0);
+  });
+
+  // Regression guard, fixed (audit-o finding 5): the safety backup was taken before the restore took the
+  // write lock, so what another process committed in between was in neither the restored database nor it.
+  it('restore: every write another server acknowledged before the answer is in the restored database or in the safety backup', async () => {
+    servers.fresh();
+    const a = await servers.start();
+    const b = await servers.start();
+    await a.call('memory_episode_save', { summary: 'The harbour ferry leaves at dawn.' });
+    const taken = (await a.call('memory_backup', { action: 'now' })).backup;
+    const writer = steadyWriter(b, true);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const restored = await a.call('memory_backup', { action: 'restore', name: taken.name });
+    const before = [...writer.acked];
+    await writer.stop();
+    expect(before.length).toBeGreaterThan(0);
+    const live = episodesIn(path.join(a.dataDir, 'memory.db'), before);
+    const safety = episodesIn(path.join(a.dataDir, 'backups', restored.safety_backup.name), before);
+    expect(before.filter((w) => !live.has(w) && !safety.has(w))).toEqual([]);
+    // What came before the restore is in its safety backup: undoing the restore brings it back.
+    expect(safety.size).toBeGreaterThan(0);
   });
 });

@@ -7,6 +7,7 @@ import { retrievalSnapshotsSchema } from '../migrations/retrieval-snapshots.js';
 import { SNAPSHOT_DIR } from '../retrieval/index-sync.js';
 import { removeLeftTemps } from '../stale-temps.js';
 import { makeEnv, U, type Env } from '../test-helpers.js';
+import { readPendingRestore } from './restore.js';
 
 let env: Env;
 beforeEach(() => {
@@ -333,6 +334,95 @@ describe('BackupStore', () => {
     await expect(b.create()).rejects.toMatchObject({ type: 'ConflictError' });
     await one;
     expect(b.list()).toHaveLength(1);
+  });
+});
+
+describe('BackupStore restore with another process writing', () => {
+  /** The value of fact `key` in the database file, or null. */
+  const factIn = (file: string, key: string): string | null => {
+    const db = openSqlite(file, { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare("SELECT value FROM facts WHERE key = ? AND layer = 'user' AND user_id = 'default'").pluck().get(key) as string | undefined) ?? null;
+    } finally {
+      db.close();
+    }
+  };
+
+  // Regression guard, fixed (audit-o finding 5): the safety backup was taken before the restore took the
+  // write lock, so what another process committed in between was in neither the restored database nor it.
+  it('a write another process commits while the restore gets ready is in the safety backup, and one it tries under the lock waits', async () => {
+    const b = env.stores.backups;
+    env.stores.facts.upsert(U, { key: 'city', value: 'Lisbon' });
+    const taken = await b.create();
+    env.clock.advance(1000);
+    const other = env.second();
+    // The other process writes each time the restore reads the change log's top: before the copy takes
+    // the write lock (committed), and under it (refused at once, busy timeout 0: it would wait for the lock).
+    other.db.pragma('busy_timeout = 0');
+    const hooks = (b as unknown as { hooks: { changeSeqTop(): number } }).hooks;
+    const realTop = hooks.changeSeqTop.bind(hooks);
+    const committed: string[] = [];
+    const refused: string[] = [];
+    hooks.changeSeqTop = () => {
+      const key = `during${committed.length + refused.length}`;
+      try {
+        other.stores.facts.upsert(U, { key, value: 'written by the other process' });
+        committed.push(key);
+      } catch (err) {
+        expect((err as { code?: string }).code).toBe('SQLITE_BUSY');
+        refused.push(key);
+      }
+      return realTop();
+    };
+    const out = await b.restore(taken.name);
+    expect(committed.length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    const safety = path.join(env.dir, 'backups', out.safety_backup.name);
+    for (const key of committed) expect(factIn(safety, key), key).toBe('written by the other process');
+    // The restore replaced them in the live database, as it replaces every write since the backup.
+    for (const key of committed) expect(env.stores.facts.get(U, key)).toBeNull();
+    expect(env.stores.facts.get(U, 'city')?.value).toBe('Lisbon');
+    // The staged marker carried the safety backup's name into the live database, and the restore finished it.
+    expect(readPendingRestore(env.db)).toBeNull();
+  });
+
+  // Found while fixing finding 5: better-sqlite3 answers a first step that could not take the write lock
+  // as a finished backup, so a restore started while another process held the lock answered restored and copied nothing.
+  it('while another process holds the write lock, the restore waits for it, then restores; past the busy timeout it is a KERNEL_ERR_BUSY with nothing changed', async () => {
+    const b = env.stores.backups;
+    env.stores.facts.upsert(U, { key: 'city', value: 'Lisbon' });
+    const taken = await b.create();
+    env.clock.advance(1000);
+    env.stores.facts.upsert(U, { key: 'city', value: 'Porto' });
+    const other = env.second().db;
+    other.exec('BEGIN IMMEDIATE');
+    // Held until 150 ms after the restore is about to copy (its read of the change log's top, just before).
+    const hooks = (b as unknown as { hooks: { changeSeqTop(): number } }).hooks;
+    const realTop = hooks.changeSeqTop.bind(hooks);
+    hooks.changeSeqTop = () => {
+      if (other.inTransaction) setTimeout(() => other.inTransaction && other.exec('COMMIT'), 150);
+      return realTop();
+    };
+    const out = await b.restore(taken.name);
+    hooks.changeSeqTop = realTop;
+    expect(other.inTransaction).toBe(false);
+    expect(env.stores.facts.get(U, 'city')?.value).toBe('Lisbon');
+    expect(factIn(path.join(env.dir, 'backups', out.safety_backup.name), 'city')).toBe('Porto');
+
+    env.stores.facts.upsert(U, { key: 'city', value: 'Faro' });
+    env.db.pragma('busy_timeout = 100');
+    const before = b.list().map((x) => x.name);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const err = await b.restore(taken.name).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'KERNEL_ERR_BUSY', message: expect.stringContaining('The restore waited') });
+      expect((err as Error).message).toContain('nothing was restored, and no safety backup taken');
+    } finally {
+      other.exec('ROLLBACK');
+    }
+    expect(env.stores.facts.get(U, 'city')?.value).toBe('Faro');
+    expect(b.list().map((x) => x.name)).toEqual(before);
+    expect(fs.readdirSync(path.join(env.dir, 'backups')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileFailureError, makeDirs, openSqlite, removeStaleTemps, tempNameFor } from '@memory-service/kernel';
+import { fileFailureError, lockWaitError, makeDirs, openSqlite, removeStaleTemps, tempNameFor } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import { StoreError, notFound, validationError } from '../errors.js';
 import { safeJoin } from '../paths.js';
@@ -9,7 +9,7 @@ import { isoOf } from '../util.js';
 import type { WikiFilesMatched } from '../wiki-files.js';
 import { readBackupFiles, saveBackupFiles, type BackupFilesSaved, type StandingFilesMatched } from './backup-files.js';
 import { API_KEYS_TABLE } from './api-keys.js';
-import { finishRestore, readPendingRestore, RESTORE_RESTART_MARGIN, stageRestore, stampStagedTop, type RestoreFinished } from './restore.js';
+import { finishRestore, readPendingRestore, RESTORE_RESTART_MARGIN, stageRestore, stampStagedSafety, stampStagedTop, type RestoreFinished } from './restore.js';
 import type { Breaker } from './breakers.js';
 
 /** The folder of the backups, under the data dir. */
@@ -24,6 +24,9 @@ export const STALE_TEMP_IDLE_MS = 5 * 60_000;
 
 /** better-sqlite3's backup() step size at its largest: every page in one step. */
 const ALL_PAGES = 0x7fffffff;
+
+/** How long a restore waits between tries to take the live database's write lock while another process holds it. */
+export const RESTORE_LOCK_RETRY_MS = 25;
 
 /** The most names a backup tries at one clock time (`-2`, `-3`, ...) before giving up. */
 const MAX_SAME_TIME = 1000;
@@ -144,9 +147,9 @@ function kindOf(name: string): BackupInfo['kind'] {
  * a connection of its own, so other processes' writes neither restart nor wait for it) while the
  * service keeps serving. Files are named `<kind>-<clock time>.db` (`-2`, `-3` for the same clock
  * time), taken into a temp name and hard-linked to a free name once finished, never replacing
- * another backup (publish). A restore never swaps the file under the open connection: it first backs the current
- * database up (`pre-restore-...`), then copies a staged copy of the backup (ops/restore.ts) into the
- * live database through the same backup API, so the connection, its prepared statements
+ * another backup (publish). A restore never swaps the file under the open connection: it copies a staged copy of the
+ * backup (ops/restore.ts) into the live database through the same backup API, backing the current
+ * database up (`pre-restore-...`) once that copy holds the write lock, so the connection, its prepared statements
  * and every other process see the restored content; the retrieval change log is restarted above
  * every seq it held before, so the in-memory retrieval indexes of every process sharing the
  * database are rebuilt at their next search and no saved index from before is read
@@ -199,21 +202,7 @@ export class BackupStore {
    * read transaction blocks no writer.
    */
   private async copy(kind: BackupKind): Promise<BackupInfo> {
-    if (!this.ctx.db.open) throw new StoreError('STORES_ERR_CONFLICT', 'the database is closed: no backup can be taken');
-    try {
-      // Not Node's recursive mkdirSync: on a file system turned read-only it answers ENOENT, not EROFS.
-      makeDirs(this.dir);
-    } catch (err) {
-      throw fileFailureError(this.dir, err, 'creating the backups folder') ?? err;
-    }
-    try {
-      this.hooks.beforeCopy();
-    } catch (err) {
-      // Access counts and telemetry are not worth a backup: with memory.db moved or deleted while the
-      // server runs, a write is refused, and a backup of the open database is what keeps its content.
-      this.ctx.logger.warn(`backup: the queued bookkeeping (access counts, recall telemetry) could not be written first, so the backup is taken without it: ${(err as Error).message}`);
-    }
-    const base = `${kind}-${stamp(this.ctx.clock.now())}`;
+    const base = this.beforeCopy(kind);
     // Copied and finished under a temp name, then linked to a free name (publish): a process killed
     // midway leaves a temp (list never shows one, the start repair removes it), never a broken backup under a backup's name.
     const tmp = tempNameFor(path.join(this.dir, `${base}.db`));
@@ -221,10 +210,67 @@ export class BackupStore {
       await this.snapshotInto(tmp);
       return this.publish(tmp, base);
     } catch (err) {
-      this.removeFiles(tmp);
-      const doing = kind === 'pre-restore' ? 'taking the safety backup before the restore (nothing is restored) into' : 'taking a backup into';
-      throw fileFailureError(path.join(this.dir, `${base}.db`), err, doing) ?? err;
+      throw this.copyFailure(tmp, base, kind, err);
     }
+  }
+
+  /**
+   * The same copy taken at once, without a turn of the event loop: VACUUM INTO on a read-only
+   * connection of its own (one read transaction). The restore takes its safety backup so while it
+   * holds the live database's write lock: the copy then holds every write committed before the
+   * restore, and none can be committed between it and the restore's copy. The queued bookkeeping is
+   * the caller's to write first (flushBookkeeping): under that lock this process cannot write.
+   */
+  private copyNow(kind: BackupKind): BackupInfo {
+    const base = this.beforeCopy(kind, false);
+    const tmp = tempNameFor(path.join(this.dir, `${base}.db`));
+    try {
+      const reader = openSqlite(this.ctx.db.name, { readonly: true, fileMustExist: true });
+      try {
+        // Index builds spill to memory, not to temp files holding the text (as the live connection's temp_store).
+        reader.pragma('temp_store = MEMORY');
+        reader.prepare('VACUUM INTO ?').run(tmp);
+      } finally {
+        reader.close();
+      }
+      return this.publish(tmp, base);
+    } catch (err) {
+      throw this.copyFailure(tmp, base, kind, err);
+    }
+  }
+
+  /**
+   * Before a copy: the database open, the backups folder made, the queued bookkeeping written
+   * (unless `flush` is false); answers the name's base, `<kind>-<clock time>`.
+   */
+  private beforeCopy(kind: BackupKind, flush = true): string {
+    if (!this.ctx.db.open) throw new StoreError('STORES_ERR_CONFLICT', 'the database is closed: no backup can be taken');
+    try {
+      // Not Node's recursive mkdirSync: on a file system turned read-only it answers ENOENT, not EROFS.
+      makeDirs(this.dir);
+    } catch (err) {
+      throw fileFailureError(this.dir, err, 'creating the backups folder') ?? err;
+    }
+    if (flush) this.flushBookkeeping();
+    return `${kind}-${stamp(this.ctx.clock.now())}`;
+  }
+
+  /** Write the queued bookkeeping (access counts, recall telemetry) so the copy holds it; a failure is logged, not thrown. */
+  private flushBookkeeping(): void {
+    try {
+      this.hooks.beforeCopy();
+    } catch (err) {
+      // Access counts and telemetry are not worth a backup: with memory.db moved or deleted while the
+      // server runs, a write is refused, and a backup of the open database is what keeps its content.
+      this.ctx.logger.warn(`backup: the queued bookkeeping (access counts, recall telemetry) could not be written first, so the backup is taken without it: ${(err as Error).message}`);
+    }
+  }
+
+  /** A copy that failed: its temp removed, and the error its caller gets (a failure of the environment named by fileFailureError). */
+  private copyFailure(tmp: string, base: string, kind: BackupKind, err: unknown): unknown {
+    this.removeFiles(tmp);
+    const doing = kind === 'pre-restore' ? 'taking the safety backup before the restore (nothing is restored) into' : 'taking a backup into';
+    return fileFailureError(path.join(this.dir, `${base}.db`), err, doing) ?? err;
   }
 
   /**
@@ -369,10 +415,13 @@ export class BackupStore {
 
   /**
    * Restore the backup `name` into the live database: check it, read the standing query files it
-   * holds, back the current database and standing files up (`pre-restore-...`), stage a copy of the
-   * backup with the live API keys, no files' table, a new restore token and a restore-pending marker
-   * (restore.ts stageRestore), copy that in through the backup API (the one step that changes the
-   * live database), restart the retrieval change log (restartIndexes), afterRestore, `migrate` (a
+   * holds, stage a copy of the backup with the live API keys, no files' table, a new restore token
+   * and a restore-pending marker (restore.ts stageRestore), take the live database's write lock (the
+   * backup API's first, empty step; while another process holds it, tried again up to the busy
+   * timeout, then KERNEL_ERR_BUSY with nothing changed), back the current database and standing
+   * files up under that lock (`pre-restore-...`, copyNow: every write committed before the lock is
+   * in it, and none can come after), copy the staged copy in (the one step that changes the live
+   * database), restart the retrieval change log (restartIndexes), afterRestore, `migrate` (a
    * backup older than the schema is brought to the head), then finishRestore: the keys the staged
    * copy could not take (an older schema), matchFiles (the wiki page files made equal to the
    * restored rows), the standing folder made equal to the backup's files, and the marker dropped. A
@@ -394,14 +443,19 @@ export class BackupStore {
       const files = this.readFiles(file);
       const keys = this.ctx.stmt(`SELECT * FROM ${API_KEYS_TABLE} ORDER BY id`).all() as Record<string, unknown>[];
       const liveKeyColumns = (this.ctx.db.prepare(`PRAGMA table_info(${API_KEYS_TABLE})`).all() as { name: string }[]).map((c) => c.name);
-      const safety = await this.copy('pre-restore');
+      // In WAL mode the safety backup is taken under the copy's write lock (below), so it holds every
+      // write committed before the restore, and none can be committed between it and the copy. In
+      // rollback-journal mode that lock is exclusive (nothing can read under it): taken first, as before.
+      const wal = this.ctx.db.pragma('journal_mode', { simple: true }) === 'wal';
+      let safety: BackupInfo | undefined = wal ? undefined : await this.copy('pre-restore');
+      if (wal) this.flushBookkeeping();
       // Everything that can be done before the copy is done on a staged copy of the backup, marker
       // included: the copy into the live database is then the one step that changes it, and a
       // process killed after it leaves the marker for the next start (finishPending).
       const stageFile = tempNameFor(file);
       let src: Database;
       try {
-        src = stageRestore(file, stageFile, { backup: clean, safety: safety.name, keys, liveKeyColumns, files });
+        src = stageRestore(file, stageFile, { backup: clean, safety: safety?.name ?? '', keys, liveKeyColumns, files });
       } catch (err) {
         this.removeFiles(stageFile);
         throw err;
@@ -411,22 +465,43 @@ export class BackupStore {
       // no process can commit from then on, and in WAL mode this connection still reads the last
       // commit (in rollback-journal mode that lock is exclusive: the read before the copy stands).
       let top = this.hooks.changeSeqTop();
-      const wal = this.ctx.db.pragma('journal_mode', { simple: true }) === 'wal';
       let locked = false;
       try {
         stampStagedTop(src, top);
-        // One step after the first: the destination's write lock is held across as few turns of the event loop as the API allows.
-        await src.backup(this.ctx.db.name, {
-          progress: () => {
-            if (!locked && wal) top = Math.max(top, this.hooks.changeSeqTop());
-            locked = true;
-            return 0x7fffffff;
-          },
-        });
+        const waitMs = Number(this.ctx.db.pragma('busy_timeout', { simple: true })) || 0;
+        const asked = performance.now();
+        for (;;) {
+          // One step after the first: the destination's write lock is held across as few turns of the event loop as the API allows.
+          const done = await src.backup(this.ctx.db.name, {
+            progress: () => {
+              if (!locked && wal) {
+                top = Math.max(top, this.hooks.changeSeqTop());
+                // Under the lock and in this same turn: the safety backup, then its name into the staged marker.
+                safety = this.copyNow('pre-restore');
+                stampStagedSafety(src, safety.name);
+              }
+              locked = true;
+              return ALL_PAGES;
+            },
+          });
+          // A source has at least one page: none counted means the first step could not take the live
+          // database's write lock (another process holds it; better-sqlite3 answers that as done), and
+          // nothing was copied. Tried again until the busy timeout, as a write waits.
+          if (done.totalPages > 0) break;
+          const waited = performance.now() - asked;
+          if (waited >= waitMs) {
+            throw lockWaitError(this.ctx.db.name, waited, {
+              what: 'The restore',
+              written: wal ? 'nothing was restored, and no safety backup taken' : `nothing was restored (the safety backup ${safety?.name} was taken)`,
+            });
+          }
+          await new Promise((resolve) => setTimeout(resolve, RESTORE_LOCK_RETRY_MS));
+        }
       } finally {
         src.close();
         this.removeFiles(stageFile);
       }
+      if (!safety) throw new Error('restore: the copy ended without its safety backup');
       const restarted = this.restart(top);
       this.hooks.afterRestore();
       migrate?.();
