@@ -28,6 +28,7 @@ export const ERROR_CATALOGUE = {
   KERNEL_ERR_PATH: { type: 'PathError', message: 'Path escapes the data directory' },
   KERNEL_ERR_CONFLICT: { type: 'ConflictError', message: 'Conflicting state' },
   KERNEL_ERR_STORAGE: { type: 'StorageError', message: 'Storage unavailable' },
+  KERNEL_ERR_BUSY: { type: 'BusyError', message: 'Database busy: another process holds its write lock' },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -7,6 +7,7 @@ import { ManualClock } from './clock.js';
 import { invalid, MemoryError } from './errors.js';
 import { createKernel, Kernel, KERNEL_VERSION } from './kernel.js';
 import { silentLogger } from './logger.js';
+import { openSqlite } from './sqlite-driver.js';
 import { makeDirs, removeStaleTemps, safeJoin, slugify, writeFileAtomic } from './paths.js';
 import { definePlugin, type PluginDefinition } from './plugin.js';
 import { buildSurface } from './surface.js';
@@ -485,6 +486,60 @@ describe('a database that refuses writes', () => {
     k.storage.db.pragma('query_only = OFF');
     k.storage.db.exec('DROP TABLE notes');
     expect(() => k.callToolNow('note_now', {})).toThrow(expect.objectContaining({ code: 'KERNEL_ERR_TOOL_FAILED' }));
+  });
+
+  // Regression guard, fixed (audit-o finding 4): a write waiting on another process's write lock (a long
+  // memory_data import there) failed after the busy timeout with a bare KERNEL_ERR_TOOL_FAILED "database is locked".
+  it('a write that gives up waiting for another process\'s write lock is a KERNEL_ERR_BUSY saying so, how long it waited and to try again later', async () => {
+    const write = (db: any) => db.prepare('INSERT INTO notes (body) VALUES (?)').run('kept');
+    const k = await createKernel({
+      dataDir: tmp(),
+      logger: silentLogger(),
+      plugins: [
+        plugin({
+          name: 'p-write',
+          migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
+          setup(ctx) {
+            const tool = (name: string, handler: () => unknown, transaction = true) =>
+              defineTool({ name, title: name, description: name, input: z.object({}), annotations: { readOnlyHint: false }, transaction, handler });
+            ctx.tools.register(tool('note_now', () => (write(ctx.db), {})));
+            // Outside the call's transaction: its own statement waits, and the kernel times the call.
+            ctx.tools.register(tool('note_bare', () => (write(ctx.db), {}), false));
+          },
+        }),
+      ],
+    });
+    scratchpad.kernel(k);
+    const file = path.join(k.dataDir, 'memory.db');
+    k.storage.db.pragma('busy_timeout = 150');
+    // Another process holds the write lock (a connection of its own on the same file).
+    const other = openSqlite(file);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      for (const name of ['note_now', 'note_bare']) {
+        const err = (() => {
+          try {
+            k.callToolNow(name, {});
+          } catch (e) {
+            return e as MemoryError;
+          }
+          throw new Error(`${name} should have failed`);
+        })();
+        expect(err, name).toMatchObject({ code: 'KERNEL_ERR_BUSY', type: 'BusyError', plugin: 'p-write' });
+        expect(err.message).toContain(`the database ${file} is busy: another process holds its write lock`);
+        expect(err.message).toContain('memory_data import');
+        expect(err.message).toMatch(/waited 0\.[12] s for it and gave up/);
+        expect(err.message).toContain('Try again later');
+        expect(err.message).not.toContain('database is locked');
+        expect((err.details as { waited_ms: number }).waited_ms).toBeGreaterThanOrEqual(140);
+        expect(err.message).toContain(name === 'note_now' ? 'nothing of this call was written' : 'the write that waited was not made');
+      }
+    } finally {
+      other.exec('ROLLBACK');
+      other.close();
+    }
+    // Once the lock is free, the same call works.
+    expect(k.callToolNow('note_now', {})).toEqual({});
   });
 
   // Regression guard, fixed: a damaged page answered "database disk image is malformed", naming neither memory.db nor a way out.

@@ -259,7 +259,7 @@ export class Kernel {
           } catch (err) {
             const e = this.failure(err, plugin.name);
             // One line, as for a tool (a storage failure's message says all there is to say).
-            if (e.code === 'KERNEL_ERR_TOOL_FAILED' || e.code === 'KERNEL_ERR_STORAGE') this.logger.error(`${plugin.name} failed on ${event}: ${e.message}`);
+            if (e.code === 'KERNEL_ERR_TOOL_FAILED' || e.code === 'KERNEL_ERR_STORAGE' || e.code === 'KERNEL_ERR_BUSY') this.logger.error(`${plugin.name} failed on ${event}: ${e.message}`);
             answer = { error: e.toJSON() };
           }
           return { ...results, [plugin.name]: answer };
@@ -424,7 +424,7 @@ export class Kernel {
         try {
           out = tool.handler(parsed, call);
         } catch (err) {
-          throw withKeysGivenInstead(this.failure(err, tool.plugin), tool, args);
+          throw withKeysGivenInstead(this.failure(err, tool.plugin, { elapsedMs: performance.now() - start }), tool, args);
         }
         if (!isPromiseLike(out)) {
           const value = checkOutput(tool, out);
@@ -441,7 +441,7 @@ export class Kernel {
           });
         } catch (err) {
           // The call's transaction was rolled back (a savepoint, inside an open one): none of its writes stay.
-          throw withKeysGivenInstead(this.failure(err, tool.plugin, { rolledBack: true }), tool, args);
+          throw withKeysGivenInstead(this.failure(err, tool.plugin, { rolledBack: true, elapsedMs: performance.now() - start }), tool, args);
         }
         if ('value' in answer) {
           stats.done(true, start);
@@ -467,7 +467,7 @@ export class Kernel {
       },
       (err: unknown) => {
         stats.done(false, start);
-        throw withKeysGivenInstead(this.failure(err, tool.plugin), tool, args);
+        throw withKeysGivenInstead(this.failure(err, tool.plugin, { elapsedMs: performance.now() - start }), tool, args);
       },
     );
   }
@@ -475,8 +475,9 @@ export class Kernel {
   /**
    * What a tool or event handler threw, as a coded error carrying the plugin's name: a statement the
    * database refused (read-only, damaged, moved, the disk full, an I/O error) is a KERNEL_ERR_STORAGE
-   * naming memory.db and what to do (storageFailureError); `rolledBack` when the call's writes were
-   * all in its transaction, rolled back.
+   * naming memory.db and what to do, a write that gave up waiting for another process's write lock
+   * a KERNEL_ERR_BUSY saying so (storageFailureError); `rolledBack` when the call's writes were all
+   * in its transaction, rolled back; `elapsedMs` how long the call had run.
    */
   private failure(err: unknown, plugin: string, opts: StorageFailureOptions = {}): MemoryError {
     const storage = storageFailureError(this.storage.file, err, opts);

@@ -17,6 +17,22 @@ interface TransactionStatements {
 /** Per connection, prepared once. */
 const prepared = new WeakMap<Database.Database, TransactionStatements>();
 
+/**
+ * How long a BEGIN that failed on SQLITE_BUSY waited for the write lock (the busy timeout, spent
+ * while another connection held it), by its error: the kernel's KERNEL_ERR_BUSY says how long the
+ * call waited (lockWaitError).
+ */
+const lockWaits = new WeakMap<object, number>();
+
+/** How long the transaction that threw `err` waited for the write lock before giving up, when runTransaction measured it. */
+export function lockWaitOf(err: unknown): number | undefined {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const ms = lockWaits.get(e);
+    if (ms !== undefined) return ms;
+  }
+  return undefined;
+}
+
 /** A name of our own: savepoints of better-sqlite3's db.transaction() on the same connection nest with these. */
 const SAVEPOINT = '"memory_service_sp"';
 
@@ -47,7 +63,18 @@ function statements(db: Database.Database): TransactionStatements {
 export function runTransaction<T>(db: Database.Database, fn: () => T, begin: TransactionBegin = 'immediate'): T {
   const s = statements(db);
   const nested = db.inTransaction;
-  (nested ? s.savepoint : s[begin]).run();
+  if (nested) {
+    s.savepoint.run();
+  } else {
+    const asked = performance.now();
+    try {
+      s[begin].run();
+    } catch (err) {
+      // SQLITE_BUSY after the busy timeout: note how long it waited, for the error the caller gets.
+      if (err && typeof err === 'object') lockWaits.set(err, performance.now() - asked);
+      throw err;
+    }
+  }
   try {
     const result = fn();
     if (isPromiseLike(result)) {

@@ -65,13 +65,25 @@ describe('storageFailureError: what the environment did to memory.db, as a KERNE
     for (const err of [
       sqliteError('SQLITE_ERROR', 'no such table: notes'),
       sqliteError('SQLITE_CONSTRAINT_UNIQUE', 'UNIQUE constraint failed'),
-      sqliteError('SQLITE_BUSY', 'database is locked'),
       fsError('ENOSPC', 'ENOSPC: no space left on device, write'),
       new Error('plain'),
       'a bare string',
       undefined,
     ]) {
       expect(storageFailureError(file, err)).toBeUndefined();
+    }
+  });
+});
+
+describe('storageFailureError and a write that gave up on the write lock', () => {
+  // Regression guard, fixed (audit-o finding 4): SQLITE_BUSY was left to the caller, and reached clients as "database is locked".
+  it('is a KERNEL_ERR_BUSY naming memory.db, how long it waited (the call\'s time when the transaction did not measure it) and to try again', () => {
+    for (const code of ['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT']) {
+      const e = storageFailureError(file, new Error('could not save', { cause: sqliteError(code, 'database is locked') }), { elapsedMs: 10_250, rolledBack: true });
+      expect(e, code).toMatchObject({ code: 'KERNEL_ERR_BUSY', type: 'BusyError', details: { waited_ms: 10_250 } });
+      expect(e!.message).toBe(
+        `the database ${file} is busy: another process holds its write lock (another server on this data dir, for instance one running a long memory_data import, a backup or a restore). This call waited 10.3 s for it and gave up; nothing of this call was written (its transaction was rolled back). Try again later: the call will work once that operation is done`,
+      );
     }
   });
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { MemoryError } from './errors.js';
+import { lockWaitOf } from './sql-transaction.js';
 
 /**
  * The storage failures the kernel names: what the environment did to memory.db or to another file
@@ -28,7 +29,7 @@ const isIoError = (code: string): boolean => isCode(code, 'SQLITE_IOERR') && cod
  */
 function sqliteFailure(err: unknown): MemoryError | { code: string; message: string } | undefined {
   for (let e = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if (e instanceof MemoryError && e.code === 'KERNEL_ERR_STORAGE') return e;
+    if (e instanceof MemoryError && (e.code === 'KERNEL_ERR_STORAGE' || e.code === 'KERNEL_ERR_BUSY')) return e;
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && code.startsWith('SQLITE_')) return { code, message: String((e as { message?: unknown }).message ?? code) };
   }
@@ -41,6 +42,29 @@ export interface StorageFailureOptions {
    * disk's error then says the database holds nothing of the call.
    */
   rolledBack?: boolean;
+  /**
+   * How long the call had run when it failed, in ms: how long a write that gave up on the write
+   * lock waited, when the transaction did not measure it itself (lockWaitOf).
+   */
+  elapsedMs?: number;
+}
+
+/**
+ * KERNEL_ERR_BUSY: a write that waited the whole busy timeout for the database's write lock, held by
+ * another connection (another server process on the data dir, say one running a long memory_data
+ * import, a backup or a restore), and gave up. Says so, how long it waited and that a later call
+ * will work: SQLite's own "database is locked" said none of it. `what` is what waited (a call, a
+ * restore; it starts a sentence), `written` what that means for its writes.
+ */
+export function lockWaitError(file: string, waitedMs: number | undefined, opts: { what?: string; written?: string; cause?: unknown } = {}): MemoryError {
+  const waited = waitedMs === undefined ? '' : ` ${(Math.max(0, waitedMs) / 1000).toFixed(1)} s`;
+  const what = opts.what ?? 'This call';
+  const written = opts.written ?? 'the write that waited was not made';
+  return new MemoryError(
+    'KERNEL_ERR_BUSY',
+    `the database ${file} is busy: another process holds its write lock (another server on this data dir, for instance one running a long memory_data import, a backup or a restore). ${what} waited${waited} for it and gave up; ${written}. Try again later: the call will work once that operation is done`,
+    { cause: opts.cause, details: waitedMs === undefined ? undefined : { waited_ms: Math.round(waitedMs) } },
+  );
 }
 
 /**
@@ -55,8 +79,10 @@ export interface StorageFailureOptions {
  *   remounted read-only after an error, unmounted, failing);
  * - a file of the database could not be opened (SQLITE_CANTOPEN: out of file descriptors, the data
  *   dir gone).
- * A KERNEL_ERR_STORAGE already made on the way (a store's, naming its own file) is answered as it is.
- * Undefined for any other error.
+ * A write that gave up waiting for the write lock (SQLITE_BUSY and its extended codes) is a
+ * KERNEL_ERR_BUSY instead (lockWaitError), which a later call gets past without anyone acting.
+ * A KERNEL_ERR_STORAGE or KERNEL_ERR_BUSY already made on the way (a store's, naming its own file)
+ * is answered as it is. Undefined for any other error.
  */
 export function storageFailureError(file: string, err: unknown, opts: StorageFailureOptions = {}): MemoryError | undefined {
   const sqlite = sqliteFailure(err);
@@ -65,6 +91,12 @@ export function storageFailureError(file: string, err: unknown, opts: StorageFai
   const { code, message } = sqlite;
   const dir = path.dirname(file);
   const failure = (text: string) => new MemoryError('KERNEL_ERR_STORAGE', text, { cause: err });
+  if (isCode(code, 'SQLITE_BUSY')) {
+    return lockWaitError(file, lockWaitOf(err) ?? opts.elapsedMs, {
+      written: opts.rolledBack ? 'nothing of this call was written (its transaction was rolled back)' : undefined,
+      cause: err,
+    });
+  }
   if (isCode(code, 'SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') {
     return failure(
       `the database ${file} is damaged (${message}): restore it from a backup (memory_backup list, then restore), or stop the server and move it away with its -wal and -shm files to start with an empty memory`,

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { SERVICE_VERSION, toMemoryError } from '@memory-service/kernel';
+import { replyError } from './error-status.js';
 import type { Service } from './service.js';
 
 const PAGE = `<!doctype html>
@@ -54,9 +55,8 @@ export function registerDashboard(app: FastifyInstance, service: Service): void 
       if (!tool) return await kernel.callTool(req.params.name, req.body ?? {});
       return { result: await tool.invoke(req.body ?? {}) };
     } catch (err) {
-      const e = toMemoryError(err);
-      const status = e.code === 'KERNEL_ERR_TOOL_UNKNOWN' ? 404 : e.code === 'KERNEL_ERR_TOOL_FAILED' ? 500 : 400;
-      return reply.code(status).send({ error: e.toJSON() });
+      // The status every /api route answers (statusFor): 503 with Retry-After for a write that waited for another process's write lock.
+      return replyError(reply, toMemoryError(err));
     }
   });
 }

@@ -30,16 +30,17 @@ export function successResult(value: unknown): ToolResult {
 /**
  * Shape an error as an MCP tool error whose JSON names the type, code, field and accepted values.
  * A tool failure is logged with its stack; a storage failure (KERNEL_ERR_STORAGE: the disk full,
- * memory.db moved, ...) as one line, since its message names the file and what to do and its stack
- * is the same for every call (a full disk gave 11 lines per failed think).
+ * memory.db moved, ...) or a write that gave up on another process's write lock (KERNEL_ERR_BUSY) as
+ * one line, since its message names the file and what to do and its stack is the same for every
+ * call (a full disk gave 11 lines per failed think).
  */
 export function errorResult(err: unknown, logger?: Logger, tool?: string): ToolResult {
   const e = toMemoryError(err);
-  if ((e.code === 'KERNEL_ERR_TOOL_FAILED' || e.code === 'KERNEL_ERR_STORAGE') && logger) {
+  if ((e.code === 'KERNEL_ERR_TOOL_FAILED' || e.code === 'KERNEL_ERR_STORAGE' || e.code === 'KERNEL_ERR_BUSY') && logger) {
     const cause = (e as { cause?: unknown }).cause;
     // The line names the tool and its plugin: a bare message ("tool failed: a bare string") named neither.
     const who = [tool && `tool ${tool}`, e.plugin && `plugin ${e.plugin}`].filter(Boolean).join(', ');
-    const what = e.code === 'KERNEL_ERR_STORAGE' ? 'storage failure' : 'tool failed';
+    const what = e.code === 'KERNEL_ERR_STORAGE' ? 'storage failure' : e.code === 'KERNEL_ERR_BUSY' ? 'database busy' : 'tool failed';
     const detail = e.code === 'KERNEL_ERR_TOOL_FAILED' && cause instanceof Error && cause.stack ? cause.stack : e.message;
     logger.error(`${what}${who ? ` (${who})` : ''}: ${detail}`);
   }

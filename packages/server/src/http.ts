@@ -6,8 +6,11 @@ import { MemoryError, SERVICE_VERSION, checkMisspelledKeys, toMemoryError } from
 import { isInitializeRequest, isRequest, malformedBody, openHttpSession, type HttpSession } from './mcp-adapter.js';
 import { authRefusal, hostAllowed, LOOPBACK, LOOPBACK_NAMES, openAccessWarning, originAllowed, type ApiKeyChecker } from './http-access.js';
 import { registerDashboard } from './dashboard.js';
+import { replyError } from './error-status.js';
 import { registerMetrics } from './metrics-route.js';
 import type { Service } from './service.js';
+
+export { BUSY_RETRY_AFTER_S, statusFor } from './error-status.js';
 
 export interface HttpOptions {
   host: string;
@@ -118,22 +121,11 @@ interface Pending {
   res: ServerResponse;
 }
 
-/** HTTP status for a coded error: 400 for bad input and unknown events, 404 for unknown things. */
-export function statusFor(err: MemoryError): number {
-  if (err.code === 'KERNEL_ERR_NOT_FOUND' || err.code === 'KERNEL_ERR_TOOL_UNKNOWN') return 404;
-  // Closing, or the database cannot be written (a full disk, memory.db moved or deleted, an I/O
-  // error): not the request's fault, and the same request may succeed once the operator acts.
-  if (err.code === 'KERNEL_ERR_CLOSED' || err.code === 'KERNEL_ERR_STORAGE') return 503;
-  if (err.code === 'KERNEL_ERR_TOOL_FAILED') return 500;
-  return 400;
-}
-
 /** The keys of a POST /api/hooks/{event} body. */
 const HOOK_BODY_KEYS = ['payload', 'layer', 'user_id'] as const;
 
 function sendError(reply: FastifyReply, err: unknown): FastifyReply {
-  const e = toMemoryError(err);
-  return reply.code(statusFor(e)).send({ error: e.toJSON() });
+  return replyError(reply, toMemoryError(err));
 }
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as const;

@@ -3,8 +3,10 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MemoryError } from '@memory-service/kernel';
-import { DRAIN_MS, statusFor } from '../src/http.js';
+import path from 'node:path';
+import { MemoryError, openSqlite, silentLogger } from '@memory-service/kernel';
+import { buildHttpApp, DRAIN_MS, statusFor } from '../src/http.js';
+import { createService } from '../src/service.js';
 import { BIN, runBin, stdioClient, tempDir } from './helpers.js';
 import { app, appWith, closeServices, MCP_HEADERS, mcpClient, messagesOf, rawSession, spawnHttpBin } from './http-helpers.js';
 
@@ -472,8 +474,37 @@ describe('HTTP status of a coded error', () => {
     const status = (code: string) => statusFor(new MemoryError(code as never, 'x'));
     expect(status('KERNEL_ERR_STORAGE')).toBe(503);
     expect(status('KERNEL_ERR_CLOSED')).toBe(503);
+    expect(status('KERNEL_ERR_BUSY')).toBe(503);
     expect(status('KERNEL_ERR_NOT_FOUND')).toBe(404);
     expect(status('KERNEL_ERR_TOOL_FAILED')).toBe(500);
     expect(status('KERNEL_ERR_VALIDATION')).toBe(400);
+  });
+});
+
+describe('a write that waits for another process\'s write lock', () => {
+  // Regression guard, fixed (audit-o finding 4): it answered 500 KERNEL_ERR_TOOL_FAILED "database is locked".
+  it('answers 503 with Retry-After and a KERNEL_ERR_BUSY saying another process holds the write lock and to try again', async () => {
+    const dir = tempDir();
+    const service = await createService({ dataDir: dir, env: { MEMORY_EXPOSE: 'primitives' }, logger: silentLogger() });
+    const a = await buildHttpApp(service, { host: '127.0.0.1', port: 0, dashboard: true });
+    const other = openSqlite(path.join(dir, 'memory.db'));
+    try {
+      service.kernel.storage.db.pragma('busy_timeout = 100');
+      other.exec('BEGIN IMMEDIATE');
+      const res = await a.inject({ method: 'POST', url: '/api/tools/think', headers: { 'content-type': 'application/json' }, payload: { text: 'written while another process imports' } });
+      expect(res.statusCode).toBe(503);
+      expect(res.headers['retry-after']).toBe('1');
+      const { error } = res.json();
+      expect(error).toMatchObject({ code: 'KERNEL_ERR_BUSY', type: 'BusyError' });
+      expect(error.message).toContain('another process holds its write lock');
+      expect(error.message).toContain('Try again later');
+      other.exec('ROLLBACK');
+      expect((await a.inject({ method: 'POST', url: '/api/tools/think', headers: { 'content-type': 'application/json' }, payload: { text: 'written once the lock is free' } })).statusCode).toBe(200);
+    } finally {
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+      await a.close();
+      await service.close();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { retrievalSnapshotsSchema } from '../migrations/retrieval-snapshots.js';
 import { SNAPSHOT_DIR } from '../retrieval/index-sync.js';
 import { removeLeftTemps } from '../stale-temps.js';
 import { makeEnv, U, type Env } from '../test-helpers.js';
+import { readPendingRestore } from './restore.js';
 
 let env: Env;
 beforeEach(() => {
@@ -204,11 +205,13 @@ describe('BackupStore', () => {
     const dir = path.join(env.dir, 'backups');
     const first = await b.create();
     // The process "dies" once the copy is written: the step that would finish it never runs.
-    const real = env.db.backup.bind(env.db);
+    // The copy is read on a connection of its own: every connection's backup() is watched.
+    const proto = Object.getPrototypeOf(env.db) as { backup(dest: string, opts?: unknown): Promise<unknown> };
+    const real = proto.backup;
     let copied!: (dest: string) => void;
     const at = new Promise<string>((r) => (copied = r));
-    vi.spyOn(env.db, 'backup').mockImplementation(async (dest: string) => {
-      const out = await real(dest);
+    const spy = vi.spyOn(proto, 'backup').mockImplementation(async function (this: unknown, dest: string, opts?: unknown) {
+      const out = await real.call(this, dest, opts);
       copied(dest);
       await new Promise(() => {});
       return out;
@@ -216,6 +219,7 @@ describe('BackupStore', () => {
     env.clock.advance(1000);
     void b.create();
     const dest = await at;
+    spy.mockRestore();
     expect(path.dirname(dest)).toBe(dir);
     expect(path.basename(dest)).toMatch(new RegExp(`^manual-20260101T000001000Z\\.db\\.${process.pid}\\.[0-9a-f]{12}\\.tmp$`));
     expect(fs.existsSync(path.join(dir, 'manual-20260101T000001000Z.db'))).toBe(false);
@@ -251,12 +255,174 @@ describe('BackupStore', () => {
     expect(() => b.verify(taken.name)).toThrow(/not finished .*-journal lies beside it.*remove both files/);
   });
 
+  // Regression guard, fixed (audit-o finding 3): the backup API restarted from the first page whenever another
+  // process wrote between two of its steps, so a backup of a large database never finished under a steady writer.
+  it('a backup finishes while another process writes between its steps, holding one snapshot and blocking none of the writes', async () => {
+    env.db.exec('CREATE TABLE filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    const fill = env.db.prepare('INSERT INTO filler (body) VALUES (?)');
+    env.db.transaction(() => {
+      for (let i = 0; i < 3000; i++) fill.run(`${i} ${'x'.repeat(2000)}`);
+    })();
+    // Another process (its own connection) writes at every turn of the event loop while the backup runs.
+    const other = env.second().db;
+    const write = other.prepare('INSERT INTO filler (body) VALUES (?)');
+    let writes = 0;
+    let stop = false;
+    const writer = (async () => {
+      while (!stop) {
+        write.run(`written during the backup ${writes++}`);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      env.stores.backups.create().then((info) => ({ info })),
+      new Promise<{ info: null }>((resolve) => (timer = setTimeout(() => resolve({ info: null }), 8000))),
+    ]);
+    clearTimeout(timer);
+    const writesDuring = writes;
+    stop = true;
+    await writer;
+    expect(outcome.info, 'the backup did not finish within 8 s while the other process wrote').not.toBeNull();
+    expect(writesDuring).toBeGreaterThan(10);
+    const copy = openSqlite(path.join(env.dir, 'backups', outcome.info!.name), { readonly: true, fileMustExist: true });
+    try {
+      expect(copy.pragma('journal_mode', { simple: true })).toBe('delete');
+      expect(copy.pragma('quick_check', { simple: true })).toBe('ok');
+      // One snapshot: the rows there before, and a prefix of the ones written during it.
+      const ids = copy.prepare('SELECT id FROM filler ORDER BY id').pluck().all() as number[];
+      expect(ids.length).toBeGreaterThanOrEqual(3000);
+      expect(ids.length).toBeLessThanOrEqual(3000 + writesDuring);
+      expect(ids[ids.length - 1]).toBe(ids.length);
+    } finally {
+      copy.close();
+    }
+  }, 20_000);
+
+  // Regression guard, fixed (audit-o finding 6): two processes taking a backup at the same clock time both found
+  // the name free, both renamed their copy onto it, and one backup replaced the other.
+  it('two processes taking a backup at the same clock time get two names, each its own file', async () => {
+    const other = env.second().stores.backups;
+    env.stores.facts.upsert(U, { key: 'city', value: 'Lisbon' });
+    const [a, b] = await Promise.all([env.stores.backups.create(), other.create()]);
+    expect([a.name, b.name].sort()).toEqual(['manual-20260101T000000000Z-2.db', 'manual-20260101T000000000Z.db']);
+    const dir = path.join(env.dir, 'backups');
+    expect(fs.readdirSync(dir).sort()).toEqual([a.name, b.name].sort());
+    for (const x of [a, b]) env.stores.backups.verify(x.name);
+    // A third at that time takes the next name.
+    expect((await other.create()).name).toBe('manual-20260101T000000000Z-3.db');
+  });
+
+  it('on a file system without hard links the name is still taken only once: created exclusively, then the copy renamed over it', async () => {
+    const first = await env.stores.backups.create();
+    vi.spyOn(fs, 'linkSync').mockImplementation(() => {
+      throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+    });
+    try {
+      const [a, b] = await Promise.all([env.stores.backups.create('scheduled'), env.second().stores.backups.create('scheduled')]);
+      expect([a.name, b.name].sort()).toEqual(['scheduled-20260101T000000000Z-2.db', 'scheduled-20260101T000000000Z.db']);
+      expect(fs.readdirSync(path.join(env.dir, 'backups')).sort()).toEqual([first.name, a.name, b.name].sort());
+      for (const x of [a, b]) env.stores.backups.verify(x.name);
+    } finally {
+      vi.restoreAllMocks();
+    }
+  });
+
   it('a second backup while one runs is refused as a conflict', async () => {
     const b = env.stores.backups;
     const one = b.create();
     await expect(b.create()).rejects.toMatchObject({ type: 'ConflictError' });
     await one;
     expect(b.list()).toHaveLength(1);
+  });
+});
+
+describe('BackupStore restore with another process writing', () => {
+  /** The value of fact `key` in the database file, or null. */
+  const factIn = (file: string, key: string): string | null => {
+    const db = openSqlite(file, { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare("SELECT value FROM facts WHERE key = ? AND layer = 'user' AND user_id = 'default'").pluck().get(key) as string | undefined) ?? null;
+    } finally {
+      db.close();
+    }
+  };
+
+  // Regression guard, fixed (audit-o finding 5): the safety backup was taken before the restore took the
+  // write lock, so what another process committed in between was in neither the restored database nor it.
+  it('a write another process commits while the restore gets ready is in the safety backup, and one it tries under the lock waits', async () => {
+    const b = env.stores.backups;
+    env.stores.facts.upsert(U, { key: 'city', value: 'Lisbon' });
+    const taken = await b.create();
+    env.clock.advance(1000);
+    const other = env.second();
+    // The other process writes each time the restore reads the change log's top: before the copy takes
+    // the write lock (committed), and under it (refused at once, busy timeout 0: it would wait for the lock).
+    other.db.pragma('busy_timeout = 0');
+    const hooks = (b as unknown as { hooks: { changeSeqTop(): number } }).hooks;
+    const realTop = hooks.changeSeqTop.bind(hooks);
+    const committed: string[] = [];
+    const refused: string[] = [];
+    hooks.changeSeqTop = () => {
+      const key = `during${committed.length + refused.length}`;
+      try {
+        other.stores.facts.upsert(U, { key, value: 'written by the other process' });
+        committed.push(key);
+      } catch (err) {
+        expect((err as { code?: string }).code).toBe('SQLITE_BUSY');
+        refused.push(key);
+      }
+      return realTop();
+    };
+    const out = await b.restore(taken.name);
+    expect(committed.length).toBeGreaterThan(0);
+    expect(refused.length).toBeGreaterThan(0);
+    const safety = path.join(env.dir, 'backups', out.safety_backup.name);
+    for (const key of committed) expect(factIn(safety, key), key).toBe('written by the other process');
+    // The restore replaced them in the live database, as it replaces every write since the backup.
+    for (const key of committed) expect(env.stores.facts.get(U, key)).toBeNull();
+    expect(env.stores.facts.get(U, 'city')?.value).toBe('Lisbon');
+    // The staged marker carried the safety backup's name into the live database, and the restore finished it.
+    expect(readPendingRestore(env.db)).toBeNull();
+  });
+
+  // Found while fixing finding 5: better-sqlite3 answers a first step that could not take the write lock
+  // as a finished backup, so a restore started while another process held the lock answered restored and copied nothing.
+  it('while another process holds the write lock, the restore waits for it, then restores; past the busy timeout it is a KERNEL_ERR_BUSY with nothing changed', async () => {
+    const b = env.stores.backups;
+    env.stores.facts.upsert(U, { key: 'city', value: 'Lisbon' });
+    const taken = await b.create();
+    env.clock.advance(1000);
+    env.stores.facts.upsert(U, { key: 'city', value: 'Porto' });
+    const other = env.second().db;
+    other.exec('BEGIN IMMEDIATE');
+    // Held until 150 ms after the restore is about to copy (its read of the change log's top, just before).
+    const hooks = (b as unknown as { hooks: { changeSeqTop(): number } }).hooks;
+    const realTop = hooks.changeSeqTop.bind(hooks);
+    hooks.changeSeqTop = () => {
+      if (other.inTransaction) setTimeout(() => other.inTransaction && other.exec('COMMIT'), 150);
+      return realTop();
+    };
+    const out = await b.restore(taken.name);
+    hooks.changeSeqTop = realTop;
+    expect(other.inTransaction).toBe(false);
+    expect(env.stores.facts.get(U, 'city')?.value).toBe('Lisbon');
+    expect(factIn(path.join(env.dir, 'backups', out.safety_backup.name), 'city')).toBe('Porto');
+
+    env.stores.facts.upsert(U, { key: 'city', value: 'Faro' });
+    env.db.pragma('busy_timeout = 100');
+    const before = b.list().map((x) => x.name);
+    other.exec('BEGIN IMMEDIATE');
+    try {
+      const err = await b.restore(taken.name).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'KERNEL_ERR_BUSY', message: expect.stringContaining('The restore waited') });
+      expect((err as Error).message).toContain('nothing was restored, and no safety backup taken');
+    } finally {
+      other.exec('ROLLBACK');
+    }
+    expect(env.stores.facts.get(U, 'city')?.value).toBe('Faro');
+    expect(b.list().map((x) => x.name)).toEqual(before);
+    expect(fs.readdirSync(path.join(env.dir, 'backups')).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
 

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileFailureError, makeDirs, openSqlite, removeStaleTemps, tempNameFor } from '@memory-service/kernel';
+import { fileFailureError, lockWaitError, makeDirs, openSqlite, removeStaleTemps, tempNameFor } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import { StoreError, notFound, validationError } from '../errors.js';
 import { safeJoin } from '../paths.js';
@@ -9,7 +9,7 @@ import { isoOf } from '../util.js';
 import type { WikiFilesMatched } from '../wiki-files.js';
 import { readBackupFiles, saveBackupFiles, type BackupFilesSaved, type StandingFilesMatched } from './backup-files.js';
 import { API_KEYS_TABLE } from './api-keys.js';
-import { finishRestore, readPendingRestore, RESTORE_RESTART_MARGIN, stageRestore, stampStagedTop, type RestoreFinished } from './restore.js';
+import { finishRestore, readPendingRestore, RESTORE_RESTART_MARGIN, stageRestore, stampStagedSafety, stampStagedTop, type RestoreFinished } from './restore.js';
 import type { Breaker } from './breakers.js';
 
 /** The folder of the backups, under the data dir. */
@@ -21,6 +21,18 @@ export const BACKUP_DIR = 'backups';
  * taken is written to at every step).
  */
 export const STALE_TEMP_IDLE_MS = 5 * 60_000;
+
+/** better-sqlite3's backup() step size at its largest: every page in one step. */
+const ALL_PAGES = 0x7fffffff;
+
+/** How long a restore waits between tries to take the live database's write lock while another process holds it. */
+export const RESTORE_LOCK_RETRY_MS = 25;
+
+/** The most names a backup tries at one clock time (`-2`, `-3`, ...) before giving up. */
+const MAX_SAME_TIME = 1000;
+
+/** What link() answers on a file system without hard links (FAT, some network shares). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
 
 /** The longest delay a Node timer holds (2^31 - 1 ms); a longer one is run after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
@@ -131,11 +143,13 @@ function kindOf(name: string): BackupInfo['kind'] {
 
 /**
  * Online backups of memory.db into `<data_dir>/backups/` with SQLite's backup API
- * (better-sqlite3's db.backup()), which copies a consistent snapshot while the service keeps
- * serving. Files are named `<kind>-<clock time>.db`, taken into a temp name and renamed once
- * finished. A restore never swaps the file under the open connection: it first backs the current
- * database up (`pre-restore-...`), then copies a staged copy of the backup (ops/restore.ts) into the
- * live database through the same backup API, so the connection, its prepared statements
+ * (better-sqlite3's db.backup()), which copies a consistent snapshot (one read transaction held on
+ * a connection of its own, so other processes' writes neither restart nor wait for it) while the
+ * service keeps serving. Files are named `<kind>-<clock time>.db` (`-2`, `-3` for the same clock
+ * time), taken into a temp name and hard-linked to a free name once finished, never replacing
+ * another backup (publish). A restore never swaps the file under the open connection: it copies a staged copy of the
+ * backup (ops/restore.ts) into the live database through the same backup API, backing the current
+ * database up (`pre-restore-...`) once that copy holds the write lock, so the connection, its prepared statements
  * and every other process see the restored content; the retrieval change log is restarted above
  * every seq it held before, so the in-memory retrieval indexes of every process sharing the
  * database are rebuilt at their next search and no saved index from before is read
@@ -179,8 +193,57 @@ export class BackupStore {
    * Copy the live database into a new backup file of this kind. A failure of the environment (the
    * disk full, a read-only file system, no file descriptors left) is a KERNEL_ERR_STORAGE naming the
    * backup file (fileFailureError); the partial file is removed.
+   *
+   * The copy reads one snapshot of memory.db on a connection of its own that holds a read
+   * transaction for the whole copy (snapshotInto), in steps with turns of the event loop between
+   * them: SQLite's backup API restarts from the first page whenever another connection writes the
+   * source between two steps, unless the source's read transaction stays open, so a backup of a
+   * large database never finished while another process wrote every 200 ms. In WAL mode the held
+   * read transaction blocks no writer.
    */
   private async copy(kind: BackupKind): Promise<BackupInfo> {
+    const base = this.beforeCopy(kind);
+    // Copied and finished under a temp name, then linked to a free name (publish): a process killed
+    // midway leaves a temp (list never shows one, the start repair removes it), never a broken backup under a backup's name.
+    const tmp = tempNameFor(path.join(this.dir, `${base}.db`));
+    try {
+      await this.snapshotInto(tmp);
+      return this.publish(tmp, base);
+    } catch (err) {
+      throw this.copyFailure(tmp, base, kind, err);
+    }
+  }
+
+  /**
+   * The same copy taken at once, without a turn of the event loop: VACUUM INTO on a read-only
+   * connection of its own (one read transaction). The restore takes its safety backup so while it
+   * holds the live database's write lock: the copy then holds every write committed before the
+   * restore, and none can be committed between it and the restore's copy. The queued bookkeeping is
+   * the caller's to write first (flushBookkeeping): under that lock this process cannot write.
+   */
+  private copyNow(kind: BackupKind): BackupInfo {
+    const base = this.beforeCopy(kind, false);
+    const tmp = tempNameFor(path.join(this.dir, `${base}.db`));
+    try {
+      const reader = openSqlite(this.ctx.db.name, { readonly: true, fileMustExist: true });
+      try {
+        // Index builds spill to memory, not to temp files holding the text (as the live connection's temp_store).
+        reader.pragma('temp_store = MEMORY');
+        reader.prepare('VACUUM INTO ?').run(tmp);
+      } finally {
+        reader.close();
+      }
+      return this.publish(tmp, base);
+    } catch (err) {
+      throw this.copyFailure(tmp, base, kind, err);
+    }
+  }
+
+  /**
+   * Before a copy: the database open, the backups folder made, the queued bookkeeping written
+   * (unless `flush` is false); answers the name's base, `<kind>-<clock time>`.
+   */
+  private beforeCopy(kind: BackupKind, flush = true): string {
     if (!this.ctx.db.open) throw new StoreError('STORES_ERR_CONFLICT', 'the database is closed: no backup can be taken');
     try {
       // Not Node's recursive mkdirSync: on a file system turned read-only it answers ENOENT, not EROFS.
@@ -188,6 +251,12 @@ export class BackupStore {
     } catch (err) {
       throw fileFailureError(this.dir, err, 'creating the backups folder') ?? err;
     }
+    if (flush) this.flushBookkeeping();
+    return `${kind}-${stamp(this.ctx.clock.now())}`;
+  }
+
+  /** Write the queued bookkeeping (access counts, recall telemetry) so the copy holds it; a failure is logged, not thrown. */
+  private flushBookkeeping(): void {
     try {
       this.hooks.beforeCopy();
     } catch (err) {
@@ -195,33 +264,96 @@ export class BackupStore {
       // server runs, a write is refused, and a backup of the open database is what keeps its content.
       this.ctx.logger.warn(`backup: the queued bookkeeping (access counts, recall telemetry) could not be written first, so the backup is taken without it: ${(err as Error).message}`);
     }
-    const base = `${kind}-${stamp(this.ctx.clock.now())}`;
-    let name = `${base}.db`;
-    for (let n = 2; fs.existsSync(path.join(this.dir, name)); n++) name = `${base}-${n}.db`;
-    const file = path.join(this.dir, name);
-    // Copied and finished under a temp name, then renamed: a process killed midway leaves a temp
-    // (list never shows one, the start repair removes it), never a broken backup under a backup's name.
-    const tmp = tempNameFor(file);
+  }
+
+  /** A copy that failed: its temp removed, and the error its caller gets (a failure of the environment named by fileFailureError). */
+  private copyFailure(tmp: string, base: string, kind: BackupKind, err: unknown): unknown {
+    this.removeFiles(tmp);
+    const doing = kind === 'pre-restore' ? 'taking the safety backup before the restore (nothing is restored) into' : 'taking a backup into';
+    return fileFailureError(path.join(this.dir, `${base}.db`), err, doing) ?? err;
+  }
+
+  /**
+   * Finish a copy taken into `tmp` and give it its name: made a rollback-journal database (one
+   * self-contained file; opening it, to verify or restore, leaves no -wal and -shm beside it), the
+   * standing query files written into it (its own connection: the live database never holds them),
+   * then hard-linked to `<base>.db`, or `<base>-2.db`, `-3`... when that name is taken, and the temp
+   * removed. A link never replaces a file (EEXIST), where the rename did: two processes taking a
+   * backup at the same clock time both found the name free, both renamed onto it, and one backup was
+   * lost. On a file system without hard links the name is taken by creating it exclusively, and the
+   * copy renamed over it.
+   */
+  private publish(tmp: string, base: string): BackupInfo {
     let standing: BackupFilesSaved;
+    const copy = openSqlite(tmp, { readonly: false, fileMustExist: true });
     try {
-      await this.ctx.db.backup(tmp);
-      // A copy of a WAL database is one too: made a rollback-journal database, it is one
-      // self-contained file, and opening it (verify, restore) leaves no -wal and -shm files beside it.
-      const copy = openSqlite(tmp, { readonly: false, fileMustExist: true });
-      try {
-        copy.pragma('journal_mode = DELETE');
-        // The standing query files, into the copy (its own connection: the live database never holds them).
-        standing = saveBackupFiles(copy, this.ctx.dataDir, this.ctx.logger);
-      } finally {
-        copy.close();
-      }
-      fs.renameSync(tmp, file);
-    } catch (err) {
-      this.removeFiles(tmp);
-      const doing = kind === 'pre-restore' ? 'taking the safety backup before the restore (nothing is restored) into' : 'taking a backup into';
-      throw fileFailureError(file, err, doing) ?? err;
+      copy.pragma('journal_mode = DELETE');
+      standing = saveBackupFiles(copy, this.ctx.dataDir, this.ctx.logger);
+    } finally {
+      copy.close();
     }
-    return { ...this.info(name), standing_files: standing };
+    for (let n = 1; n <= MAX_SAME_TIME; n++) {
+      const name = n === 1 ? `${base}.db` : `${base}-${n}.db`;
+      const file = path.join(this.dir, name);
+      try {
+        fs.linkSync(tmp, file);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code ?? '';
+        if (code === 'EEXIST') continue;
+        if (!NO_HARD_LINKS.has(code)) throw err;
+        try {
+          fs.closeSync(fs.openSync(file, 'wx'));
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
+          throw e;
+        }
+        fs.renameSync(tmp, file);
+        return { ...this.info(name), standing_files: standing };
+      }
+      try {
+        fs.unlinkSync(tmp);
+      } catch {
+        // The backup is in place under its name; the temp's other name goes with the start repair.
+      }
+      return { ...this.info(name), standing_files: standing };
+    }
+    throw new StoreError('STORES_ERR_CONFLICT', `no free backup name for ${base} (${MAX_SAME_TIME} taken at that clock time); try again`);
+  }
+
+  /**
+   * Copy memory.db into `tmp` through the backup API, reading one snapshot: a read-only connection
+   * of its own holds a read transaction from before the first step to the last, so no write of
+   * another connection (another process, or this one's) restarts the copy. When memory.db's path
+   * no longer leads to the open file (moved or deleted while the server runs), or the database is
+   * no file, the live connection is the source, every page in one step (one snapshot too): that
+   * open file is what the backup must keep.
+   */
+  private async snapshotInto(tmp: string): Promise<void> {
+    let inPlace = this.ctx.db.name !== '' && this.ctx.db.name !== ':memory:' && !this.ctx.db.memory;
+    if (inPlace) {
+      try {
+        this.ctx.checkFileInPlace();
+      } catch {
+        inPlace = false;
+      }
+    }
+    if (!inPlace) {
+      await this.ctx.db.backup(tmp, { progress: () => ALL_PAGES });
+      return;
+    }
+    const reader = openSqlite(this.ctx.db.name, { readonly: true, fileMustExist: true });
+    try {
+      reader.exec('BEGIN');
+      // A read makes the transaction take its snapshot now; every step of the copy reads it.
+      reader.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+      await reader.backup(tmp);
+    } finally {
+      try {
+        if (reader.inTransaction) reader.exec('ROLLBACK');
+      } finally {
+        reader.close();
+      }
+    }
   }
 
   /** The backups, newest first. */
@@ -283,10 +415,13 @@ export class BackupStore {
 
   /**
    * Restore the backup `name` into the live database: check it, read the standing query files it
-   * holds, back the current database and standing files up (`pre-restore-...`), stage a copy of the
-   * backup with the live API keys, no files' table, a new restore token and a restore-pending marker
-   * (restore.ts stageRestore), copy that in through the backup API (the one step that changes the
-   * live database), restart the retrieval change log (restartIndexes), afterRestore, `migrate` (a
+   * holds, stage a copy of the backup with the live API keys, no files' table, a new restore token
+   * and a restore-pending marker (restore.ts stageRestore), take the live database's write lock (the
+   * backup API's first, empty step; while another process holds it, tried again up to the busy
+   * timeout, then KERNEL_ERR_BUSY with nothing changed), back the current database and standing
+   * files up under that lock (`pre-restore-...`, copyNow: every write committed before the lock is
+   * in it, and none can come after), copy the staged copy in (the one step that changes the live
+   * database), restart the retrieval change log (restartIndexes), afterRestore, `migrate` (a
    * backup older than the schema is brought to the head), then finishRestore: the keys the staged
    * copy could not take (an older schema), matchFiles (the wiki page files made equal to the
    * restored rows), the standing folder made equal to the backup's files, and the marker dropped. A
@@ -308,14 +443,19 @@ export class BackupStore {
       const files = this.readFiles(file);
       const keys = this.ctx.stmt(`SELECT * FROM ${API_KEYS_TABLE} ORDER BY id`).all() as Record<string, unknown>[];
       const liveKeyColumns = (this.ctx.db.prepare(`PRAGMA table_info(${API_KEYS_TABLE})`).all() as { name: string }[]).map((c) => c.name);
-      const safety = await this.copy('pre-restore');
+      // In WAL mode the safety backup is taken under the copy's write lock (below), so it holds every
+      // write committed before the restore, and none can be committed between it and the copy. In
+      // rollback-journal mode that lock is exclusive (nothing can read under it): taken first, as before.
+      const wal = this.ctx.db.pragma('journal_mode', { simple: true }) === 'wal';
+      let safety: BackupInfo | undefined = wal ? undefined : await this.copy('pre-restore');
+      if (wal) this.flushBookkeeping();
       // Everything that can be done before the copy is done on a staged copy of the backup, marker
       // included: the copy into the live database is then the one step that changes it, and a
       // process killed after it leaves the marker for the next start (finishPending).
       const stageFile = tempNameFor(file);
       let src: Database;
       try {
-        src = stageRestore(file, stageFile, { backup: clean, safety: safety.name, keys, liveKeyColumns, files });
+        src = stageRestore(file, stageFile, { backup: clean, safety: safety?.name ?? '', keys, liveKeyColumns, files });
       } catch (err) {
         this.removeFiles(stageFile);
         throw err;
@@ -325,22 +465,43 @@ export class BackupStore {
       // no process can commit from then on, and in WAL mode this connection still reads the last
       // commit (in rollback-journal mode that lock is exclusive: the read before the copy stands).
       let top = this.hooks.changeSeqTop();
-      const wal = this.ctx.db.pragma('journal_mode', { simple: true }) === 'wal';
       let locked = false;
       try {
         stampStagedTop(src, top);
-        // One step after the first: the destination's write lock is held across as few turns of the event loop as the API allows.
-        await src.backup(this.ctx.db.name, {
-          progress: () => {
-            if (!locked && wal) top = Math.max(top, this.hooks.changeSeqTop());
-            locked = true;
-            return 0x7fffffff;
-          },
-        });
+        const waitMs = Number(this.ctx.db.pragma('busy_timeout', { simple: true })) || 0;
+        const asked = performance.now();
+        for (;;) {
+          // One step after the first: the destination's write lock is held across as few turns of the event loop as the API allows.
+          const done = await src.backup(this.ctx.db.name, {
+            progress: () => {
+              if (!locked && wal) {
+                top = Math.max(top, this.hooks.changeSeqTop());
+                // Under the lock and in this same turn: the safety backup, then its name into the staged marker.
+                safety = this.copyNow('pre-restore');
+                stampStagedSafety(src, safety.name);
+              }
+              locked = true;
+              return ALL_PAGES;
+            },
+          });
+          // A source has at least one page: none counted means the first step could not take the live
+          // database's write lock (another process holds it; better-sqlite3 answers that as done), and
+          // nothing was copied. Tried again until the busy timeout, as a write waits.
+          if (done.totalPages > 0) break;
+          const waited = performance.now() - asked;
+          if (waited >= waitMs) {
+            throw lockWaitError(this.ctx.db.name, waited, {
+              what: 'The restore',
+              written: wal ? 'nothing was restored, and no safety backup taken' : `nothing was restored (the safety backup ${safety?.name} was taken)`,
+            });
+          }
+          await new Promise((resolve) => setTimeout(resolve, RESTORE_LOCK_RETRY_MS));
+        }
       } finally {
         src.close();
         this.removeFiles(stageFile);
       }
+      if (!safety) throw new Error('restore: the copy ended without its safety backup');
       const restarted = this.restart(top);
       this.hooks.afterRestore();
       migrate?.();

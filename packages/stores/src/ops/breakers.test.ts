@@ -126,7 +126,7 @@ describe('breakers wired to the background work of Stores', () => {
   });
 
   it('backup_scheduler: failing scheduled backups open it and later ticks take none', async () => {
-    const spy = vi.spyOn(env.db, 'backup').mockRejectedValue(new Error('no space left on device'));
+    const spy = vi.spyOn(Object.getPrototypeOf(env.db) as typeof env.db, 'backup').mockRejectedValue(new Error('no space left on device'));
     for (let i = 0; i < BREAKER_THRESHOLD; i++) expect(await env.stores.backups.tick()).toBeNull();
     expect(env.stores.breakers.get('backup_scheduler').state).toBe('open');
     expect(env.stores.backups.status().scheduler.last_error).toBe('no space left on device');

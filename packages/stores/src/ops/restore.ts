@@ -104,6 +104,14 @@ export function stampStagedTop(stage: Database, top: number): void {
   stage.prepare(`UPDATE ${RESTORE_PENDING_TABLE} SET top = ? WHERE id = 1`).run(top);
 }
 
+/**
+ * Stamp the staged marker with the name of the safety backup, taken once the copy holds the live
+ * database's write lock (the staged copy is the copy's source, and none of its pages is copied yet).
+ */
+export function stampStagedSafety(stage: Database, safety: string): void {
+  stage.prepare(`UPDATE ${RESTORE_PENDING_TABLE} SET safety = ? WHERE id = 1`).run(safety);
+}
+
 /** The restore the live database holds as unfinished, or null. */
 export function readPendingRestore(db: Database): PendingRestore | null {
   if (!hasTable(db, RESTORE_PENDING_TABLE)) return null;

@@ -26,7 +26,7 @@ const fsError = (code: string, message: string) => Object.assign(new Error(messa
 describe('a backup the environment refuses', () => {
   // Regression guard, fixed: out of file descriptors, memory_backup now answered SQLite's bare "unable to open database file".
   it('names the backup file and says the process may be out of file descriptors when SQLite cannot open it, and leaves no partial file', async () => {
-    vi.spyOn(env.db, 'backup').mockRejectedValue(sqliteError('SQLITE_CANTOPEN', 'unable to open database file'));
+    vi.spyOn(Object.getPrototypeOf(env.db) as typeof env.db, 'backup').mockRejectedValue(sqliteError('SQLITE_CANTOPEN', 'unable to open database file'));
     const err = await env.stores.backups.create().catch((e: unknown) => e);
     const file = path.join(env.dir, 'backups', 'manual-20260101T000000000Z.db');
     expect(err).toMatchObject({ code: 'KERNEL_ERR_STORAGE', type: 'StorageError' });
@@ -38,7 +38,7 @@ describe('a backup the environment refuses', () => {
 
   // Regression guard, fixed: memory_backup now on a full disk answered KERNEL_ERR_TOOL_FAILED "database or disk is full".
   it('names the backup file and says to free space when the disk is full', async () => {
-    vi.spyOn(env.db, 'backup').mockRejectedValue(sqliteError('SQLITE_FULL', 'database or disk is full'));
+    vi.spyOn(Object.getPrototypeOf(env.db) as typeof env.db, 'backup').mockRejectedValue(sqliteError('SQLITE_FULL', 'database or disk is full'));
     const err = await env.stores.backups.create().catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'KERNEL_ERR_STORAGE', message: expect.stringMatching(/^taking a backup into .*manual-\d{8}T\d{9}Z\.db failed: the disk holding .*backups is full \(database or disk is full\): free space on it/) });
   });
@@ -84,7 +84,7 @@ describe('a backup the environment refuses', () => {
 describe('a replica sync the environment refuses', () => {
   // Regression guard, fixed: out of file descriptors, memory_sync_replica answered "unable to open database file".
   it('names replica.db and says the process may be out of file descriptors, leaving no temp file', async () => {
-    vi.spyOn(env.db, 'backup').mockRejectedValue(sqliteError('SQLITE_CANTOPEN', 'unable to open database file'));
+    vi.spyOn(Object.getPrototypeOf(env.db) as typeof env.db, 'backup').mockRejectedValue(sqliteError('SQLITE_CANTOPEN', 'unable to open database file'));
     const err = await env.stores.replica.sync(U).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'KERNEL_ERR_STORAGE', message: expect.stringContaining(`syncing the replica ${path.join(env.dir, 'replica.db')} failed: SQLite could not open it (unable to open database file): the process may be out of file descriptors`) });
     expect(fs.readdirSync(env.dir).filter((f) => f.startsWith('replica'))).toEqual([]);
