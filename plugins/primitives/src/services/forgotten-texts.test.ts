@@ -1,18 +1,7 @@
+import { seededRandom } from '@memory-service/kernel';
 import { describe, expect, it } from 'vitest';
 import { carriesValue, holdsStartOf, isExcerptOf } from './forgetter.js';
 import { ForgottenTexts, WINDOW } from './forgotten-texts.js';
-
-/** A small deterministic generator (mulberry32), so a failure names its seed and replays. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Few words, so texts overlap, share starts and cut each other off as real contexts do. */
 const WORDS = ['the', 'cat', 'Café', 'sat', 'on', 'a', 'mat', 'near', 'Zürich', 'CAFE', 'violin', 'lessons', 'x', '日本', 'yes'];
@@ -27,7 +16,7 @@ describe('ForgottenTexts', () => {
   it('answers as testing each text in turn with carriesValue, isExcerptOf and holdsStartOf', () => {
     const wrong: unknown[] = [];
     for (let seed = 1; seed <= 60; seed++) {
-      const next = rng(seed);
+      const next = seededRandom(seed);
       const texts = Array.from({ length: 1 + Math.floor(next() * 12) }, () => words(next, 1 + Math.floor(next() * 8)));
       const forgotten = new ForgottenTexts(texts);
       for (let k = 0; k < 150; k++) {
