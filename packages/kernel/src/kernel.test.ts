@@ -491,14 +491,14 @@ describe('a database that refuses writes', () => {
   // Regression guard, fixed (audit-o finding 4): a write waiting on another process's write lock (a long
   // memory_data import there) failed after the busy timeout with a bare KERNEL_ERR_TOOL_FAILED "database is locked".
   it('a write that gives up waiting for another process\'s write lock is a KERNEL_ERR_BUSY saying so, how long it waited and to try again later', async () => {
-    const write = (db: any) => db.prepare('INSERT INTO notes (body) VALUES (?)').run('kept');
+    const write = (db: any) => db.prepare('INSERT INTO tst_notes (body) VALUES (?)').run('kept');
     const k = await createKernel({
       dataDir: tmp(),
       logger: silentLogger(),
       plugins: [
         plugin({
           name: 'p-write',
-          migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
+          migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE tst_notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
           setup(ctx) {
             const tool = (name: string, handler: () => unknown, transaction = true) =>
               defineTool({ name, title: name, description: name, input: z.object({}), annotations: { readOnlyHint: false }, transaction, handler });
