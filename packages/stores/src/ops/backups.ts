@@ -3,12 +3,13 @@ import path from 'node:path';
 import { fileFailureError, lockWaitError, makeDirs, openSqlite, removeStaleTemps, tempNameFor } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import { StoreError, notFound, validationError } from '../errors.js';
+import { isoOf } from '../util.js';
 import { safeJoin } from '../paths.js';
 import type { Database } from '../types.js';
-import { isoOf } from '../util.js';
 import type { WikiFilesMatched } from '../wiki-files.js';
 import { readBackupFiles, saveBackupFiles, type BackupFilesSaved, type StandingFilesMatched } from './backup-files.js';
 import { API_KEYS_TABLE } from './api-keys.js';
+import { BACKUP_NAME, type BackupKind, kindOf, linkToFreeName, seqOf, stamp, timeOfName } from './backup-names.js';
 import { finishRestore, readPendingRestore, RESTORE_RESTART_MARGIN, stageRestore, stampStagedSafety, stampStagedTop, type RestoreFinished } from './restore.js';
 import type { Breaker } from './breakers.js';
 
@@ -28,19 +29,10 @@ const ALL_PAGES = 0x7fffffff;
 /** How long a restore waits between tries to take the live database's write lock while another process holds it. */
 export const RESTORE_LOCK_RETRY_MS = 25;
 
-/** The most names a backup tries at one clock time (`-2`, `-3`, ...) before giving up. */
-const MAX_SAME_TIME = 1000;
-
-/** What link() answers on a file system without hard links (FAT, some network shares). */
-const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+export { BACKUP_KINDS, BACKUP_NAME, type BackupKind } from './backup-names.js';
 
 /** The longest delay a Node timer holds (2^31 - 1 ms); a longer one is run after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
-/** A backup file name as list answers it and restore takes it. */
-export const BACKUP_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}\.db$/;
-/** The kinds of backup, each its own name prefix: `now`/the saga (manual), the scheduler, the copy taken before a restore. */
-export const BACKUP_KINDS = ['manual', 'scheduled', 'pre-restore', 'saga'] as const;
-export type BackupKind = (typeof BACKUP_KINDS)[number];
 
 export interface BackupInfo {
   name: string;
@@ -103,25 +95,6 @@ export interface BackupHooks {
   matchFiles(): WikiFilesMatched;
 }
 
-/** `20261126T152659123Z`: the clock's time, for a file name that sorts in time order. */
-function stamp(ms: number): string {
-  return isoOf(ms).replace(/[-:.]/g, '');
-}
-
-/** The time a backup name holds (`<kind>-<stamp>[-n].db`), or null. */
-function timeOfName(name: string): string | null {
-  const m = /-(\d{8})T(\d{2})(\d{2})(\d{2})(\d{3})Z(?:-\d+)?\.db$/.exec(name);
-  if (!m) return null;
-  const [, d, h, mi, s, ms] = m;
-  return `${d!.slice(0, 4)}-${d!.slice(4, 6)}-${d!.slice(6, 8)}T${h}:${mi}:${s}.${ms}Z`;
-}
-
-/** The `-n` suffix of a name taken at the same clock time as another (1 without one). */
-function seqOf(name: string): number {
-  const m = /Z-(\d+)\.db$/.exec(name);
-  return m ? Number(m[1]) : 1;
-}
-
 /** The failures of reading a backup that are the environment's, not the backup's (fileFailureError). */
 const READ_FAILURES = ['descriptors', 'cantopen', 'io'] as const;
 
@@ -135,10 +108,6 @@ function openBackup(file: string): Database {
   } catch (err) {
     throw fileFailureError(file, err, 'reading the backup', READ_FAILURES) ?? err;
   }
-}
-
-function kindOf(name: string): BackupInfo['kind'] {
-  return BACKUP_KINDS.find((k) => name.startsWith(`${k}-`)) ?? 'other';
 }
 
 /**
@@ -292,32 +261,7 @@ export class BackupStore {
     } finally {
       copy.close();
     }
-    for (let n = 1; n <= MAX_SAME_TIME; n++) {
-      const name = n === 1 ? `${base}.db` : `${base}-${n}.db`;
-      const file = path.join(this.dir, name);
-      try {
-        fs.linkSync(tmp, file);
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code ?? '';
-        if (code === 'EEXIST') continue;
-        if (!NO_HARD_LINKS.has(code)) throw err;
-        try {
-          fs.closeSync(fs.openSync(file, 'wx'));
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
-          throw e;
-        }
-        fs.renameSync(tmp, file);
-        return { ...this.info(name), standing_files: standing };
-      }
-      try {
-        fs.unlinkSync(tmp);
-      } catch {
-        // The backup is in place under its name; the temp's other name goes with the start repair.
-      }
-      return { ...this.info(name), standing_files: standing };
-    }
-    throw new StoreError('STORES_ERR_CONFLICT', `no free backup name for ${base} (${MAX_SAME_TIME} taken at that clock time); try again`);
+    return { ...this.info(linkToFreeName(tmp, this.dir, base)), standing_files: standing };
   }
 
   /**
