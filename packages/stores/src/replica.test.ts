@@ -53,4 +53,46 @@ describe('Replica', () => {
     fs.writeFileSync(path.join(env.dir, REPLICA_FILE), 'not a database');
     expect(env.stores.replica.status()).toMatchObject({ exists: true, size_bytes: 14, synced_at: null, fresh: false });
   });
+
+  // Regression guard, fixed: the sync copied with the backup API's default steps, which restart from the first page
+  // whenever another connection writes between two of them, so under a steady writer in another process it never
+  // finished (as backups did, audit-o finding 3).
+  it('a sync finishes while another process writes between its steps, holding one snapshot', async () => {
+    env.db.exec('CREATE TABLE filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+    const fill = env.db.prepare('INSERT INTO filler (body) VALUES (?)');
+    env.db.transaction(() => {
+      for (let i = 0; i < 3000; i++) fill.run(`${i} ${'x'.repeat(2000)}`);
+    })();
+    const write = env.second().db.prepare('INSERT INTO filler (body) VALUES (?)');
+    let writes = 0;
+    let stop = false;
+    const writer = (async () => {
+      while (!stop) {
+        write.run(`written during the sync ${writes++}`);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      env.stores.replica.sync(U).then((r) => ({ r })),
+      new Promise<{ r: null }>((resolve) => (timer = setTimeout(() => resolve({ r: null }), 8000))),
+    ]);
+    clearTimeout(timer);
+    const writesDuring = writes;
+    stop = true;
+    await writer;
+    expect(outcome.r, 'the sync did not finish within 8 s while the other process wrote').not.toBeNull();
+    expect(writesDuring).toBeGreaterThan(10);
+    const copy = new (sqliteDriver().Database)(path.join(env.dir, REPLICA_FILE), { readonly: true });
+    try {
+      expect(copy.pragma('quick_check', { simple: true })).toBe('ok');
+      // One snapshot: the rows there before, and a prefix of the ones written during it.
+      const ids = copy.prepare('SELECT id FROM filler ORDER BY id').pluck().all() as number[];
+      expect(ids.length).toBeGreaterThanOrEqual(3000);
+      expect(ids.length).toBeLessThanOrEqual(3000 + writesDuring);
+      expect(ids[ids.length - 1]).toBe(ids.length);
+    } finally {
+      copy.close();
+    }
+  }, 20_000);
 });

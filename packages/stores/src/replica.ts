@@ -5,6 +5,7 @@ import type { StoreContext } from './context.js';
 import { safeJoin } from './paths.js';
 import type { Scope } from './types.js';
 import { checkScope } from './util.js';
+import { snapshotInto } from './ops/snapshot-copy.js';
 
 /** The replica's file in the data dir. */
 export const REPLICA_FILE = 'replica.db';
@@ -70,7 +71,8 @@ export class Replica {
     const started = performance.now();
     const syncedAt = this.ctx.iso();
     try {
-      await this.ctx.db.backup(tmp);
+      // One snapshot held for the whole copy: under a steady writer in another process the backup API restarted it without end.
+      await snapshotInto(this.ctx, tmp);
       const copy = openSqlite(tmp);
       let rows: Counts;
       let scopeRows: Counts;

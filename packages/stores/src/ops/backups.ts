@@ -9,6 +9,7 @@ import type { Database } from '../types.js';
 import type { WikiFilesMatched } from '../wiki-files.js';
 import { readBackupFiles, saveBackupFiles, type BackupFilesSaved, type StandingFilesMatched } from './backup-files.js';
 import { API_KEYS_TABLE } from './api-keys.js';
+import { ALL_PAGES, snapshotInto } from './snapshot-copy.js';
 import { BACKUP_NAME, type BackupKind, kindOf, linkToFreeName, seqOf, stamp, timeOfName } from './backup-names.js';
 import { finishRestore, readPendingRestore, RESTORE_RESTART_MARGIN, stageRestore, stampStagedSafety, stampStagedTop, type RestoreFinished } from './restore.js';
 import type { Breaker } from './breakers.js';
@@ -22,9 +23,6 @@ export const BACKUP_DIR = 'backups';
  * taken is written to at every step).
  */
 export const STALE_TEMP_IDLE_MS = 5 * 60_000;
-
-/** better-sqlite3's backup() step size at its largest: every page in one step. */
-const ALL_PAGES = 0x7fffffff;
 
 /** How long a restore waits between tries to take the live database's write lock while another process holds it. */
 export const RESTORE_LOCK_RETRY_MS = 25;
@@ -164,7 +162,7 @@ export class BackupStore {
    * backup file (fileFailureError); the partial file is removed.
    *
    * The copy reads one snapshot of memory.db on a connection of its own that holds a read
-   * transaction for the whole copy (snapshotInto), in steps with turns of the event loop between
+   * transaction for the whole copy (snapshot-copy.ts), in steps with turns of the event loop between
    * them: SQLite's backup API restarts from the first page whenever another connection writes the
    * source between two steps, unless the source's read transaction stays open, so a backup of a
    * large database never finished while another process wrote every 200 ms. In WAL mode the held
@@ -176,7 +174,7 @@ export class BackupStore {
     // midway leaves a temp (list never shows one, the start repair removes it), never a broken backup under a backup's name.
     const tmp = tempNameFor(path.join(this.dir, `${base}.db`));
     try {
-      await this.snapshotInto(tmp);
+      await snapshotInto(this.ctx, tmp);
       return this.publish(tmp, base);
     } catch (err) {
       throw this.copyFailure(tmp, base, kind, err);
@@ -262,42 +260,6 @@ export class BackupStore {
       copy.close();
     }
     return { ...this.info(linkToFreeName(tmp, this.dir, base)), standing_files: standing };
-  }
-
-  /**
-   * Copy memory.db into `tmp` through the backup API, reading one snapshot: a read-only connection
-   * of its own holds a read transaction from before the first step to the last, so no write of
-   * another connection (another process, or this one's) restarts the copy. When memory.db's path
-   * no longer leads to the open file (moved or deleted while the server runs), or the database is
-   * no file, the live connection is the source, every page in one step (one snapshot too): that
-   * open file is what the backup must keep.
-   */
-  private async snapshotInto(tmp: string): Promise<void> {
-    let inPlace = this.ctx.db.name !== '' && this.ctx.db.name !== ':memory:' && !this.ctx.db.memory;
-    if (inPlace) {
-      try {
-        this.ctx.checkFileInPlace();
-      } catch {
-        inPlace = false;
-      }
-    }
-    if (!inPlace) {
-      await this.ctx.db.backup(tmp, { progress: () => ALL_PAGES });
-      return;
-    }
-    const reader = openSqlite(this.ctx.db.name, { readonly: true, fileMustExist: true });
-    try {
-      reader.exec('BEGIN');
-      // A read makes the transaction take its snapshot now; every step of the copy reads it.
-      reader.prepare('SELECT COUNT(*) FROM sqlite_master').get();
-      await reader.backup(tmp);
-    } finally {
-      try {
-        if (reader.inTransaction) reader.exec('ROLLBACK');
-      } finally {
-        reader.close();
-      }
-    }
   }
 
   /** The backups, newest first. */
