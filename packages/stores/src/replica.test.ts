@@ -3,7 +3,7 @@ import path from 'node:path';
 import { sqliteDriver } from '@memory-service/kernel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { REPLICA_FILE, REPLICA_FRESH_SECONDS } from './replica.js';
-import { U, U2, makeEnv, type Env } from './test-helpers.js';
+import { U, U2, copiedFiller, copyUnderSteadyWriter, makeEnv, type Env } from './test-helpers.js';
 
 let env: Env;
 beforeEach(() => {
@@ -58,41 +58,14 @@ describe('Replica', () => {
   // whenever another connection writes between two of them, so under a steady writer in another process it never
   // finished (as backups did, audit-o finding 3).
   it('a sync finishes while another process writes between its steps, holding one snapshot', async () => {
-    env.db.exec('CREATE TABLE filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
-    const fill = env.db.prepare('INSERT INTO filler (body) VALUES (?)');
-    env.db.transaction(() => {
-      for (let i = 0; i < 3000; i++) fill.run(`${i} ${'x'.repeat(2000)}`);
-    })();
-    const write = env.second().db.prepare('INSERT INTO filler (body) VALUES (?)');
-    let writes = 0;
-    let stop = false;
-    const writer = (async () => {
-      while (!stop) {
-        write.run(`written during the sync ${writes++}`);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    })();
-    let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([
-      env.stores.replica.sync(U).then((r) => ({ r })),
-      new Promise<{ r: null }>((resolve) => (timer = setTimeout(() => resolve({ r: null }), 8000))),
-    ]);
-    clearTimeout(timer);
-    const writesDuring = writes;
-    stop = true;
-    await writer;
-    expect(outcome.r, 'the sync did not finish within 8 s while the other process wrote').not.toBeNull();
+    const { result, writesDuring } = await copyUnderSteadyWriter(env, () => env.stores.replica.sync(U));
+    expect(result, 'the sync did not finish within 8 s while the other process wrote').not.toBeNull();
     expect(writesDuring).toBeGreaterThan(10);
-    const copy = new (sqliteDriver().Database)(path.join(env.dir, REPLICA_FILE), { readonly: true });
-    try {
-      expect(copy.pragma('quick_check', { simple: true })).toBe('ok');
-      // One snapshot: the rows there before, and a prefix of the ones written during it.
-      const ids = copy.prepare('SELECT id FROM filler ORDER BY id').pluck().all() as number[];
-      expect(ids.length).toBeGreaterThanOrEqual(3000);
-      expect(ids.length).toBeLessThanOrEqual(3000 + writesDuring);
-      expect(ids[ids.length - 1]).toBe(ids.length);
-    } finally {
-      copy.close();
-    }
+    const copy = copiedFiller(path.join(env.dir, REPLICA_FILE));
+    expect(copy.quickCheck).toBe('ok');
+    // One snapshot: the rows there before, and a prefix of the ones written during it.
+    expect(copy.ids.length).toBeGreaterThanOrEqual(3000);
+    expect(copy.ids.length).toBeLessThanOrEqual(3000 + writesDuring);
+    expect(copy.ids[copy.ids.length - 1]).toBe(copy.ids.length);
   }, 20_000);
 });

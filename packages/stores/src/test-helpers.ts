@@ -101,3 +101,47 @@ export function thrownBy(fn: () => unknown): StoreError {
 /** A text in Unicode NFC and in NFD: the two forms of one name that look the same. */
 export const nfc = (t: string): string => t.normalize('NFC');
 export const nfd = (t: string): string => t.normalize('NFD');
+
+/**
+ * Run `copy` (a backup, a replica sync) over a database of 3,000 rows of 2 KB in a `filler` table
+ * while another connection on the same file (another process) inserts a row at every turn of the
+ * event loop; `result` is null when the copy had not finished after 8 s. `writesDuring` counts the
+ * rows written while it ran.
+ */
+export async function copyUnderSteadyWriter<T>(env: Env, copy: () => Promise<T>): Promise<{ result: T | null; writesDuring: number }> {
+  env.db.exec('CREATE TABLE filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
+  const fill = env.db.prepare('INSERT INTO filler (body) VALUES (?)');
+  env.db.transaction(() => {
+    for (let i = 0; i < 3000; i++) fill.run(`${i} ${'x'.repeat(2000)}`);
+  })();
+  const write = env.second().db.prepare('INSERT INTO filler (body) VALUES (?)');
+  let writes = 0;
+  let stop = false;
+  const writer = (async () => {
+    while (!stop) {
+      write.run(`written during the copy ${writes++}`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const result = await Promise.race([copy(), new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 8000)))]);
+  clearTimeout(timer);
+  const writesDuring = writes;
+  stop = true;
+  await writer;
+  return { result, writesDuring };
+}
+
+/** What a copy made by copyUnderSteadyWriter holds: its journal mode, its quick_check and the filler ids in order. */
+export function copiedFiller(file: string): { journalMode: unknown; quickCheck: unknown; ids: number[] } {
+  const copy = openSqlite(file, { readonly: true, fileMustExist: true });
+  try {
+    return {
+      journalMode: copy.pragma('journal_mode', { simple: true }),
+      quickCheck: copy.pragma('quick_check', { simple: true }),
+      ids: copy.prepare('SELECT id FROM filler ORDER BY id').pluck().all() as number[],
+    };
+  } finally {
+    copy.close();
+  }
+}

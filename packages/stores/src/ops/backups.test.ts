@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { retrievalSnapshotsSchema } from '../migrations/retrieval-snapshots.js';
 import { SNAPSHOT_DIR } from '../retrieval/index-sync.js';
 import { removeLeftTemps } from '../stale-temps.js';
-import { makeEnv, U, type Env } from '../test-helpers.js';
+import { copiedFiller, copyUnderSteadyWriter, makeEnv, U, type Env } from '../test-helpers.js';
 import { readPendingRestore } from './restore.js';
 
 let env: Env;
@@ -258,45 +258,16 @@ describe('BackupStore', () => {
   // Regression guard, fixed (audit-o finding 3): the backup API restarted from the first page whenever another
   // process wrote between two of its steps, so a backup of a large database never finished under a steady writer.
   it('a backup finishes while another process writes between its steps, holding one snapshot and blocking none of the writes', async () => {
-    env.db.exec('CREATE TABLE filler (id INTEGER PRIMARY KEY, body TEXT NOT NULL)');
-    const fill = env.db.prepare('INSERT INTO filler (body) VALUES (?)');
-    env.db.transaction(() => {
-      for (let i = 0; i < 3000; i++) fill.run(`${i} ${'x'.repeat(2000)}`);
-    })();
-    // Another process (its own connection) writes at every turn of the event loop while the backup runs.
-    const other = env.second().db;
-    const write = other.prepare('INSERT INTO filler (body) VALUES (?)');
-    let writes = 0;
-    let stop = false;
-    const writer = (async () => {
-      while (!stop) {
-        write.run(`written during the backup ${writes++}`);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    })();
-    let timer: NodeJS.Timeout | undefined;
-    const outcome = await Promise.race([
-      env.stores.backups.create().then((info) => ({ info })),
-      new Promise<{ info: null }>((resolve) => (timer = setTimeout(() => resolve({ info: null }), 8000))),
-    ]);
-    clearTimeout(timer);
-    const writesDuring = writes;
-    stop = true;
-    await writer;
-    expect(outcome.info, 'the backup did not finish within 8 s while the other process wrote').not.toBeNull();
+    const { result: info, writesDuring } = await copyUnderSteadyWriter(env, () => env.stores.backups.create());
+    expect(info, 'the backup did not finish within 8 s while the other process wrote').not.toBeNull();
     expect(writesDuring).toBeGreaterThan(10);
-    const copy = openSqlite(path.join(env.dir, 'backups', outcome.info!.name), { readonly: true, fileMustExist: true });
-    try {
-      expect(copy.pragma('journal_mode', { simple: true })).toBe('delete');
-      expect(copy.pragma('quick_check', { simple: true })).toBe('ok');
-      // One snapshot: the rows there before, and a prefix of the ones written during it.
-      const ids = copy.prepare('SELECT id FROM filler ORDER BY id').pluck().all() as number[];
-      expect(ids.length).toBeGreaterThanOrEqual(3000);
-      expect(ids.length).toBeLessThanOrEqual(3000 + writesDuring);
-      expect(ids[ids.length - 1]).toBe(ids.length);
-    } finally {
-      copy.close();
-    }
+    const copy = copiedFiller(path.join(env.dir, 'backups', info!.name));
+    expect(copy.journalMode).toBe('delete');
+    expect(copy.quickCheck).toBe('ok');
+    // One snapshot: the rows there before, and a prefix of the ones written during it.
+    expect(copy.ids.length).toBeGreaterThanOrEqual(3000);
+    expect(copy.ids.length).toBeLessThanOrEqual(3000 + writesDuring);
+    expect(copy.ids[copy.ids.length - 1]).toBe(copy.ids.length);
   }, 20_000);
 
   // Regression guard, fixed (audit-o finding 6): two processes taking a backup at the same clock time both found
