@@ -25,7 +25,8 @@ import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-p
 import { checkWellFormed } from './well-formed.js';
 import { checkNoProtoKeys } from './proto-keys.js';
 import { Storage } from './storage.js';
-import { tierScope } from './schema-scope.js';
+import { pluginStorage } from './plugin-storage.js';
+import { pluginContainer, restoreContainer, snapshotContainer } from './plugin-container.js';
 import { storageFailureError, type StorageFailureOptions } from './storage-failures.js';
 import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
 import { ToolCallStats } from './call-stats.js';
@@ -175,10 +176,14 @@ export class Kernel {
     }
     if (!this.tierOrder.includes(plugin.tier)) this.tierOrder.push(plugin.tier);
     const reg: Registration = { tools: [], hooks: new Set(), failed: false };
+    // What the container holds, put back if the setup fails (plugin-container.ts).
+    const container = snapshotContainer(this.container);
+    const storage = pluginStorage(this.storage, plugin);
     let timer: NodeJS.Timeout | undefined;
     try {
-      // A plugin's migrations may touch only the schema objects named with its tier (schema-scope.ts).
-      if (plugin.migrations?.length) this.storage.migrate(plugin.name, plugin.migrations, tierScope(plugin.tier));
+      // A plugin's migrations may touch only the schema objects named with its tier that no other
+      // owner made (schema-scope.ts, schema-owners.ts); so may those it runs itself (ctx.storage).
+      if (plugin.migrations?.length) storage.migrate(plugin.name, plugin.migrations);
       // A referenced timer: a setup waiting on nothing would otherwise let the process end in silence.
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(
@@ -186,13 +191,14 @@ export class Kernel {
           this.setupTimeoutMs,
         );
       });
-      await Promise.race([plugin.setup(this.contextFor(plugin, reg)), timeout]);
+      await Promise.race([plugin.setup(this.contextFor(plugin, reg, storage)), timeout]);
     } catch (err) {
       // Nothing of a failed plugin stays: its tools, taps and tiers go, and a setup still running
       // (timed out) cannot add more.
       reg.failed = true;
       for (const name of reg.tools) this.toolMap.delete(name);
       for (const hook of reg.hooks) untap(hook, plugin.name);
+      restoreContainer(this.container, container);
       this.tierOrder.splice(tiersBefore);
       this.plugins.delete(plugin.name);
       const cause = toMemoryError(err, plugin.name);
@@ -205,7 +211,7 @@ export class Kernel {
     }
   }
 
-  private contextFor(plugin: PluginDefinition, reg: Registration): PluginContext {
+  private contextFor(plugin: PluginDefinition, reg: Registration, storage: Storage): PluginContext {
     // Inside a tool call's transaction, a tap or event handler that throws has its own writes undone (a savepoint).
     // (Boxed: better-sqlite3 refuses a transaction function that answers a promise, as an async tap does.)
     const atomic = <T>(fn: () => T): T => (this.storage.db.inTransaction ? this.storage.transaction(() => ({ value: fn() })).value : fn());
@@ -224,9 +230,11 @@ export class Kernel {
       dataDir: this.dataDir,
       config: this.config,
       clock: this.clock,
-      storage: this.storage,
+      storage,
       db: this.storage.db,
-      container: this.container,
+      container: pluginContainer(this.container, () =>
+        reg.failed ? new MemoryError('KERNEL_ERR_PLUGIN_SETUP', `Plugin ${plugin.name} failed in setup; it can no longer register services in the container`, { plugin: plugin.name }) : undefined,
+      ),
       hooks,
       logger: pluginLogger(this.logger, plugin.name),
       tools: {
