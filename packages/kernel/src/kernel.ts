@@ -199,8 +199,8 @@ export class Kernel {
       });
       await Promise.race([plugin.setup(pluginContext(this.contextHost, plugin, reg, storage)), timeout]);
     } catch (err) {
-      // Nothing of a failed plugin stays: its tools, taps and tiers go, and a setup still running
-      // (timed out) cannot add more.
+      // Nothing of a failed plugin stays: its tools, taps, tiers and container registrations go
+      // (what they replaced comes back), and a setup still running (timed out) cannot add more.
       reg.failed = true;
       for (const name of reg.tools) this.registry.byName.delete(name);
       for (const hook of reg.hooks) untap(hook, plugin.name);

@@ -105,3 +105,16 @@ describe('a database migrated before owners were recorded', () => {
     expect(k.storage.db.prepare("SELECT name FROM sqlite_master WHERE name = 'graph_nodes'").all()).toHaveLength(1);
   });
 });
+
+it('a database put in place without the owner tables (a backup made before them, restored) gets them at the next migrate, its owners as legacy', () => {
+  const st = new Storage(scratchpad.dir(), { logger: silentLogger() });
+  try {
+    st.migrate(CORE, coreMigrations);
+    st.db.exec('DROP TABLE kernel_schema_owners; DROP TABLE kernel_schema_legacy');
+    expect(st.migrate('core-two', [{ id: 1, name: 'more', up: (db) => db.exec('CREATE TABLE graph_edges (id INTEGER PRIMARY KEY)') }])).toEqual([1]);
+    expect(ownerOf(st.db, 'graph_edges')).toBe('core-two');
+    expect(st.db.prepare('SELECT owner FROM kernel_schema_legacy').all()).toEqual([{ owner: CORE }]);
+  } finally {
+    st.close();
+  }
+});

@@ -472,6 +472,8 @@ export class Storage implements TransactionHost {
       );
     }
     this.known.set(owner, sorted);
+    // Made at open; again here for a database put in place since (a backup from before them, restored).
+    ensureOwnerTables(this.db);
     if (scope) this.scopes.set(owner, scope);
     scope ??= this.scopes.get(owner);
     const applied: number[] = [];
