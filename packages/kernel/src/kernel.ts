@@ -4,39 +4,26 @@ import { systemClock, type Clock } from './clock.js';
 import { Config, type ConfigData } from './config.js';
 import { checkSections } from './config-check.js';
 import { MemoryError, shownValue, toMemoryError } from './errors.js';
-import {
-  createHooks,
-  isLifecycleEvent,
-  callTap,
-  LIFECYCLE_EVENTS,
-  pluginHooks,
-  type EventContext,
-  type EventResults,
-  type Hooks,
-  type Layer,
-  type LifecycleEvent,
-} from './hooks.js';
-import { pluginLogger, stderrLogger, type Logger } from './logger.js';
-import { once, settlesWithin } from './util.js';
-import { safeJoin } from './paths.js';
+import { createHooks, isLifecycleEvent, LIFECYCLE_EVENTS, type EventContext, type EventResults, type Hooks, type Layer, type LifecycleEvent } from './hooks.js';
+import { stderrLogger, type Logger } from './logger.js';
 import { z } from './zod.js';
-import { checkPluginDefinition, type PluginContext, type PluginDefinition } from './plugin.js';
+import { checkPluginDefinition, type PluginDefinition } from './plugin.js';
 import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-payloads.js';
 import { checkWellFormed } from './well-formed.js';
 import { checkNoProtoKeys } from './proto-keys.js';
 import { Storage } from './storage.js';
-import { tierScope } from './schema-scope.js';
-import { storageFailureError, type StorageFailureOptions } from './storage-failures.js';
-import { readToolSchemas, type ToolJsonSchemas } from './tool-schemas.js';
-import { ToolCallStats } from './call-stats.js';
-import { CATALOG_TOOL, DISPATCHER_PREFIX, dispatcherName } from './surface.js';
-import { RESERVED_EXPOSE_TOKENS } from './exposure.js';
-import { checkOutput, checkToolDefinition, isPromiseLike, layerSchema, parseArgs, userIdSchema, validationError, withKeysGivenInstead, withToolFields, type RegisteredTool, type ToolCallContext, type ToolDefinition } from './tools.js';
+import { pluginStorage } from './plugin-storage.js';
+import { restoreContainer, snapshotContainer } from './plugin-container.js';
+import { pluginContext, untap, type ContextHost, type Registration } from './plugin-context.js';
+import type { StorageFailureOptions } from './storage-failures.js';
+import { ToolRegistry } from './tool-registry.js';
+import { callFailure, runTool, type CallHost } from './tool-call.js';
+import { Inflight, runCloseTaps, runReadyTaps } from './kernel-lifecycle.js';
+import { layerSchema, userIdSchema, validationError, type RegisteredTool, type ToolCallContext } from './tools.js';
+import { KERNEL_VERSION } from './version.js';
 
-/** The kernel's own version; plugins declare the range they work with. */
-export const KERNEL_VERSION = '1.0.0';
-/** The service (API) version reported by /health. */
-export const SERVICE_VERSION = '1.8.0';
+export { KERNEL_VERSION, SERVICE_VERSION } from './version.js';
+export { stillRunning } from './kernel-lifecycle.js';
 
 export interface KernelOptions {
   dataDir: string;
@@ -102,15 +89,15 @@ export class Kernel {
   /** Set as ready() starts: from then on no plugin, tool or tap registers (ready taps included). */
   private sealed = false;
   private readonly plugins = new Map<string, PluginDefinition>();
-  private readonly toolMap = new Map<string, RegisteredTool>();
-  /** Per plugin with a toolSchemas file: its schemas, read on first use (undefined when unusable). */
-  private readonly schemaFiles = new Map<string, () => Map<string, ToolJsonSchemas> | undefined>();
-  private readonly tierOrder: string[] = [];
+  private readonly registry: ToolRegistry;
   /** Calls, events and taps still running, each with what it is (close() names those that never settle). */
-  private readonly inflight = new Map<Promise<unknown>, string>();
+  private readonly inflight = new Inflight();
   private readonly setupTimeoutMs: number;
   private readonly closeWaitMs: number;
   private readonly hookTapTimeoutMs: number;
+  /** What a tool call and a plugin's context reach of the kernel (tool-call.ts, plugin-context.ts). */
+  private readonly callHost: CallHost;
+  private readonly contextHost: ContextHost;
 
   constructor(opts: KernelOptions) {
     this.dataDir = opts.dataDir;
@@ -121,6 +108,7 @@ export class Kernel {
     this.config = Config.load(opts.dataDir, opts.config);
     this.hookTapTimeoutMs = opts.hookTapTimeoutMs ?? this.config.integer('hooks.tap_timeout_ms', HOOK_TAP_TIMEOUT_MS, 100, 600_000);
     this.storage = new Storage(opts.dataDir, { logger: this.logger });
+    this.registry = new ToolRegistry(this.logger);
     this.hooks = createHooks();
     this.container = createContainer({ injectionMode: InjectionMode.PROXY, strict: true });
     this.container.register({
@@ -133,6 +121,25 @@ export class Kernel {
       dataDir: asValue(this.dataDir),
       hooks: asValue(this.hooks),
     });
+    this.callHost = {
+      storage: this.storage,
+      failure: (err, plugin, failureOpts) => this.failure(err, plugin, failureOpts),
+      track: (work, what) => this.track(work, what),
+    };
+    this.contextHost = {
+      dataDir: this.dataDir,
+      config: this.config,
+      clock: this.clock,
+      storage: this.storage,
+      hooks: this.hooks,
+      logger: this.logger,
+      container: this.container,
+      hookTapTimeoutMs: this.hookTapTimeoutMs,
+      sealed: () => this.sealed,
+      track: (work, what) => this.track(work, what),
+      failure: (err, plugin) => this.failure(err, plugin),
+      addTool: (plugin, tool) => this.registry.add(plugin, tool, this.sealed),
+    };
   }
 
   get state(): KernelState {
@@ -141,7 +148,7 @@ export class Kernel {
 
   /** Tiers in registration order (first-party and third-party). */
   get tiers(): string[] {
-    return [...this.tierOrder];
+    return [...this.registry.tierOrder];
   }
 
   get pluginNames(): string[] {
@@ -167,18 +174,22 @@ export class Kernel {
       );
     }
     this.plugins.set(plugin.name, plugin);
-    const tiersBefore = this.tierOrder.length;
-    const tierProblem = this.tierProblem(plugin.tier);
+    const tiersBefore = this.registry.tierOrder.length;
+    const tierProblem = this.registry.tierProblem(plugin.tier);
     if (tierProblem) {
       this.plugins.delete(plugin.name);
       throw new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${plugin.name}: tier "${plugin.tier}" ${tierProblem}`, { plugin: plugin.name, field: 'tier' });
     }
-    if (!this.tierOrder.includes(plugin.tier)) this.tierOrder.push(plugin.tier);
+    if (!this.registry.tierOrder.includes(plugin.tier)) this.registry.tierOrder.push(plugin.tier);
     const reg: Registration = { tools: [], hooks: new Set(), failed: false };
+    // What the container holds, put back if the setup fails (plugin-container.ts).
+    const container = snapshotContainer(this.container);
+    const storage = pluginStorage(this.storage, plugin);
     let timer: NodeJS.Timeout | undefined;
     try {
-      // A plugin's migrations may touch only the schema objects named with its tier (schema-scope.ts).
-      if (plugin.migrations?.length) this.storage.migrate(plugin.name, plugin.migrations, tierScope(plugin.tier));
+      // A plugin's migrations may touch only the schema objects named with its tier that no other
+      // owner made (schema-scope.ts, schema-owners.ts); so may those it runs itself (ctx.storage).
+      if (plugin.migrations?.length) storage.migrate(plugin.name, plugin.migrations);
       // A referenced timer: a setup waiting on nothing would otherwise let the process end in silence.
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(
@@ -186,14 +197,15 @@ export class Kernel {
           this.setupTimeoutMs,
         );
       });
-      await Promise.race([plugin.setup(this.contextFor(plugin, reg)), timeout]);
+      await Promise.race([plugin.setup(pluginContext(this.contextHost, plugin, reg, storage)), timeout]);
     } catch (err) {
-      // Nothing of a failed plugin stays: its tools, taps and tiers go, and a setup still running
-      // (timed out) cannot add more.
+      // Nothing of a failed plugin stays: its tools, taps, tiers and container registrations go
+      // (what they replaced comes back), and a setup still running (timed out) cannot add more.
       reg.failed = true;
-      for (const name of reg.tools) this.toolMap.delete(name);
+      for (const name of reg.tools) this.registry.byName.delete(name);
       for (const hook of reg.hooks) untap(hook, plugin.name);
-      this.tierOrder.splice(tiersBefore);
+      restoreContainer(this.container, container);
+      this.registry.tierOrder.splice(tiersBefore);
       this.plugins.delete(plugin.name);
       const cause = toMemoryError(err, plugin.name);
       throw new MemoryError('KERNEL_ERR_PLUGIN_SETUP', `Plugin ${plugin.name} failed in setup: ${cause.message}`, {
@@ -205,155 +217,13 @@ export class Kernel {
     }
   }
 
-  private contextFor(plugin: PluginDefinition, reg: Registration): PluginContext {
-    // Inside a tool call's transaction, a tap or event handler that throws has its own writes undone (a savepoint).
-    // (Boxed: better-sqlite3 refuses a transaction function that answers a promise, as an async tap does.)
-    const atomic = <T>(fn: () => T): T => (this.storage.db.inTransaction ? this.storage.transaction(() => ({ value: fn() })).value : fn());
-    const hooks = pluginHooks(this.hooks, plugin.name, {
-      logger: this.logger,
-      atomic,
-      track: (work, hook) => this.track(work, `${plugin.name}'s tap on ${hook}`),
-      canTap: () => !this.sealed && !reg.failed,
-      tapped: (hook) => reg.hooks.add(hook),
-      tapTimeoutMs: this.hookTapTimeoutMs,
-    });
-    return Object.freeze({
-      name: plugin.name,
-      tier: plugin.tier,
-      kernelVersion: KERNEL_VERSION,
-      dataDir: this.dataDir,
-      config: this.config,
-      clock: this.clock,
-      storage: this.storage,
-      db: this.storage.db,
-      container: this.container,
-      hooks,
-      logger: pluginLogger(this.logger, plugin.name),
-      tools: {
-        register: (tool: ToolDefinition<any, any>) => {
-          if (reg.failed) {
-            throw new MemoryError('KERNEL_ERR_PLUGIN_SETUP', `Plugin ${plugin.name} failed in setup; its tool ${tool?.name} is not registered`, { plugin: plugin.name });
-          }
-          this.addTool(plugin, tool);
-          reg.tools.push(tool.name);
-        },
-      },
-      onEvent: (event: LifecycleEvent, handler: (e: EventContext) => unknown) => {
-        if (!isLifecycleEvent(event)) {
-          throw new MemoryError('KERNEL_ERR_HOOK_UNKNOWN', `Unknown lifecycle event ${shownValue(event)}; known events: ${LIFECYCLE_EVENTS.join(', ')}`, {
-            plugin: plugin.name,
-            field: 'event',
-            accepted: LIFECYCLE_EVENTS,
-          });
-        }
-        if (typeof handler !== 'function') {
-          throw new MemoryError('KERNEL_ERR_PLUGIN_INVALID', `Plugin ${plugin.name}: the handler of ${event} must be a function`, { plugin: plugin.name, field: 'handler' });
-        }
-        // One plugin's failing handler answers an error under its name; the other handlers still run.
-        hooks[event].tapPromise(plugin.name, async (results: EventResults, ctx: EventContext) => {
-          let answer: unknown;
-          try {
-            answer = await atomic(() => handler(ctx));
-            // An answer JSON cannot carry (a BigInt, a cycle) is this handler's failure, not the whole event's.
-            JSON.stringify(answer);
-          } catch (err) {
-            const e = this.failure(err, plugin.name);
-            // One line, as for a tool (a storage failure's message says all there is to say).
-            if (e.code === 'KERNEL_ERR_TOOL_FAILED' || e.code === 'KERNEL_ERR_STORAGE' || e.code === 'KERNEL_ERR_BUSY') this.logger.error(`${plugin.name} failed on ${event}: ${e.message}`);
-            answer = { error: e.toJSON() };
-          }
-          return { ...results, [plugin.name]: answer };
-        });
-      },
-      track: <T>(work: Promise<T>) => this.track(work, `${plugin.name}'s tracked work`),
-      resolvePath: (...segments: string[]) => safeJoin(this.dataDir, ...segments),
-    });
-  }
-
-  private addTool(plugin: PluginDefinition, tool: ToolDefinition): void {
-    // A tool given as a plain object (not through defineTool) is held to the same checks.
-    try {
-      checkToolDefinition(tool);
-    } catch (err) {
-      (err as MemoryError).plugin = plugin.name;
-      throw err;
-    }
-    if (this.sealed) {
-      throw new MemoryError('KERNEL_ERR_AFTER_READY', `Cannot register tool ${tool.name} after ready`, { plugin: plugin.name });
-    }
-    if (this.toolMap.has(tool.name)) {
-      const owner = this.toolMap.get(tool.name)!.plugin;
-      throw new MemoryError('KERNEL_ERR_TOOL_DUPLICATE', `Tool ${tool.name} is already registered by ${owner}`, {
-        plugin: plugin.name,
-      });
-    }
-    if (tool.name === CATALOG_TOOL || tool.name.startsWith(DISPATCHER_PREFIX)) {
-      throw new MemoryError(
-        'KERNEL_ERR_TOOL_INVALID',
-        `Tool name ${tool.name} is reserved for MEMORY_META's catalogue and tier dispatchers (${CATALOG_TOOL}, ${DISPATCHER_PREFIX}<tier>); choose another name`,
-        { plugin: plugin.name, field: 'name' },
-      );
-    }
-    const tiers = new Set(tool.tiers?.length ? tool.tiers : [plugin.tier]);
-    if (tool.name.startsWith('wiki_')) tiers.add('wiki');
-    for (const t of tiers) {
-      const problem = this.tierProblem(t);
-      if (problem) throw new MemoryError('KERNEL_ERR_TOOL_INVALID', `Tool ${tool.name}: tier "${t}" ${problem}`, { plugin: plugin.name, field: 'tiers' });
-    }
-    for (const t of tiers) if (!this.tierOrder.includes(t)) this.tierOrder.push(t);
-    const schemas = this.schemaFile(plugin);
-    this.toolMap.set(
-      tool.name,
-      withToolFields(tool, {
-        tiers: [...tiers],
-        plugin: plugin.name,
-        jsonSchemas: schemas && (() => schemas()?.get(tool.name)),
-        calls: new ToolCallStats(),
-        annotations: {
-          readOnlyHint: tool.annotations.readOnlyHint,
-          destructiveHint: tool.annotations.destructiveHint ?? !tool.annotations.readOnlyHint,
-          idempotentHint: tool.annotations.idempotentHint ?? tool.annotations.readOnlyHint,
-          openWorldHint: tool.annotations.openWorldHint ?? false,
-        },
-      }),
-    );
-  }
-
-  /**
-   * Why a tier name cannot be added, or null: a MEMORY_EXPOSE preset token would never select it,
-   * and two tiers with one dispatcher name (`a-b` and `a_b`) would list two tools of one name.
-   */
-  private tierProblem(tier: string): string | null {
-    if (this.tierOrder.includes(tier)) return null;
-    if (typeof tier !== 'string' || !tier) return 'must be a non-empty string';
-    if (RESERVED_EXPOSE_TOKENS.includes(tier)) return `is a MEMORY_EXPOSE preset token (${RESERVED_EXPOSE_TOKENS.join(', ')}); choose another tier name`;
-    const clash = this.tierOrder.find((t) => dispatcherName(t) === dispatcherName(tier));
-    return clash ? `has the same MEMORY_META dispatcher name (${dispatcherName(tier)}) as tier "${clash}"; choose another tier name` : null;
-  }
-
-  /** The reader of a plugin's toolSchemas file, shared by its tools; undefined when it names none. */
-  private schemaFile(plugin: PluginDefinition): (() => Map<string, ToolJsonSchemas> | undefined) | undefined {
-    const file = plugin.toolSchemas;
-    if (!file) return undefined;
-    let read = this.schemaFiles.get(plugin.name);
-    if (!read) {
-      read = once(() => {
-        const schemas = readToolSchemas(file, plugin.name);
-        if (!schemas) this.logger.warn(`${plugin.name}: tool schemas file ${file.pathname} is missing or not usable; converting the zod schemas`);
-        return schemas;
-      });
-      this.schemaFiles.set(plugin.name, read);
-    }
-    return read;
-  }
-
   /** Every registered tool, in registration order. */
   tools(): RegisteredTool[] {
-    return [...this.toolMap.values()];
+    return this.registry.list();
   }
 
   getTool(name: string): RegisteredTool | undefined {
-    return this.toolMap.get(name);
+    return this.registry.get(name);
   }
 
   async ready(): Promise<void> {
@@ -363,29 +233,8 @@ export class Kernel {
     // The plugin set is known now: a config section no plugin reads is a mistake to name at start.
     checkSections(this.config.data, [...this.plugins.values()].flatMap((p) => [p.tier, p.name]));
     this.sealed = true;
-    await this.runReadyTaps();
+    await runReadyTaps(this.hooks, this.setupTimeoutMs);
     this.stateValue = 'ready';
-  }
-
-  /**
-   * The ready hook's taps in order, each given at most the setup limit (setupTimeoutMs, 30 s by
-   * default): one that never settles fails the start naming its plugin, as a setup that never
-   * settles does. The hook's own series call waited for it for ever, and with nothing else pending
-   * the process ended with code 0, without a word and without answering initialize. The timer is
-   * referenced, so the process waits for it.
-   */
-  private async runReadyTaps(): Promise<void> {
-    const taps = [...(this.hooks.ready as unknown as { taps: { name: string; type: string; fn: (...a: unknown[]) => unknown }[] }).taps];
-    for (const tap of taps) {
-      // A tap's error is already a setup error naming its plugin (hooks.ts, guarded): thrown on.
-      if (!(await settlesWithin(callTap(tap), this.setupTimeoutMs))) {
-        throw new MemoryError(
-          'KERNEL_ERR_PLUGIN_SETUP',
-          `Plugin ${tap.name} failed on ready: its ready tap did not finish within ${this.setupTimeoutMs / 1000} s (a ready tap must not wait on work that never ends)`,
-          { plugin: tap.name },
-        );
-      }
-    }
   }
 
   private assertOpen(): void {
@@ -409,80 +258,16 @@ export class Kernel {
    */
   callToolNow(name: string, args: unknown, call: ToolCallContext = FULL_ACCESS): unknown {
     this.assertOpen();
-    const tool = this.toolMap.get(name);
+    const tool = this.registry.byName.get(name);
     if (!tool) {
-      throw new MemoryError('KERNEL_ERR_TOOL_UNKNOWN', `Unknown tool "${name}"`, { field: 'name', accepted: [...this.toolMap.keys()] });
+      throw new MemoryError('KERNEL_ERR_TOOL_UNKNOWN', `Unknown tool "${name}"`, { field: 'name', accepted: [...this.registry.byName.keys()] });
     }
-    // Every call of a registered tool is counted here, whatever the transport (call-stats.ts): a
-    // clock read now and one when it settles, nothing allocated.
-    const stats = tool.calls;
-    const start = performance.now();
-    let out: unknown;
-    try {
-      const parsed = parseArgs(tool, args);
-      if (tool.annotations.readOnlyHint || tool.transaction === false) {
-        try {
-          out = tool.handler(parsed, call);
-        } catch (err) {
-          throw withKeysGivenInstead(this.failure(err, tool.plugin, { elapsedMs: performance.now() - start }), tool, args);
-        }
-        if (!isPromiseLike(out)) {
-          const value = checkOutput(tool, out);
-          stats.done(true, start);
-          return value;
-        }
-      } else {
-        // better-sqlite3 refuses a transaction function that answers a promise: it is boxed.
-        let answer: { value: unknown } | { promise: PromiseLike<unknown> };
-        try {
-          answer = this.storage.transaction(() => {
-            const value = tool.handler(parsed, call);
-            return isPromiseLike(value) ? { promise: value } : { value: checkOutput(tool, value) };
-          });
-        } catch (err) {
-          // The call's transaction was rolled back (a savepoint, inside an open one): none of its writes stay.
-          throw withKeysGivenInstead(this.failure(err, tool.plugin, { rolledBack: true, elapsedMs: performance.now() - start }), tool, args);
-        }
-        if ('value' in answer) {
-          stats.done(true, start);
-          return answer.value;
-        }
-        out = answer.promise;
-      }
-    } catch (err) {
-      stats.done(false, start);
-      throw err;
-    }
-    return this.track(Promise.resolve(out), `tool ${name} (plugin ${tool.plugin})`).then(
-      (value) => {
-        let checked: unknown;
-        try {
-          checked = checkOutput(tool, value);
-        } catch (err) {
-          stats.done(false, start);
-          throw err;
-        }
-        stats.done(true, start);
-        return checked;
-      },
-      (err: unknown) => {
-        stats.done(false, start);
-        throw withKeysGivenInstead(this.failure(err, tool.plugin, { elapsedMs: performance.now() - start }), tool, args);
-      },
-    );
+    return runTool(this.callHost, tool, args, call, name);
   }
 
-  /**
-   * What a tool or event handler threw, as a coded error carrying the plugin's name: a statement the
-   * database refused (read-only, damaged, moved, the disk full, an I/O error) is a KERNEL_ERR_STORAGE
-   * naming memory.db and what to do, a write that gave up waiting for another process's write lock
-   * a KERNEL_ERR_BUSY saying so (storageFailureError); `rolledBack` when the call's writes were all
-   * in its transaction, rolled back; `elapsedMs` how long the call had run.
-   */
+  /** What a tool or event handler threw, as a coded error carrying the plugin's name (callFailure, tool-call.ts). */
   private failure(err: unknown, plugin: string, opts: StorageFailureOptions = {}): MemoryError {
-    const storage = storageFailureError(this.storage.file, err, opts);
-    if (storage && !storage.plugin) storage.plugin = plugin;
-    return storage ?? toMemoryError(err, plugin);
+    return callFailure(this.storage.file, err, plugin, opts);
   }
 
   /** callToolNow, always answering with a promise. */
@@ -520,48 +305,9 @@ export class Kernel {
     return { event, layer: eventLayer, user_id, results };
   }
 
-  /**
-   * Wait for the calls and events still running (and those they start) for at most closeWaitMs;
-   * then say how many never settled, and go on closing without them.
-   */
-  private async settleInflight(): Promise<void> {
-    const deadline = Date.now() + this.closeWaitMs;
-    while (this.inflight.size) {
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        this.logger.warn(
-          `closing with ${this.inflight.size} call(s) or event(s) still running after ${this.closeWaitMs} ms (${stillRunning([...this.inflight.values()])}): a tool call, hook tap or event handler that never settles`,
-        );
-        return;
-      }
-      await settlesWithin(Promise.allSettled([...this.inflight.keys()]), left);
-    }
-  }
-
-  /**
-   * The close hook's taps in order, each given at most closeWaitMs: one that never settles is named
-   * on the logger and left behind, and the taps after it still run (the hook's own series call
-   * waited for it for ever, and the database was never closed).
-   */
-  private async runCloseTaps(): Promise<void> {
-    const taps = [...(this.hooks.close as unknown as { taps: { name: string; type: string; fn: (...a: unknown[]) => unknown }[] }).taps];
-    for (const tap of taps) {
-      try {
-        if (!(await settlesWithin(callTap(tap), this.closeWaitMs))) {
-          this.logger.warn(`closing without ${tap.name}'s close tap: it did not settle within ${this.closeWaitMs} ms`);
-        }
-      } catch (err) {
-        this.logger.error(`${tap.name}'s close tap failed: ${(err as Error)?.message ?? String(err)}`);
-      }
-    }
-  }
-
   /** Background work close() waits for; `what` names it if it never settles (a tool and its plugin, a plugin's tap). */
   track<T>(work: Promise<T>, what = 'background work'): Promise<T> {
-    this.inflight.set(work, what);
-    const done = () => this.inflight.delete(work);
-    work.then(done, done);
-    return work;
+    return this.inflight.track(work, what);
   }
 
   /** Wait for running work, let plugins stop their timers, close the database. */
@@ -569,36 +315,14 @@ export class Kernel {
     if (this.stateValue === 'closed' || this.stateValue === 'closing') return;
     this.stateValue = 'closing';
     this.sealed = true;
-    await this.settleInflight();
+    await this.inflight.settle(this.closeWaitMs, this.logger);
     try {
-      await this.runCloseTaps();
+      await runCloseTaps(this.hooks, this.closeWaitMs, this.logger);
     } finally {
       this.storage.close();
       this.stateValue = 'closed';
     }
   }
-}
-
-/** What one plugin's setup has registered so far, removed again when the setup fails. */
-interface Registration {
-  tools: string[];
-  hooks: Set<object>;
-  failed: boolean;
-}
-
-/** What is still running at close, named, the same ones counted once: at most 10, then how many more. */
-export function stillRunning(what: readonly string[]): string {
-  const counts = new Map<string, number>();
-  for (const w of what) counts.set(w, (counts.get(w) ?? 0) + 1);
-  const named = [...counts].map(([w, n]) => (n > 1 ? `${w} x${n}` : w));
-  return named.length > 10 ? `${named.slice(0, 10).join('; ')}; and ${named.length - 10} more` : named.join('; ');
-}
-
-/** Remove a plugin's taps from a hook (tapable recompiles the hook's call on its next use). */
-function untap(hook: object, plugin: string): void {
-  const h = hook as { taps: { name: string }[]; _resetCompilation?: () => void };
-  h.taps = h.taps.filter((t) => t.name !== plugin);
-  h._resetCompilation?.();
 }
 
 /** Create a kernel and register the given plugins in order. */

@@ -9,6 +9,7 @@ import { stderrLogger, type Logger } from './logger.js';
 import { movedError, readOnlyAdvice } from './storage-failures.js';
 import { openSqlite } from './sqlite-driver.js';
 import { unwatchSchema, watchSchema } from './schema-scope.js';
+import { ensureOwnerTables, ownedScope, recordOwners, schemaSnapshot } from './schema-owners.js';
 
 export { betterSqliteAddon, loadSqliteDriver, openSqlite, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, type SqliteDriver } from './sqlite-driver.js';
 
@@ -273,6 +274,8 @@ export class Storage implements TransactionHost {
         PRIMARY KEY (owner, id))`);
       // One row, rewritten to start the WAL over while idle (see checkpointNow).
       db.exec('CREATE TABLE IF NOT EXISTS kernel_wal_restarts (id INTEGER PRIMARY KEY CHECK (id = 1), restarts INTEGER NOT NULL)');
+      // Which owner's migrations made each schema object (schema-owners.ts).
+      ensureOwnerTables(db);
     } catch (err) {
       if (db?.open) db.close();
       throw openError(this.file, err);
@@ -469,6 +472,8 @@ export class Storage implements TransactionHost {
       );
     }
     this.known.set(owner, sorted);
+    // Made at open; again here for a database put in place since (a backup from before them, restored).
+    ensureOwnerTables(this.db);
     if (scope) this.scopes.set(owner, scope);
     scope ??= this.scopes.get(owner);
     const applied: number[] = [];
@@ -478,15 +483,18 @@ export class Storage implements TransactionHost {
         done = this.transaction(() => {
           const row = this.db.prepare('SELECT 1 FROM kernel_migrations WHERE owner = ? AND id = ?').get(owner, m.id);
           if (row) return false;
+          // A plugin's scope is its tier's names less what another owner made (schema-owners.ts).
+          const before = schemaSnapshot(this.db);
+          const owned = scope && ownedScope(this.db, owner, scope, before);
           const failed = (why: string, cause?: unknown) =>
             new MemoryError('KERNEL_ERR_MIGRATION', `${owner} migration ${m.id} (${m.name}) failed: ${why}`, { plugin: owner, cause });
           const outside = (what: string, cause?: unknown) =>
             new MemoryError(
               'KERNEL_ERR_MIGRATION_SCOPE',
-              `${owner} migration ${m.id} (${m.name}) ${what}, which it does not own: a plugin's migrations may create, change, drop and write only tables, indexes, triggers and views ${scope!.rule}; it was rolled back`,
+              `${owner} migration ${m.id} (${m.name}) ${what}, which it does not own: a plugin's migrations may create, change, drop and write only tables, indexes, triggers and views ${owned!.rule}; it was rolled back`,
               { plugin: owner, cause },
             );
-          const watch = scope ? watchSchema(this.db, scope) : undefined;
+          const watch = owned ? watchSchema(this.db, owned) : undefined;
           let out: unknown;
           try {
             out = m.up(watch ? watch.db : this.db);
@@ -504,6 +512,7 @@ export class Storage implements TransactionHost {
           }
           const change = watch?.done();
           if (change) throw outside(change);
+          recordOwners(this.db, owner, before, schemaSnapshot(this.db));
           this.db
             .prepare('INSERT INTO kernel_migrations (owner, id, name, applied_at) VALUES (?, ?, ?, ?)')
             .run(owner, m.id, m.name, new Date().toISOString());

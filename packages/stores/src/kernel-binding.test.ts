@@ -37,3 +37,31 @@ it("the stores log through the kernel's logger, not with the name of the plugin 
   expect(lines.find((l) => l.includes('was made anew'))).toMatch(/^\S*memory\.db was made anew/);
   expect(lines).toContain('@acme/first-asker: own line');
 });
+
+it("the stores' tables are recorded as the stores' own; a first asker whose setup then fails leaves no stores behind, and the next asker makes them anew", async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ms-binding-'));
+  dirs.push(dir);
+  const k = new Kernel({ dataDir: dir, logger: { info() {}, warn() {}, error() {} }, clock: new ManualClock() });
+  kernels.push(k);
+  const asker = (name: string, fail: boolean, got: unknown[] = []) =>
+    definePlugin({
+      name,
+      version: '1.0.0',
+      tier: name,
+      kernel: '^1.0.0',
+      setup(ctx) {
+        got.push(useStores(ctx));
+        if (fail) throw new Error('later step failed');
+      },
+    });
+  const first: unknown[] = [];
+  await expect(k.register(asker('failing', true, first))).rejects.toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'failing' });
+  // Its ready and close taps went with it: stores left in the container would never be flushed on close.
+  expect(k.container.hasRegistration('stores')).toBe(false);
+  const second: unknown[] = [];
+  await k.register(asker('working', false, second));
+  expect(second[0]).toBe(k.container.resolve('stores'));
+  expect(second[0]).not.toBe(first[0]);
+  expect((k.hooks.close as unknown as { taps: { name: string }[] }).taps.map((t) => t.name)).toContain('working');
+  expect(k.storage.db.prepare("SELECT owner FROM kernel_schema_owners WHERE name = 'facts'").get()).toEqual({ owner: '@memory-service/stores' });
+});

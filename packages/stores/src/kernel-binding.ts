@@ -1,4 +1,4 @@
-import { asValue, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, type Logger, type PluginContext } from '@memory-service/kernel';
+import { asValue, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY, type Logger, type PluginContext, type Storage } from '@memory-service/kernel';
 import path from 'node:path';
 import { setAsideEarlierFiles } from './earlier-files.js';
 import { storesMigrations } from './migrations/index.js';
@@ -28,26 +28,29 @@ export function useStores(ctx: PluginContext): Stores {
   // The kernel's logger, not the asking plugin's (ctx.logger begins each line with its name): the
   // stores are shared, and their lines are no one plugin's.
   const logger = ctx.container.resolve<Logger>('logger');
+  // The kernel's own storage, not the asking plugin's view (ctx.storage), which runs migrations
+  // only under that plugin's name and tier: the stores' migrations are the core schema's.
+  const storage = ctx.container.resolve<Storage>('storage');
   // A database made anew beside files of an earlier one (memory.db lost, emptied or moved away):
   // those files are set aside before anything here could rewrite them from the empty tables.
-  if (ctx.storage.fresh) {
+  if (storage.fresh) {
     const aside = setAsideEarlierFiles(ctx.dataDir, ctx.clock.now());
     if (aside) {
       logger.warn(
-        `${ctx.storage.file} was made anew, but the data dir held files written from an earlier database (${aside.moved.join(', ')}): ` +
+        `${storage.file} was made anew, but the data dir held files written from an earlier database (${aside.moved.join(', ')}): ` +
           `moved to ${aside.to}, nothing deleted. If the database was lost or emptied by mistake, stop the server and copy a backup from ` +
-          `${path.join(ctx.dataDir, BACKUP_DIR)} to ${ctx.storage.file} (its -wal and -shm files removed).`,
+          `${path.join(ctx.dataDir, BACKUP_DIR)} to ${storage.file} (its -wal and -shm files removed).`,
       );
     }
   }
-  ctx.storage.migrate(STORES_OWNER, storesMigrations);
+  storage.migrate(STORES_OWNER, storesMigrations);
   const stores = new Stores({
     db: ctx.db,
     dataDir: ctx.dataDir,
     clock: ctx.clock,
     logger,
-    afterCommit: () => ctx.storage.checkpointSoon(),
-    transactions: ctx.storage,
+    afterCommit: () => storage.checkpointSoon(),
+    transactions: storage,
     config: {
       l1Size: ctx.config.integer('l1.size', 50, 1, 10_000),
       scratchpadMax: ctx.config.integer('scratchpad.max_entries', 20, 1, 10_000),

@@ -71,3 +71,33 @@ it("a plugin migration keeping to its tier's names (tables, index, FTS, triggers
   expect(s.kernel.storage.db.prepare("SELECT text FROM careless_fts WHERE careless_fts MATCH 'first'").all()).toEqual([{ text: 'first' }]);
   expect((await s.call('evolve', { instruction: INSTRUCTION })).status).toBe('evolved');
 });
+
+const graphTier = (migrations: Migration[]) =>
+  definePlugin({ name: 'graph-extras-plugin', version: '1.0.0', tier: 'graph', kernel: '^1.0.0', migrations, setup() {} });
+
+it("a plugin whose tier is a core table's prefix (graph) cannot drop the stores' graph_nodes: the start stops and the graph is intact", async () => {
+  const dataDir = tempDataDir();
+  dirs.push(dataDir);
+  s = await serve(dataDir);
+  const graph = s.kernel.container.resolve<{ graph: { addNode(scope: object, node: object): unknown } }>('stores').graph;
+  graph.addNode({ layer: 'user', user_id: 'default' }, { content: 'Atlas', node_type: 'project' });
+  const nodes = s.kernel.storage.db.prepare('SELECT count(*) AS n FROM graph_nodes').get() as { n: number };
+  expect(nodes.n).toBeGreaterThan(0);
+  await s.close();
+  s = undefined;
+
+  const err = await serve(dataDir, [graphTier([{ id: 1, name: 'take over', up: (db) => db.exec('DROP TABLE graph_nodes') }])]).then(
+    async (started) => {
+      await started.close();
+      return 'the server started';
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'graph-extras-plugin', cause: { code: 'KERNEL_ERR_MIGRATION_SCOPE' } });
+  expect(err.message).toContain('graph-extras-plugin migration 1 (take over) dropped table graph_nodes, which it does not own');
+
+  // Its own graph_* table is its, and the core one is as it was.
+  s = await serve(dataDir, [graphTier([{ id: 1, name: 'own table', up: (db) => db.exec('CREATE TABLE graph_extras (node_id INTEGER); INSERT INTO graph_extras SELECT id FROM graph_nodes') }])]);
+  expect(s.kernel.storage.db.prepare('SELECT count(*) AS n FROM graph_extras').get()).toEqual(nodes);
+  expect(s.kernel.storage.db.prepare('SELECT count(*) AS n FROM graph_nodes').get()).toEqual(nodes);
+});
