@@ -128,10 +128,10 @@ export class AuditLog {
 
   /** Remove a scope's audit rows at or after an ISO time (emergency purge); returns the count. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     return this.ctx.tx(
       () =>
-        this.ctx.stmt('DELETE FROM audit_log WHERE layer = ? AND user_id = ? AND ts >= ?').run(scope.layer, scope.user_id, sinceIso)
+        this.ctx.stmt('DELETE FROM audit_log WHERE layer = ? AND user_id = ? AND ts >= ? AND ts <= ?').run(scope.layer, scope.user_id, w.since, w.until)
           .changes,
     );
   }

@@ -186,11 +186,13 @@ export class RecallEventStore {
 
   /** Delete the scope's events recorded at or after the ISO time (forget recent); returns how many. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     checkScope(scope);
     return this.ctx.tx(() => {
       this.countForget();
-      return this.ctx.stmt('DELETE FROM recall_events WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, sinceIso).changes;
+      return this.ctx
+        .stmt('DELETE FROM recall_events WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ?')
+        .run(scope.layer, scope.user_id, w.since, w.until).changes;
     });
   }
 
