@@ -257,17 +257,17 @@ export class EpisodeStore {
     });
   }
 
-  /** How many episodes of the scope carry the tag, optionally only those created at or after the ISO time. */
+  /** How many episodes of the scope carry the tag, optionally only those created from the ISO time up to now (StoreContext.window). */
   countTagged(scope: Scope, tag: string, sinceIso?: string): number {
     checkScope(scope);
-    const since = sinceIso === undefined ? null : toIso(sinceIso);
+    const w = sinceIso === undefined ? null : this.ctx.window(sinceIso);
     return this.ctx
       .stmt(
         `SELECT COUNT(*) FROM episode_tags t JOIN episodes e ON e.id = t.episode_id
-         WHERE t.layer = ? AND t.user_id = ? AND t.tag = ? AND (? IS NULL OR e.created >= ?)`,
+         WHERE t.layer = ? AND t.user_id = ? AND t.tag = ? AND (? IS NULL OR (e.created >= ? AND e.created <= ?))`,
       )
       .pluck(true)
-      .get(scope.layer, scope.user_id, tag, since, since) as number;
+      .get(scope.layer, scope.user_id, tag, w?.since ?? null, w?.since ?? null, w?.until ?? null) as number;
   }
 
   /** The scope's episodes just before and just after this one (by id), either null at an end. */

@@ -51,6 +51,12 @@ export const ISO_TIMESTAMP_ACCEPTED =
   'an ISO 8601 date (2026-01-31) or date-time with Z or an offset (2026-01-31T09:30:00Z, 2026-01-31T09:30:00.250+02:00; ' +
   `a space for T, lower-case t and z, and +02 for +02:00 are accepted too), from ${ISO_MIN} to ${ISO_MAX} once in UTC`;
 
+/** A tool's description of one time bound (memory_query, wiki_query): what it bounds, how a date alone is read, the forms. */
+export function isoBoundDescription(what: string, dateOnly: DateOnly): string {
+  const day = dateOnly === 'end' ? 'a date alone includes that whole day (UTC)' : 'a date alone starts at its midnight UTC';
+  return `${what}, bound included; ${day}: ${ISO_TIMESTAMP_ACCEPTED}`;
+}
+
 /** How a date without a time is read: the first instant of that day (UTC), or its last (an `until` bound, so the day is included). */
 export type DateOnly = 'start' | 'end';
 

@@ -227,12 +227,13 @@ export class ProposalStore {
     return out;
   }
 
-  /** The scope's proposals decided (approved or rejected) at or after the ISO time, newest decision first. */
+  /** The scope's proposals decided (approved or rejected) from the ISO time up to now (StoreContext.window), newest decision first. */
   decidedSince(scope: Scope, sinceIso: string, limit = 10): Proposal[] {
     checkScope(scope);
+    const w = this.ctx.window(sinceIso);
     const rows = this.ctx
-      .stmt('SELECT * FROM proposals WHERE layer = ? AND user_id = ? AND decided IS NOT NULL AND decided >= ? ORDER BY decided DESC, id DESC LIMIT ?')
-      .all(scope.layer, scope.user_id, sinceIso, clamp(Math.floor(limit), 0, 1000)) as Row[];
+      .stmt('SELECT * FROM proposals WHERE layer = ? AND user_id = ? AND decided IS NOT NULL AND decided >= ? AND decided <= ? ORDER BY decided DESC, id DESC LIMIT ?')
+      .all(scope.layer, scope.user_id, w.since, w.until, clamp(Math.floor(limit), 0, 1000)) as Row[];
     return rows.map(toProposal);
   }
 
