@@ -45,7 +45,6 @@ export function isoOf(ms: number): string {
   return `${isoDayPrefix}${pad2(h)}:${pad2(m)}:${pad2(s)}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
 }
 
-
 /** What every time a tool or an import document gives is: the accepted forms, said once for every error and schema. */
 export const ISO_TIMESTAMP_ACCEPTED =
   'an ISO 8601 date (2026-01-31) or date-time with Z or an offset (2026-01-31T09:30:00Z, 2026-01-31T09:30:00.250+02:00; ' +
