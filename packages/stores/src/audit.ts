@@ -92,15 +92,16 @@ export class AuditLog {
    * and how many saved to L3, L4 and the graph.
    */
   autoSaveSums(scope: Scope, sinceIso: string): { dispatched: number; saved_l3: number; saved_l4: number; saved_graph: number } {
+    const w = this.ctx.window(sinceIso);
     const r = this.ctx
       .stmt(
         `SELECT COUNT(*) AS dispatched,
                 COALESCE(SUM(json_extract(detail, '$.saved_l3')), 0) AS saved_l3,
                 COALESCE(SUM(json_extract(detail, '$.saved_l4')), 0) AS saved_l4,
                 COALESCE(SUM(json_extract(detail, '$.saved_graph')), 0) AS saved_graph
-         FROM audit_log WHERE layer = ? AND user_id = ? AND ts >= ? AND action = 'auto_save'`,
+         FROM audit_log WHERE layer = ? AND user_id = ? AND ts >= ? AND ts <= ? AND action = 'auto_save'`,
       )
-      .get(scope.layer, scope.user_id, toIso(sinceIso)) as { dispatched: number; saved_l3: number; saved_l4: number; saved_graph: number };
+        .get(scope.layer, scope.user_id, w.since, w.until) as { dispatched: number; saved_l3: number; saved_l4: number; saved_graph: number };
     return r;
   }
 
@@ -128,10 +129,10 @@ export class AuditLog {
 
   /** Remove a scope's audit rows at or after an ISO time (emergency purge); returns the count. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     return this.ctx.tx(
       () =>
-        this.ctx.stmt('DELETE FROM audit_log WHERE layer = ? AND user_id = ? AND ts >= ?').run(scope.layer, scope.user_id, sinceIso)
+        this.ctx.stmt('DELETE FROM audit_log WHERE layer = ? AND user_id = ? AND ts >= ? AND ts <= ?').run(scope.layer, scope.user_id, w.since, w.until)
           .changes,
     );
   }

@@ -2,6 +2,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { runTransaction, type Logger, type TransactionFollower, type TransactionHost } from '@memory-service/kernel';
 import type { Clock, Database, Scope, StoresConfig } from './types.js';
 import { checkScope, nowIso, parseId, toIso } from './util.js';
+import { windowUntilNow, type TimeWindow } from './iso-time.js';
 
 /** The tables whose rows count retrieval accesses (access_count, last_access). */
 export type AccessTable = 'episodes' | 'facts' | 'graph_nodes';
@@ -218,12 +219,21 @@ export class StoreContext {
    */
   deleteScoped(table: ScopedTable, scope: Scope, sinceIso?: string): number {
     checkScope(scope);
-    const since = sinceIso === undefined ? null : toIso(sinceIso);
+    const w = sinceIso === undefined ? null : this.window(sinceIso);
     return this.tx(() =>
-      since === null
+      w === null
         ? this.stmt(`DELETE FROM ${table} WHERE layer = ? AND user_id = ?`).run(scope.layer, scope.user_id).changes
-        : this.stmt(`DELETE FROM ${table} WHERE layer = ? AND user_id = ? AND created >= ?`).run(scope.layer, scope.user_id, since).changes,
+        : this.stmt(`DELETE FROM ${table} WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ?`).run(scope.layer, scope.user_id, w.since, w.until).changes,
     );
+  }
+
+  /**
+   * The window a store's deleteSince removes (forget recent, memory_lucidity_purge): from the ISO
+   * time up to the clock's now, both included; a record dated after now is in no window (iso-time
+   * windowUntilNow).
+   */
+  window(sinceIso: string): TimeWindow {
+    return windowUntilNow(toIso(sinceIso), this.clock.now());
   }
 
   /** The clock's time as an ISO string. */

@@ -32,6 +32,26 @@ describe('DailyBrief', () => {
     expect(b.suggested_action).toMatchObject({ tool: 'forget', action: expect.stringContaining('renew passport') });
   });
 
+  it('counts nothing dated after now among the last 24 hours', () => {
+    const s = env.stores;
+    const now = env.clock.now();
+    env.clock.t = Date.UTC(2099, 0, 1); // imported or written while the clock ran ahead
+    s.facts.upsert(U, { key: 'ahead', value: 'dated 2099' });
+    s.episodes.add(U, { summary: 'episode dated 2099' });
+    s.timeline.add(U, { type: 'thought', summary: 'event dated 2099' });
+    s.wiki.save(U, { title: 'Ahead', content: 'page dated 2099', wiki_type: 'diary' });
+    env.clock.t = now;
+    s.facts.upsert(U, { key: 'today', value: 'written now' });
+    const b = s.dailyBrief.brief(U);
+    expect(b.recent).toMatchObject({
+      total: 1,
+      facts: { count: 1, newest: [{ key: 'today' }] },
+      episodes: { count: 0, newest: [] },
+      wiki_pages: { count: 0, newest: [] },
+      timeline_events: { count: 0, newest: [] },
+    });
+  });
+
   it('answers a failing section as an error entry and still returns the others', () => {
     const s = env.stores;
     s.scratchpad.write(U, 'plan', 'draft');
@@ -43,7 +63,7 @@ describe('DailyBrief', () => {
     expect(b.recent).toMatchObject({ total: 0 });
     expect(b.suggested_action).toMatchObject({ tool: 'think' });
     spy.mockRestore();
-    const t = vi.spyOn(s.timeline, 'latest').mockImplementation(() => {
+    const t = vi.spyOn(s.timeline, 'latestIn').mockImplementation(() => {
       throw new Error('timeline broken');
     });
     const c = s.dailyBrief.brief(U);

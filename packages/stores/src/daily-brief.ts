@@ -1,3 +1,4 @@
+import { recentWindow } from './iso-time.js';
 import { cutChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { FACT_PREFIX, type FactStore } from './facts.js';
@@ -122,22 +123,25 @@ export class DailyBrief {
 
   /** What was written in the 24 hours before `now`: counts and the newest items of each kind. */
   recent(scope: Scope, now: number = this.ctx.clock.now()): BriefRecent {
-    const since = isoOf(now - BRIEF_WINDOW_MS);
+    // Up to now, not past it: a record dated after now (a clock stepped back, an imported date) was not written in the last 24 hours.
+    const w = recentWindow(now, BRIEF_WINDOW_MS);
+    const since = w.since;
     const count = (table: string, column: string) =>
-      this.ctx.stmt(`SELECT COUNT(*) FROM ${table} WHERE layer = ? AND user_id = ? AND ${column} >= ?`).pluck(true).get(scope.layer, scope.user_id, since) as number;
+      this.ctx
+        .stmt(`SELECT COUNT(*) FROM ${table} WHERE layer = ? AND user_id = ? AND ${column} >= ? AND ${column} <= ?`)
+        .pluck(true)
+        .get(scope.layer, scope.user_id, w.since, w.until) as number;
     const facts = this.facts
-      .list(scope, { orderBy: 'updated', limit: BRIEF_ITEMS })
-      .filter((f) => f.updated >= since)
+      .list(scope, { orderBy: 'updated', limit: BRIEF_ITEMS, updatedIn: w })
       .map((f) => ({ entry_id: f.entry_id, key: f.key, value: cutChars(f.value, EXCERPT), updated: f.updated }));
     const episodes = this.episodes
-      .list(scope, { since, limit: BRIEF_ITEMS })
+      .list(scope, { since: w.since, until: w.until, limit: BRIEF_ITEMS })
       .map((e) => ({ id: e.id, summary: cutChars(e.summary, EXCERPT), tags: e.tags, created: e.created }));
     const pages = this.ctx
-      .stmt('SELECT title, wiki_type, path, updated FROM wiki_pages WHERE layer = ? AND user_id = ? AND updated >= ? ORDER BY updated DESC, id DESC LIMIT ?')
-      .all(scope.layer, scope.user_id, since, BRIEF_ITEMS) as { title: string; wiki_type: string; path: string; updated: string }[];
+      .stmt('SELECT title, wiki_type, path, updated FROM wiki_pages WHERE layer = ? AND user_id = ? AND updated >= ? AND updated <= ? ORDER BY updated DESC, id DESC LIMIT ?')
+      .all(scope.layer, scope.user_id, w.since, w.until, BRIEF_ITEMS) as { title: string; wiki_type: string; path: string; updated: string }[];
     const events = this.timeline
-      .latest(scope, BRIEF_ITEMS)
-      .filter((e) => e.created >= since)
+      .latestIn(scope, w, BRIEF_ITEMS)
       .map((e) => ({ type: e.type, summary: cutChars(e.summary, EXCERPT), created: e.created }));
     const counts = {
       facts: count('facts', 'updated'),

@@ -41,6 +41,8 @@ export interface EpisodeListOptions {
   tag?: string | string[];
   /** Only episodes created at or after this ISO time. */
   since?: string;
+  /** Only episodes created at or before this ISO time. */
+  until?: string;
 }
 
 interface Row {
@@ -173,7 +175,7 @@ export class EpisodeStore {
   }
 
   /** The WHERE clause (over `episodes e`) of a listing: the scope, the faceted tags, the time. */
-  private listSql(scope: Scope, opts: Pick<EpisodeListOptions, 'tag' | 'since'>): { where: string; params: (string | number)[] } {
+  private listSql(scope: Scope, opts: Pick<EpisodeListOptions, 'tag' | 'since' | 'until'>): { where: string; params: (string | number)[] } {
     checkScope(scope);
     const where = ['e.layer = ?', 'e.user_id = ?'];
     const params: (string | number)[] = [scope.layer, scope.user_id];
@@ -188,6 +190,10 @@ export class EpisodeStore {
     if (opts.since !== undefined) {
       where.push('e.created >= ?');
       params.push(opts.since);
+    }
+    if (opts.until !== undefined) {
+      where.push('e.created <= ?');
+      params.push(opts.until);
     }
     return { where: where.join(' AND '), params };
   }
@@ -251,17 +257,17 @@ export class EpisodeStore {
     });
   }
 
-  /** How many episodes of the scope carry the tag, optionally only those created at or after the ISO time. */
+  /** How many episodes of the scope carry the tag, optionally only those created from the ISO time up to now (StoreContext.window). */
   countTagged(scope: Scope, tag: string, sinceIso?: string): number {
     checkScope(scope);
-    const since = sinceIso === undefined ? null : toIso(sinceIso);
+    const w = sinceIso === undefined ? null : this.ctx.window(sinceIso);
     return this.ctx
       .stmt(
         `SELECT COUNT(*) FROM episode_tags t JOIN episodes e ON e.id = t.episode_id
-         WHERE t.layer = ? AND t.user_id = ? AND t.tag = ? AND (? IS NULL OR e.created >= ?)`,
+         WHERE t.layer = ? AND t.user_id = ? AND t.tag = ? AND (? IS NULL OR (e.created >= ? AND e.created <= ?))`,
       )
       .pluck(true)
-      .get(scope.layer, scope.user_id, tag, since, since) as number;
+      .get(scope.layer, scope.user_id, tag, w?.since ?? null, w?.since ?? null, w?.until ?? null) as number;
   }
 
   /** The scope's episodes just before and just after this one (by id), either null at an end. */
@@ -341,12 +347,13 @@ export class EpisodeStore {
 
   /** Delete every episode created at or after the ISO time; returns the count. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
+    sinceIso = w.since;
     checkScope(scope);
     return this.ctx.tx(() => {
       const n = this.ctx
-        .stmt('DELETE FROM episodes WHERE layer = ? AND user_id = ? AND created >= ?')
-        .run(scope.layer, scope.user_id, sinceIso).changes;
+        .stmt('DELETE FROM episodes WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ?')
+        .run(scope.layer, scope.user_id, w.since, w.until).changes;
       if (n > 0) this.audit.log(scope, 'delete_since', 'episode', `since:${sinceIso}`, { count: n });
       return n;
     });

@@ -1,3 +1,4 @@
+import type { TimeWindow } from './iso-time.js';
 import { checkNoControlChars, checkNoHiddenFormat } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
@@ -8,7 +9,7 @@ import { familyName, familyNumber, freeName } from './name-family.js';
 import { writtenText } from './thought-link.js';
 import type { Layer, Scope } from './types.js';
 import type { VersionLog } from './versions.js';
-import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, parseId, parseJson, toIso, checkMatchPattern } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, parseId, parseJson, checkMatchPattern } from './util.js';
 
 export const FACT_SOURCES = ['user_explicit', 'staging_promotion', 'episode_promotion', 'legacy', 'manual'] as const;
 export type FactSource = (typeof FACT_SOURCES)[number];
@@ -47,6 +48,8 @@ export interface FactListOptions {
   limit?: number;
   offset?: number;
   orderBy?: 'importance' | 'updated' | 'created';
+  /** Only facts updated inside this window (both ends included). */
+  updatedIn?: TimeWindow;
 }
 
 interface Row {
@@ -341,9 +344,14 @@ export class FactStore {
         : opts.orderBy === 'created'
           ? 'created DESC, id DESC'
           : 'importance DESC, id DESC';
-    const rows = this.ctx
-      .stmt(`SELECT * FROM facts WHERE layer = ? AND user_id = ? ORDER BY ${order} LIMIT ? OFFSET ?`)
-      .all(scope.layer, scope.user_id, limit, offset) as Row[];
+    const w = opts.updatedIn;
+    const rows = (
+      w === undefined
+        ? this.ctx.stmt(`SELECT * FROM facts WHERE layer = ? AND user_id = ? ORDER BY ${order} LIMIT ? OFFSET ?`).all(scope.layer, scope.user_id, limit, offset)
+        : this.ctx
+            .stmt(`SELECT * FROM facts WHERE layer = ? AND user_id = ? AND updated >= ? AND updated <= ? ORDER BY ${order} LIMIT ? OFFSET ?`)
+            .all(scope.layer, scope.user_id, w.since, w.until, limit, offset)
+    ) as Row[];
     return rows.map(toFact);
   }
 
@@ -431,17 +439,18 @@ export class FactStore {
    * facts' versions (all written inside the window) go too: a purge leaves no copy in the history.
    */
   deleteSince(scope: Scope, sinceIso: string): number {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
+    sinceIso = w.since;
     checkScope(scope);
     return this.ctx.tx(() => {
       const ids = this.ctx
-        .stmt('SELECT id FROM facts WHERE layer = ? AND user_id = ? AND created >= ?')
+        .stmt('SELECT id FROM facts WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ?')
         .pluck(true)
-        .all(scope.layer, scope.user_id, sinceIso) as number[];
+        .all(scope.layer, scope.user_id, w.since, w.until) as number[];
       this.versions.purge('facts', ids.map((id) => makeId(FACT_PREFIX, id)));
       const n = this.ctx
-        .stmt('DELETE FROM facts WHERE layer = ? AND user_id = ? AND created >= ?')
-        .run(scope.layer, scope.user_id, sinceIso).changes;
+        .stmt('DELETE FROM facts WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ?')
+        .run(scope.layer, scope.user_id, w.since, w.until).changes;
       if (n > 0) this.audit.log(scope, 'delete_since', 'fact', `since:${sinceIso}`, { count: n });
       return n;
     });

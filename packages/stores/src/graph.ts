@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
 import { facetSql } from './tags.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso, checkMatchPattern } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, checkMatchPattern } from './util.js';
 
 export const SOCIAL_NODE_TYPES = ['person', 'organization'] as const;
 export const GRAPH_RELATIONS = ['relates_to', 'knows', 'works_with', 'family_of', 'friend_of', 'met', 'mentions'] as const;
@@ -326,15 +326,16 @@ export class GraphStore {
    * that went with them (those created in the window, and older ones joining a deleted node).
    */
   purgeSince(scope: Scope, sinceIso: string): { nodes: number; edges: number } {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
+    sinceIso = w.since;
     checkScope(scope);
     return this.ctx.tx(() => {
       const edgesBefore = this.ctx.stmt('SELECT COUNT(*) FROM graph_edges WHERE layer = ? AND user_id = ?').pluck(true);
       const before = edgesBefore.get(scope.layer, scope.user_id) as number;
-      this.ctx.stmt('DELETE FROM graph_edges WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, sinceIso);
+      this.ctx.stmt('DELETE FROM graph_edges WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ?').run(scope.layer, scope.user_id, w.since, w.until);
       const n = this.ctx
-        .stmt('DELETE FROM graph_nodes WHERE layer = ? AND user_id = ? AND created >= ?')
-        .run(scope.layer, scope.user_id, sinceIso).changes;
+        .stmt('DELETE FROM graph_nodes WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ?')
+        .run(scope.layer, scope.user_id, w.since, w.until).changes;
       // The foreign keys take the edges of a deleted node with it: counted by what is left.
       const edges = before - (edgesBefore.get(scope.layer, scope.user_id) as number);
       if (n > 0 || edges > 0) this.audit.log(scope, 'delete_since', 'graph_node', `since:${sinceIso}`, { count: n, edges });

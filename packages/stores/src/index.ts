@@ -128,6 +128,7 @@ export {
   type WikiQuery,
   type WikiQueryResult,
 } from './wiki-query.js';
+export { ISO_MIN, ISO_MAX, ISO_RANGE, checkTimeRange, isoBoundDescription, recentWindow, recencyAge, type DateOnly, type TimeWindow } from './iso-time.js';
 export {
   WIKI_REFLECT_HOURS_MIN,
   WIKI_REFLECT_HOURS_MAX,

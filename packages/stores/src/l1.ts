@@ -6,7 +6,7 @@ import type { Breaker } from './ops/breakers.js';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
-import { checkScope, checkText, checkWordPattern, makeId, scopeKey, toIso, wordsMatcher } from './util.js';
+import { checkScope, checkText, checkWordPattern, makeId, scopeKey, wordsMatcher } from './util.js';
 
 export interface L1Item {
   id: string;
@@ -348,13 +348,13 @@ export class L1Ring {
 
   /** Delete the scope's items created at or after the ISO time; returns how many of the ring's items were removed. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     checkScope(scope);
     return this.ctx.tx(() => {
       // Rows past the ring's size (see L1_TRIM_EVERY) may go too, but were never items of the ring.
       const n = Math.min(
         this.size,
-        this.ctx.stmt('DELETE FROM l1_items WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, sinceIso).changes,
+        this.ctx.stmt('DELETE FROM l1_items WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ?').run(scope.layer, scope.user_id, w.since, w.until).changes,
       );
       if (n > 0) {
         this.forgetNewest(scope);

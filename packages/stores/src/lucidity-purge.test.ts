@@ -75,6 +75,22 @@ describe('LucidityPurge', () => {
     expect(old).toBe(0);
   });
 
+  it('deletes nothing dated after now: a clock stepped back leaves the records written while it ran ahead', () => {
+    env.clock.advance(2 * HOUR);
+    writeAll(U, 'ahead');
+    const s = env.stores;
+    s.sessions.start(U);
+    const sess = s.sessions.end(U, { summary: 'ahead summary', topics: ['ahead'] });
+    const tables = ['facts', 'episodes', 'graph_nodes', 'graph_edges', 'wiki_pages', 'l1_items', 'timeline_events', 'recall_events', 'scratchpad', 'proposals', 'audit_log'];
+    const before = Object.fromEntries(tables.map((t) => [t, count(t, U)]));
+    env.clock.t -= HOUR; // the clock corrected back: every record above is an hour in the future
+    const r = env.stores.lucidityPurge.purge(U, 0.01);
+    for (const [k, v] of Object.entries(r)) if (k.startsWith('deleted_') || k === 'scrubbed_sessions') expect(v, k).toBe(0);
+    for (const t of tables.filter((x) => x !== 'audit_log')) expect(count(t, U), t).toBe(before[t]);
+    expect(count('audit_log', U)).toBeGreaterThanOrEqual(before.audit_log);
+    expect(s.sessions.get(sess.id)?.summary).toBe('ahead summary');
+  });
+
   it('never touches another layer or user_id', () => {
     writeAll(U, 'mine');
     writeAll(A, 'agent');

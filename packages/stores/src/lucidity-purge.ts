@@ -1,6 +1,7 @@
 import type { Stores } from './stores.js';
 import { validationError } from './errors.js';
 import type { Scope } from './types.js';
+import { recentWindow } from './iso-time.js';
 import { checkScope } from './util.js';
 import type { WikiPageInfo } from './wiki.js';
 
@@ -96,7 +97,7 @@ export class LucidityPurge {
       throw validationError('hours', `hours must be a number above 0 and at most ${PURGE_HOURS_MAX}`, `0 < hours <= ${PURGE_HOURS_MAX}`);
     }
     const s = this.stores;
-    const since = new Date(s.ctx.clock.now() - hours * 3_600_000).toISOString();
+    const since = recentWindow(s.ctx.clock.now(), hours * 3_600_000).since;
     // The telemetry of the dream calls just made is queued: written now, it is there to delete.
     s.writeDeferred();
     let changes: [number, number] = [0, 0];

@@ -1,7 +1,7 @@
 import { validationError } from './errors.js';
 import { facetSql } from './tags.js';
 import type { Scope } from './types.js';
-import { checkIsoTimestamp } from './wiki-query.js';
+import { checkIsoTimestamp, checkTimeRange } from './iso-time.js';
 
 /** The most records one memory_query answers (the spec's query limit), and the default. */
 export const MEMORY_QUERY_MAX_LIMIT = 200;
@@ -90,8 +90,8 @@ export function memoryQuerySql(
     params.push(max);
   }
   const since = q.created_since === undefined ? undefined : checkIsoTimestamp(q.created_since, 'created_since');
-  const until = q.created_until === undefined ? undefined : checkIsoTimestamp(q.created_until, 'created_until');
-  if (since !== undefined && until !== undefined && since > until) throw validationError('created_since', 'created_since must not be after created_until', `at or before ${until}`);
+  const until = q.created_until === undefined ? undefined : checkIsoTimestamp(q.created_until, 'created_until', 'end');
+  checkTimeRange(since, until, 'created_since', 'created_until');
   if (since !== undefined) {
     where.push('t.created >= ?');
     params.push(since);

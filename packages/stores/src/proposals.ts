@@ -5,7 +5,7 @@ import { notFound, StoreError, validationError } from './errors.js';
 import { checkFactImportance, checkNewFactKey, FACT_KEY_MAX, type FactSource, type FactStore } from './facts.js';
 import type { ShadowBin } from './shadow-bin.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, clamp, makeId, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, clamp, makeId, parseId, parseJson } from './util.js';
 import { WIKI_TITLE_MAX, type WikiStore } from './wiki.js';
 import { checkWikiType, type WikiType } from './wiki-types.js';
 
@@ -169,7 +169,12 @@ export class ProposalStore {
   deletePendingSince(scope: Scope, sinceIso: string): number {
     checkScope(scope);
     return this.ctx.tx(
-      () => this.ctx.stmt("DELETE FROM proposals WHERE layer = ? AND user_id = ? AND status = 'pending' AND created >= ?").run(scope.layer, scope.user_id, toIso(sinceIso)).changes,
+      () => {
+        const w = this.ctx.window(sinceIso);
+        return this.ctx
+          .stmt("DELETE FROM proposals WHERE layer = ? AND user_id = ? AND status = 'pending' AND created >= ? AND created <= ?")
+          .run(scope.layer, scope.user_id, w.since, w.until).changes;
+      },
     );
   }
 
@@ -222,12 +227,13 @@ export class ProposalStore {
     return out;
   }
 
-  /** The scope's proposals decided (approved or rejected) at or after the ISO time, newest decision first. */
+  /** The scope's proposals decided (approved or rejected) from the ISO time up to now (StoreContext.window), newest decision first. */
   decidedSince(scope: Scope, sinceIso: string, limit = 10): Proposal[] {
     checkScope(scope);
+    const w = this.ctx.window(sinceIso);
     const rows = this.ctx
-      .stmt('SELECT * FROM proposals WHERE layer = ? AND user_id = ? AND decided IS NOT NULL AND decided >= ? ORDER BY decided DESC, id DESC LIMIT ?')
-      .all(scope.layer, scope.user_id, sinceIso, clamp(Math.floor(limit), 0, 1000)) as Row[];
+      .stmt('SELECT * FROM proposals WHERE layer = ? AND user_id = ? AND decided IS NOT NULL AND decided >= ? AND decided <= ? ORDER BY decided DESC, id DESC LIMIT ?')
+      .all(scope.layer, scope.user_id, w.since, w.until, clamp(Math.floor(limit), 0, 1000)) as Row[];
     return rows.map(toProposal);
   }
 

@@ -2,7 +2,7 @@ import { cutChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import type { Scope } from './types.js';
-import { checkScope, checkWordPattern, foldedTermsFilter, scopeKey, toIso, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
+import { checkScope, checkWordPattern, foldedTermsFilter, scopeKey, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 
 export interface RecallEvent {
   id: number;
@@ -186,11 +186,13 @@ export class RecallEventStore {
 
   /** Delete the scope's events recorded at or after the ISO time (forget recent); returns how many. */
   deleteSince(scope: Scope, sinceIso: string): number {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     checkScope(scope);
     return this.ctx.tx(() => {
       this.countForget();
-      return this.ctx.stmt('DELETE FROM recall_events WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, sinceIso).changes;
+      return this.ctx
+        .stmt('DELETE FROM recall_events WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ?')
+        .run(scope.layer, scope.user_id, w.since, w.until).changes;
     });
   }
 
@@ -227,11 +229,11 @@ export class RecallEventStore {
    */
   openGaps(scope: Scope, sinceIso: string, limit = 50): OpenGap[] {
     checkScope(scope);
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     this.writeQueued();
     const rows = this.ctx
-      .stmt('SELECT id, query, result_count, created FROM recall_events WHERE layer = ? AND user_id = ? AND created >= ? ORDER BY id')
-      .all(scope.layer, scope.user_id, sinceIso) as { id: number; query: string; result_count: number; created: string }[];
+      .stmt('SELECT id, query, result_count, created FROM recall_events WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ? ORDER BY id')
+      .all(scope.layer, scope.user_id, w.since, w.until) as { id: number; query: string; result_count: number; created: string }[];
     const byQuery = new Map<string, OpenGap & { lastId: number }>();
     for (const r of rows) {
       const norm = r.query.trim().replace(/\s+/g, ' ').toLowerCase();

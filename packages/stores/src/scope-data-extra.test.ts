@@ -187,6 +187,24 @@ describe('purgeRecordsSince (forget recent, memory_lucidity_purge)', () => {
   });
 });
 
+describe('purgeRecordsSince after the clock stepped back', () => {
+  it('deletes no record dated after now: the window ends at now, whatever its size', () => {
+    const s = env.stores;
+    env.clock.advance(3_600_000);
+    seedExtras(U);
+    const ep = s.episodes.add(U, { summary: 'promoted ahead' });
+    const f = s.facts.upsert(U, { key: 'episode:promoted-ahead', value: 'promoted ahead' });
+    s.transitions.record(U, { episode_id: ep.id, entry_id: f.entry_id, key: f.key, value: f.value });
+    const before = s.scopeData.exportScope(U);
+    env.clock.t -= 3_600_000; // the clock corrected back by an hour
+    const purged = s.transaction(() => purgeRecordsSince(s, U, s.ctx.iso()));
+    expect(purged).toEqual({ ...zeros(), transitions: 0 });
+    const after = s.scopeData.exportScope(U);
+    for (const k of SCOPE_DOC_EXTRA_KINDS) expect(after[k], k).toEqual(before[k]);
+    expect(s.transitions.list(U)).toHaveLength(1);
+  });
+});
+
 describe('cleanForgottenLinks (forget exact, fuzzy)', () => {
   it('drops branch copies, pending proposals, most-recalled rows and promotion values of what forget deleted', () => {
     const s = env.stores;

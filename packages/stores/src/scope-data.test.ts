@@ -152,6 +152,16 @@ describe('ScopeData', () => {
       [(d) => (d.wiki_pages[1].wiki_type = 'nope'), 'data.wiki_pages[1].wiki_type'],
       [(d) => (d.graph_edges[0].to = 'node_999'), 'data.graph_edges[0].to'],
       [(d) => (d.timeline[0].created = 'yesterday'), 'data.timeline[0].created'],
+      // Times are read as the query tools read them (checkIsoTimestamp): no Date.parse guesses, no roll-over, no zone-less time, years 0000-9999.
+      [(d) => d.facts.push({ key: 'k1', value: 'x', created: '1' }), 'data.facts[1].created'],
+      [(d) => d.facts.push({ key: 'k1', value: 'x', created: 'March 7, 2026' }), 'data.facts[1].created'],
+      [(d) => d.facts.push({ key: 'k1', value: 'x', created: '2026-02-30' }), 'data.facts[1].created'],
+      [(d) => d.facts.push({ key: 'k1', value: 'x', updated: '2026-02-31T10:00:00Z' }), 'data.facts[1].updated'],
+      [(d) => d.facts.push({ key: 'k1', value: 'x', created: '2026-03-29T01:30:00' }), 'data.facts[1].created'],
+      [(d) => d.facts.push({ key: 'k1', value: 'x', created: '+010000-01-01T00:00:00Z' }), 'data.facts[1].created'],
+      [(d) => d.facts.push({ key: 'k1', value: 'x', created: '-000001-01-01T00:00:00Z' }), 'data.facts[1].created'],
+      [(d) => d.facts.push({ key: 'k1', value: 'x', created: '9999-12-31T23:30:00-01:00' }), 'data.facts[1].created'],
+      [(d) => (d.sessions[0].started = '2026-03-29 01:30'), 'data.sessions[0].started'],
       [(d) => (d.sessions[0].status = 'paused'), 'data.sessions[0].status'],
       [(d) => (d.scratchpad = 'x'), 'data.scratchpad'],
       [(d) => (d.extra = []), 'data.extra'],
@@ -163,6 +173,17 @@ describe('ScopeData', () => {
     expect(env.db.prepare('SELECT COUNT(*) FROM audit_log').pluck(true).get()).toBe(before);
     expect(env.stores.facts.count(U2)).toBe(0);
     expect(env.stores.episodes.count(U2)).toBe(0);
+  });
+
+  it('reads an imported time in UTC whatever the server zone, in the forms the query tools take', () => {
+    const doc = env.stores.scopeData.exportScope(U2);
+    doc.facts = [
+      { key: 'offset', value: 'a', created: '2026-03-29t01:30:00+02', updated: '2026-03-29 01:30:00z' },
+      { key: 'date', value: 'b', created: '2026-03-07', updated: '9999-12-31T23:59:59.999Z' },
+    ] as never;
+    env.stores.scopeData.importScope(U2, doc, 'merge');
+    expect(env.stores.facts.get(U2, 'offset')).toMatchObject({ created: '2026-03-28T23:30:00.000Z', updated: '2026-03-29T01:30:00.000Z' });
+    expect(env.stores.facts.get(U2, 'date')).toMatchObject({ created: '2026-03-07T00:00:00.000Z', updated: '9999-12-31T23:59:59.999Z' });
   });
 
   it('refuses free JSON (metadata, meta, state_deltas, quality_detail, a branch entry\'s metadata) nested more than 100 levels, naming its path', () => {

@@ -1,5 +1,6 @@
 import { MAX_DATA_DEPTH, nestsDeeperThan, overChars } from '@memory-service/kernel';
 import { validationError } from './errors.js';
+import { checkIsoTimestamp } from './iso-time.js';
 
 /** Most records of one kind a document may hold. */
 export const SCOPE_DOC_MAX_RECORDS = 100_000;
@@ -83,8 +84,8 @@ export class Fields {
     const v = this.o[name];
     // An empty time is none, as a checked document holds it (import then uses the time of the import).
     if ((v === undefined || v === '') && def !== undefined) return def;
-    if (typeof v !== 'string' || Number.isNaN(Date.parse(v))) this.fail(name, 'must be an ISO-8601 date', 'ISO-8601 date');
-    return new Date(Date.parse(v)).toISOString();
+    // The query tools' parser: ISO 8601 only, read in UTC whatever the server's zone, years 0000-9999 (stored times sort as text).
+    return checkIsoTimestamp(v, `${this.at}.${name}`);
   }
 
   nullableTime(name: string): string | null {

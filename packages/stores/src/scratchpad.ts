@@ -5,7 +5,7 @@ import { notFound, validationError } from './errors.js';
 import { checkFactImportance, checkNewFactKey, FACT_KEY_MAX, type Fact, type FactStore } from './facts.js';
 import { scrubSecrets, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
-import { checkScope, checkText, clamp, toIso } from './util.js';
+import { checkScope, checkText, clamp } from './util.js';
 import { lookupForms } from './identity-forms.js';
 
 export interface ScratchpadEntry {
@@ -169,9 +169,11 @@ export class ScratchpadStore {
    * earlier content.
    */
   deleteSince(scope: Scope, sinceIso: string): number {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     checkScope(scope);
-    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM scratchpad WHERE layer = ? AND user_id = ? AND updated >= ?').run(scope.layer, scope.user_id, sinceIso).changes);
+    return this.ctx.tx(
+      () => this.ctx.stmt('DELETE FROM scratchpad WHERE layer = ? AND user_id = ? AND updated >= ? AND updated <= ?').run(scope.layer, scope.user_id, w.since, w.until).changes,
+    );
   }
 
   /** Remove and return one entry (used by promote), or null when absent. */

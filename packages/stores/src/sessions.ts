@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import type { AuditLog } from './audit.js';
 import { sessionQuality } from './scorers/index.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, makeId, parseId, parseJson, toIso, wordsMatcher } from './util.js';
+import { checkScope, checkText, checkWordPattern, makeId, parseId, parseJson, wordsMatcher } from './util.js';
 import { validationError } from './errors.js';
 
 export interface SessionQualityDetail {
@@ -219,15 +219,15 @@ export class SessionStore {
    * their times and quality. Returns how many were changed.
    */
   scrubEndedSince(scope: Scope, sinceIso: string): number {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     checkScope(scope);
     return this.ctx.tx(() => {
       const rows = this.ctx
         .stmt(
-          `SELECT id FROM sessions WHERE layer = ? AND user_id = ? AND ended >= ?
+          `SELECT id FROM sessions WHERE layer = ? AND user_id = ? AND ended >= ? AND ended <= ?
              AND (COALESCE(summary, '') <> '' OR topics <> '[]' OR state_deltas <> '{}') ORDER BY id`,
         )
-        .all(scope.layer, scope.user_id, sinceIso) as { id: number }[];
+        .all(scope.layer, scope.user_id, w.since, w.until) as { id: number }[];
       const update = this.ctx.stmt("UPDATE sessions SET summary = '', topics = '[]', state_deltas = '{}' WHERE id = ?");
       for (const r of rows) {
         update.run(r.id);

@@ -8,7 +8,7 @@ import type { Fact, FactStore } from './facts.js';
 import { MEMORY_QUERY_MAX_LIMIT, MEMORY_QUERY_TARGETS, memoryQuerySql, type MemoryQuery, type MemoryQueryTarget } from './memory-query.js';
 import { idSegment, removeStaleTemps, safeJoin, writeFileAtomic } from './paths.js';
 import { LAYERS, type Scope } from './types.js';
-import { checkScope, toIso } from './util.js';
+import { checkScope } from './util.js';
 import { yaml } from './yaml.js';
 
 /** The folder of the standing query files, under the data dir (a backup holds its files: ops/backup-files.ts). */
@@ -310,8 +310,8 @@ export class StandingStore {
    */
   deleteSince(scope: Scope, sinceIso: string): number {
     checkScope(scope);
-    const since = Date.parse(toIso(sinceIso));
-    return this.removeWhere(scope, (q) => Date.parse(q.created) >= since);
+    const w = this.ctx.window(sinceIso);
+    return this.removeWhere(scope, (q) => q.created >= w.since && q.created <= w.until);
   }
 
   /** Delete every standing query of the scope (memory_data import replace), files removed on commit; returns how many. */

@@ -1,8 +1,9 @@
+import type { TimeWindow } from './iso-time.js';
 import type { StoreContext } from './context.js';
 import { isGeneratedKey } from './facts.js';
 import { trainingValue } from './scorers/training-value.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, foldedTermsFilter, makeId, parseId, parseJson, rowsMatching, toIso, wordFilterArgs, wordFilterSql } from './util.js';
+import { checkScope, checkText, checkWordPattern, foldedTermsFilter, makeId, parseId, parseJson, rowsMatching, wordFilterArgs, wordFilterSql } from './util.js';
 
 export interface TimelineEvent {
   id: string;
@@ -116,6 +117,15 @@ export class TimelineStore {
     return (rows as Row[]).map(toEvent);
   }
 
+  /** The newest `n` events created inside the window (both ends included), newest first. */
+  latestIn(scope: Scope, w: TimeWindow, n = 5): TimelineEvent[] {
+    checkScope(scope);
+    const rows = this.ctx
+      .stmt('SELECT * FROM timeline_events WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ? ORDER BY id DESC LIMIT ?')
+      .all(scope.layer, scope.user_id, w.since, w.until, Math.max(0, Math.floor(n))) as Row[];
+    return rows.map(toEvent);
+  }
+
   /** Events at or after an ISO time, oldest first. */
   since(scope: Scope, sinceIso: string, limit = 1000): TimelineEvent[] {
     checkScope(scope);
@@ -180,13 +190,13 @@ export class TimelineStore {
   }
 
   deleteSince(scope: Scope, sinceIso: string): number {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     checkScope(scope);
     return this.ctx.tx(
       () =>
         this.ctx
-          .stmt('DELETE FROM timeline_events WHERE layer = ? AND user_id = ? AND created >= ?')
-          .run(scope.layer, scope.user_id, sinceIso).changes,
+          .stmt('DELETE FROM timeline_events WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ?')
+          .run(scope.layer, scope.user_id, w.since, w.until).changes,
     );
   }
 }

@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import { notFound, StoreError } from './errors.js';
 import { FACT_PREFIX, type FactStore } from './facts.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, makeId, parseId, toIso } from './util.js';
+import { checkScope, makeId, parseId } from './util.js';
 
 export const TRANSITION_PREFIX = 'tr';
 
@@ -83,10 +83,14 @@ export class TransitionStore {
    */
   deleteSince(scope: Scope, sinceIso: string): number {
     checkScope(scope);
-    const since = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     return this.ctx.tx(() => {
-      this.ctx.stmt("UPDATE memory_transitions SET value = '' WHERE layer = ? AND user_id = ? AND ts >= ? AND reverted IS NOT NULL").run(scope.layer, scope.user_id, since);
-      return this.ctx.stmt('DELETE FROM memory_transitions WHERE layer = ? AND user_id = ? AND ts >= ? AND reverted IS NULL').run(scope.layer, scope.user_id, since).changes;
+      this.ctx
+        .stmt("UPDATE memory_transitions SET value = '' WHERE layer = ? AND user_id = ? AND ts >= ? AND ts <= ? AND reverted IS NOT NULL")
+        .run(scope.layer, scope.user_id, w.since, w.until);
+      return this.ctx
+        .stmt('DELETE FROM memory_transitions WHERE layer = ? AND user_id = ? AND ts >= ? AND ts <= ? AND reverted IS NULL')
+        .run(scope.layer, scope.user_id, w.since, w.until).changes;
     });
   }
 

@@ -14,10 +14,15 @@ describe('isoOf', () => {
     for (const ms of samples) expect(isoOf(ms)).toBe(new Date(ms).toISOString());
   });
 
-  it('hands times outside 1970-9999 and fractional times to toISOString', () => {
-    for (const ms of [-1, -86_400_001, 253_402_300_800_000, 8.64e15, 1_700_000_000_000.5]) {
+  it('hands times before 1970 and fractional times to toISOString', () => {
+    for (const ms of [-1, -86_400_001, 1_700_000_000_000.5, Date.parse('0000-01-01T00:00:00Z')]) {
       expect(isoOf(ms)).toBe(new Date(ms).toISOString());
     }
+  });
+
+  it('clamps a time past 9999-12-31 or before year 0 to that range, so every stamp sorts as time', () => {
+    for (const ms of [253_402_300_800_000, 8.64e15]) expect(isoOf(ms)).toBe('9999-12-31T23:59:59.999Z');
+    for (const ms of [Date.parse('0000-01-01T00:00:00Z') - 1, -8.64e15]) expect(isoOf(ms)).toBe('0000-01-01T00:00:00.000Z');
   });
 });
 

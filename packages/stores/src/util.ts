@@ -4,37 +4,9 @@ import { checkNoControlChars, cutUnits, isBlank, overChars, USER_ID_MAX } from '
 import { validationError } from './errors.js';
 import { foldText, hyphenJoins } from './retrieval/query.js';
 import { lazyRegExp, UNSPACED } from './scripts.js';
+import { isoOf } from './iso-time.js';
 
-const DAY_MS = 86_400_000;
-/** First instant of year 10000: from there on, toISOString writes a six-digit year. */
-const ISO_END_MS = 253_402_300_800_000;
-let isoDay = -1;
-let isoDayPrefix = '';
-
-const pad2 = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
-
-/**
- * The same string as `new Date(ms).toISOString()`, built in JavaScript with the date part kept
- * from the previous call: every write stamps a time, and on a request that follows idle time the
- * engine's own formatter (a runtime call) costs about three times as much. Times before 1970 or
- * from year 10000 on, and non-integers, go to toISOString.
- */
-export function isoOf(ms: number): string {
-  if (!Number.isInteger(ms) || ms < 0 || ms >= ISO_END_MS) return new Date(ms).toISOString();
-  const day = Math.floor(ms / DAY_MS);
-  if (day !== isoDay) {
-    isoDayPrefix = new Date(day * DAY_MS).toISOString().slice(0, 11);
-    isoDay = day;
-  }
-  let rest = ms - day * DAY_MS;
-  const h = Math.floor(rest / 3_600_000);
-  rest -= h * 3_600_000;
-  const m = Math.floor(rest / 60_000);
-  rest -= m * 60_000;
-  const s = Math.floor(rest / 1000);
-  const milli = rest - s * 1000;
-  return `${isoDayPrefix}${pad2(h)}:${pad2(m)}:${pad2(s)}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
-}
+export { isoOf };
 
 /** The clock's time as an ISO-8601 string (UTC, millisecond precision, sorts lexicographically). */
 export function nowIso(clock: Clock): string {

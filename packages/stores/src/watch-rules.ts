@@ -6,7 +6,7 @@ import { notFound, StoreError, validationError } from './errors.js';
 import { recordSlug } from './record-name.js';
 import type { ScratchpadStore } from './scratchpad.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, isoOf, makeId, parseId, parseJson, toIso } from './util.js';
+import { checkScope, checkText, isoOf, makeId, parseId, parseJson } from './util.js';
 
 export const WATCH_RULE_PREFIX = 'watch';
 /**
@@ -281,10 +281,12 @@ export class WatchRuleStore {
    */
   deleteSince(scope: Scope, sinceIso: string): number {
     checkScope(scope);
-    const since = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     return this.ctx.tx(() => {
-      this.ctx.stmt('DELETE FROM watch_hits WHERE ts >= ? AND rule_id IN (SELECT id FROM watch_rules WHERE layer = ? AND user_id = ?)').run(since, scope.layer, scope.user_id);
-      return this.ctx.stmt('DELETE FROM watch_rules WHERE layer = ? AND user_id = ? AND created >= ?').run(scope.layer, scope.user_id, since).changes;
+      this.ctx
+        .stmt('DELETE FROM watch_hits WHERE ts >= ? AND ts <= ? AND rule_id IN (SELECT id FROM watch_rules WHERE layer = ? AND user_id = ?)')
+        .run(w.since, w.until, scope.layer, scope.user_id);
+      return this.ctx.stmt('DELETE FROM watch_rules WHERE layer = ? AND user_id = ? AND created >= ? AND created <= ?').run(scope.layer, scope.user_id, w.since, w.until).changes;
     });
   }
 

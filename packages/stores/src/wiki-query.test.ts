@@ -137,9 +137,17 @@ describe('WikiStore.query', () => {
     expect(fieldOf(() => w.query(U, { title: '  ' }))).toBe('title');
     expect(fieldOf(() => w.query(U, { content: 'x'.repeat(1001) }))).toBe('content');
     expect(fieldOf(() => w.query(U, { updated_since: 'soon' }))).toBe('updated_since');
-    expect(fieldOf(() => w.query(U, { created_since: '2026-02-01', created_until: '2026-01-01' }))).toBe('created_until');
-    expect(fieldOf(() => w.query(U, { updated_since: '2026-02-01', updated_until: '2026-01-31T23:59:59Z' }))).toBe('updated_until');
-    expect(w.query(U, { created_since: '2026-01-01', created_until: '2026-01-01' }).total).toBe(0);
+    // since after until names the since field, as memory_query does (checkTimeRange).
+    expect(fieldOf(() => w.query(U, { created_since: '2026-02-01', created_until: '2026-01-01' }))).toBe('created_since');
+    expect(fieldOf(() => w.query(U, { updated_since: '2026-02-01', updated_until: '2026-01-31T23:59:59Z' }))).toBe('updated_since');
+    // A date-only until is the whole day: since and until on the page's day match it.
+    w.save(U, { title: 'New year', content: 'written at 2026-01-01T00:00Z', wiki_type: 'diary' });
+    expect(w.query(U, { created_since: '2026-01-01', created_until: '2026-01-01' }).total).toBe(1);
+    expect(w.query(U, { created_until: '2025-12-31' }).total).toBe(0);
+    // A bound past 9999-12-31 once in UTC is refused, naming its field, not compared as '+010000-...'.
+    expect(fieldOf(() => w.query(U, { created_until: '9999-12-31T23:30:00-01:00' }))).toBe('created_until');
+    expect(fieldOf(() => w.query(U, { updated_since: '9999-12-31T23:30:00-01:00' }))).toBe('updated_since');
+    expect(w.query(U, { created_since: '2026-01-01', created_until: '9999-12-31T23:30:00Z' }).total).toBe(1);
     expect(fieldOf(() => w.query(U, { limit: 0 }))).toBe('limit');
     expect(fieldOf(() => w.query(U, { limit: 201 }))).toBe('limit');
     expect(fieldOf(() => w.query(U, { limit: 1.5 }))).toBe('limit');

@@ -1,11 +1,14 @@
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
+import { checkIsoTimestamp, checkTimeRange, ISO_TIMESTAMP_ACCEPTED } from './iso-time.js';
 import { facetGroups } from './tags.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText, normalizeTags, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 import type { WikiPageInfo } from './wiki.js';
 import { INFO_COLS, toInfo, type WikiRow } from './wiki-row.js';
 import { checkWikiType } from './wiki-types.js';
+
+export { checkIsoTimestamp, ISO_TIMESTAMP_ACCEPTED };
 
 /** The most pages one wiki_query answers (the spec's query limit), and the default. */
 export const WIKI_QUERY_MAX_LIMIT = 200;
@@ -17,9 +20,6 @@ export const WIKI_QUERY_TITLE_MAX = 300;
 
 /** The time fields of a wiki query, each an ISO 8601 timestamp, bounds included. */
 export const WIKI_QUERY_RANGES = ['created_since', 'created_until', 'updated_since', 'updated_until'] as const;
-
-export const ISO_TIMESTAMP_ACCEPTED =
-  'an ISO 8601 date (2026-01-31, midnight UTC) or date-time with Z or an offset (2026-01-31T09:30:00Z, 2026-01-31T09:30:00.250+02:00)';
 
 /** A structured filter over the pages of a scope; every field left out matches every page. */
 export interface WikiQuery {
@@ -43,33 +43,6 @@ export interface WikiQueryResult {
   pages: WikiPageInfo[];
   /** Every page matching, beyond this page of results too. */
   total: number;
-}
-
-const ISO_RE = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|([+-])(\d{2}):?(\d{2})))?$/;
-
-/**
- * The stored form (toISOString, which sorts as time) of an ISO 8601 timestamp: a date (midnight
- * UTC) or a date-time with seconds and fraction optional and Z or an offset required (a time with
- * no zone would be read in the server's own). A day the month lacks (2026-02-30), an hour past 23
- * or anything else is an error naming `field` and the accepted format.
- */
-export function checkIsoTimestamp(value: unknown, field: string): string {
-  const bad = () =>
-    validationError(field, `${field} must be ${ISO_TIMESTAMP_ACCEPTED}; got ${JSON.stringify(typeof value === 'string' ? value.slice(0, 100) : value)}`, ISO_TIMESTAMP_ACCEPTED);
-  if (typeof value !== 'string') throw bad();
-  const m = ISO_RE.exec(value.trim());
-  if (!m) throw bad();
-  const [y, mo, d, h = 0, mi = 0, s = 0] = [m[1], m[2], m[3], m[4], m[5], m[6]].map((v) => (v === undefined ? undefined : Number(v))) as number[];
-  const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, '0'));
-  const offH = m[10] === undefined ? 0 : Number(m[10]);
-  const offM = m[11] === undefined ? 0 : Number(m[11]);
-  if (mo < 1 || mo > 12 || h > 23 || mi > 59 || s > 59 || offH > 23 || offM > 59) throw bad();
-  const t = new Date(0);
-  t.setUTCFullYear(y, mo - 1, d);
-  if (t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) throw bad();
-  t.setUTCHours(h, mi, s, ms);
-  const offset = (m[9] === '-' ? -1 : 1) * (offH * 60 + offM) * 60_000;
-  return new Date(t.getTime() - offset).toISOString();
 }
 
 function checkCount(value: unknown, field: string, min: number, max: number): number {
@@ -116,18 +89,13 @@ export function wikiQuery(ctx: StoreContext, scope: Scope, q: WikiQuery): WikiQu
   const times: Partial<Record<(typeof WIKI_QUERY_RANGES)[number], string>> = {};
   for (const field of WIKI_QUERY_RANGES) {
     if (q[field] === undefined) continue;
-    const iso = checkIsoTimestamp(q[field], field);
+    const until = field.endsWith('until');
+    const iso = checkIsoTimestamp(q[field], field, until ? 'end' : 'start');
     times[field] = iso;
-    where.push(`${field.startsWith('created') ? 'created' : 'updated'} ${field.endsWith('since') ? '>=' : '<='} ?`);
+    where.push(`${field.startsWith('created') ? 'created' : 'updated'} ${until ? '<=' : '>='} ?`);
     args.push(iso);
   }
-  for (const col of ['created', 'updated'] as const) {
-    const since = times[`${col}_since`];
-    const until = times[`${col}_until`];
-    if (since !== undefined && until !== undefined && since > until) {
-      throw validationError(`${col}_until`, `${col}_until (${until}) is before ${col}_since (${since}): the range would match no page`);
-    }
-  }
+  for (const col of ['created', 'updated'] as const) checkTimeRange(times[`${col}_since`], times[`${col}_until`], `${col}_since`, `${col}_until`);
   const matchers: ((r: WikiRow) => boolean)[] = [];
   const title = q.title === undefined ? undefined : checkPattern(q.title, 'title', WIKI_QUERY_TITLE_MAX);
   const content = q.content === undefined ? undefined : checkPattern(q.content, 'content', WIKI_QUERY_CONTENT_MAX);

@@ -8,7 +8,7 @@ import { freeName } from './name-family.js';
 import { idSegment, isInside, removeStaleTemps, safeJoin, slugify } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import type { VersionLog } from './versions.js';
-import { checkScope, checkText, makeId, normalizeTags, parseId, rowsMatching, toIso, wordFilterArgs, wordFilterSql, checkMatchPattern } from './util.js';
+import { checkScope, checkText, makeId, normalizeTags, parseId, rowsMatching, wordFilterArgs, wordFilterSql, checkMatchPattern } from './util.js';
 import { WikiFilesBehind } from './wiki-files.js';
 import { MAX_PAGE_FILE_BYTES, pageFileStale, readPageFile } from './wiki-page-file.js';
 import { wikiQuery, type WikiQuery, type WikiQueryResult } from './wiki-query.js';
@@ -352,13 +352,13 @@ export class WikiStore {
    * only updated since stays, as FactStore.deleteSince keeps such a fact.
    */
   deleteSince(scope: Scope, sinceIso: string, keep: (page: WikiPageInfo) => boolean = () => false): WikiPageInfo[] {
-    sinceIso = toIso(sinceIso);
+    const w = this.ctx.window(sinceIso);
     checkScope(scope);
     return this.ctx.tx(() => {
       // created <= updated, so the updated index narrows the read to the pages touched since.
       const rows = this.ctx
-        .stmt(`SELECT ${INFO_COLS} FROM wiki_pages WHERE layer = ? AND user_id = ? AND updated >= ? AND created >= ? ORDER BY id`)
-        .all(scope.layer, scope.user_id, sinceIso, sinceIso) as Omit<Row, 'content'>[];
+        .stmt(`SELECT ${INFO_COLS} FROM wiki_pages WHERE layer = ? AND user_id = ? AND updated >= ? AND created >= ? AND created <= ? ORDER BY id`)
+        .all(scope.layer, scope.user_id, w.since, w.since, w.until) as Omit<Row, 'content'>[];
       const out: WikiPageInfo[] = [];
       for (const r of rows) {
         const page = toInfo(r);

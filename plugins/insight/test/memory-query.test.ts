@@ -111,5 +111,24 @@ describe('memory_query errors', () => {
     expect(JSON.stringify(since.accepted)).toContain('ISO 8601');
     expect(await field({ created_until: '2026-02-30' })).toBe('created_until');
     expect(await field({ created_since: '2026-03-01', created_until: '2026-02-01T00:00:00Z' })).toBe('created_since');
+    // A bound past 9999-12-31 once in UTC is refused, naming its field and the range.
+    for (const f of ['created_since', 'created_until']) {
+      const e = await toolError(q({ [f]: '9999-12-31T23:30:00-01:00' }));
+      expect(e.field).toBe(f);
+      expect(e.message).toContain('9999-12-31T23:59:59.999Z');
+    }
+  });
+
+  it('reads a date-only created_until as the whole day, and the RFC 3339 variants as their Z form', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 31, 15, 0));
+    s = await start({ clock });
+    await s.call('think', { text: 'I prefer green tea in the afternoon.' });
+    const total = async (args: Record<string, unknown>) => (await q({ target: 'episodes', ...args })).total;
+    expect(await total({})).toBe(1);
+    expect(await total({ created_since: '2026-01-31', created_until: '2026-01-31' })).toBe(1);
+    expect(await total({ created_until: '2026-01-30' })).toBe(0);
+    expect(await total({ created_since: '2026-01-31 15:00:00z' })).toBe(1);
+    expect(await total({ created_since: '2026-01-31t17:00:00+02' })).toBe(1);
+    expect(await total({ created_until: '2026-01-31T14:59:59Z' })).toBe(0);
   });
 });

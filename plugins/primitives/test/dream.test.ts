@@ -79,6 +79,21 @@ describe('limit', () => {
     await expect(s.call('dream', { query: 'ferry', explain: 'yes' })).rejects.toThrow(/explain/);
   });
 
+  it('gives a thought dated years ahead (the clock stepped back) the recency of its distance from now, not full recency', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const now = clock.now();
+    clock.set(Date.UTC(2099, 0, 1));
+    await s.call('think', { text: harbour(1), layer: 'user' });
+    clock.set(now);
+    await s.call('think', { text: harbour(2), layer: 'user' });
+    const r = await s.call('dream', { query: 'ferry island pier', intent: 'recent', explain: true });
+    const hits = r.hits as { created: string; explain: { recency: number } }[];
+    expect(hits.map((h) => h.created.slice(0, 4))).toEqual(['2026', '2099']);
+    expect(hits[1].explain.recency).toBeLessThan(1e-6);
+    expect(hits[0].explain.recency).toBeGreaterThan(0.3);
+  });
+
   it('lists the hits only when asked: the default answer is the summary, whose headings name every hit', async () => {
     s = await start();
     for (let i = 1; i <= 3; i++) await s.call('think', { text: harbour(i), layer: 'user' });

@@ -53,6 +53,19 @@ describe('daily_brief', () => {
     expect((await s.call('daily_brief', {})).suggested_action.tool).toBe('memory_remember');
   });
 
+  it('counts nothing dated after now among the last 24 hours (the clock stepped back)', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const now = clock.now();
+    clock.set(Date.UTC(2099, 0, 1));
+    await s.call('think', { text: 'We agreed to deploy the billing service on Friday after the final review meeting', layer: 'user' });
+    storesOf(s).facts.upsert(U, { key: 'ahead', value: 'dated 2099' });
+    clock.set(now);
+    storesOf(s).facts.upsert(U, { key: 'today', value: 'written now' });
+    const b = await s.call('daily_brief', {});
+    expect(b.recent).toMatchObject({ total: 1, facts: { count: 1, newest: [{ key: 'today' }] }, episodes: { count: 0 }, timeline_events: { count: 0 } });
+  });
+
   it('answers a failing section as an error entry and still returns the others', async () => {
     s = await start();
     const st = storesOf(s);
@@ -65,7 +78,7 @@ describe('daily_brief', () => {
     expect(b.recent).toMatchObject({ facts: { count: 1 } });
     expect(b.suggested_action).toMatchObject({ tool: 'memory_remember' });
     vi.restoreAllMocks();
-    vi.spyOn(st.timeline, 'latest').mockImplementation(() => {
+    vi.spyOn(st.timeline, 'latestIn').mockImplementation(() => {
       throw new Error('timeline unreadable');
     });
     const c = await s.call('daily_brief', {});

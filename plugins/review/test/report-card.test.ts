@@ -124,6 +124,21 @@ describe('memory_report_card', () => {
     expect((await s.call('memory_report_card', { user_id: 'bob' })).open_gaps.count).toBe(0);
   });
 
+  it('counts nothing dated after now in the period (the clock stepped back)', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    const st = storesOf(s);
+    const now = clock.now();
+    clock.set(Date.UTC(2099, 0, 1));
+    st.episodes.add(U, { summary: 'Next session: ask how the interview went', tags: ['dream_marker'] });
+    await s.call('dream', { query: 'violin lessons' });
+    st.writeDeferred();
+    clock.set(now);
+    const r = await s.call('memory_report_card', {});
+    expect(r.open_gaps.count).toBe(0);
+    expect(r.dream_markers).toEqual({ in_period: 0, total: 1 });
+  });
+
   it('refuses a period out of bounds, naming period_hours', async () => {
     s = await start();
     expect((await toolError(s.call('memory_report_card', { period_hours: 0 }))).field).toBe('period_hours');

@@ -86,13 +86,37 @@ describe('wiki_query', () => {
       expect(String(e.accepted)).toContain('2026-01-31T09:30:00Z');
     }
     expect((await toolError(s.call('wiki_query', { created_since: '2026-01-31T09:30' }))).field).toBe('created_since');
+    // since after until names the since field, as memory_query does.
     const order = await toolError(s.call('wiki_query', { created_since: '2026-02-01', created_until: '2026-01-01' }));
-    expect(order.field).toBe('created_until');
-    expect((await toolError(s.call('wiki_query', { updated_since: '2026-02-01', updated_until: '2026-01-01' }))).field).toBe('updated_until');
+    expect(order.field).toBe('created_since');
+    expect((await toolError(s.call('wiki_query', { updated_since: '2026-02-01', updated_until: '2026-01-01' }))).field).toBe('updated_since');
+    // A bound past 9999-12-31 once in UTC is refused, naming its field and the range, not compared as '+010000-...'.
+    for (const field of ['created_since', 'created_until', 'updated_since', 'updated_until']) {
+      const e = await toolError(s.call('wiki_query', { [field]: '9999-12-31T23:30:00-01:00' }));
+      expect(e.field).toBe(field);
+      expect(e.message).toContain('9999-12-31T23:59:59.999Z');
+    }
     expect((await toolError(s.call('wiki_query', { limit: 0 }))).field).toBe('limit');
     expect((await toolError(s.call('wiki_query', { limit: 201 }))).field).toBe('limit');
     expect((await toolError(s.call('wiki_query', { offset: -1 }))).field).toBe('offset');
     expect((await toolError(s.call('wiki_query', { layer: 'team' }))).field).toBe('layer');
+  });
+});
+
+describe('wiki_query time bounds', () => {
+  it('a date-only until includes that day, and the RFC 3339 variants are read as their Z form', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 31, 15, 0));
+    s = await start({ clock });
+    await add(s, 'Afternoon', 'written at 15:00');
+    const total = async (args: Record<string, unknown>) => (await s.call('wiki_query', args)).total;
+    expect(await total({ created_since: '2026-01-31', created_until: '2026-01-31' })).toBe(1);
+    expect(await total({ updated_until: '2026-01-31' })).toBe(1);
+    expect(await total({ created_until: '2026-01-30' })).toBe(0);
+    expect(await total({ created_until: '2026-01-31T14:59:59Z' })).toBe(0);
+    expect(await total({ created_since: '2026-01-31 15:00:00z' })).toBe(1);
+    expect(await total({ created_since: '2026-01-31t17:00:00+02' })).toBe(1);
+    expect(await total({ created_since: '2026-01-31t17:00:00.001+02' })).toBe(0);
+    expect(await total({ created_since: '2026-01-01', created_until: '9999-12-31T23:59:59.999Z' })).toBe(1);
   });
 });
 

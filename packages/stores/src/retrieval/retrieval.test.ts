@@ -133,6 +133,20 @@ describe('Retrieval', () => {
     expect(s.retrieval.search(U, 'garden project', { intent: 'core' })[0].id).toBe(old.id);
   });
 
+  it('scores a record dated after now by its distance from now: one years ahead is not the most recent', () => {
+    const s = env.stores;
+    const now = env.clock.now();
+    env.clock.t = Date.UTC(2099, 0, 1); // written while the clock ran far ahead, then corrected
+    const ahead = s.episodes.add(U, { summary: 'notes about the orchard plan' });
+    env.clock.t = now;
+    const fresh = s.episodes.add(U, { summary: 'notes about the orchard plan' });
+    const hits = s.retrieval.search(U, 'orchard plan', { intent: 'recent' });
+    expect(hits.map((h) => h.id)).toEqual([fresh.id, ahead.id]);
+    const byId = new Map(hits.map((h) => [h.id, h.explain.recency]));
+    expect(byId.get(ahead.id)).toBeLessThan(1e-6);
+    expect(byId.get(fresh.id)).toBeGreaterThan(0);
+  });
+
   it('filters by sources and wiki_type, and touch counts accesses', () => {
     seed(env);
     const only = env.stores.retrieval.search(U, 'Caroline', { sources: ['graph'] });

@@ -1,3 +1,4 @@
+import { recencyAge } from '../iso-time.js';
 import type { StoreContext } from '../context.js';
 import { validationError } from '../errors.js';
 import { AccessLog } from '../access-log.js';
@@ -537,7 +538,7 @@ export class Retrieval {
       const bm = Math.max(0, c.bm25Raw) / maxBm;
       const imp = Math.min(1, Math.max(0, Number.isFinite(c.importance) ? c.importance : 0));
       const t = Date.parse(c.created);
-      const age = Number.isFinite(t) ? Math.max(0, now - t) : Number.POSITIVE_INFINITY;
+      const age = Number.isFinite(t) ? recencyAge(now, t) : Number.POSITIVE_INFINITY;
       const rec = Number.isFinite(age) ? Math.pow(0.5, age / RECENCY_HALF_LIFE_MS) : 0;
       const acc = Math.min(1, Math.log1p(Math.max(0, c.access)) / Math.log1p(ACCESS_SATURATION));
       const bm25 = round6(w.bm25 * bm);

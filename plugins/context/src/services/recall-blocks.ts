@@ -1,5 +1,5 @@
 import { isBlank } from '@memory-service/kernel';
-import { DISCLOSURE_MATCH_SCORE, DREAM_MARKER_TAG, fitToBudget, type Hit, type Scope, type Stores } from '@memory-service/stores';
+import { DISCLOSURE_MATCH_SCORE, DREAM_MARKER_TAG, fitToBudget, recentWindow, type Hit, type Scope, type Stores } from '@memory-service/stores';
 import { excerpt } from './text.js';
 
 /** Dream markers listed at most (newest first). */
@@ -176,7 +176,7 @@ export function dayBlock(stores: Stores, scope: Scope, seen: Seen): Block {
 /** Pending work: scratchpad notes, open gaps of the last RECAP_GAP_HOURS, staged pending proposals. */
 export function pendingBlock(stores: Stores, scope: Scope, nowMs: number): Block {
   const notes = stores.scratchpad.read(scope).slice(-RECAP_LIST_MAX).reverse();
-  const gaps = stores.recallEvents.openGaps(scope, new Date(nowMs - RECAP_GAP_HOURS * 3600_000).toISOString(), RECAP_LIST_MAX);
+  const gaps = stores.recallEvents.openGaps(scope, recentWindow(nowMs, RECAP_GAP_HOURS * 3600_000).since, RECAP_LIST_MAX);
   const proposals = stores.proposals.list(scope, 'pending', RECAP_LIST_MAX);
   return {
     kind: 'pending',

@@ -1,10 +1,10 @@
 import { defineTool, z } from '@memory-service/kernel';
-import { ISO_TIMESTAMP_ACCEPTED, MEMORY_QUERY_DEFAULT_LIMIT, MEMORY_QUERY_LIKE_MAX, MEMORY_QUERY_MAX_LIMIT, MEMORY_QUERY_TARGETS, type Stores } from '@memory-service/stores';
+import { isoBoundDescription, MEMORY_QUERY_DEFAULT_LIMIT, MEMORY_QUERY_LIKE_MAX, MEMORY_QUERY_MAX_LIMIT, MEMORY_QUERY_TARGETS, type DateOnly, type Stores } from '@memory-service/stores';
 import { episodeOut, episodeSchema, layerInput, limitInput, offsetInput, pagingOutput, READ_ONLY, scopeOf, tagFilterInput, userIdInput } from '../common.js';
 import { factOut, factSchema } from '../fact-common.js';
 
 const importance = (what: string) => z.number().min(0).max(1).optional().describe(`${what} importance, 0 to 1, bound included`);
-const timestamp = (what: string) => z.string().max(100).optional().describe(`${what}, bound included: ${ISO_TIMESTAMP_ACCEPTED}`);
+const timestamp = (what: string, dateOnly: DateOnly) => z.string().max(100).optional().describe(isoBoundDescription(what, dateOnly));
 const substring = (what: string) => z.string().min(1).max(MEMORY_QUERY_LIKE_MAX).optional().describe(`A plain substring of the ${what}, ignoring ASCII case (% and _ are literal, not wildcards)`);
 
 export function memoryQueryTool(stores: Stores) {
@@ -15,7 +15,7 @@ export function memoryQueryTool(stores: Stores) {
       'Read the records of the layer and user_id that match every filter given (none: all), from core memory (target core: L4 facts) ' +
       'or episodes (target episodes: L3). Filters: importance_min / importance_max (0 to 1); content_like, a plain substring of the ' +
       "fact's value or the episode's summary; key_like, a plain substring of the fact's key (core only); created_since / created_until, " +
-      'ISO 8601 times; tag, episodes only, faceted ("dimension:value"; a plain tag is its own dimension: tags of one dimension match any ' +
+      'ISO 8601 times, bounds included (a date alone as created_until includes that day); tag, episodes only, faceted ("dimension:value"; a plain tag is its own dimension: tags of one dimension match any ' +
       'of them, different dimensions all). Substrings ignore ASCII case and are not patterns: % and _ match themselves. Newest created ' +
       `first, limit (default ${MEMORY_QUERY_DEFAULT_LIMIT}, at most ${MEMORY_QUERY_MAX_LIMIT}) from offset. Returns facts (entry_id, key, ` +
       'value, importance, source, metadata, created, updated) or episodes (id, summary, emotional_weight, importance, tags, created), ' +
@@ -26,8 +26,8 @@ export function memoryQueryTool(stores: Stores) {
       importance_max: importance('Highest'),
       key_like: substring('key (target core only)'),
       content_like: substring('value (core) or summary (episodes)'),
-      created_since: timestamp('Created at or after'),
-      created_until: timestamp('Created at or before'),
+      created_since: timestamp('Created at or after', 'start'),
+      created_until: timestamp('Created at or before', 'end'),
       tag: tagFilterInput.describe('Target episodes only. Faceted tags: same dimension any of, different dimensions all of'),
       limit: limitInput(MEMORY_QUERY_DEFAULT_LIMIT, MEMORY_QUERY_MAX_LIMIT),
       offset: offsetInput,

@@ -4,6 +4,7 @@ import {
   derivedNodeIds,
   holdsWord,
   purgeRecordsSince,
+  recentWindow,
   wordsMatcher,
   writtenText,
   type Episode,
@@ -410,7 +411,7 @@ export class Forgetter {
    * records of the other kinds created in the window go too (purgeRecordsSince, as memory_lucidity_purge).
    */
   private recent(scope: Scope, minutes: number): ForgetReport {
-    const since = new Date(this.clock.now() - minutes * 60_000).toISOString();
+    const since = recentWindow(this.clock.now(), minutes * 60_000).since;
     return {
       scope: 'recent',
       deleted_l4: this.stores.facts.deleteSince(scope, since),

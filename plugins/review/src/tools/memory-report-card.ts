@@ -1,5 +1,5 @@
 import { defineTool, z, type Clock } from '@memory-service/kernel';
-import { DREAM_MARKER_TAG, type Stores } from '@memory-service/stores';
+import { DREAM_MARKER_TAG, recentWindow, type Stores } from '@memory-service/stores';
 import { describeProposal, layerInput, READ_ONLY, scopeOf, userIdInput } from '../common.js';
 
 export const REPORT_PERIOD_DEFAULT_HOURS = 24;
@@ -61,7 +61,7 @@ export function memoryReportCardTool(stores: Stores, clock: Clock) {
     annotations: READ_ONLY,
     handler: (args) => {
       const scope = scopeOf(args);
-      const since = new Date(clock.now() - args.period_hours * 3600_000).toISOString();
+      const since = recentWindow(clock.now(), args.period_hours * 3600_000).since;
       const gaps = stores.recallEvents.openGaps(scope, since, 10_000);
       return {
         period_hours: args.period_hours,
