@@ -237,6 +237,44 @@ describe('long patterns', () => {
   });
 });
 
+describe('prefilter SQL without GLOB or a copy of each text', () => {
+  /** What wordFilterSql and foldedTermsFilter took before (a GLOB for the rows beyond ASCII, replace() on every text): the reference. */
+  const GLOB = '*[^\u0001-\u007f]*';
+  const oldWordFilter = (c: string) => `(replace(${c}, '-', '') LIKE ? ESCAPE '\\' OR ${c} GLOB ?)`;
+  const oldTermsFilter = (c: string) => `(EXISTS (SELECT 1 FROM json_each(?) t WHERE ${c} LIKE t.value ESCAPE '\\') OR ${c} GLOB ?)`;
+
+  it('takes exactly the rows the former GLOB and replace() prefilters took (seeded random texts)', () => {
+    const db = openDb(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+    const rand = seededRandom(11);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+    const words = ['cafe', 'Café', 'e-mail', 'email', 'E-MAIL', 'the', 'vacation', 'x-ray', '-', '--', '100%', 'a_b', '\uff23\uff21\uff26\uff25', 'Zürich', '猫', '😀', 'tab\there', 'new\nline'];
+    const texts: string[] = [];
+    for (let i = 0; i < 600; i++) texts.push(Array.from({ length: Math.floor(rand() * 6) }, () => pick(words)).join(pick([' ', '', '-', '  '])));
+    texts.push('', ' ');
+    const ins = db.prepare('INSERT INTO t (body) VALUES (?)');
+    for (const t of texts) ins.run(t);
+    ins.run(null);
+    const ids = (sql: string, args: unknown[]) => db.prepare(`SELECT id FROM t WHERE ${sql} ORDER BY id`).pluck().all(...args);
+    for (const p of ['cafe', 'Café', 'e-mail', 'email', 'the vacation', 'x-ray', '100%', 'a_b', '猫', 'zurich', 'new line']) {
+      const [like] = wordFilterArgs(p);
+      expect(ids(wordFilterSql('body'), wordFilterArgs(p)), p).toEqual(ids(oldWordFilter('body'), [like, GLOB]));
+      const terms = [p, pick(words)];
+      const f = foldedTermsFilter(['body'], terms)!;
+      expect(ids(f.sql, f.args), terms.join('|')).toEqual(ids(oldTermsFilter('body'), [...f.args, GLOB]));
+    }
+    db.close();
+  });
+
+  it('takes a text with a NUL whole, as a prefilter may (SQLite counts its characters only up to the NUL)', () => {
+    const db = openDb(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+    db.prepare('INSERT INTO t (body) VALUES (?), (?)').run('abc\u0000Café', 'abc\u0000def');
+    expect(db.prepare(`SELECT id FROM t WHERE ${wordFilterSql('body')} ORDER BY id`).pluck().all(...wordFilterArgs('cafe'))).toEqual([1, 2]);
+    db.close();
+  });
+});
+
 describe('foldedTermsFilter', () => {
   it('takes every row holding a term folded: ASCII rows by a LIKE of each folded term, the others whole', () => {
     const db = openDb(':memory:');
