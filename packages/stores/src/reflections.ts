@@ -254,30 +254,46 @@ export class ReflectionStore {
  */
 export function recurringTerms(texts: readonly string[], topic?: string): { term: string; records: number }[] {
   const skip = new Set(topic === undefined ? [] : wordTokens(topic).map((w) => porterStem(w)));
-  const records = new Map<string, { n: number; form: string }>();
-  for (const text of texts) {
-    const seen = new Map<string, string>();
-    for (const w of wordTokens(text)) {
-      if (w.length < 3 || /^\d+$/.test(w) || STOP_WORDS.has(w)) continue;
-      const stem = porterStem(w);
-      if (skip.has(stem)) continue;
-      const prev = seen.get(stem);
-      if (prev === undefined || w.length < prev.length || (w.length === prev.length && w < prev)) seen.set(stem, w);
-    }
-    for (const [stem, form] of seen) {
-      const r = records.get(stem);
-      if (!r) records.set(stem, { n: 1, form });
-      else {
-        r.n++;
-        if (form.length < r.form.length || (form.length === r.form.length && form < r.form)) r.form = form;
+  const byStem = new Map<string, StemCount>();
+  // Each distinct word is tested and stemmed once: a period's texts say a few thousand words again
+  // and again, and stemming every word of 100,000 episodes took most of memory_reflect's time.
+  // null: a word left out.
+  const byWord = new Map<string, StemCount | null>();
+  for (let i = 0; i < texts.length; i++) {
+    for (const w of wordTokens(texts[i]!)) {
+      let r = byWord.get(w);
+      if (r === undefined) {
+        r = null;
+        if (w.length >= 3 && !/^\d+$/.test(w) && !STOP_WORDS.has(w)) {
+          const stem = porterStem(w);
+          if (!skip.has(stem)) {
+            r = byStem.get(stem) ?? null;
+            if (r === null) byStem.set(stem, (r = { n: 0, form: w, text: -1 }));
+          }
+        }
+        byWord.set(w, r);
       }
+      if (r === null) continue;
+      // Each text counts a stem once; its shown form is the shortest (then first alphabetically) of every text's words.
+      if (r.text !== i) {
+        r.text = i;
+        r.n++;
+      }
+      if (w.length < r.form.length || (w.length === r.form.length && w < r.form)) r.form = w;
     }
   }
-  return [...records.values()]
+  return [...byStem.values()]
     .filter((r) => r.n >= REFLECT_TERM_MIN_RECORDS)
     .sort((a, b) => b.n - a.n || (a.form < b.form ? -1 : a.form > b.form ? 1 : 0))
     .slice(0, REFLECT_TOP_TERMS)
     .map((r) => ({ term: r.form, records: r.n }));
+}
+
+/** A stem's count in recurringTerms: the records holding it, its shown form, the last text that counted it. */
+interface StemCount {
+  n: number;
+  form: string;
+  text: number;
 }
 
 /** A reflection's summary from its parts (write, forget, and memory_data import re-pointing its most recalled). */
