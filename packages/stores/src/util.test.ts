@@ -237,7 +237,7 @@ describe('long patterns', () => {
   });
 });
 
-describe('prefilter SQL without GLOB or a copy of each text', () => {
+describe('prefilter SQL without GLOB, json_each or a copy of each text', () => {
   /** What wordFilterSql and foldedTermsFilter took before (a GLOB for the rows beyond ASCII, replace() on every text): the reference. */
   const GLOB = '*[^\u0001-\u007f]*';
   const oldWordFilter = (c: string) => `(replace(${c}, '-', '') LIKE ? ESCAPE '\\' OR ${c} GLOB ?)`;
@@ -261,7 +261,7 @@ describe('prefilter SQL without GLOB or a copy of each text', () => {
       expect(ids(wordFilterSql('body'), wordFilterArgs(p)), p).toEqual(ids(oldWordFilter('body'), [like, GLOB]));
       const terms = [p, pick(words)];
       const f = foldedTermsFilter(['body'], terms)!;
-      expect(ids(f.sql, f.args), terms.join('|')).toEqual(ids(oldTermsFilter('body'), [...f.args, GLOB]));
+      expect(ids(f.sql, f.args), terms.join('|')).toEqual(ids(oldTermsFilter('body'), [JSON.stringify([...new Set(terms.map((t) => likePattern(foldText(t))))]), GLOB]));
     }
     db.close();
   });
@@ -297,11 +297,26 @@ describe('foldedTermsFilter', () => {
     expect(pre(['50%'])).toEqual([1, 2, 5]);
     expect(foldedTermsFilter(['a'], ['', ''])).toBeNull();
     // Regression guard, fixed: one LIKE per term joined by OR passed SQLite's expression depth
-    // (1,000) at a few hundred terms, so forget of ~450 records failed whole. The SQL is now the
-    // same for any number of terms.
+    // (1,000) at a few hundred terms, so forget of ~450 records failed whole. Past
+    // PREFILTER_MAX_TERMS there is no prefilter, so the OR chain stays short.
     const many = Array.from({ length: PREFILTER_MAX_TERMS - 1 }, (_, i) => `nothing-${i}`);
     expect(pre([...many, 'tea'])).toEqual([1, 2, 4]);
-    expect(foldedTermsFilter(['a', 'b'], many)!.sql).toBe(foldedTermsFilter(['a', 'b'], ['x'])!.sql);
+    db.close();
+  });
+
+  it('looks for the terms of onlyIn in their column alone, and tests no column left without a term', () => {
+    const db = openDb(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b TEXT)');
+    const ins = db.prepare('INSERT INTO t (a, b) VALUES (?, ?)');
+    for (const r of [['l3:ep_4', 'x'], ['x', '{"refs":["l3:ep_4"]}'], ['Café', 'x'], ['x', 'Café'], ['tea', 'x']]) ins.run(...r);
+    const pre = (terms: string[], onlyIn: Record<string, string[]>) => {
+      const f = foldedTermsFilter(['a', 'b'], terms, onlyIn);
+      return f === null ? null : db.prepare(`SELECT id FROM t WHERE ${f.sql} ORDER BY id`).pluck().all(...f.args);
+    };
+    expect(pre([], { b: ['l3:ep_4'] })).toEqual([2, 4]);
+    expect(pre(['tea'], { b: ['l3:ep_4'] })).toEqual([2, 3, 4, 5]);
+    expect(pre([], {})).toBeNull();
+    expect(pre([], { b: Array.from({ length: PREFILTER_MAX_TERMS + 1 }, (_, i) => `r${i}`) })).toBeNull();
     db.close();
   });
 
