@@ -312,10 +312,15 @@ export class Forgetter {
       ...l1.map((i) => `l1:${i.id}`),
     ]);
     out.deleted_l1 = l1.length;
-    // Every event the test takes holds a text's first characters or a ref: only those are read.
-    const terms = [...texts.map(prefilterTerm), ...refs];
-    out.deleted_timeline = this.stores.timeline
-      .deleteWhere(scope, terms.includes('') ? [] : terms, (e) => ((holds(e.summary) || holds(JSON.stringify(e.metadata))) && !refersTo(e.metadata, otherRefs)) || refersTo(e.metadata, refs)).length;
+    // Every event the test takes holds a piece of a text's start, or a ref in its metadata: only those are read.
+    const terms = texts.map(prefilterTerm);
+    const everyEvent = terms.includes('');
+    out.deleted_timeline = this.stores.timeline.deleteWhere(
+      scope,
+      everyEvent ? [] : terms,
+      (e) => ((holds(e.summary) || holds(JSON.stringify(e.metadata))) && !refersTo(e.metadata, otherRefs)) || refersTo(e.metadata, refs),
+      everyEvent ? [] : [...refs],
+    ).length;
     out.scrubbed_sessions = this.stores.sessions.scrubWhere(scope, holds);
     out.cleaned_records = cleanForgottenLinks(this.stores, scope, {
       facts: [fact],
@@ -399,7 +404,7 @@ export class Forgetter {
     // A thought's event keeps only its first 200 characters: the one naming a deleted record goes even when the pattern lay further in.
     const refs = [...recordRefs, ...nodes.map((n) => `graph:${n.node_id}`), ...pages.map((p) => `wiki:${p.id}`), ...l1.map((i) => `l1:${i.id}`)];
     const named = new Set(refs);
-    if (named.size > 0) out.deleted_timeline += this.stores.timeline.deleteWhere(scope, refs, (e) => refersTo(e.metadata, named)).length;
+    if (named.size > 0) out.deleted_timeline += this.stores.timeline.deleteWhere(scope, [], (e) => refersTo(e.metadata, named), refs).length;
     out.scrubbed_sessions = this.stores.sessions.scrubMatching(scope, pattern);
     out.deleted_recall_events = this.stores.recallEvents.deleteMatching(scope, pattern);
     out.cleaned_records = cleanForgottenLinks(this.stores, scope, { facts, episodeIds, holds: wordsMatcher(pattern), texts: [pattern] });
