@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { seededRandom } from '@memory-service/kernel';
-import { episodeKey } from './cleanup.js';
+import { duplicateKeyGroups, episodeKey } from './cleanup.js';
 import { foldText } from './retrieval/query.js';
 import { derivedNodeIds } from './graph.js';
 import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
@@ -205,6 +205,27 @@ describe('Cleanup', () => {
       expect(episodeKey(t), JSON.stringify(t)).toBe(reference(t));
     }
     for (const t of ['Café — au LAIT', '\uff23\uff21\uff26\uff25!', 'x\u00a0y', 'Straße 5']) expect(episodeKey(t)).toBe(reference(t));
+  });
+
+  it('duplicateKeyGroups groups as keying every summary did, in the same order (seeded random summaries)', () => {
+    const reference = (rows: { id: number; summary: string }[]) => {
+      const groups = new Map<string, number[]>();
+      for (const r of rows) {
+        const key = foldText(r.summary).replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+        if (key) groups.set(key, [...(groups.get(key) ?? []), r.id]);
+      }
+      return [...groups].filter(([, ids]) => ids.length > 1);
+    };
+    const rand = seededRandom(13);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+    const words = ['Met', 'met', 'ANA', 'Ana', 'at', 'the', 'Café', 'cafe', 'CAFE', '\uff23\uff21\uff26\uff25', 'Zürich', 'zurich', '42', 'x', '...', '', '猫'];
+    for (let round = 0; round < 200; round++) {
+      const rows = Array.from({ length: Math.floor(rand() * 30) }, (_, i) => ({
+        id: i + 1,
+        summary: Array.from({ length: Math.floor(rand() * 4) }, () => pick(words)).join(pick([' ', '  ', ', ', ' — ', '!', '\n', ''])),
+      }));
+      expect([...duplicateKeyGroups(rows)], JSON.stringify(rows)).toEqual(reference(rows));
+    }
   });
 
   it('compress_episodes groups seeded random summaries as the Unicode key groups them, and dedup_core with no duplicate removes nothing', () => {
