@@ -108,9 +108,9 @@ describe('ReflectionStore', () => {
     };
     const rand = seededRandom(3);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
-    const words = ['deploy', 'Deploys', 'deploying', 'deployed', 'cat', 'cats', 'CAT', 'the', 'and', 'go', 'run', 'running', 'runs', '2026', '42nd', 'café', 'Cafe', 'cafés', 'zürich', 'zurich', 'garden', 'gardens', 'gardening', 'ox', 'fox', 'foxes', 'e-mail', 'emails', '猫猫', 'hoped', 'hopes'];
+    const words = ['deploy', 'Deploys', 'deploying', 'deployed', 'cat', 'cats', 'CAT', 'the', 'and', 'go', 'run', 'running', 'runs', '2026', '42nd', 'café', 'Cafe', 'cafés', 'zürich', 'zurich', 'garden', 'gardens', 'gardening', 'ox', 'fox', 'foxes', 'e-mail', 'emails', '猫猫', 'hoped', 'hopes', `${'Gardening'.repeat(8)}x`, `${'gardening'.repeat(8)}y`, 'Deploy123', 'under_score', "it's"];
     for (let round = 0; round < 300; round++) {
-      const texts = Array.from({ length: Math.floor(rand() * 12) }, () => Array.from({ length: Math.floor(rand() * 10) }, () => pick(words)).join(pick([' ', ', ', '-'])));
+      const texts = Array.from({ length: Math.floor(rand() * 12) }, () => Array.from({ length: Math.floor(rand() * 10) }, () => pick(words)).join(pick([' ', ', ', '-', '.\n'])));
       const topic = rand() < 0.3 ? pick(words) : undefined;
       expect(recurringTerms(texts, topic), JSON.stringify({ texts, topic })).toEqual(reference(texts, topic));
     }
