@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { episodeKey } from './cleanup.js';
+import { seededRandom } from '@memory-service/kernel';
+import { duplicateKeyGroups, episodeKey } from './cleanup.js';
+import { foldText } from './retrieval/query.js';
 import { derivedNodeIds } from './graph.js';
 import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
 
@@ -193,5 +195,52 @@ describe('Cleanup', () => {
     expect(episodeKey('  Met Ana — at the Café!! ')).toBe(episodeKey('met ana at the cafe'));
     expect(episodeKey('Met Ana')).not.toBe(episodeKey('Met Anna'));
     expect(episodeKey('...')).toBe('');
+  });
+
+  it('episodeKey of ASCII text is the Unicode key (folded, runs of other than letters and digits one space), for every ASCII character', () => {
+    const reference = (t: string) => foldText(t).replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+    const rand = seededRandom(5);
+    for (let i = 0; i < 5000; i++) {
+      const t = Array.from({ length: Math.floor(rand() * 40) }, () => String.fromCharCode(Math.floor(rand() * 128))).join('');
+      expect(episodeKey(t), JSON.stringify(t)).toBe(reference(t));
+    }
+    for (const t of ['Café — au LAIT', '\uff23\uff21\uff26\uff25!', 'x\u00a0y', 'Straße 5']) expect(episodeKey(t)).toBe(reference(t));
+  });
+
+  it('duplicateKeyGroups groups as keying every summary did, in the same order (seeded random summaries)', () => {
+    const reference = (rows: { id: number; summary: string }[]) => {
+      const groups = new Map<string, number[]>();
+      for (const r of rows) {
+        const key = foldText(r.summary).replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+        if (key) groups.set(key, [...(groups.get(key) ?? []), r.id]);
+      }
+      return [...groups].filter(([, ids]) => ids.length > 1);
+    };
+    const rand = seededRandom(13);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+    const words = ['Met', 'met', 'ANA', 'Ana', 'at', 'the', 'Café', 'cafe', 'CAFE', '\uff23\uff21\uff26\uff25', 'Zürich', 'zurich', '42', 'x', '...', '', '猫'];
+    for (let round = 0; round < 200; round++) {
+      const rows = Array.from({ length: Math.floor(rand() * 30) }, (_, i) => ({
+        id: i + 1,
+        summary: Array.from({ length: Math.floor(rand() * 4) }, () => pick(words)).join(pick([' ', '  ', ', ', ' — ', '!', '\n', ''])),
+      }));
+      expect([...duplicateKeyGroups(rows)], JSON.stringify(rows)).toEqual(reference(rows));
+    }
+  });
+
+  it('compress_episodes groups seeded random summaries as the Unicode key groups them, and dedup_core with no duplicate removes nothing', () => {
+    const rand = seededRandom(9);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+    const words = ['Met', 'met', 'ANA', 'Ana', 'at', 'the', 'Café', 'cafe', 'CAFE', 'garden', '42', 'x'];
+    const summaries = Array.from({ length: 150 }, () => Array.from({ length: 1 + Math.floor(rand() * 3) }, () => pick(words)).join(pick([' ', '  ', ', ', ' — ', '!'])));
+    const ids = summaries.map((t) => env.stores.episodes.add(U, { summary: t }).id);
+    const reference = (t: string) => foldText(t).replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+    const groups = new Map<string, string[]>();
+    summaries.forEach((t, i) => groups.set(reference(t), [...(groups.get(reference(t)) ?? []), ids[i]!]));
+    const dup = [...groups.values()].filter((g) => g.length > 1);
+    const r = env.stores.cleanup.run(U, { dryRun: true, tasks: ['compress_episodes', 'dedup_core'] });
+    expect(r.compress_episodes!.groups).toBe(dup.length);
+    expect(r.compress_episodes!.removed).toBe(dup.reduce((n, g) => n + g.length - 1, 0));
+    expect(r.dedup_core).toEqual({ groups: 0, removed: 0, removed_nodes: 0, archived: 0, removed_keys: [] });
   });
 });

@@ -1,5 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { recurringTerms } from './reflections.js';
+import { seededRandom } from '@memory-service/kernel';
+import { recurringTerms, REFLECT_TERM_MIN_RECORDS, REFLECT_TOP_TERMS } from './reflections.js';
+import { STOP_WORDS, wordTokens } from './retrieval/query.js';
+import { porterStem } from './retrieval/stemmer.js';
 import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
 
 let env: Env;
@@ -72,6 +75,45 @@ describe('ReflectionStore', () => {
     expect(recurringTerms(['the cat sat', 'the cat sat'], 'cats and a Cat')).toEqual([{ term: 'sat', records: 2 }]);
     // One stem, one term, shown by its shortest form.
     expect(recurringTerms(['Deploys failed', 'the deploy', 'deploying now'])).toEqual([{ term: 'deploy', records: 3 }]);
+  });
+
+  it('recurringTerms answers as counting each text\'s stems in turn did (seeded random texts)', () => {
+    /** The former implementation, which stemmed every word of every text: the reference. */
+    const reference = (texts: readonly string[], topic?: string) => {
+      const skip = new Set(topic === undefined ? [] : wordTokens(topic).map((w) => porterStem(w)));
+      const records = new Map<string, { n: number; form: string }>();
+      for (const text of texts) {
+        const seen = new Map<string, string>();
+        for (const w of wordTokens(text)) {
+          if (w.length < 3 || /^\d+$/.test(w) || STOP_WORDS.has(w)) continue;
+          const stem = porterStem(w);
+          if (skip.has(stem)) continue;
+          const prev = seen.get(stem);
+          if (prev === undefined || w.length < prev.length || (w.length === prev.length && w < prev)) seen.set(stem, w);
+        }
+        for (const [stem, form] of seen) {
+          const r = records.get(stem);
+          if (!r) records.set(stem, { n: 1, form });
+          else {
+            r.n++;
+            if (form.length < r.form.length || (form.length === r.form.length && form < r.form)) r.form = form;
+          }
+        }
+      }
+      return [...records.values()]
+        .filter((r) => r.n >= REFLECT_TERM_MIN_RECORDS)
+        .sort((a, b) => b.n - a.n || (a.form < b.form ? -1 : a.form > b.form ? 1 : 0))
+        .slice(0, REFLECT_TOP_TERMS)
+        .map((r) => ({ term: r.form, records: r.n }));
+    };
+    const rand = seededRandom(3);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+    const words = ['deploy', 'Deploys', 'deploying', 'deployed', 'cat', 'cats', 'CAT', 'the', 'and', 'go', 'run', 'running', 'runs', '2026', '42nd', 'café', 'Cafe', 'cafés', 'zürich', 'zurich', 'garden', 'gardens', 'gardening', 'ox', 'fox', 'foxes', 'e-mail', 'emails', '猫猫', 'hoped', 'hopes', `${'Gardening'.repeat(8)}x`, `${'gardening'.repeat(8)}y`, 'Deploy123', 'under_score', "it's"];
+    for (let round = 0; round < 300; round++) {
+      const texts = Array.from({ length: Math.floor(rand() * 12) }, () => Array.from({ length: Math.floor(rand() * 10) }, () => pick(words)).join(pick([' ', ', ', '-', '.\n'])));
+      const topic = rand() < 0.3 ? pick(words) : undefined;
+      expect(recurringTerms(texts, topic), JSON.stringify({ texts, topic })).toEqual(reference(texts, topic));
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { cutChars, isBlank, overChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { substringLike } from './memory-query.js';
-import { STOP_WORDS, wordTokens } from './retrieval/query.js';
+import { MAX_WORD_CHARS, STOP_WORDS, wordTokens } from './retrieval/query.js';
 import { porterStem } from './retrieval/stemmer.js';
 import type { Scope } from './types.js';
 import { checkScope, isoOf, makeId, parseJson } from './util.js';
@@ -254,30 +254,114 @@ export class ReflectionStore {
  */
 export function recurringTerms(texts: readonly string[], topic?: string): { term: string; records: number }[] {
   const skip = new Set(topic === undefined ? [] : wordTokens(topic).map((w) => porterStem(w)));
-  const records = new Map<string, { n: number; form: string }>();
-  for (const text of texts) {
-    const seen = new Map<string, string>();
-    for (const w of wordTokens(text)) {
-      if (w.length < 3 || /^\d+$/.test(w) || STOP_WORDS.has(w)) continue;
+  const byStem = new Map<string, StemCount>();
+  // Each distinct word is tested and stemmed once: a period's texts say a few thousand words again
+  // and again, and stemming every word of 100,000 episodes took most of memory_reflect's time.
+  // null: a word left out.
+  const byWord = new Map<string, StemCount | null>();
+  const resolve = (w: string): StemCount | null => {
+    let r = byWord.get(w);
+    if (r !== undefined) return r;
+    r = null;
+    if (w.length >= 3 && !/^\d+$/.test(w) && !STOP_WORDS.has(w)) {
       const stem = porterStem(w);
-      if (skip.has(stem)) continue;
-      const prev = seen.get(stem);
-      if (prev === undefined || w.length < prev.length || (w.length === prev.length && w < prev)) seen.set(stem, w);
-    }
-    for (const [stem, form] of seen) {
-      const r = records.get(stem);
-      if (!r) records.set(stem, { n: 1, form });
-      else {
-        r.n++;
-        if (form.length < r.form.length || (form.length === r.form.length && form < r.form)) r.form = form;
+      if (!skip.has(stem)) {
+        r = byStem.get(stem) ?? null;
+        if (r === null) byStem.set(stem, (r = { n: 0, form: w, text: -1 }));
       }
     }
+    byWord.set(w, r);
+    return r;
+  };
+  // Each text counts a stem once; its shown form is the shortest (then first alphabetically) of every text's words.
+  const count = (r: StemCount | null, w: string, text: number) => {
+    if (r === null) return;
+    if (r.text !== text) {
+      r.text = text;
+      r.n++;
+    }
+    if (w.length < r.form.length || (w.length === r.form.length && w < r.form)) r.form = w;
+  };
+  const ascii = new AsciiWords();
+  for (let i = 0; i < texts.length; i++) {
+    const text = texts[i]!;
+    // eslint-disable-next-line no-control-regex -- as wordTokens tells ASCII text
+    if (/^[\x00-\x7f]*$/.test(text)) ascii.each(text, resolve, (e) => count(e.r, e.word, i));
+    else for (const w of wordTokens(text)) count(resolve(w), w, i);
   }
-  return [...records.values()]
+  return [...byStem.values()]
     .filter((r) => r.n >= REFLECT_TERM_MIN_RECORDS)
     .sort((a, b) => b.n - a.n || (a.form < b.form ? -1 : a.form > b.form ? 1 : 0))
     .slice(0, REFLECT_TOP_TERMS)
     .map((r) => ({ term: r.form, records: r.n }));
+}
+
+/** A word of ASCII text met before, by the hash of its characters (AsciiWords), with what it counts for. */
+interface AsciiWord {
+  word: string;
+  r: StemCount | null;
+  /** Another word of the same hash. */
+  next: AsciiWord | null;
+}
+
+/**
+ * The words of ASCII texts as wordTokens gives them (runs of letters and digits, lower-cased, cut
+ * at MAX_WORD_CHARS), each looked up by a hash of its characters as they are read: a word met
+ * before costs no string, where wordTokens made a lower-cased copy of the text and a string of
+ * each of its words.
+ */
+class AsciiWords {
+  private readonly byHash = new Map<number, AsciiWord>();
+
+  each(text: string, resolve: (w: string) => StemCount | null, visit: (e: AsciiWord) => void): void {
+    const n = text.length;
+    let j = 0;
+    while (j < n) {
+      let c = text.charCodeAt(j);
+      if (!isAsciiWordChar(c)) {
+        j++;
+        continue;
+      }
+      const start = j;
+      let len = 0;
+      let h = 0x811c9dc5;
+      for (; j < n && isAsciiWordChar((c = text.charCodeAt(j))); j++) {
+        if (len === MAX_WORD_CHARS) continue;
+        h = Math.imul(h ^ lower(c), 0x01000193);
+        len++;
+      }
+      let e = this.byHash.get(h);
+      while (e && !sameLowered(text, start, len, e.word)) e = e.next ?? undefined;
+      if (!e) {
+        const word = text.slice(start, start + len).toLowerCase();
+        e = { word, r: resolve(word), next: this.byHash.get(h) ?? null };
+        this.byHash.set(h, e);
+      }
+      visit(e);
+    }
+  }
+}
+
+function isAsciiWordChar(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39);
+}
+
+function lower(c: number): number {
+  return c >= 0x41 && c <= 0x5a ? c + 0x20 : c;
+}
+
+/** Whether `len` characters of `text` from `start`, lower-cased, are `word`. */
+function sameLowered(text: string, start: number, len: number, word: string): boolean {
+  if (word.length !== len) return false;
+  for (let k = 0; k < len; k++) if (lower(text.charCodeAt(start + k)) !== word.charCodeAt(k)) return false;
+  return true;
+}
+
+/** A stem's count in recurringTerms: the records holding it, its shown form, the last text that counted it. */
+interface StemCount {
+  n: number;
+  form: string;
+  text: number;
 }
 
 /** A reflection's summary from its parts (write, forget, and memory_data import re-pointing its most recalled). */

@@ -150,11 +150,12 @@ export class TimelineStore {
    * test can accept holds one of them, as a plain substring folded as retrieval folds (util.foldText:
    * case, accents, full-width forms), in its summary or in its metadata's stored JSON, so only
    * those events are read (util.foldedTermsFilter: and every event with a character beyond ASCII);
-   * with no terms, every event of the scope is.
+   * `metadataTerms` are looked for in the metadata alone (refs: `l3:ep_4`). With no terms of
+   * either kind, every event of the scope is read.
    */
-  deleteWhere(scope: Scope, terms: readonly string[], test: (event: TimelineEvent) => boolean): TimelineEvent[] {
+  deleteWhere(scope: Scope, terms: readonly string[], test: (event: TimelineEvent) => boolean, metadataTerms: readonly string[] = []): TimelineEvent[] {
     checkScope(scope);
-    const filter = foldedTermsFilter(['summary', 'metadata'], terms);
+    const filter = foldedTermsFilter(['summary', 'metadata'], terms, { metadata: metadataTerms });
     return this.ctx.tx(() => {
       const rows = this.ctx
         .stmt(`SELECT * FROM timeline_events WHERE layer = ? AND user_id = ?${filter ? ` AND ${filter.sql}` : ''} ORDER BY id`)

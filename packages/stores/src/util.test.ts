@@ -242,6 +242,44 @@ describe('long patterns', () => {
   });
 });
 
+describe('prefilter SQL without GLOB, json_each or a copy of each text', () => {
+  /** What wordFilterSql and foldedTermsFilter took before (a GLOB for the rows beyond ASCII, replace() on every text): the reference. */
+  const GLOB = '*[^\u0001-\u007f]*';
+  const oldWordFilter = (c: string) => `(replace(${c}, '-', '') LIKE ? ESCAPE '\\' OR ${c} GLOB ?)`;
+  const oldTermsFilter = (c: string) => `(EXISTS (SELECT 1 FROM json_each(?) t WHERE ${c} LIKE t.value ESCAPE '\\') OR ${c} GLOB ?)`;
+
+  it('takes exactly the rows the former GLOB and replace() prefilters took (seeded random texts)', () => {
+    const db = openDb(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+    const rand = seededRandom(11);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+    const words = ['cafe', 'Café', 'e-mail', 'email', 'E-MAIL', 'the', 'vacation', 'x-ray', '-', '--', '100%', 'a_b', '\uff23\uff21\uff26\uff25', 'Zürich', '猫', '😀', 'tab\there', 'new\nline'];
+    const texts: string[] = [];
+    for (let i = 0; i < 600; i++) texts.push(Array.from({ length: Math.floor(rand() * 6) }, () => pick(words)).join(pick([' ', '', '-', '  '])));
+    texts.push('', ' ');
+    const ins = db.prepare('INSERT INTO t (body) VALUES (?)');
+    for (const t of texts) ins.run(t);
+    ins.run(null);
+    const ids = (sql: string, args: unknown[]) => db.prepare(`SELECT id FROM t WHERE ${sql} ORDER BY id`).pluck().all(...args);
+    for (const p of ['cafe', 'Café', 'e-mail', 'email', 'the vacation', 'x-ray', '100%', 'a_b', '猫', 'zurich', 'new line']) {
+      const [like] = wordFilterArgs(p);
+      expect(ids(wordFilterSql('body'), wordFilterArgs(p)), p).toEqual(ids(oldWordFilter('body'), [like, GLOB]));
+      const terms = [p, pick(words)];
+      const f = foldedTermsFilter(['body'], terms)!;
+      expect(ids(f.sql, f.args), terms.join('|')).toEqual(ids(oldTermsFilter('body'), [JSON.stringify([...new Set(terms.map((t) => likePattern(foldText(t))))]), GLOB]));
+    }
+    db.close();
+  });
+
+  it('takes a text with a NUL whole, as a prefilter may (SQLite counts its characters only up to the NUL)', () => {
+    const db = openDb(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+    db.prepare('INSERT INTO t (body) VALUES (?), (?)').run('abc\u0000Café', 'abc\u0000def');
+    expect(db.prepare(`SELECT id FROM t WHERE ${wordFilterSql('body')} ORDER BY id`).pluck().all(...wordFilterArgs('cafe'))).toEqual([1, 2]);
+    db.close();
+  });
+});
+
 describe('foldedTermsFilter', () => {
   it('takes every row holding a term folded: ASCII rows by a LIKE of each folded term, the others whole', () => {
     const db = openDb(':memory:');
@@ -264,11 +302,26 @@ describe('foldedTermsFilter', () => {
     expect(pre(['50%'])).toEqual([1, 2, 5]);
     expect(foldedTermsFilter(['a'], ['', ''])).toBeNull();
     // Regression guard, fixed: one LIKE per term joined by OR passed SQLite's expression depth
-    // (1,000) at a few hundred terms, so forget of ~450 records failed whole. The SQL is now the
-    // same for any number of terms.
+    // (1,000) at a few hundred terms, so forget of ~450 records failed whole. Past
+    // PREFILTER_MAX_TERMS there is no prefilter, so the OR chain stays short.
     const many = Array.from({ length: PREFILTER_MAX_TERMS - 1 }, (_, i) => `nothing-${i}`);
     expect(pre([...many, 'tea'])).toEqual([1, 2, 4]);
-    expect(foldedTermsFilter(['a', 'b'], many)!.sql).toBe(foldedTermsFilter(['a', 'b'], ['x'])!.sql);
+    db.close();
+  });
+
+  it('looks for the terms of onlyIn in their column alone, and tests no column left without a term', () => {
+    const db = openDb(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, a TEXT, b TEXT)');
+    const ins = db.prepare('INSERT INTO t (a, b) VALUES (?, ?)');
+    for (const r of [['l3:ep_4', 'x'], ['x', '{"refs":["l3:ep_4"]}'], ['Café', 'x'], ['x', 'Café'], ['tea', 'x']]) ins.run(...r);
+    const pre = (terms: string[], onlyIn: Record<string, string[]>) => {
+      const f = foldedTermsFilter(['a', 'b'], terms, onlyIn);
+      return f === null ? null : db.prepare(`SELECT id FROM t WHERE ${f.sql} ORDER BY id`).pluck().all(...f.args);
+    };
+    expect(pre([], { b: ['l3:ep_4'] })).toEqual([2, 4]);
+    expect(pre(['tea'], { b: ['l3:ep_4'] })).toEqual([2, 3, 4, 5]);
+    expect(pre([], {})).toBeNull();
+    expect(pre([], { b: Array.from({ length: PREFILTER_MAX_TERMS + 1 }, (_, i) => `r${i}`) })).toBeNull();
     db.close();
   });
 

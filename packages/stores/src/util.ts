@@ -100,8 +100,23 @@ export function likePattern(pattern: string): string {
   return `%${words.join('%')}%`;
 }
 
-/** GLOB of a text holding a character beyond ASCII: its folded form (foldText) is more than its lower case. */
-const BEYOND_ASCII_GLOB = '*[^\u0001-\u007f]*';
+/**
+ * SQL true for a text holding a character beyond ASCII (its folded form, foldText, is more than its
+ * lower case): more bytes than characters in UTF-8. SQLite counts both in C without a pattern
+ * (a GLOB of `*[^\x01-\x7f]*` cost twice a LIKE over every row); a text with a NUL, whose
+ * characters SQLite counts only up to it, is taken too, which a prefilter may.
+ */
+function beyondAsciiSql(column: string): string {
+  return `length(${column}) <> octet_length(${column})`;
+}
+
+/**
+ * The column without its hyphens, as wordFilterSql compares it: replace() copies every text it is
+ * given, so only a text holding a hyphen goes through it (the same value for any text).
+ */
+function unhyphenatedSql(column: string): string {
+  return `(CASE WHEN instr(${column}, '-') > 0 THEN replace(${column}, '-', '') ELSE ${column} END)`;
+}
 
 /**
  * The SQL prefilter of a word match (wordsMatcher) on `column`, for `wordFilterArgs(pattern)`: a
@@ -114,7 +129,12 @@ const BEYOND_ASCII_GLOB = '*[^\u0001-\u007f]*';
  * from both. Matches are a superset.
  */
 export function wordFilterSql(column: string): string {
-  return `(replace(${column}, '-', '') LIKE ? ESCAPE '\\' OR ${column} GLOB ?)`;
+  return `(${unhyphenatedSql(column)} LIKE ? ESCAPE '\\' OR ${beyondAsciiSql(column)})`;
+}
+
+/** The parameter of wordFilterSql for a pattern: the LIKE of its folded head without hyphens (wordFilterSql). */
+export function wordFilterArgs(pattern: string): [string] {
+  return [likePattern(foldedHead(pattern).replace(/-/g, ''))];
 }
 
 /**
@@ -141,11 +161,6 @@ function foldedHead(pattern: string): string {
   return folded.trim().length > LONG_PATTERN_CHARS ? cutUnits(folded.trim(), LONG_PATTERN_HEAD) : folded;
 }
 
-/** The two parameters of wordFilterSql for a pattern: the LIKE of its folded head without hyphens (wordFilterSql), and the GLOB. */
-export function wordFilterArgs(pattern: string): [string, string] {
-  return [likePattern(foldedHead(pattern).replace(/-/g, '')), BEYOND_ASCII_GLOB];
-}
-
 /**
  * Most distinct terms foldedTermsFilter puts in SQL. Each row is tested with a LIKE per term, so
  * the filter costs rows x terms: a forget of 4,000 records, whose refs are terms, spent over a
@@ -156,20 +171,33 @@ export const PREFILTER_MAX_TERMS = 32;
 
 /**
  * The SQL prefilter of rows whose `columns` may hold any of `terms` folded (foldText), as plain
- * substrings: wordFilterSql's LIKE with each folded term on each column, and its GLOB once per
+ * substrings: wordFilterSql's LIKE with each folded term on each column, and its test once per
  * column for the rows with a character beyond ASCII, which are all taken (the test that follows
- * folds them). Empty terms are dropped; with none left, or more than PREFILTER_MAX_TERMS, null (no
- * prefilter: every row is read).
- * The patterns go in as one JSON list read by json_each, not one LIKE each joined by OR: the SQL
- * stays the same for any number of terms (one prepared statement), and a forget of a few hundred
- * records, whose ids are terms, no longer passes SQLite's expression depth limit of 1,000.
+ * folds them). `onlyIn` adds terms looked for in one column alone (a timeline event names a record
+ * by a ref in its metadata, never in its summary); a column with no term is not tested. Empty terms
+ * are dropped; with none left, or more than PREFILTER_MAX_TERMS for a column, null (no prefilter:
+ * every row is read).
+ * One LIKE per term, joined by OR: at most PREFILTER_MAX_TERMS per column keeps the chain far under
+ * SQLite's expression depth limit of 1,000, which a forget of hundreds of records once passed, and
+ * costs a third of what a JSON list of the terms read by json_each on every row did.
  */
-export function foldedTermsFilter(columns: readonly string[], terms: readonly string[]): { sql: string; args: string[] } | null {
-  const likes = [...new Set(terms.filter((t) => t.length > 0).map((t) => likePattern(foldedHead(t))))];
-  if (!likes.length || likes.length > PREFILTER_MAX_TERMS) return null;
-  const list = JSON.stringify(likes);
-  const sql = columns.map((c) => `EXISTS (SELECT 1 FROM json_each(?) t WHERE ${c} LIKE t.value ESCAPE '\\') OR ${c} GLOB ?`).join(' OR ');
-  return { sql: `(${sql})`, args: columns.flatMap(() => [list, BEYOND_ASCII_GLOB]) };
+export function foldedTermsFilter(
+  columns: readonly string[],
+  terms: readonly string[],
+  onlyIn: Readonly<Record<string, readonly string[]>> = {},
+): { sql: string; args: string[] } | null {
+  const likes = (ts: readonly string[]) => ts.filter((t) => t.length > 0).map((t) => likePattern(foldedHead(t)));
+  const shared = likes(terms);
+  const parts: string[] = [];
+  const args: string[] = [];
+  for (const c of columns) {
+    const mine = [...new Set([...shared, ...likes(onlyIn[c] ?? [])])];
+    if (mine.length > PREFILTER_MAX_TERMS) return null;
+    if (mine.length === 0) continue;
+    parts.push(...mine.map(() => `${c} LIKE ? ESCAPE '\\'`), beyondAsciiSql(c));
+    args.push(...mine);
+  }
+  return parts.length ? { sql: `(${parts.join(' OR ')})`, args } : null;
 }
 
 /**

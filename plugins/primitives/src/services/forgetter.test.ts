@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { carriesValue, holdsStartOf, isExcerptOf, leadingChars } from './forgetter.js';
+import { carriesValue, holdsStartOf, isExcerptOf, prefilterTerm } from './forgetter.js';
 
 /** carriesValue: which L3 / graph records an exact forget also removes. */
 describe('carriesValue', () => {
@@ -61,13 +61,46 @@ describe('isExcerptOf', () => {
   });
 });
 
-describe('leadingChars', () => {
-  it('is the first word, lower-cased, at most 16 characters, cut before a character JSON escapes', () => {
-    expect(leadingChars('  Remember:   my name is Alice')).toBe('remember:');
-    expect(leadingChars('Supercalifragilisticexpialidocious words')).toBe('supercalifragili');
-    expect(leadingChars('say"hello" to all')).toBe('say');
-    expect(leadingChars('"quoted" first')).toBe('');
-    expect(leadingChars('\uff23\uff21\uff26\uff25 Zürich')).toBe('cafe');
+describe('prefilterTerm', () => {
+  it('is the longest piece of the first 16 folded characters between white space and characters JSON escapes', () => {
+    expect(prefilterTerm('  Remember:   my name is Alice')).toBe('remember:');
+    expect(prefilterTerm('The value number 1500 is blue')).toBe('number');
+    expect(prefilterTerm('Supercalifragilisticexpialidocious words')).toBe('supercalifragili');
+    expect(prefilterTerm('say"hello" to all')).toBe('hello');
+    expect(prefilterTerm('"quoted" first')).toBe('quoted');
+    expect(prefilterTerm('a\tb\\c d')).toBe('a');
+    expect(prefilterTerm('\uff23\uff21\uff26\uff25 Zürich')).toBe('zurich');
+    expect(prefilterTerm(' " \n ')).toBe('');
+  });
+
+  /**
+   * The stores' prefilter (foldedTermsFilter) reads a row only when its raw text holds the term
+   * (LIKE: ASCII case ignored) or has a character beyond ASCII: every ASCII record, and every
+   * metadata JSON, that the tests forget makes take must hold the term.
+   */
+  it('is held by every record that carries, excerpts or holds the start of the text (seeded random texts)', () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) % n);
+    const words = ['the', 'a', 'Value', 'NUMBER', '1500', 'is', 'say"hi"', 'tab\there', 'back\\slash', 'x', 'Supercalifragilistic', 'e-mail', 'of'];
+    const spaces = [' ', '  ', '\n', '\t '];
+    const text = (n: number) => Array.from({ length: n }, () => words[rnd(words.length)]).join(spaces[rnd(spaces.length)]);
+    for (let i = 0; i < 2000; i++) {
+      const value = text(1 + rnd(8));
+      const term = prefilterTerm(value);
+      const records = [
+        value,
+        `${text(rnd(4))} ${value} ${text(rnd(4))}`,
+        `${text(rnd(3))} ${value.slice(0, 16 + rnd(Math.max(1, value.length - 15)))}`,
+        `${value.slice(0, 16 + rnd(Math.max(1, value.length - 15)))}…`,
+        value.toUpperCase(),
+      ];
+      for (const r of records) {
+        const held = carriesValue(r, value) || isExcerptOf(r, value) || holdsStartOf(r, value);
+        if (!held) continue;
+        expect(term === '' || r.toLowerCase().includes(term), `${JSON.stringify(r)} holds ${JSON.stringify(term)}`).toBe(true);
+        expect(term === '' || JSON.stringify({ summary: r }).toLowerCase().includes(term), `the JSON of ${JSON.stringify(r)} holds ${JSON.stringify(term)}`).toBe(true);
+      }
+    }
   });
 });
 

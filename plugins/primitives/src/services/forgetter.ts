@@ -85,15 +85,19 @@ export function carriesValue(recordText: string, value: string): boolean {
 }
 
 /**
- * The first characters of a text that any record holding it (carriesValue) or an excerpt of it
- * (isExcerptOf) also holds, folded (a store's deleteWhere prefilter folds them too): its first
- * word, at most 16 characters, and only up to a character that JSON would escape (metadata is
- * matched in its stored JSON). Empty when there is none.
+ * A run of characters that any record holding a text (carriesValue), an excerpt of it (isExcerptOf)
+ * or its cut start (holdsStartOf) also holds, folded (a store's deleteWhere prefilter folds them
+ * too): the longest piece of the text's first WINDOW characters between white space and characters
+ * JSON would escape (metadata is matched in its stored JSON), the first of those of one length.
+ * Every such record holds those WINDOW characters; the longest piece finds fewer of the records
+ * that do not than the first word does ("the" is in nearly every event). Empty when there is none.
  */
-export function leadingChars(text: string): string {
-  const first = norm(text).split(' ')[0] ?? '';
+export function prefilterTerm(text: string): string {
   // eslint-disable-next-line no-control-regex -- the control characters are what JSON escapes
-  return /^[^"\\\u0000-\u001f]*/.exec(first.slice(0, 16))![0];
+  const pieces = norm(text).slice(0, WINDOW).split(/[ "\\\u0000-\u001f]+/);
+  let best = '';
+  for (const p of pieces) if (p.length > best.length) best = p;
+  return best;
 }
 
 /** The first words of a value, for a store's whole-word prefilter of records that may hold an excerpt of it. */
@@ -135,7 +139,7 @@ function holdsNormedStart(c: string, t: string): boolean {
 /** Clear the contexts that hold a forgotten text or its cut start (holdsStartOf); returns how many. */
 function scrubContextsHolding(stores: Stores, scope: Scope, texts: readonly string[]): number {
   if (texts.length === 0) return 0;
-  const terms = texts.map(leadingChars);
+  const terms = texts.map(prefilterTerm);
   // Every context tested against all the texts in one pass (a forget of thousands of episodes
   // tested each context against each of them).
   const forgotten = new ForgottenTexts(texts);
@@ -241,7 +245,7 @@ export class Forgetter {
     const byKey = holdsWord(key) ? this.stores.recallEvents.deleteMatching(scope, key) : 0;
     out.deleted_recall_events = byKey;
     if (!fact) return { ...out, cleaned_records: { ...NO_LINKS } };
-    out.deleted_recall_events += this.stores.recallEvents.deleteWhere(scope, [leadingChars(fact.value)], (q) => carriesValue(q, fact.value));
+    out.deleted_recall_events += this.stores.recallEvents.deleteWhere(scope, [prefilterTerm(fact.value)], (q) => carriesValue(q, fact.value));
     // Older archived copies of this fact go (not those of another fact that held the key before);
     // the copy taken now stays restorable when shadow_bin is on.
     out.purged_shadow += this.stores.shadowBin.purgeFactCopies(scope, fact);
@@ -309,10 +313,15 @@ export class Forgetter {
       ...l1.map((i) => `l1:${i.id}`),
     ]);
     out.deleted_l1 = l1.length;
-    // Every event the test takes holds a text's first characters or a ref: only those are read.
-    const terms = [...texts.map(leadingChars), ...refs];
-    out.deleted_timeline = this.stores.timeline
-      .deleteWhere(scope, terms.includes('') ? [] : terms, (e) => ((holds(e.summary) || holds(JSON.stringify(e.metadata))) && !refersTo(e.metadata, otherRefs)) || refersTo(e.metadata, refs)).length;
+    // Every event the test takes holds a piece of a text's start, or a ref in its metadata: only those are read.
+    const terms = texts.map(prefilterTerm);
+    const everyEvent = terms.includes('');
+    out.deleted_timeline = this.stores.timeline.deleteWhere(
+      scope,
+      everyEvent ? [] : terms,
+      (e) => ((holds(e.summary) || holds(JSON.stringify(e.metadata))) && !refersTo(e.metadata, otherRefs)) || refersTo(e.metadata, refs),
+      everyEvent ? [] : [...refs],
+    ).length;
     out.scrubbed_sessions = this.stores.sessions.scrubWhere(scope, holds);
     out.cleaned_records = cleanForgottenLinks(this.stores, scope, {
       facts: [fact],
@@ -396,7 +405,7 @@ export class Forgetter {
     // A thought's event keeps only its first 200 characters: the one naming a deleted record goes even when the pattern lay further in.
     const refs = [...recordRefs, ...nodes.map((n) => `graph:${n.node_id}`), ...pages.map((p) => `wiki:${p.id}`), ...l1.map((i) => `l1:${i.id}`)];
     const named = new Set(refs);
-    if (named.size > 0) out.deleted_timeline += this.stores.timeline.deleteWhere(scope, refs, (e) => refersTo(e.metadata, named)).length;
+    if (named.size > 0) out.deleted_timeline += this.stores.timeline.deleteWhere(scope, [], (e) => refersTo(e.metadata, named), refs).length;
     out.scrubbed_sessions = this.stores.sessions.scrubMatching(scope, pattern);
     out.deleted_recall_events = this.stores.recallEvents.deleteMatching(scope, pattern);
     out.cleaned_records = cleanForgottenLinks(this.stores, scope, { facts, episodeIds, holds: wordsMatcher(pattern), texts: [pattern] });
