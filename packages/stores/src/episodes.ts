@@ -141,7 +141,7 @@ export class EpisodeStore {
     return this.ctx.tx(() => {
       const n = parseId(EPISODE_PREFIX, ep.id);
       const free = n !== null && !this.ctx.stmt('SELECT 1 FROM episodes WHERE id = ?').get(n);
-      return this.insert(scope, free ? n : null, ep.summary, ep, normalizeTags(ep.tags), ep.meta ?? {}, ep.created, 'restore');
+      return this.insert(scope, free ? n : null, ep.summary, ep, normalizeTags(ep.tags, 'tags', { held: 'any' }), ep.meta ?? {}, ep.created, 'restore');
     });
   }
 
@@ -277,10 +277,11 @@ export class EpisodeStore {
   /** Replace an episode's tags; returns the updated episode or null when absent. */
   setTags(scope: Scope, id: string, tags: string[]): Episode | null {
     checkScope(scope);
-    const clean = normalizeTags(tags, 'tags', { oneLine: true });
     return this.ctx.tx(() => {
       const ep = this.get(scope, id);
       if (!ep) return null;
+      // The tags the episode holds already stay, even one stored before tags were checked.
+      const clean = normalizeTags(tags, 'tags', { oneLine: true, held: ep.tags });
       const n = parseId(EPISODE_PREFIX, id) as number;
       this.ctx.stmt('UPDATE episodes SET tags = ? WHERE id = ?').run(JSON.stringify(clean), n);
       this.ctx.stmt('DELETE FROM episode_tags WHERE episode_id = ?').run(n);
