@@ -274,14 +274,18 @@ export class EpisodeStore {
     return { before: b ? toEpisode(b) : null, after: a ? toEpisode(a) : null };
   }
 
-  /** Replace an episode's tags; returns the updated episode or null when absent. */
-  setTags(scope: Scope, id: string, tags: string[]): Episode | null {
+  /**
+   * Replace an episode's tags; returns the updated episode or null when absent. The tags it holds
+   * already stay, even one stored before tags were checked, and so do those in `opts.held` (tags
+   * other records held: memory_cleanup merging duplicates; 'any' for all).
+   */
+  setTags(scope: Scope, id: string, tags: string[], opts: { held?: readonly string[] | 'any' } = {}): Episode | null {
     checkScope(scope);
     return this.ctx.tx(() => {
       const ep = this.get(scope, id);
       if (!ep) return null;
-      // The tags the episode holds already stay, even one stored before tags were checked.
-      const clean = normalizeTags(tags, 'tags', { oneLine: true, held: ep.tags });
+      const held = opts.held === 'any' ? 'any' : [...ep.tags, ...(opts.held ?? [])];
+      const clean = normalizeTags(tags, 'tags', { oneLine: true, held });
       const n = parseId(EPISODE_PREFIX, id) as number;
       this.ctx.stmt('UPDATE episodes SET tags = ? WHERE id = ?').run(JSON.stringify(clean), n);
       this.ctx.stmt('DELETE FROM episode_tags WHERE episode_id = ?').run(n);

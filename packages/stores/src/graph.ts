@@ -152,10 +152,11 @@ export class GraphStore {
     const tags = normalizeTags(input.tags, 'tags', { oneLine: true });
     const norm = normalizeContent(content);
     const dedupe = input.dedupe === true || (SOCIAL_NODE_TYPES as readonly string[]).includes(nodeType);
-    // A de-duplicated node's content is a name (a person, an organization): it may not hold what
-    // shows nothing or reorders what is shown, as a fact key or a wiki title may not ("Bob" and
-    // "Bob<U+202E>" looked like one person).
-    if (dedupe) checkNoHiddenFormat('content', content);
+    // A person's or an organization's content is a name: it may not hold what shows nothing or
+    // reorders what is shown, as a fact key or a wiki title may not ("Bob" and "Bob<U+202E>" looked
+    // like one person). Other de-duplicated nodes (memory_remember's "key: value", causal texts)
+    // hold free text, which may.
+    if ((SOCIAL_NODE_TYPES as readonly string[]).includes(nodeType)) checkNoHiddenFormat('content', content);
     return this.ctx.tx(() => {
       if (dedupe) {
         const r = this.ctx
