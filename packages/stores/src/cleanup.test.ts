@@ -244,3 +244,14 @@ describe('Cleanup', () => {
     expect(r.dedup_core).toEqual({ groups: 0, removed: 0, removed_nodes: 0, archived: 0, removed_keys: [] });
   });
 });
+
+describe('Cleanup: tags stored before they were checked', () => {
+  it('compress_episodes merges a duplicate\'s tag holding an invisible format character into the kept episode', () => {
+    const a = env.stores.episodes.add(U, { summary: 'Met Ana at the cafe.', tags: ['social'], importance: 0.3 });
+    env.stores.episodes.add(U, { summary: 'met ana at the cafe', tags: ['food'], importance: 0.6 });
+    env.db.prepare('UPDATE episodes SET tags = ? WHERE id = ?').run(JSON.stringify(['wo\u200brk']), Number(a.id.slice(3)));
+    const r = env.stores.cleanup.run(U, { dryRun: false, tasks: ['compress_episodes'] });
+    expect(r.compress_episodes).toMatchObject({ removed: 1, retagged: 1 });
+    expect(env.stores.episodes.list(U).map((e) => e.tags)).toEqual([['food', 'wo\u200brk']]);
+  });
+});

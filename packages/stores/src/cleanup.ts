@@ -298,7 +298,8 @@ export class Cleanup {
       }
       if (tags.length !== kept.tags.length) {
         res.retagged++;
-        if (!dry) s.episodes.setTags(scope, kept.id, tags);
+        // Every tag merged is one an episode held: kept as it is, even one stored before tags were checked.
+        if (!dry) s.episodes.setTags(scope, kept.id, tags, { held: 'any' });
       }
     }
     return res;

@@ -52,4 +52,16 @@ describe('CounterfactualStore: export, import and the window purge', () => {
     expect(s.clear(U)).toBe(1);
     expect(s.count(U2)).toBe(1);
   });
+
+});
+
+describe('CounterfactualStore: anchors in NFC', () => {
+  it('takes the anchor in NFC on save and on list: the decomposed and precomposed spellings are one anchor', () => {
+    const cf = env.stores.counterfactuals;
+    const a = cf.save(U, { anchor: 'cafe\u0301', premise: 'p', projection: 'q' });
+    expect(a.anchor).toBe('caf\u00e9');
+    expect(cf.list(U, { anchor: 'caf\u00e9' }).map((c) => c.id)).toEqual([a.id]);
+    expect(cf.list(U, { anchor: ' cafe\u0301 ' }).map((c) => c.id)).toEqual([a.id]);
+    expect(cf.save(U, { anchor: 'caf\u00e9', premise: 'p', projection: 'q' })).toMatchObject({ id: a.id, created_new: false });
+  });
 });

@@ -1,3 +1,4 @@
+import { toNfc } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import type { Layer, Scope } from './types.js';
@@ -37,7 +38,7 @@ function toCounterfactual(r: Row): Counterfactual {
 
 /**
  * Counterfactuals of a scope: an anchor (what the "what if" is about), a premise and a
- * projection. Saving the same three texts again (anchor trimmed) returns the saved one.
+ * projection. Saving the same three texts again (anchor trimmed and in NFC) returns the saved one.
  */
 export class CounterfactualStore {
   constructor(
@@ -47,7 +48,8 @@ export class CounterfactualStore {
 
   save(scope: Scope, input: { anchor: string; premise: string; projection: string }): Counterfactual & { created_new: boolean } {
     checkScope(scope);
-    const anchor = checkText(input.anchor, 'anchor', COUNTERFACTUAL_ANCHOR_MAX).trim();
+    // The anchor names what the note is about: trimmed and in NFC, as it is looked up (list).
+    const anchor = toNfc(checkText(input.anchor, 'anchor', COUNTERFACTUAL_ANCHOR_MAX).trim());
     const premise = checkText(input.premise, 'premise', COUNTERFACTUAL_TEXT_MAX).trim();
     const projection = checkText(input.projection, 'projection', COUNTERFACTUAL_TEXT_MAX).trim();
     return this.ctx.tx(() => {
@@ -65,13 +67,13 @@ export class CounterfactualStore {
     });
   }
 
-  /** The scope's counterfactuals, of one anchor (exact, trimmed) or all, newest first, `limit` from `offset`. */
+  /** The scope's counterfactuals, of one anchor (exact once trimmed and in NFC, as saved) or all, newest first, `limit` from `offset`. */
   list(scope: Scope, opts: { anchor?: string; limit?: number; offset?: number } = {}): Counterfactual[] {
     checkScope(scope);
     const limit = clamp(Math.floor(opts.limit ?? 50), 0, COUNTERFACTUAL_LIST_MAX + 1);
     const offset = Math.max(0, Math.floor(opts.offset ?? 0));
     if (opts.anchor !== undefined) {
-      const anchor = checkText(opts.anchor, 'anchor', COUNTERFACTUAL_ANCHOR_MAX).trim();
+      const anchor = toNfc(checkText(opts.anchor, 'anchor', COUNTERFACTUAL_ANCHOR_MAX).trim());
       return (
         this.ctx
           .stmt('SELECT * FROM counterfactuals WHERE layer = ? AND user_id = ? AND anchor = ? ORDER BY id DESC LIMIT ? OFFSET ?')

@@ -70,4 +70,19 @@ describe('DisclosureStore: export, import and the window purge', () => {
     expect(s.clear(U)).toBe(1);
     expect(s.list(A)).toHaveLength(1);
   });
+
+});
+
+describe('DisclosureStore: keywords folded', () => {
+  it('matches a keyword folded as dream folds words: NFC and NFD, Turkish capital I with dot, sharp s', () => {
+    env.stores.disclosure.add(U, { name: 'nfc', trigger_keywords: ['caf\u00e9'], content: 'c' });
+    env.stores.disclosure.add(U, { name: 'ist', trigger_keywords: ['istanbul'], content: 'i' });
+    env.stores.disclosure.add(U, { name: 'str', trigger_keywords: ['strasse'], content: 's' });
+    const names = (text: string) => env.stores.disclosure.matching(U, text).map((r) => r.name);
+    expect(names('meet at the cafe\u0301')).toEqual(['nfc']);
+    expect(names('trip to \u0130STANBUL')).toEqual(['ist']);
+    expect(names('walk down the Stra\u00dfe')).toEqual(['str']);
+    // One keyword is kept of two that fold alike.
+    expect(env.stores.disclosure.add(U, { name: 'two', trigger_keywords: ['Stra\u00dfe', 'STRASSE'], content: 'x' }).trigger_keywords).toEqual(['Stra\u00dfe']);
+  });
 });

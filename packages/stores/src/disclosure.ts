@@ -3,7 +3,8 @@ import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, makeId, parseId, parseJson } from './util.js';
+import { foldText } from './retrieval/query.js';
+import { checkScope, checkText, keywordInFolded, makeId, parseId, parseJson } from './util.js';
 
 export const DISCLOSURE_PREFIX = 'disc';
 /** The score a matching disclosure rule's block carries (spec: disclosure match score). */
@@ -56,7 +57,7 @@ function toRule(r: Row): DisclosureRule {
 
 /**
  * Disclosure rules (memory_disclose): content surfaced when a text holds any of a rule's trigger
- * keywords (OR, case-insensitive substring). Added enabled; enable, disable and delete by rule_id.
+ * keywords (OR, a substring once both are folded as dream folds words). Added enabled; enable, disable and delete by rule_id.
  */
 export class DisclosureStore {
   constructor(
@@ -75,7 +76,7 @@ export class DisclosureStore {
     for (const [i, k] of input.trigger_keywords.entries()) {
       // Named by its place in the list, as the tool's schema names an item it refuses.
       const kw = checkText(k, `trigger_keywords.${i}`, DISCLOSURE_KEYWORD_MAX).trim();
-      if (!keywords.some((x) => x.toLowerCase() === kw.toLowerCase())) keywords.push(kw);
+      if (!keywords.some((x) => foldText(x) === foldText(kw))) keywords.push(kw);
     }
     const content = checkText(input.content, 'content', DISCLOSURE_CONTENT_MAX);
     return this.ctx.tx(() => {
@@ -161,11 +162,15 @@ export class DisclosureStore {
     return this.ctx.deleteScoped('disclosure_rules', scope);
   }
 
-  /** The scope's enabled rules with a trigger keyword in the text (case-insensitive substring; any keyword), oldest first. */
+  /**
+   * The scope's enabled rules with a trigger keyword in the text (a substring once both are folded
+   * as dream and forget fold them, util.keywordInFolded: case, accents, NFC and NFD, ß and ss; any
+   * keyword), oldest first.
+   */
   matching(scope: Scope, text: string): DisclosureRule[] {
     checkScope(scope);
     if (typeof text !== 'string' || text.length === 0) return [];
-    const hay = text.toLowerCase();
-    return this.list(scope).filter((r) => r.enabled && r.trigger_keywords.some((k) => hay.includes(k.toLowerCase())));
+    const hay = foldText(text);
+    return this.list(scope).filter((r) => r.enabled && r.trigger_keywords.some((k) => keywordInFolded(hay, k)));
   }
 }

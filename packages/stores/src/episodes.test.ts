@@ -135,4 +135,24 @@ describe('EpisodeStore', () => {
     expect(e.countListed(U, { tag: 'none' })).toBe(0);
     expect(e.countListed(U, { tag: 'area:backend' })).toBe(e.list(U, { tag: 'area:backend', limit: 200 }).length);
   });
+
+});
+
+describe('EpisodeStore: tags in NFC', () => {
+  it('stores tags in NFC and filters by either spelling; a tag it holds already is kept by setTags, a new invisible one refused', () => {
+    const e = env.stores.episodes;
+    const nfd = e.add(U, { summary: 'decomposed', tags: ['cafe\u0301'] });
+    const nfc = e.add(U, { summary: 'composed', tags: ['caf\u00e9'] });
+    expect(nfd.tags).toEqual(['caf\u00e9']);
+    for (const tag of ['caf\u00e9', 'cafe\u0301']) {
+      expect(e.list(U, { tag }).map((x) => x.id).sort(), JSON.stringify(tag)).toEqual([nfd.id, nfc.id].sort());
+      expect(e.countListed(U, { tag })).toBe(2);
+      expect(e.query(U, { tag }).episodes.map((x) => x.id).sort()).toEqual([nfd.id, nfc.id].sort());
+    }
+    expect(() => e.add(U, { summary: 'zw', tags: ['wo\u200brk'] })).toThrow(expect.objectContaining({ field: 'tags.0' }));
+    // An episode stored with such a tag before keeps it when a tag is added.
+    env.db.prepare('UPDATE episodes SET tags = ? WHERE id = ?').run(JSON.stringify(['wo\u200brk']), Number(nfc.id.slice(3)));
+    expect(e.setTags(U, nfc.id, ['wo\u200brk', 'more'])!.tags).toEqual(['wo\u200brk', 'more']);
+    expect(() => e.setTags(U, nfc.id, ['a\u202eb'])).toThrow(expect.objectContaining({ field: 'tags.0' }));
+  });
 });

@@ -143,7 +143,7 @@ export class EpisodeStore {
     return this.ctx.tx(() => {
       const n = parseId(EPISODE_PREFIX, ep.id);
       const free = n !== null && !this.ctx.stmt('SELECT 1 FROM episodes WHERE id = ?').get(n);
-      return this.insert(scope, free ? n : null, ep.summary, ep, normalizeTags(ep.tags), ep.meta ?? {}, ep.created, 'restore');
+      return this.insert(scope, free ? n : null, ep.summary, ep, normalizeTags(ep.tags, 'tags', { held: 'any' }), ep.meta ?? {}, ep.created, 'restore');
     });
   }
 
@@ -280,13 +280,18 @@ export class EpisodeStore {
     return { before: b ? toEpisode(b) : null, after: a ? toEpisode(a) : null };
   }
 
-  /** Replace an episode's tags; returns the updated episode or null when absent. */
-  setTags(scope: Scope, id: string, tags: string[]): Episode | null {
+  /**
+   * Replace an episode's tags; returns the updated episode or null when absent. The tags it holds
+   * already stay, even one stored before tags were checked, and so do those in `opts.held` (tags
+   * other records held: memory_cleanup merging duplicates; 'any' for all).
+   */
+  setTags(scope: Scope, id: string, tags: string[], opts: { held?: readonly string[] | 'any' } = {}): Episode | null {
     checkScope(scope);
-    const clean = normalizeTags(tags, 'tags', { oneLine: true });
     return this.ctx.tx(() => {
       const ep = this.get(scope, id);
       if (!ep) return null;
+      const held = opts.held === 'any' ? 'any' : [...ep.tags, ...(opts.held ?? [])];
+      const clean = normalizeTags(tags, 'tags', { oneLine: true, held });
       const n = parseId(EPISODE_PREFIX, id) as number;
       this.ctx.stmt('UPDATE episodes SET tags = ? WHERE id = ?').run(JSON.stringify(clean), n);
       this.ctx.stmt('DELETE FROM episode_tags WHERE episode_id = ?').run(n);

@@ -91,4 +91,30 @@ describe('GraphStore', () => {
     expect(g.edges(U).map((e) => `${e.from.content}>${e.to.content}`)).toEqual(['Alice>Bob']);
     expect(g.purgeSince(U, since)).toEqual({ nodes: 0, edges: 0 });
   });
+
+});
+
+describe('GraphStore: folded names and NFC tags', () => {
+  it('deduplicates social nodes on the folded form dream uses, and refuses invisible format characters in their names', () => {
+    const g = env.stores.graph;
+    const ist = g.addNode(U, { content: '\u0130stanbul Ltd', node_type: 'organization' });
+    expect(g.addNode(U, { content: 'istanbul ltd', node_type: 'organization' })).toMatchObject({ node_id: ist.node_id, existed: true });
+    const str = g.addNode(U, { content: 'Stra\u00dfe AG', node_type: 'organization' });
+    expect(g.addNode(U, { content: 'STRASSE AG', node_type: 'organization' })).toMatchObject({ node_id: str.node_id, existed: true });
+    const zoe = g.addNode(U, { content: 'Zo\u00eb', node_type: 'person' });
+    expect(g.addNode(U, { content: 'ZOE\u0308', node_type: 'person' })).toMatchObject({ node_id: zoe.node_id, existed: true });
+    for (const bad of ['Zo\u00eb\u200b', 'Bob\u202e']) {
+      expect(() => g.addNode(U, { content: bad, node_type: 'person' }), JSON.stringify(bad)).toThrow(expect.objectContaining({ field: 'content', message: expect.stringMatching(/invisible format/) }));
+    }
+    // A concept is not a name: not deduplicated, and its text is not checked so.
+    expect(g.addNode(U, { content: 'a\u200bb', node_type: 'concept' }).existed).toBe(false);
+    expect(g.nodes(U, { node_type: 'person' }).map((n) => n.content)).toEqual(['Zo\u00eb']);
+  });
+
+  it('filters by a tag given decomposed, finding the tag stored precomposed', () => {
+    const n = env.stores.graph.addNode(U, { content: 'tagged', node_type: 'concept', tags: ['cafe\u0301'] });
+    expect(n.tags).toEqual(['caf\u00e9']);
+    expect(env.stores.graph.query(U, { tag: 'cafe\u0301' }).map((x) => x.node_id)).toEqual([n.node_id]);
+    expect(env.stores.graph.query(U, { tag: 'caf\u00e9' }).map((x) => x.node_id)).toEqual([n.node_id]);
+  });
 });

@@ -1,6 +1,8 @@
+import { checkNoHiddenFormat } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
+import { foldText } from './retrieval/query.js';
 import { facetSql } from './tags.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope, checkText, checkWordPattern, clamp, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, checkMatchPattern } from './util.js';
@@ -90,11 +92,15 @@ export function derivedNodeIds(meta: unknown): string[] {
   return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
 }
 
-/** Normalised node content for deduplication: case-folded, punctuation-trimmed, single spaces. */
+/**
+ * Normalised node content for deduplication: folded as dream and fuzzy forget fold a word
+ * (retrieval foldText: compatibility forms, accents and invisible format characters dropped, case
+ * folded, "ß" as "ss", Turkish "İ" as "i"), punctuation-trimmed, single spaces. "Straße AG" and
+ * "STRASSE AG", "İstanbul Ltd" and "istanbul ltd" are one organization. Stored as norm_content
+ * (migration 26 computed it again for the nodes stored before).
+ */
 export function normalizeContent(s: string): string {
-  return s
-    .normalize('NFKC')
-    .toLowerCase()
+  return foldText(s)
     .replace(/\s+/g, ' ')
     .replace(/^[\s\p{P}]+|[\s\p{P}]+$/gu, '');
 }
@@ -146,6 +152,11 @@ export class GraphStore {
     const tags = normalizeTags(input.tags, 'tags', { oneLine: true });
     const norm = normalizeContent(content);
     const dedupe = input.dedupe === true || (SOCIAL_NODE_TYPES as readonly string[]).includes(nodeType);
+    // A person's or an organization's content is a name: it may not hold what shows nothing or
+    // reorders what is shown, as a fact key or a wiki title may not ("Bob" and "Bob<U+202E>" looked
+    // like one person). Other de-duplicated nodes (memory_remember's "key: value", causal texts)
+    // hold free text, which may.
+    if ((SOCIAL_NODE_TYPES as readonly string[]).includes(nodeType)) checkNoHiddenFormat('content', content);
     return this.ctx.tx(() => {
       if (dedupe) {
         const r = this.ctx
@@ -163,7 +174,7 @@ export class GraphStore {
     return this.ctx.tx(() => {
       const n = parseId(NODE_PREFIX, node.node_id);
       const free = n !== null && !this.ctx.stmt('SELECT 1 FROM graph_nodes WHERE id = ?').get(n);
-      return this.insert(scope, free ? n : null, node.content, node.node_type, normalizeTags(node.tags), node.confidence, node.created, 'restore');
+      return this.insert(scope, free ? n : null, node.content, node.node_type, normalizeTags(node.tags, 'tags', { held: 'any' }), node.confidence, node.created, 'restore');
     });
   }
 

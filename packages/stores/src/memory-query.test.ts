@@ -164,4 +164,14 @@ describe('faceted tag filters', () => {
     expect(ep.query(U, { tag: ['p:1', 'p:2', 'm:x'] }).episodes.map((e) => e.id)).toEqual([a.id]);
     expect(ep.list(U, { tag: ['p:2', 'm:x'] })).toEqual([]);
   });
+
+});
+
+describe('memory_query key_like', () => {
+  it('takes key_like in NFC, the form keys are stored in: a decomposed pattern finds the key', () => {
+    env.stores.facts.upsert(U, { key: 'caf\u00e9 order', value: 'flat white', importance: 0.5 });
+    const keys = (q: object) => env.stores.facts.query(U, q).facts.map((f) => f.key);
+    expect(keys({ key_like: 'cafe\u0301' })).toEqual(['caf\u00e9 order']);
+    expect(keys({ key_like: 'caf\u00e9' })).toEqual(['caf\u00e9 order']);
+  });
 });

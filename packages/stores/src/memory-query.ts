@@ -1,3 +1,4 @@
+import { toNfc } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 import { facetSql } from './tags.js';
 import type { Scope } from './types.js';
@@ -103,7 +104,8 @@ export function memoryQuerySql(
   if (q.key_like !== undefined) {
     if (!cols.key) throw validationError('key_like', `key_like applies to target core only, not ${target}`, ['core']);
     where.push(`t.${cols.key} LIKE ? ESCAPE '\\'`);
-    params.push(substringLike(checkSubstring(q.key_like, 'key_like')));
+    // Keys are stored in NFC (fact keys), so the pattern is taken in NFC too: one sent decomposed finds them.
+    params.push(substringLike(toNfc(checkSubstring(q.key_like, 'key_like'))));
   }
   if (q.content_like !== undefined) {
     where.push(`t.${cols.content} LIKE ? ESCAPE '\\'`);

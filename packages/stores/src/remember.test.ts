@@ -86,3 +86,11 @@ describe('Rememberer', () => {
     expect(again.fact.metadata.derived_nodes).toEqual([again.node_id, rel.node_id]);
   });
 });
+
+describe('Rememberer: free text in the value', () => {
+  it('stores a value holding a soft hyphen or a zero-width space: its graph node is de-duplicated but is not a name', () => {
+    const r = env.stores.rememberer.remember(U, { key: 'word', value: 'hyphen\u00adation and zero\u200bwidth', importance: 0.6 });
+    expect(r.fact.value).toBe('hyphen\u00adation and zero\u200bwidth');
+    expect(env.stores.graph.getNode(U, r.node_id!)).toMatchObject({ node_type: 'fact' });
+  });
+});

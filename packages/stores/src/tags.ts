@@ -1,3 +1,5 @@
+import { toNfc } from '@memory-service/kernel';
+
 /**
  * Faceted tags. A tag `dimension:value` belongs to its dimension; a plain tag is its own
  * dimension. A filter matches a record when, for every dimension in the filter, the record has
@@ -8,11 +10,14 @@ export function tagDimension(tag: string): string {
   return i > 0 ? tag.slice(0, i) : tag;
 }
 
-/** Group filter tags by dimension, in first-seen order. */
+/**
+ * Group filter tags by dimension, in first-seen order. Each is trimmed and taken in NFC, the form
+ * tags are stored in (util.normalizeTags), so a filter sent decomposed finds the tag.
+ */
 export function facetGroups(tags: readonly string[]): string[][] {
   const groups = new Map<string, string[]>();
   for (const raw of tags) {
-    const t = raw.trim();
+    const t = toNfc(raw.trim());
     if (!t) continue;
     const d = tagDimension(t);
     const g = groups.get(d) ?? [];

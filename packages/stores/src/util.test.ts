@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMatchPattern, checkScope, checkText, foldedTermsFilter, isoOf, PREFILTER_MAX_TERMS, likePattern, LONG_PATTERN_CHARS, normalizeTags, parseId, scanWordsMatcher, USER_ID_RULE, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
+import { checkMatchPattern, checkScope, checkText, foldedTermsFilter, isoOf, keywordInFolded, PREFILTER_MAX_TERMS, likePattern, LONG_PATTERN_CHARS, normalizeTags, parseId, scanWordsMatcher, USER_ID_RULE, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 import { openDb } from './test-helpers.js';
 import { foldText } from './retrieval/query.js';
 import { seededRandom } from '@memory-service/kernel';
@@ -343,5 +343,38 @@ describe('checkText counts characters, not UTF-16 units', () => {
   it('a tag of 200 emoji is within its 200-character limit', () => {
     expect(normalizeTags(['😀'.repeat(200)])).toEqual(['😀'.repeat(200)]);
     expect(() => normalizeTags(['😀'.repeat(201)])).toThrow(/longer than 200/);
+  });
+});
+
+describe('normalizeTags: NFC and invisible format characters', () => {
+  it('takes a tag in NFC, so the precomposed and decomposed spellings are one tag', () => {
+    expect(normalizeTags(['cafe\u0301', 'caf\u00e9'])).toEqual(['caf\u00e9']);
+    expect(normalizeTags([' Zoe\u0308 '])).toEqual(['Zo\u00eb']);
+  });
+
+  it('refuses a new tag holding a zero-width space or a bidi override, naming the tag', () => {
+    for (const bad of ['wo\u200brk', 'invoice\u202efdp.exe', 'a\u2060b', 'x\ufeffy']) {
+      expect(() => normalizeTags(['ok', bad]), JSON.stringify(bad)).toThrow(expect.objectContaining({ field: 'tags.1', message: expect.stringMatching(/invisible format characters/) }));
+    }
+    // Zero-width joiners (emoji, Persian) are not refused.
+    expect(normalizeTags(['\u{1f469}\u200d\u{1f4bb}', '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645'])).toHaveLength(2);
+  });
+
+  it("keeps a tag the record holds already, and any tag with held 'any' (filters, restores)", () => {
+    expect(normalizeTags(['wo\u200brk', 'new'], 'tags', { held: ['wo\u200brk'] })).toEqual(['wo\u200brk', 'new']);
+    expect(() => normalizeTags(['wo\u200brk', 'a\u200bb'], 'tags', { held: ['wo\u200brk'] })).toThrow(expect.objectContaining({ field: 'tags.1' }));
+    expect(normalizeTags(['wo\u200brk'], 'tags', { held: 'any' })).toEqual(['wo\u200brk']);
+  });
+});
+
+describe('keywordInFolded', () => {
+  it('finds a keyword as dream folds words: NFC and NFD, case, Turkish capital I with dot, sharp s', () => {
+    expect(keywordInFolded(foldText('meet at the cafe\u0301'), 'caf\u00e9')).toBe(true);
+    expect(keywordInFolded(foldText('meet at the caf\u00e9'), 'cafe\u0301')).toBe(true);
+    expect(keywordInFolded(foldText('trip to \u0130STANBUL'), 'istanbul')).toBe(true);
+    expect(keywordInFolded(foldText('walk down the Stra\u00dfe'), 'STRASSE')).toBe(true);
+    expect(keywordInFolded(foldText('walk down the road'), 'strasse')).toBe(false);
+    // A keyword that folds to nothing is in no text.
+    expect(keywordInFolded(foldText('anything'), '\u0301')).toBe(false);
   });
 });

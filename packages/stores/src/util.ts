@@ -1,6 +1,6 @@
 import type { Clock, Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
-import { checkNoControlChars, cutUnits, isBlank, overChars, USER_ID_MAX } from '@memory-service/kernel';
+import { checkNoControlChars, checkNoHiddenFormat, cutUnits, isBlank, overChars, toNfc, USER_ID_MAX } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 import { foldText, hyphenJoins } from './retrieval/query.js';
 import { lazyRegExp, UNSPACED } from './scripts.js';
@@ -317,25 +317,43 @@ function foldedRegExp(p: string): (folded: string) => boolean {
 }
 
 /**
- * A list of tags trimmed, blanks and repeats dropped, each at most 200 characters. With `oneLine`
- * (a wiki page's tags, printed on one line of a Markdown digest) a control character, line breaks
- * and tabs included, is an error naming the tag (`tags.<index>`, kernel checkNoControlChars).
+ * A list of tags trimmed, in Unicode NFC (so "café" sent precomposed or decomposed is one tag, as
+ * fact keys and wiki titles are), blanks and repeats dropped, each at most 200 characters. A tag
+ * holding an invisible format character (zero-width space, bidi override: kernel
+ * checkNoHiddenFormat) is an error naming it (`tags.<index>`), as in a key or a title: "work" and
+ * "wo<U+200B>rk" looked like one tag and were two. A tag in `held` (the record's own tags, stored
+ * before tags were checked) is kept as it is; `held: 'any'` keeps every such tag (a filter, which
+ * writes nothing, and a Shadow Bin restore of a record as it was). With `oneLine` (a wiki page's
+ * tags, printed on one line of a Markdown digest) a control character, line breaks and tabs
+ * included, is an error naming the tag (kernel checkNoControlChars).
  */
-export function normalizeTags(tags: unknown, field = 'tags', opts: { oneLine?: boolean } = {}): string[] {
+export function normalizeTags(tags: unknown, field = 'tags', opts: { oneLine?: boolean; held?: readonly string[] | 'any' } = {}): string[] {
   if (tags === undefined || tags === null) return [];
   if (!Array.isArray(tags)) throw validationError(field, `${field} must be a list of strings`);
   const out: string[] = [];
   for (const [i, t] of tags.entries()) {
     if (typeof t !== 'string') throw validationError(field, `${field} must be a list of strings`);
-    const v = t.trim();
+    const v = toNfc(t.trim());
     // A tag of spaces or zero-width characters alone shows nothing: dropped, as an empty one is.
     if (isBlank(v)) continue;
     if (overChars(v, 200)) throw validationError(field, `a tag is longer than 200 characters`);
     // A tag printed on a digest's line (wiki_summarize) must not break it into a forged heading.
     if (opts.oneLine) checkNoControlChars(`${field}.${i}`, v);
+    if (opts.held !== 'any' && !opts.held?.includes(v)) checkNoHiddenFormat(`${field}.${i}`, v);
     if (!out.includes(v)) out.push(v);
   }
   return out;
+}
+
+/**
+ * Whether a trigger keyword (a disclosure rule's, a watch rule's) is in a text folded with
+ * foldText: the keyword is folded the same way, as dream and fuzzy forget fold both sides, so
+ * "café" precomposed or decomposed, "Straße" and "strasse", "İSTANBUL" and "istanbul" match. A
+ * keyword that folds to nothing (a lone accent) is in no text.
+ */
+export function keywordInFolded(foldedText: string, keyword: string): boolean {
+  const k = foldText(keyword);
+  return k !== '' && foldedText.includes(k);
 }
 
 /** The key of one scope (layer and user_id) in the in-memory maps of the stores. */

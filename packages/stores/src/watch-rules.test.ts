@@ -126,4 +126,19 @@ describe('WatchRuleStore: export, import and the window purge', () => {
     expect(s.list(U).map((x) => [x.name, x.hits_24h])).toEqual([['old', 1]]);
     expect(s.clear(U2)).toBe(1);
   });
+
+});
+
+describe('WatchRuleStore: keywords folded', () => {
+  it('matches keywords folded as dream folds words: NFC and NFD, Turkish capital I with dot, sharp s', () => {
+    const w = env.stores.watchRules;
+    const cafe = w.add(U, { name: 'cafe', trigger: 'new_message', predicate: { keywords: ['caf\u00e9'] }, action: 'log' });
+    const ist = w.add(U, { name: 'ist', trigger: 'new_message', predicate: { keywords: ['istanbul'] }, action: 'log' });
+    const str = w.add(U, { name: 'str', trigger: 'new_message', predicate: { keywords: ['strasse'] }, action: 'log' });
+    const fired = (text: string) => w.fire(U, 'new_message', ev({ text })).map((f) => f.rule_id);
+    expect(fired('the cafe\u0301 on the corner')).toEqual([cafe.id]);
+    expect(fired('trip to \u0130STANBUL')).toEqual([ist.id]);
+    expect(fired('walk down the Stra\u00dfe')).toEqual([str.id]);
+    expect(fired('nothing here')).toEqual([]);
+  });
 });

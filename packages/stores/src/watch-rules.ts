@@ -6,7 +6,8 @@ import { notFound, StoreError, validationError } from './errors.js';
 import { recordSlug } from './record-name.js';
 import type { ScratchpadStore } from './scratchpad.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, isoOf, makeId, parseId, parseJson } from './util.js';
+import { foldText } from './retrieval/query.js';
+import { checkScope, checkText, isoOf, keywordInFolded, makeId, parseId, parseJson } from './util.js';
 
 export const WATCH_RULE_PREFIX = 'watch';
 /**
@@ -129,8 +130,9 @@ export function watchPredicateMatches(p: WatchPredicate, e: WatchEvent): boolean
   if (p.min_importance !== undefined && !(e.importance >= p.min_importance)) return false;
   if (p.l4_min_importance !== undefined && (e.l4_importance === null || !(e.l4_importance >= p.l4_min_importance))) return false;
   if (p.keywords !== undefined) {
-    const text = e.text.toLowerCase();
-    if (!p.keywords.some((w) => text.includes(w.toLowerCase()))) return false;
+    // Folded as dream and forget fold words (util.keywordInFolded): NFC and NFD, case, ß and ss.
+    const text = foldText(e.text);
+    if (!p.keywords.some((w) => keywordInFolded(text, w))) return false;
   }
   if (p.sender !== undefined && (e.sender === null || e.sender.trim().toLowerCase() !== p.sender.toLowerCase())) return false;
   return true;

@@ -154,4 +154,18 @@ describe('WikiStore.query', () => {
     expect(fieldOf(() => w.query(U, { offset: -1 }))).toBe('offset');
     expect(fieldOf(() => w.query({ layer: 'x' as never, user_id: 'default' }))).toBe('layer');
   });
+
+});
+
+describe('WikiStore.query: tags in NFC', () => {
+  it('finds a page by a tag sent decomposed, the tag stored precomposed; a new invisible tag is refused, one the page holds kept', () => {
+    const w = env.stores.wiki;
+    const p = w.save(U, { title: 'Tagged', content: 'x', wiki_type: 'work_notes', tags: ['cafe\u0301'] });
+    expect(p.tags).toEqual(['caf\u00e9']);
+    for (const tag of ['caf\u00e9', 'cafe\u0301']) expect(titles(w.query(U, { tags: [tag] })), JSON.stringify(tag)).toEqual(['Tagged']);
+    expect(() => w.save(U, { title: 'Other', content: 'x', wiki_type: 'work_notes', tags: ['a\u200bb'] })).toThrow(expect.objectContaining({ field: 'tags.0' }));
+    expect(w.getByTitle(U, 'Other')).toBeFalsy();
+    env.db.prepare('UPDATE wiki_pages SET tags = ? WHERE title = ?').run(JSON.stringify(['a\u200bb']), 'Tagged');
+    expect(w.save(U, { title: 'Tagged', content: 'y', wiki_type: 'work_notes', tags: ['a\u200bb'] }).tags).toEqual(['a\u200bb']);
+  });
 });

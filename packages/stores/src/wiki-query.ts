@@ -76,7 +76,7 @@ export function wikiQuery(ctx: StoreContext, scope: Scope, q: WikiQuery): WikiQu
   }
   if (q.tags !== undefined) {
     if (Array.isArray(q.tags) && q.tags.length > 50) throw validationError('tags', 'tags must hold at most 50 tags');
-    const groups = facetGroups(normalizeTags(q.tags, 'tags'));
+    const groups = facetGroups(normalizeTags(q.tags, 'tags', { held: 'any' }));
     if (groups.length > 0) {
       // One clause of one shape however many tags (the statement cache is keyed by the SQL text):
       // no dimension of the filter lacks a tag of the page.

@@ -100,14 +100,15 @@ export class WikiStore {
     checkNoControlChars('title', given);
     const content = checkText(input.content, 'content', this.ctx.config.maxTextChars, true);
     const wikiType = checkWikiType(input.wiki_type);
-    // Tags are one line too: wiki_summarize's digest prints them on a page's line.
-    const tags = normalizeTags(input.tags, 'tags', { oneLine: true });
     return this.ctx.tx(() => {
       const now = this.ctx.iso();
       const { form: title, found: before } = this.lookup(scope, given);
       // A new title may not hold what shows nothing or reorders what is shown (invoice<U+202E>fdp.exe
       // shows as invoiceexe.pdf); a page stored so before is still updated.
       if (!before) checkNoHiddenFormat('title', title);
+      // Tags are one line too: wiki_summarize's digest prints them on a page's line. A tag the page
+      // holds already is kept, even one stored before tags were checked.
+      const tags = normalizeTags(input.tags, 'tags', { oneLine: true, held: before ? toInfo(before).tags : [] });
       const size = Buffer.byteLength(content, 'utf8');
       let rel = before?.path ?? '';
       if (!before || before.wiki_type !== wikiType) rel = this.freePath(scope, wikiType, title);

@@ -42,6 +42,13 @@ describe('parseWriteGateRules', () => {
     expect(parseWriteGateRules('other: []').errors[0]).toMatchObject({ index: null, field: 'other' });
     expect(parseWriteGateRules('- 5').errors[0]).toMatchObject({ index: 0, field: 'rule' });
   });
+
+  it('refuses a tag holding an invisible format character (episodes refuse it), and takes tags in NFC', () => {
+    const bad = parseWriteGateRules('- when_content_contains: x\n  tags: ["wo\\u200brk"]\n');
+    expect(bad.rules).toEqual([]);
+    expect(bad.errors[0]).toMatchObject({ index: 0, field: 'tags', message: expect.stringMatching(/invisible format character/) });
+    expect(parseWriteGateRules('- when_content_contains: x\n  tags: ["cafe\\u0301"]\n').rules[0]!.tags).toEqual(['caf\u00e9']);
+  });
 });
 
 describe('matchWriteGate', () => {

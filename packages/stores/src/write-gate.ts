@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { HIDDEN_FORMAT_ACCEPTED, hiddenFormatAt, toNfc } from '@memory-service/kernel';
 import type { EpisodeStore, Episode } from './episodes.js';
 import type { StoreContext } from './context.js';
 import { safeJoin } from './paths.js';
@@ -96,8 +97,12 @@ function checkRule(raw: unknown, index: number, errors: WriteGateError[]): Write
   const tagList = typeof t === 'string' ? [t] : t;
   if (!Array.isArray(tagList) || tagList.length > WRITE_GATE_MAX_ITEMS || tagList.some((x) => typeof x !== 'string' || x.trim().length === 0 || x.length > 200)) {
     errors.push(err(index, 'tags', `tags must be a tag or a list of at most ${WRITE_GATE_MAX_ITEMS} non-blank strings of at most 200 characters`));
+  } else if ((tagList as string[]).some((x) => hiddenFormatAt(x) !== -1)) {
+    // The rule's tags go on episodes, whose new tags may not hold one (util.normalizeTags).
+    errors.push(err(index, 'tags', `a tag must not hold an invisible format character; accepted: ${HIDDEN_FORMAT_ACCEPTED}`));
   } else {
-    tags = [...new Set((tagList as string[]).map((x) => x.trim()))];
+    // In NFC, the form tags are stored in.
+    tags = [...new Set((tagList as string[]).map((x) => toNfc(x.trim())))];
   }
   const n = r.name;
   if (n !== undefined && (typeof n !== 'string' || n.trim().length === 0 || n.length > 100)) {

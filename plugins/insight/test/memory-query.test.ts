@@ -132,3 +132,20 @@ describe('memory_query errors', () => {
     expect(await total({ created_until: '2026-01-31T14:59:59Z' })).toBe(0);
   });
 });
+
+describe('text forms in memory_query and memory_episode_recall (audit R)', () => {
+  it('key_like sent decomposed finds the key stored in NFC', async () => {
+    s = await start();
+    storesOf(s).facts.upsert(USER, { key: 'caf\u00e9 order', value: 'flat white', importance: 0.5 });
+    for (const key_like of ['cafe\u0301', 'caf\u00e9']) expect((await q({ key_like })).facts.map((f: any) => f.key), JSON.stringify(key_like)).toEqual(['caf\u00e9 order']);
+  });
+
+  it('memory_episode_recall and memory_query find an episode by its tag in either spelling', async () => {
+    s = await start();
+    const ep = storesOf(s).episodes.add(USER, { summary: 'tagged', tags: ['caf\u00e9'] });
+    for (const tag of ['cafe\u0301', 'caf\u00e9']) {
+      expect((await s.call('memory_episode_recall', { tag })).episodes.map((e: any) => e.id), JSON.stringify(tag)).toEqual([ep.id]);
+      expect((await q({ target: 'episodes', tag })).episodes.map((e: any) => e.id), JSON.stringify(tag)).toEqual([ep.id]);
+    }
+  });
+});

@@ -158,3 +158,13 @@ describe('memory_watch', () => {
     expect(((await s.call('memory_watch', { action: 'list' })) as any).rules).toHaveLength(1);
   });
 });
+
+describe('memory_watch keywords as text forms (audit R)', () => {
+  it('a keyword matches think text folded as dream folds it: NFC and NFD alike', async () => {
+    s = await start();
+    await add('cafe', 'message_received', { keywords: ['caf\u00e9'] }, 'log');
+    await s.call('think', { text: 'Remember the cafe\u0301 on the corner, it serves a great flat white every morning', layer: 'user' });
+    await s.call('think', { text: 'Remember the caf\u00e9 downtown, it is fine too for a quick lunch on weekdays', layer: 'user' });
+    expect((await s.call('memory_watch', { action: 'list' })).rules[0].hits_24h).toBe(2);
+  });
+});

@@ -116,4 +116,38 @@ describe('stores migrations', () => {
     expect((db.prepare('PRAGMA table_info(nightly_runs)').all() as { name: string }[]).filter((c) => c.name === 'plugin_scopes')).toHaveLength(1);
     db.close();
   });
+
+  it('rewrite tags and counterfactual anchors stored decomposed to NFC (one tag of two spellings on a record), and fold graph de-duplication forms', () => {
+    const { dir, db, migrateRest } = migratedTo(25);
+    const C = 'caf\u00e9';
+    const D = 'cafe\u0301';
+    const ins = (sql: string, ...args: unknown[]) => Number(db.prepare(sql).run(...args).lastInsertRowid);
+    const T = '2026-01-01T00:00:00.000Z';
+    // An episode holding both spellings, one holding the decomposed one only; a page and a node tagged decomposed.
+    const both = ins(`INSERT INTO episodes (layer, user_id, summary, tags, created) VALUES ('user', 'default', 'both', ?, ?)`, JSON.stringify([D, C, 'x']), T);
+    const one = ins(`INSERT INTO episodes (layer, user_id, summary, tags, created) VALUES ('user', 'default', 'one', ?, ?)`, JSON.stringify([D]), T);
+    for (const [id, tag] of [[both, D], [both, C], [both, 'x'], [one, D]] as const) {
+      db.prepare(`INSERT INTO episode_tags (episode_id, layer, user_id, dimension, tag) VALUES (?, 'user', 'default', ?, ?)`).run(id, tag, tag);
+    }
+    ins(`INSERT INTO wiki_pages (layer, user_id, title, wiki_type, tags, path, content, created, updated, size) VALUES ('user', 'default', 'P', 'work_notes', ?, 'wiki/p.md', 'c', ?, ?, 1)`, JSON.stringify([D]), T, T);
+    const node = ins(`INSERT INTO graph_nodes (layer, user_id, content, norm_content, node_type, tags, created) VALUES ('user', 'default', 'Stra\u00dfe AG', 'stra\u00dfe ag', 'organization', ?, ?)`, JSON.stringify([D]), T);
+    db.prepare(`INSERT INTO graph_node_tags (node_id, layer, user_id, tag) VALUES (?, 'user', 'default', ?)`).run(node, D);
+    ins(`INSERT INTO counterfactuals (layer, user_id, anchor, premise, projection, created) VALUES ('user', 'default', ?, 'p', 'q', ?)`, D, T);
+    migrateRest();
+    const stores = new Stores({ db, dataDir: dir, clock: new TestClock() });
+    const U = { layer: 'user' as const, user_id: 'default' };
+    expect(stores.episodes.get(U, `ep_${both}`)!.tags).toEqual([C, 'x']);
+    expect(stores.episodes.get(U, `ep_${one}`)!.tags).toEqual([C]);
+    expect(db.prepare('SELECT episode_id, dimension, tag FROM episode_tags ORDER BY episode_id, tag').all()).toEqual([
+      { episode_id: both, dimension: C, tag: C },
+      { episode_id: both, dimension: 'x', tag: 'x' },
+      { episode_id: one, dimension: C, tag: C },
+    ]);
+    expect(stores.episodes.list(U, { tag: C }).map((e) => e.id).sort()).toEqual([`ep_${both}`, `ep_${one}`].sort());
+    expect(stores.wiki.query(U, { tags: [C] }).pages.map((p) => p.title)).toEqual(['P']);
+    expect(stores.graph.query(U, { tag: C }).map((n) => n.node_id)).toEqual([`node_${node}`]);
+    expect(stores.graph.addNode(U, { content: 'STRASSE AG', node_type: 'organization' })).toMatchObject({ node_id: `node_${node}`, existed: true });
+    expect(stores.counterfactuals.list(U, { anchor: C }).map((c) => c.anchor)).toEqual([C]);
+    db.close();
+  });
 });

@@ -43,7 +43,7 @@ export function memoryDiscloseTool(stores: Stores) {
     title: 'Disclosure rules',
     description:
       'Rules that bring a piece of content forward when a text mentions one of their keywords, in the layer and user_id. A rule matches ' +
-      'when any of its trigger_keywords is in the text (case-insensitive substring); an enabled matching rule surfaces as a triggered ' +
+      'when any of its trigger_keywords is in the text (a substring once both are folded as dream folds words: case, accents, NFC/NFD, ß as ss); an enabled matching rule surfaces as a triggered ' +
       `block with score ${DISCLOSURE_MATCH_SCORE} in memory_recall_protocol (the query) and in the session_started inject (its text). ` +
       `action add: name (unique in the scope, at most ${DISCLOSURE_NAME_MAX} characters), trigger_keywords (1 to ${DISCLOSURE_KEYWORDS_MAX}, ` +
       `each at most ${DISCLOSURE_KEYWORD_MAX} characters), content (at most ${DISCLOSURE_CONTENT_MAX} characters); the rule is created enabled ` +
