@@ -90,14 +90,15 @@ export class EpisodeStore {
     private readonly audit: AuditLog,
   ) {}
 
-  add(scope: Scope, input: EpisodeInput): Episode {
+  /** Add an episode created at `created` (ISO; default now: memory_data import gives each its exported time). */
+  add(scope: Scope, input: EpisodeInput, created?: string): Episode {
     checkScope(scope);
     const summary = checkText(input.summary, 'summary', this.ctx.config.maxTextChars);
     // Tags are printed on one line (lists, digests): a line break in one forged lines there.
     const tags = normalizeTags(input.tags, 'tags', { oneLine: true });
     const meta = input.meta ?? {};
     if (typeof meta !== 'object' || Array.isArray(meta)) throw validationError('meta', 'meta must be an object');
-    return this.ctx.tx(() => this.insert(scope, null, summary, input, tags, meta, this.ctx.iso()));
+    return this.ctx.tx(() => this.insert(scope, null, summary, input, tags, meta, created ?? this.ctx.iso()));
   }
 
   /**

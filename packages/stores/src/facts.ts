@@ -162,9 +162,10 @@ export class FactStore {
 
   /**
    * Add or update the fact with this key; the entry_id is kept on update. `reason` is kept in the
-   * version the change writes (default `upsert`).
+   * version the change writes (default `upsert`). A fact added gets `times` (ISO) as its created and
+   * updated, now by default (memory_data import gives each its exported times); an update is at now.
    */
-  upsert(scope: Scope, input: FactInput, reason = 'upsert'): Fact & { created_new: boolean } {
+  upsert(scope: Scope, input: FactInput, reason = 'upsert', times?: { created: string; updated: string }): Fact & { created_new: boolean } {
     checkScope(scope);
     const given = checkText(input.key, 'key', FACT_KEY_MAX);
     // Blank for no writer (proposals, branches and imports reach here too): wake_up showed it as `- key: `.
@@ -196,7 +197,7 @@ export class FactStore {
           `INSERT INTO facts (layer, user_id, key, value, importance, source, metadata, created, updated)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(scope.layer, scope.user_id, key, value, importance, source, JSON.stringify(metadata), now, now);
+        .run(scope.layer, scope.user_id, key, value, importance, source, JSON.stringify(metadata), times?.created ?? now, times?.updated ?? now);
       const entryId = makeId(FACT_PREFIX, Number(info.lastInsertRowid));
       this.audit.log(scope, 'create', 'fact', entryId, { key, source });
       const created = this.get(scope, key) as Fact;

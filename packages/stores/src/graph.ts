@@ -145,7 +145,8 @@ export class GraphStore {
     private readonly audit: AuditLog,
   ) {}
 
-  addNode(scope: Scope, input: GraphNodeInput): GraphNode & { existed: boolean } {
+  /** Add a node created at `created` (ISO; default now: memory_data import gives each its exported time); a deduplicated node found is answered as it is. */
+  addNode(scope: Scope, input: GraphNodeInput, created?: string): GraphNode & { existed: boolean } {
     checkScope(scope);
     const content = checkText(input.content, 'content', this.ctx.config.maxTextChars).trim();
     const nodeType = checkText(input.node_type, 'node_type', 100).trim().toLowerCase();
@@ -164,7 +165,7 @@ export class GraphStore {
           .get(scope.layer, scope.user_id, nodeType, norm) as NodeRow | undefined;
         if (r) return { ...toNode(r), existed: true };
       }
-      return { ...this.insert(scope, null, content, nodeType, tags, input.confidence ?? 0.5, this.ctx.iso()), existed: false };
+      return { ...this.insert(scope, null, content, nodeType, tags, input.confidence ?? 0.5, created ?? this.ctx.iso()), existed: false };
     });
   }
 

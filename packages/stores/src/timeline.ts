@@ -87,9 +87,10 @@ export class TimelineStore {
   /**
    * Add an event. Its metadata always carries `training_value` (high, medium or low, as the spec
    * asks of every temporal event): the caller's when it is one of those, else trainingValue() of the
-   * summary with the metadata's `importance` (a number in [0, 1]) or a neutral 0.5.
+   * summary with the metadata's `importance` (a number in [0, 1]) or a neutral 0.5. `created` (ISO)
+   * is its time, now by default (memory_data import gives each event its exported time).
    */
-  add(scope: Scope, input: { type: string; summary: string; metadata?: Record<string, unknown> }): TimelineEvent {
+  add(scope: Scope, input: { type: string; summary: string; metadata?: Record<string, unknown> }, created?: string): TimelineEvent {
     checkScope(scope);
     const type = checkText(input.type, 'type', 100);
     const summary = checkText(input.summary, 'summary', this.ctx.config.maxTextChars, true);
@@ -97,7 +98,7 @@ export class TimelineStore {
     return this.ctx.tx(() => {
       const row = this.ctx
         .stmt('INSERT INTO timeline_events (layer, user_id, type, summary, metadata, created) VALUES (?, ?, ?, ?, ?, ?) RETURNING *')
-        .get(scope.layer, scope.user_id, type, summary, JSON.stringify(metadata), this.ctx.iso()) as Row;
+        .get(scope.layer, scope.user_id, type, summary, JSON.stringify(metadata), created ?? this.ctx.iso()) as Row;
       return toEvent(row);
     });
   }

@@ -1,4 +1,4 @@
-import { defineTool, z } from '@memory-service/kernel';
+import { defineTool, storageFailureError, z } from '@memory-service/kernel';
 import {
   EXPORT_INLINE_MAX_BYTES,
   EXPORTS_DIR,
@@ -8,6 +8,10 @@ import {
   SCOPE_DOC_VERSION,
   ScopeData,
   validationError,
+  type ImportMode,
+  type ImportResult,
+  type Scope,
+  type ScopeDocument,
   type Stores,
 } from '@memory-service/stores';
 import { layerInput, scopeOf, scopeOutput, userIdInput } from '../common.js';
@@ -69,13 +73,17 @@ export function memoryDataTool(stores: Stores) {
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     actionFields: FIELDS,
-    handler: (args) => {
+    // The call opens its own transaction (stores.ctx.tx), after reading and checking the document:
+    // in the kernel's, the file's read, its JSON parse and the check of every record held the
+    // write lock of every process too (about 1 s of it at 48 MB).
+    transaction: false,
+    handler: async (args) => {
       const scope = scopeOf(args);
       const sd = stores.scopeData;
       if (args.action === 'export') {
         // A record at a time: inline while its JSON is within the limit, else to a file written in
         // pieces; the whole document is never one string (a small heap ran out of memory).
-        const out = sd.exportTo(scope, args.to_file ? null : EXPORT_INLINE_MAX_BYTES);
+        const out = stores.ctx.tx(() => sd.exportTo(scope, args.to_file ? null : EXPORT_INLINE_MAX_BYTES));
         if (out.doc) return { ...scope, action: args.action, counts: out.counts, data: out.doc as unknown as Record<string, unknown>, bytes: out.bytes };
         return { ...scope, action: args.action, counts: out.counts, file: out.file, bytes: out.bytes };
       }
@@ -83,22 +91,37 @@ export function memoryDataTool(stores: Stores) {
         throw validationError(args.data === undefined ? 'data' : 'file', 'import takes exactly one of data (the document) or file (an export file name)', 'data or file');
       }
       const root = args.data !== undefined ? 'data' : 'file';
-      const doc = sd.check(args.data ?? sd.readFile(args.file as string, 'file'), root);
-      // What the target held, written to a temp file a record at a time before the import, and named
-      // once the import went through, inside the call's transaction: a file that cannot be written
-      // fails the call, and the import is rolled back with it.
-      const before = args.mode === 'replace' ? sd.exportPending(scope) : null;
-      let res: ReturnType<typeof sd.importScope>;
+      // Read (without blocking the event loop), parsed and checked whole before the write lock is
+      // taken: a malformed document is refused without waiting for, or holding, the lock.
+      const doc = sd.check(args.data ?? (await sd.readFileAsync(args.file as string, 'file')), root);
       try {
-        res = sd.importScope(scope, doc, args.mode, root);
+        return importChecked(stores, scope, doc, args.mode, root);
       } catch (err) {
-        before?.abort();
-        throw err;
+        // The import's transaction was rolled back: a busy lock or a full disk says nothing was written.
+        throw storageFailureError(stores.ctx.db.name, err, { rolledBack: true }) ?? err;
       }
-      let previous: string | null = null;
+    },
+  });
+}
+
+/** Write a checked document in one transaction (memory_data import), a replace's previous_export kept only if it commits. */
+function importChecked(stores: Stores, scope: Scope, doc: ScopeDocument, mode: ImportMode, root: string) {
+  const sd = stores.scopeData;
+  return stores.ctx.tx(() => {
+    // What the target held, written to a temp file a record at a time before the import, and named
+    // once the import went through, inside the import's transaction: a file that cannot be written
+    // fails the call, and the import is rolled back with it.
+    const before = mode === 'replace' ? sd.exportPending(scope) : null;
+    let res: ImportResult;
+    let previous: string | null = null;
+    try {
+      res = sd.importScope(scope, doc, mode, root);
       if (before && Object.values(before.counts).some((n) => n > 0)) previous = before.commit();
       else before?.abort();
-      return { ...scope, action: args.action, counts: ScopeData.counts(doc), ...res, ...(args.mode === 'replace' ? { previous_export: previous } : {}) };
-    },
+    } catch (err) {
+      before?.abort();
+      throw err;
+    }
+    return { ...scope, action: 'import' as const, counts: ScopeData.counts(doc), ...res, ...(mode === 'replace' ? { previous_export: previous } : {}) };
   });
 }

@@ -1,0 +1,188 @@
+/**
+ * `npm run import-scale -w @memory-service/bench`: memory_data import of one large export file
+ * (episodes, facts, timeline events, graph nodes and edges, wiki pages and links; about 48 MB at
+ * the default 67,000 episodes) through the tool, in-process, into an empty data dir (`empty`) and
+ * over the same records (`replace`, the file merged once first, untimed). Each sample answers the
+ * call's time and how long another process could not take the write lock meanwhile (lock-probe.ts,
+ * a child trying BEGIN IMMEDIATE every 2 ms): the longest run of failed tries.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { intFlag, readFlags } from './flags.js';
+import { freshTempDir, removeDir } from './paths.js';
+import { summarize } from './stats.js';
+import { TextGenerator } from './textgen.js';
+
+const SELF = fileURLToPath(import.meta.url);
+// From dist/ or src/ (the tests): the built probe either way.
+const PROBE = fileURLToPath(new URL('../dist/lock-probe.js', import.meta.url));
+export const IMPORT_SCALE_MODES = ['empty', 'merge', 'replace'] as const;
+export type ImportScaleMode = (typeof IMPORT_SCALE_MODES)[number];
+export const IMPORT_SCALE_USAGE = `usage: node dist/import-scale.js [--episodes 67000] [--samples 3] [--modes ${IMPORT_SCALE_MODES.join(',')}] [--json]`;
+
+export interface ImportScaleOptions {
+  /** Episodes of the exported scope; the other kinds follow (a fact and a timeline event per 3, a node and an edge per 4, a wiki page per 40, a link per 20). */
+  episodes: number;
+  samples: number;
+  modes: ImportScaleMode[];
+  json: boolean;
+}
+
+export interface ImportScaleRow {
+  mode: ImportScaleMode;
+  records: number;
+  doc_bytes: number;
+  /** Medians of the samples, each on a fresh data dir. */
+  total_ms: number;
+  lock_ms: number;
+}
+
+export function parseImportScaleArgs(argv: readonly string[]): ImportScaleOptions {
+  const opts: ImportScaleOptions = { episodes: 67_000, samples: 3, modes: ['empty', 'replace'], json: false };
+  readFlags(argv, IMPORT_SCALE_USAGE, ['--json'], (flag, value) => {
+    if (flag === '--json') opts.json = true;
+    else if (flag === '--episodes') opts.episodes = intFlag(flag, value, 1);
+    else if (flag === '--samples') opts.samples = intFlag(flag, value, 1);
+    else if (flag === '--modes') {
+      const modes = value.split(',');
+      const bad = modes.find((m) => !(IMPORT_SCALE_MODES as readonly string[]).includes(m));
+      if (bad !== undefined || modes.length === 0) throw new Error(`--modes takes a list of ${IMPORT_SCALE_MODES.join(', ')} (got ${JSON.stringify(bad ?? value)})\n${IMPORT_SCALE_USAGE}`);
+      opts.modes = modes as ImportScaleMode[];
+    } else throw new Error(`unknown option ${flag}\n${IMPORT_SCALE_USAGE}`);
+  });
+  return opts;
+}
+
+async function importLoose(specifier: string): Promise<Record<string, any>> {
+  return (await import(specifier)) as Record<string, any>;
+}
+
+const SCOPE = { layer: 'user', user_id: 'default' } as const;
+const WIKI_TYPES = ['diary', 'work_notes', 'retrospective'];
+
+/** The export file of a scope of `episodes` episodes and the kinds that follow them; answers its path, size and record count. */
+export async function buildExport(episodes: number, dir: string): Promise<{ file: string; bytes: number; records: number }> {
+  const { Stores, storesMigrations } = await importLoose('@memory-service/stores');
+  const { Storage } = await importLoose('@memory-service/kernel');
+  const storage = new Storage(dir);
+  try {
+    storage.migrate('@memory-service/stores', storesMigrations);
+    const s = new Stores({ db: storage.db, dataDir: dir, clock: { now: () => Date.now() }, transactions: storage });
+    const g = new TextGenerator(20240601);
+    const nodes: string[] = [];
+    const titles: string[] = [];
+    storage.transaction(() => {
+      for (let i = 0; i < episodes; i++) {
+        s.episodes.add(SCOPE, { summary: g.nextText(), context: i % 3 ? g.nextText() : '', emotional_weight: (i % 10) / 10, importance: ((i * 7) % 100) / 100, tags: [`t${i % 50}`, 'bulk'], meta: { n: i } });
+        if (i % 3 === 0) s.facts.upsert(SCOPE, { key: `fact:${i}`, value: g.nextText(), importance: 0.05 + ((i * 13) % 95) / 100, metadata: { i } });
+        if (i % 3 === 1) s.timeline.add(SCOPE, { type: i % 2 ? 'thought' : 'note', summary: g.nextText(), metadata: { i } });
+        if (i % 4 === 0) nodes.push(s.graph.addNode(SCOPE, { content: `${g.nextText()} #${i}`, node_type: 'note', tags: [`g${i % 20}`] }).node_id);
+        if (i % 4 === 3) s.graph.addEdge(SCOPE, { from: nodes[(i * 31) % nodes.length]!, to: nodes[nodes.length - 1]!, relation: 'relates_to', strength: 0.5 });
+        if (i % 40 === 0) {
+          const content = Array.from({ length: 12 }, () => g.nextText()).join('\n\n');
+          titles.push(s.wiki.save(SCOPE, { title: `Page ${i} ${g.nextText().slice(0, 40)}`, content, wiki_type: WIKI_TYPES[i % 3]!, tags: [`w${i % 10}`] }).title);
+        }
+        if (i % 20 === 10 && titles.length > 1) s.wiki.link(SCOPE, titles[titles.length - 1]!, titles[(i * 17) % (titles.length - 1)]!, 'follows');
+      }
+    });
+    const doc = s.scopeData.exportScope(SCOPE);
+    const records = Object.values(s.scopeData.constructor.counts(doc) as Record<string, number>).reduce((a, b) => a + b, 0);
+    const { file, bytes } = s.scopeData.writeFile(doc);
+    s.close?.();
+    return { file: path.join(dir, 'exports', file), bytes, records };
+  } finally {
+    storage.close();
+  }
+}
+
+/** Start the lock probe on `db`; `stop()` answers the longest time it could not take the write lock. */
+async function watchLock(db: string): Promise<{ stop(): Promise<number> }> {
+  const child = spawn(process.execPath, [PROBE, db], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  await new Promise<void>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the lock probe ended (${code}) before it watched`)));
+    const wait = () => (out.includes('ready\n') ? resolve() : setTimeout(wait, 5));
+    wait();
+  });
+  child.removeAllListeners('exit');
+  return {
+    stop: async () => {
+      const ended = new Promise((r) => child.once('exit', r));
+      child.stdin.write('stop\n');
+      await ended;
+      return (JSON.parse(out.split('\n').find((l) => l.startsWith('{'))!) as { longest_ms: number }).longest_ms;
+    },
+  };
+}
+
+/** One timed import of `file` in `mode`, on a fresh data dir. */
+async function once(file: string, mode: ImportScaleMode): Promise<{ total: number; lock: number }> {
+  const { createService } = await importLoose('@memory-service/server');
+  const dir = freshTempDir('bench-import-scale');
+  fs.mkdirSync(path.join(dir, 'exports'));
+  fs.copyFileSync(file, path.join(dir, 'exports', 'doc.json'));
+  const svc = await createService({ dataDir: dir, env: { ...process.env, MEMORY_LOG_QUIET: '1', MEMORY_EXPOSE: 'admin' } });
+  try {
+    const tool = svc.surface.get('memory_data');
+    const call = async (args: Record<string, unknown>) => {
+      const res = await tool.call({ action: 'import', file: 'doc.json', layer: 'user', ...args }, {});
+      if (res.isError) throw new Error(`memory_data import failed: ${JSON.stringify(res.content)}`);
+    };
+    if (mode !== 'empty') await call({ mode: 'merge' });
+    const probe = await watchLock(path.join(dir, 'memory.db'));
+    const start = performance.now();
+    await call({ mode: mode === 'empty' ? 'merge' : mode });
+    const total = performance.now() - start;
+    return { total, lock: await probe.stop() };
+  } finally {
+    await svc.close();
+    removeDir(dir);
+  }
+}
+
+export async function measureImportScale(opts: ImportScaleOptions): Promise<ImportScaleRow[]> {
+  const src = freshTempDir('bench-import-scale-src');
+  try {
+    const doc = await buildExport(opts.episodes, src);
+    process.stderr.write(`export: ${doc.records} records, ${(doc.bytes / 1e6).toFixed(1)} MB\n`);
+    const rows: ImportScaleRow[] = [];
+    for (const mode of opts.modes) {
+      const total: number[] = [];
+      const lock: number[] = [];
+      for (let k = 0; k < opts.samples; k++) {
+        const r = await once(doc.file, mode);
+        total.push(r.total);
+        lock.push(r.lock);
+        process.stderr.write(`import ${mode} sample ${k + 1}/${opts.samples}: ${r.total.toFixed(0)} ms, write lock held ${r.lock.toFixed(0)} ms\n`);
+      }
+      rows.push({ mode, records: doc.records, doc_bytes: doc.bytes, total_ms: summarize(total).p50, lock_ms: summarize(lock).p50 });
+    }
+    return rows;
+  } finally {
+    removeDir(src);
+  }
+}
+
+export function renderImportScale(rows: readonly ImportScaleRow[]): string {
+  const lines = ['| mode | records | document (MB) | call p50 (ms) | write lock held p50 (ms) |', '|---|---|---|---|---|'];
+  for (const r of rows) lines.push(`| ${r.mode} | ${r.records.toLocaleString('en-US')} | ${(r.doc_bytes / 1e6).toFixed(1)} | ${r.total_ms.toFixed(0)} | ${r.lock_ms.toFixed(0)} |`);
+  return `${lines.join('\n')}\n`;
+}
+
+export async function main(argv: readonly string[]): Promise<void> {
+  const opts = parseImportScaleArgs(argv);
+  const rows = await measureImportScale(opts);
+  process.stdout.write(renderImportScale(rows));
+  if (opts.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
+}
+
+if (process.argv[1] && SELF === path.resolve(process.argv[1])) {
+  main(process.argv.slice(2)).catch((err: unknown) => {
+    process.stderr.write(`import-scale: ${err instanceof Error ? err.message : String(err)}\n${IMPORT_SCALE_USAGE}\n`);
+    process.exit(1);
+  });
+}
