@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StoreContext } from './context.js';
-import { makeDirs, writeIfFree } from '@memory-service/kernel';
+import { cutChars, makeDirs, writeIfFree } from '@memory-service/kernel';
+import { EPISODE_CONTEXT_MAX_CHARS } from './episodes.js';
 import type { Breaker } from './ops/breakers.js';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
@@ -49,6 +50,17 @@ function toItem(r: Row): L1Item {
 }
 
 /**
+ * The item with its text cut to NEWEST_TEXT_CHARS, as recent() answers it. The cut is copied into a
+ * string of its own: V8 makes a slice of a long string a view of it, which would keep the whole text.
+ */
+function headOf(item: L1Item): L1Item {
+  const cut = cutChars(item.text, NEWEST_TEXT_CHARS);
+  if (cut.length === item.text.length) return item;
+  // UTF-16LE copies the code units as they are (a lone surrogate included).
+  return { ...item, text: Buffer.from(cut, 'utf16le').toString('utf16le') };
+}
+
+/**
  * The L1 buffer: a short ring of recent items per scope. The canonical ring is the `l1_items`
  * table. A change marks the scope's file `<data_dir>/l1/<layer>/<user>.json` dirty; the file is
  * rewritten from the table at most L1_FLUSH_MS later (one rewrite for a burst of pushes) and on
@@ -71,6 +83,22 @@ export const L1_TRIM_EVERY = 16;
 export const NEWEST_KEPT = 2;
 
 /**
+ * The characters of an item's text that recent() and latest() answer (the copy keeps no more):
+ * think joins the previous thoughts into an episode's context, which keeps this many. A thought may
+ * hold 100,000 characters, and the copy kept two whole ones per scope ever used.
+ */
+export const NEWEST_TEXT_CHARS = EPISODE_CONTEXT_MAX_CHARS;
+
+/**
+ * Scopes whose newest items are kept in memory, per connection; past it the least recently used
+ * goes, and its next read queries the table (the same answer, one read).
+ */
+export const NEWEST_SCOPES_MAX = 2_048;
+
+/** Scopes whose pushes since their last trim are counted; past it the counts start over (each scope then trims at its next push). */
+export const TRIM_COUNTS_MAX = 10_000;
+
+/**
  * A ring file larger than this is not read when the files are compared with their rings at start
  * (reconcileFiles): it is taken as unreadable, so its ring's file is rewritten. A 3 GB file there
  * (damaged, or not the service's) was read whole on the event loop: 36 s and 4 GB of memory.
@@ -87,10 +115,12 @@ interface Known {
 }
 
 /**
- * The newest items of each scope of one connection, as of SQLite's data_version `version`. Set only
- * by committed pushes and by reads outside a transaction, dropped by any other change of a ring,
- * and emptied whenever another connection has committed. Shared by every L1Ring on the connection
- * (several Stores may share one), so a push through one is never missed by another.
+ * The newest items of each scope of one connection, as of SQLite's data_version `version`, their
+ * text cut to NEWEST_TEXT_CHARS. Set only by committed pushes and by reads outside a transaction,
+ * dropped by any other change of a ring, and emptied whenever another connection has committed; at
+ * most NEWEST_SCOPES_MAX scopes, in order of use (the least recently used first). Shared by every
+ * L1Ring on the connection (several Stores may share one), so a push through one is never missed by
+ * another.
  */
 interface NewestItems {
   version: number;
@@ -101,7 +131,7 @@ const NEWEST = new WeakMap<object, NewestItems>();
 
 export class L1Ring {
   private readonly dirty = new Map<string, Scope>();
-  /** Pushes per scope since its ring was last trimmed by this process. */
+  /** Pushes per scope since its ring was last trimmed by this process; a scope not here trims at its next push. */
   private readonly sinceTrim = new Map<string, number>();
   private scheduled: NodeJS.Timeout | null = null;
   /** Flushes in a row whose files could not all be written (see flush). */
@@ -213,23 +243,22 @@ export class L1Ring {
         .stmt('INSERT INTO l1_items (layer, user_id, text, kind, ref, created) VALUES (?, ?, ?, ?, ?, ?)')
         .run(scope.layer, scope.user_id, text, input.kind ?? null, input.ref ?? null, created);
       const key = scopeKey(scope.layer, scope.user_id);
-      const pushes = (this.sinceTrim.get(key) ?? 0) + 1;
-      if (pushes >= L1_TRIM_EVERY) this.trim(scope);
-      this.sinceTrim.set(key, pushes >= L1_TRIM_EVERY ? 0 : pushes);
+      this.countPush(scope, key);
       this.markDirty(scope);
       const item: L1Item = { id: makeId('l1', Number(info.lastInsertRowid)), text, kind: input.kind ?? null, ref: input.ref ?? null, created };
       // What was known before this push, extended at commit: a commit of another connection in
       // between changes data_version, and the next read then drops the copy (see recent).
       const before = this.newest.items.get(key);
       this.newest.items.delete(key);
-      this.ctx.onCommit(() => this.newest.items.set(key, this.extended(before, item)));
+      this.ctx.onCommit(() => this.keepNewest(key, this.extended(before, headOf(item))));
       return item;
     });
   }
 
   /**
-   * The newest item of the scope, or null when its ring is empty. After a push committed by this
-   * Stores it costs no read of the ring: only a check that no other connection has committed since.
+   * The newest item of the scope, or null when its ring is empty, its text cut to NEWEST_TEXT_CHARS
+   * (as recent). After a push committed by this Stores it costs no read of the ring: only a check
+   * that no other connection has committed since.
    */
   latest(scope: Scope): L1Item | null {
     return this.recent(scope, 1)[0] ?? null;
@@ -237,7 +266,9 @@ export class L1Ring {
 
   /**
    * The newest n items of the scope (n at most NEWEST_KEPT), oldest first; fewer when the ring
-   * holds fewer. Answered from the copy of the newest items as latest() is, read otherwise.
+   * holds fewer. Each text is cut to its first NEWEST_TEXT_CHARS characters (list() reads whole
+   * ones). Answered from the copy of the newest items as latest() is, read otherwise: the same
+   * answer either way.
    */
   recent(scope: Scope, n: number): L1Item[] {
     checkScope(scope);
@@ -250,12 +281,39 @@ export class L1Ring {
     }
     const key = scopeKey(scope.layer, scope.user_id);
     const known = newest.items.get(key);
-    if (known !== undefined && (known.whole || known.items.length >= want)) return known.items.slice(Math.max(0, known.items.length - want));
+    if (known !== undefined && (known.whole || known.items.length >= want)) {
+      // Used now: moved to the end of the order of use.
+      newest.items.delete(key);
+      newest.items.set(key, known);
+      return known.items.slice(Math.max(0, known.items.length - want));
+    }
     const keep = Math.min(NEWEST_KEPT, this.size);
-    const items = this.list(scope, keep);
+    const items = this.list(scope, keep).map(headOf);
     // Inside a transaction the rows may not be committed yet (or may be rolled back): not kept.
-    if (!this.ctx.db.inTransaction) newest.items.set(key, { items, whole: items.length < keep });
+    if (!this.ctx.db.inTransaction) this.keepNewest(key, { items, whole: items.length < keep });
     return items.slice(Math.max(0, items.length - want));
+  }
+
+  /** Keep a scope's newest items as the most recently used, dropping the least recently used past NEWEST_SCOPES_MAX. */
+  private keepNewest(key: string, known: Known): void {
+    const items = this.newest.items;
+    items.delete(key);
+    items.set(key, known);
+    while (items.size > NEWEST_SCOPES_MAX) items.delete(items.keys().next().value!);
+  }
+
+  /** Count a push to the scope; trim its ring at its first push in this process and every L1_TRIM_EVERY pushes after. */
+  private countPush(scope: Scope, key: string): void {
+    const pushes = this.sinceTrim.get(key);
+    if (pushes !== undefined && pushes + 1 < L1_TRIM_EVERY) {
+      this.sinceTrim.set(key, pushes + 1);
+      return;
+    }
+    // A scope not counted may hold up to L1_TRIM_EVERY - 1 rows past its ring (a count dropped, or
+    // another process's pushes): trimmed now, so no scope goes untrimmed however many there are.
+    if (pushes === undefined && this.sinceTrim.size >= TRIM_COUNTS_MAX) this.sinceTrim.clear();
+    this.trim(scope);
+    this.sinceTrim.set(key, 0);
   }
 
   /** The copy of a scope's newest items after a push of `item`, from what was known before it. */
