@@ -86,6 +86,8 @@ export function useStores(ctx: PluginContext): Stores {
   // first search (about 2 s at 100,000 memories on a small machine); what a killed process left
   // on disk is mended then too (Stores.repairAfterStop).
   let warming: NodeJS.Timeout | null = null;
+  // Whether the L1 files must be compared with their rings after ready: not after a clean stop.
+  stores.l1Stop.begin();
   ctx.hooks.ready.tapPromise(STORES_OWNER, async () => {
     warming = setTimeout(() => {
       // Only done ahead of time (a search builds what is missing, the next push rewrites a file):
@@ -108,6 +110,8 @@ export function useStores(ctx: PluginContext): Stores {
     await stores.nightly.stop();
     await stores.sagaWatchdog.stop();
     stores.flush();
+    // Recorded once every L1 file is written (a file that could not be is left to the next start).
+    stores.l1Stop.end(stores.l1.filesBehind === 0);
     stores.retrieval.persist();
   });
   return stores;

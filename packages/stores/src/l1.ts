@@ -228,6 +228,11 @@ export class L1Ring {
     return this.ctx.config.l1Size;
   }
 
+  /** How many scopes' files are behind their rings, waiting for a flush. */
+  get filesBehind(): number {
+    return this.dirty.size;
+  }
+
   /** The JSON file of one scope. */
   fileFor(scope: Scope): string {
     checkScope(scope);
