@@ -7,6 +7,8 @@ import type { Breaker } from './ops/breakers.js';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
+import { reconcileSteps } from './l1-reconcile.js';
+export { MAX_RING_FILE_BYTES, RECONCILE_SLICE } from './l1-reconcile.js';
 import { checkScope, checkText, checkWordPattern, makeId, scopeKey, toIso, wordsMatcher } from './util.js';
 
 export interface L1Item {
@@ -98,12 +100,6 @@ export const NEWEST_SCOPES_MAX = 2_048;
 /** Scopes whose pushes since their last trim are counted; past it the counts start over (each scope then trims at its next push). */
 export const TRIM_COUNTS_MAX = 10_000;
 
-/**
- * A ring file larger than this is not read when the files are compared with their rings at start
- * (reconcileFiles): it is taken as unreadable, so its ring's file is rewritten. A 3 GB file there
- * (damaged, or not the service's) was read whole on the event loop: 36 s and 4 GB of memory.
- */
-export const MAX_RING_FILE_BYTES = 64 * 1024 * 1024;
 
 /**
  * A scope's newest items as far as they are known, oldest first: at most NEWEST_KEPT, and all of
@@ -436,7 +432,7 @@ export class L1Ring {
 
   /** Check that each L1 file (of one scope, or all) is a valid ring file. */
   validate(scope?: Scope): L1FileCheck[] {
-    const files = scope ? [this.fileFor(scope)].filter((f) => fs.existsSync(f)) : this.allFiles();
+    const files = scope ? [this.fileFor(scope)].filter((f) => fs.existsSync(f)) : this.files();
     return files.map((file) => checkFile(file));
   }
 
@@ -475,83 +471,36 @@ export class L1Ring {
   }
 
   /**
-   * Mark for rewriting the file of every scope whose file does not hold exactly its ring's items: a
-   * process stopped between a change and its flush (killed) leaves the file behind the table, with
-   * pushes missing or with items it deleted (forgotten text), and only the scope's next change would
-   * have rewritten it. A file of a scope whose ring is empty now is rewritten empty. A file whose name
-   * is not the one fileFor gives the scope it holds (written under an older build's name for that
-   * user_id, which no write reaches again: forgotten text would stay in it) is removed. One read of
-   * the table's index and one read of each file. Returns how many scopes were marked and files removed.
+   * Mark for rewriting the file of every scope whose file does not hold exactly its ring's items
+   * (see reconcileSteps in l1-reconcile.ts), all at once. Returns how many scopes were marked and
+   * files removed.
    */
   reconcileFiles(): number {
-    if (!this.ctx.db.open) return 0;
-    const files = new Map<string, L1File | undefined>();
-    for (const file of this.allFiles()) files.set(file, readRingFile(file));
-    const rows = this.ctx.stmt('SELECT layer, user_id, id FROM l1_items ORDER BY layer, user_id, id').all() as (Scope & { id: number })[];
-    const rings = new Map<string, { scope: Scope; ids: string[] }>();
-    for (const r of rows) {
-      const key = scopeKey(r.layer, r.user_id);
-      let ring = rings.get(key);
-      if (!ring) rings.set(key, (ring = { scope: { layer: r.layer, user_id: r.user_id }, ids: [] }));
-      ring.ids.push(makeId('l1', r.id));
+    const steps = reconcileSteps(this, this.ctx);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
     }
-    let marked = 0;
-    const mark = (scope: Scope) => {
-      this.markDirty(scope);
-      marked++;
-    };
-    for (const { scope, ids } of rings.values()) {
-      const file = this.fileFor(scope);
-      // The ring is the scope's newest `size` rows (see L1_TRIM_EVERY).
-      const want = ids.slice(Math.max(0, ids.length - this.size));
-      const held = files.get(file)?.items.map((it) => it.id);
-      files.delete(file);
-      if (held === undefined || held.length !== want.length || held.some((id, i) => id !== want[i])) mark(scope);
-    }
-    // The files left belong to no ring: those that still hold items are emptied, those under another
-    // name than their scope's are removed. An unreadable file, or one naming no valid scope, names no
-    // scope for certain, and is left to memory_diagnose and memory_heal (purgeInvalid).
-    let removed = 0;
-    for (const [file, body] of files) {
-      if (body === undefined) continue;
-      const scope: Scope = { layer: body.layer, user_id: body.user_id };
-      const own = this.ownFile(scope);
-      if (own === null) continue;
-      if (own === path.resolve(file)) {
-        if (body.items.length > 0) mark(scope);
-      } else if (this.removeMisnamed(file, scope, own)) removed++;
-    }
-    return marked + removed;
   }
 
   /**
-   * Remove `file`, which holds the ring file of `scope` though `own` is that scope's file: unless it
-   * is `own` itself (the same file under a name differing in case, on a disk that ignores case) or
-   * holds another scope when read again. Never throws; returns whether it was removed.
+   * reconcileFiles in slices of RECONCILE_SLICE scopes or files, yielding to the event loop between
+   * two (requests are served meanwhile: at 10,000 scopes the whole took seconds). Resolves to the
+   * count, or null when `stopped()` turned true or the database closed before the end.
    */
-  private removeMisnamed(file: string, scope: Scope, own: string): boolean {
-    try {
-      const st = fs.statSync(file);
-      const current = fs.statSync(own, { throwIfNoEntry: false });
-      if (current && current.dev === st.dev && current.ino === st.ino) return false;
-      const again = readRingFile(file);
-      if (again?.layer !== scope.layer || again.user_id !== scope.user_id) return false;
-      fs.rmSync(file, { force: true });
-    } catch (err) {
-      this.ctx.logger.warn(`removing the L1 file ${file} (of ${scope.layer}/${JSON.stringify(scope.user_id)}, whose file is now ${own}) failed: ${(err as Error).message}`);
-      return false;
+  async reconcileFilesInSlices(stopped: () => boolean = () => false): Promise<number | null> {
+    const steps = reconcileSteps(this, this.ctx);
+    for (;;) {
+      if (stopped() || !this.ctx.db.open) return null;
+      const step = steps.next();
+      if (step.done) return step.value;
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    this.ctx.logger.info(`removed the L1 file ${file}: it holds the ring of ${scope.layer}/${JSON.stringify(scope.user_id)}, whose file is now ${own}`);
-    return true;
   }
 
-  /** The resolved path of the scope's file, or null when `scope` (read from a file) is no valid scope. */
-  private ownFile(scope: Scope): string | null {
-    try {
-      return path.resolve(this.fileFor(scope));
-    } catch {
-      return null;
-    }
+  /** Mark the scope's file for rewriting from its ring at the next flush. */
+  markForRewrite(scope: Scope): void {
+    this.markDirty(scope);
   }
 
   /** Drop the scope's newest items from the copy, now and again at commit (a read in between may not keep them, see recent). */
@@ -576,7 +525,8 @@ export class L1Ring {
     writeFileAtomic(this.fileFor(scope), `${JSON.stringify(body, null, 2)}\n`);
   }
 
-  private allFiles(): string[] {
+  /** Every ring file of the data dir (`l1/<layer>/*.json`), in name order. */
+  files(): string[] {
     const out: string[] = [];
     for (const layer of LAYERS) {
       const dir = safeJoin(this.ctx.dataDir, 'l1', layer);
@@ -586,20 +536,6 @@ export class L1Ring {
       }
     }
     return out;
-  }
-}
-
-/** A ring file's body when it is JSON with an array of objects as items, else undefined (missing or unreadable). */
-function readRingFile(file: string): L1File | undefined {
-  try {
-    if (fs.statSync(file).size > MAX_RING_FILE_BYTES) return undefined;
-    const body = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<L1File> | null;
-    if (typeof body !== 'object' || body === null || !Array.isArray(body.items)) return undefined;
-    // An item that is no object (a file edited by hand) would throw where its id is read.
-    if (body.items.some((it: unknown) => typeof it !== 'object' || it === null)) return undefined;
-    return body as L1File;
-  } catch {
-    return undefined;
   }
 }
 

@@ -508,8 +508,41 @@ export class Stores {
         this.l1Stop.reconciled();
       }
     } catch (err) {
-      this.ctx.logger.warn(`comparing the L1 files with their rings failed (the rings are stored; a scope's next push rewrites its file): ${(err as Error).message}`);
+      this.warnReconcile(err);
     }
+    return { l1_files: l1Files, wiki_files: this.repairFilesAfterStop() };
+  }
+
+  /**
+   * repairAfterStop with the L1 files compared in slices (L1Ring.reconcileFilesInSlices), yielding
+   * to the event loop between two, so requests are served meanwhile (at 10,000 scopes the
+   * comparison took seconds); the rest, bounded, is done first. `stopped` ends it early (close):
+   * the comparison then counts as not done, so no clean stop is recorded.
+   */
+  async repairAfterStopInSlices(stopped: () => boolean = () => false): Promise<{ l1_files: number; wiki_files: number }> {
+    if (!this.ctx.db.open) return { l1_files: 0, wiki_files: 0 };
+    const wikiFiles = this.repairFilesAfterStop();
+    let l1Files = 0;
+    try {
+      if (this.l1Stop.mustReconcile) {
+        const n = await this.l1.reconcileFilesInSlices(stopped);
+        if (n !== null) {
+          l1Files = n;
+          this.l1Stop.reconciled();
+        }
+      }
+    } catch (err) {
+      this.warnReconcile(err);
+    }
+    return { l1_files: l1Files, wiki_files: wikiFiles };
+  }
+
+  private warnReconcile(err: unknown): void {
+    this.ctx.logger.warn(`comparing the L1 files with their rings failed (the rings are stored; a scope's next push rewrites its file): ${(err as Error).message}`);
+  }
+
+  /** The page, standing query and temp files of repairAfterStop (all but the L1 files); returns how many page files were written or removed. */
+  private repairFilesAfterStop(): number {
     // The files a committed import owed first (whatever their time), then the newest saves' and the
     // removals; a lock another process holds past the busy timeout leaves the notes to the next start.
     let owed = 0;
@@ -528,7 +561,7 @@ export class Stores {
     this.standing.renameLegacyFiles();
     // Temp files of writes a killed process left (a backup's copy, an export, the replica, L1 and snapshot files).
     removeLeftTemps(this.ctx.dataDir);
-    return { l1_files: l1Files, wiki_files: wikiFiles };
+    return wikiFiles;
   }
 
   /** Run fn in one BEGIN IMMEDIATE transaction (nested calls become savepoints). */
