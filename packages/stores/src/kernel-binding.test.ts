@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { definePlugin, Kernel, ManualClock } from '@memory-service/kernel';
 import { afterEach, expect, it } from 'vitest';
-import { useStores } from './kernel-binding.js';
+import { RETRIEVAL_WARM_DELAY_MS, useStores } from './kernel-binding.js';
 
 const dirs: string[] = [];
 const kernels: Kernel[] = [];
@@ -64,4 +64,49 @@ it("the stores' tables are recorded as the stores' own; a first asker whose setu
   expect(second[0]).not.toBe(first[0]);
   expect((k.hooks.close as unknown as { taps: { name: string }[] }).taps.map((t) => t.name)).toContain('working');
   expect(k.storage.db.prepare("SELECT owner FROM kernel_schema_owners WHERE name = 'facts'").get()).toEqual({ owner: '@memory-service/stores' });
+});
+
+/** A kernel whose only plugin uses the stores, on `dir`, ready. */
+async function storesKernel(dir: string) {
+  const k = new Kernel({ dataDir: dir, logger: { info: () => undefined, warn: () => undefined, error: () => undefined }, clock: new ManualClock() });
+  let stores!: ReturnType<typeof useStores>;
+  await k.register(
+    definePlugin({
+      name: '@acme/l1-user',
+      version: '1.0.0',
+      tier: 'asker',
+      kernel: '^1.0.0',
+      setup(ctx) {
+        stores = useStores(ctx);
+      },
+    }),
+  );
+  await k.ready();
+  return { k, stores };
+}
+
+it('a start after a clean stop leaves the L1 files as they are; a start after a kill compares them with their rings', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ms-binding-'));
+  dirs.push(dir);
+  const U = { layer: 'user' as const, user_id: 'default' };
+  const emptied = (file: string) => fs.writeFileSync(file, JSON.stringify({ layer: 'user', user_id: 'default', size: 20, items: [] }));
+  const texts = (file: string) => JSON.parse(fs.readFileSync(file, 'utf8')).items.map((i: { text: string }) => i.text);
+  const first = await storesKernel(dir);
+  // A first start compares the files (no clean stop is recorded yet) before it may record one.
+  await new Promise((r) => setTimeout(r, RETRIEVAL_WARM_DELAY_MS + 300));
+  first.stores.l1.push(U, { text: 'kept' });
+  const file = first.stores.l1.fileFor(U);
+  await first.k.close();
+  expect(texts(file)).toEqual(['kept']);
+  // Changed while stopped: after a clean stop nothing compares the file with its ring.
+  emptied(file);
+  const second = await storesKernel(dir);
+  kernels.push(second.k);
+  await new Promise((r) => setTimeout(r, RETRIEVAL_WARM_DELAY_MS + 300));
+  expect(texts(file)).toEqual([]);
+  // The second is never closed, as if killed: the next start compares and rewrites the file.
+  const third = await storesKernel(dir);
+  kernels.push(third.k);
+  await new Promise((r) => setTimeout(r, RETRIEVAL_WARM_DELAY_MS + 300));
+  expect(texts(file)).toEqual(['kept']);
 });

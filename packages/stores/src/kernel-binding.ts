@@ -89,16 +89,27 @@ export function useStores(ctx: PluginContext): Stores {
   // first search (about 2 s at 100,000 memories on a small machine); what a killed process left
   // on disk is mended then too (Stores.repairAfterStop).
   let warming: NodeJS.Timeout | null = null;
+  let repairing: Promise<void> | null = null;
+  let closing = false;
+  // Whether the L1 files must be compared with their rings after ready: not after a clean stop.
+  stores.l1Stop.begin();
   ctx.hooks.ready.tapPromise(STORES_OWNER, async () => {
     warming = setTimeout(() => {
+      warming = null;
       // Only done ahead of time (a search builds what is missing, the next push rewrites a file):
       // a failure here is reported, never thrown from a timer.
       try {
         stores.retrieval.warm();
-        stores.repairAfterStop();
       } catch (err) {
         logger.warn(`warming the stores after start failed: ${(err as Error).message}`);
       }
+      // The repairs after a turn of the event loop, the L1 files in slices (seconds at 10,000 scopes).
+      repairing = new Promise<void>((resolve) => setImmediate(resolve))
+        .then(() => stores.repairAfterStopInSlices(() => closing))
+        .then(
+          () => undefined,
+          (err: unknown) => logger.warn(`repairing the files after start failed: ${(err as Error).message}`),
+        );
     }, RETRIEVAL_WARM_DELAY_MS);
     warming.unref();
     stores.backups.startScheduler(backupHours * 3_600_000);
@@ -107,10 +118,15 @@ export function useStores(ctx: PluginContext): Stores {
   });
   ctx.hooks.close.tapPromise(STORES_OWNER, async () => {
     if (warming) clearTimeout(warming);
+    // A comparison of the L1 files in progress stops at its next slice (and is then not done).
+    closing = true;
+    await repairing;
     stores.backups.stopScheduler();
     await stores.nightly.stop();
     await stores.sagaWatchdog.stop();
     stores.flush();
+    // Recorded once every L1 file is written (a file that could not be is left to the next start).
+    stores.l1Stop.end(stores.l1.filesBehind === 0);
     stores.retrieval.persist();
   });
   return stores;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { L1_FLUSH_MS, L1_RETRY_MAX_MS, L1_TRIM_EVERY, MAX_RING_FILE_BYTES, NEWEST_KEPT } from './l1.js';
+import { L1_FLUSH_MS, L1_RETRY_MAX_MS, L1_TRIM_EVERY, MAX_RING_FILE_BYTES, NEWEST_KEPT, NEWEST_SCOPES_MAX, NEWEST_TEXT_CHARS, TRIM_COUNTS_MAX } from './l1.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Stores } from './stores.js';
 import { A, U, U2, makeEnv, recordingLogger, type Env } from './test-helpers.js';
@@ -251,8 +251,8 @@ describe('L1Ring', () => {
     const rows = () => (env.db.prepare('SELECT COUNT(*) AS n FROM l1_items').get() as { n: number }).n;
     const texts = () => env.stores.l1.list(U).map((i) => i.text);
     for (let i = 0; i < 40; i++) env.stores.l1.push(U, { text: `item ${i}` });
-    // Trimmed at the 16th and 32nd push: the ring's 5 and 8 rows older than it.
-    expect(rows()).toBe(40 - 2 * L1_TRIM_EVERY + 5);
+    // Trimmed at the first push (of this process), then at the 17th and 33rd: the ring's 5 and 7 rows newer than it.
+    expect(rows()).toBe(40 - 2 * L1_TRIM_EVERY - 1 + 5);
     expect(texts()).toEqual(['item 35', 'item 36', 'item 37', 'item 38', 'item 39']);
     expect(env.stores.l1.count(U)).toBe(5);
     env.stores.flush();
@@ -430,5 +430,54 @@ describe('L1Ring', () => {
     same.l1.clear(U);
     expect(env.stores.l1.latest(U)).toBeNull();
   });
-});
 
+  it('recent() and latest() cut each text to NEWEST_TEXT_CHARS, kept or read, the same answer', () => {
+    const long = `${'😀'.repeat(10)}${'w'.repeat(NEWEST_TEXT_CHARS * 3)}`;
+    env.stores.l1.push(U, { text: long, kind: 'thought' });
+    env.stores.l1.push(U, { text: 'short', kind: 'thought' });
+    const kept = env.stores.l1.recent(U, 2);
+    expect([...kept[0]!.text]).toHaveLength(NEWEST_TEXT_CHARS);
+    expect(long.startsWith(kept[0]!.text)).toBe(true);
+    expect(kept[1]!.text).toBe('short');
+    // Read from the table by another connection: the same items, cut alike.
+    expect(env.second().stores.l1.recent(U, 2)).toEqual(kept);
+    // list() reads whole texts.
+    expect(env.stores.l1.list(U).at(-2)!.text).toBe(long);
+  });
+
+  it('keeps the newest items of at most NEWEST_SCOPES_MAX scopes, the least recently used going first', () => {
+    const scope = (i: number) => ({ layer: 'user' as const, user_id: `u${i}` });
+    // A first read takes the connection's data_version, so the copy is not emptied at the next one.
+    expect(env.stores.l1.recent(U, 1)).toEqual([]);
+    env.stores.l1.push(U, { text: 'kept in memory' });
+    // A row deleted behind the ring's back on the same connection (no data_version change): while
+    // U's copy is kept, recent() answers from it; once it is dropped, from the table.
+    const dropRows = () => env.db.prepare("DELETE FROM l1_items WHERE user_id = 'default'").run();
+    dropRows();
+    expect(env.stores.l1.recent(U, 1).map((i) => i.text)).toEqual(['kept in memory']);
+    env.stores.l1.push(U, { text: 'used again' });
+    dropRows();
+    for (let i = 0; i < NEWEST_SCOPES_MAX - 1; i++) env.stores.l1.push(scope(i), { text: `t${i}` });
+    // U is the least recently used of NEWEST_SCOPES_MAX scopes: still kept; using it keeps it longer.
+    expect(env.stores.l1.recent(U, 1).map((i) => i.text)).toEqual(['used again']);
+    env.stores.l1.push(scope(NEWEST_SCOPES_MAX), { text: 'one more scope' });
+    expect(env.stores.l1.recent(U, 1).map((i) => i.text)).toEqual(['used again']);
+    // u0 was the least recently used: dropped, so it is read again (its row is there: same answer).
+    expect(env.stores.l1.recent(scope(0), 1).map((i) => i.text)).toEqual(['t0']);
+    for (let i = 1; i < NEWEST_SCOPES_MAX; i++) env.stores.l1.push(scope(NEWEST_SCOPES_MAX + i), { text: 'more' });
+    // U has gone now: read from the table, which no longer holds its rows.
+    expect(env.stores.l1.recent(U, 1)).toEqual([]);
+  });
+
+  it('counts pushes for at most TRIM_COUNTS_MAX scopes, and a scope not counted trims at its next push', () => {
+    const rows = () => (env.db.prepare("SELECT COUNT(*) AS n FROM l1_items WHERE user_id = 'default'").get() as { n: number }).n;
+    for (let i = 0; i < 10; i++) env.stores.l1.push(U, { text: `item ${i}` });
+    expect(rows()).toBe(10);
+    env.stores.transaction(() => {
+      for (let i = 0; i < TRIM_COUNTS_MAX; i++) env.stores.l1.push({ layer: 'user', user_id: `s${i}` }, { text: 'x' });
+    });
+    // The counts started over: U's next push trims its ring at once.
+    env.stores.l1.push(U, { text: 'item 10' });
+    expect(rows()).toBe(5);
+  });
+});

@@ -1,11 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { StoreContext } from './context.js';
-import { makeDirs, writeIfFree } from '@memory-service/kernel';
+import { cutChars, makeDirs, writeIfFree } from '@memory-service/kernel';
+import { EPISODE_CONTEXT_MAX_CHARS } from './episodes.js';
 import type { Breaker } from './ops/breakers.js';
 import { idSegment, safeJoin, writeFileAtomic } from './paths.js';
 import type { Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
+import { reconcileSteps } from './l1-reconcile.js';
+export { MAX_RING_FILE_BYTES, RECONCILE_SLICE } from './l1-reconcile.js';
 import { checkScope, checkText, checkWordPattern, makeId, scopeKey, wordsMatcher } from './util.js';
 
 export interface L1Item {
@@ -49,6 +52,17 @@ function toItem(r: Row): L1Item {
 }
 
 /**
+ * The item with its text cut to NEWEST_TEXT_CHARS, as recent() answers it. The cut is copied into a
+ * string of its own: V8 makes a slice of a long string a view of it, which would keep the whole text.
+ */
+function headOf(item: L1Item): L1Item {
+  const cut = cutChars(item.text, NEWEST_TEXT_CHARS);
+  if (cut.length === item.text.length) return item;
+  // UTF-16LE copies the code units as they are (a lone surrogate included).
+  return { ...item, text: Buffer.from(cut, 'utf16le').toString('utf16le') };
+}
+
+/**
  * The L1 buffer: a short ring of recent items per scope. The canonical ring is the `l1_items`
  * table. A change marks the scope's file `<data_dir>/l1/<layer>/<user>.json` dirty; the file is
  * rewritten from the table at most L1_FLUSH_MS later (one rewrite for a burst of pushes) and on
@@ -71,11 +85,21 @@ export const L1_TRIM_EVERY = 16;
 export const NEWEST_KEPT = 2;
 
 /**
- * A ring file larger than this is not read when the files are compared with their rings at start
- * (reconcileFiles): it is taken as unreadable, so its ring's file is rewritten. A 3 GB file there
- * (damaged, or not the service's) was read whole on the event loop: 36 s and 4 GB of memory.
+ * The characters of an item's text that recent() and latest() answer (the copy keeps no more):
+ * think joins the previous thoughts into an episode's context, which keeps this many. A thought may
+ * hold 100,000 characters, and the copy kept two whole ones per scope ever used.
  */
-export const MAX_RING_FILE_BYTES = 64 * 1024 * 1024;
+export const NEWEST_TEXT_CHARS = EPISODE_CONTEXT_MAX_CHARS;
+
+/**
+ * Scopes whose newest items are kept in memory, per connection; past it the least recently used
+ * goes, and its next read queries the table (the same answer, one read).
+ */
+export const NEWEST_SCOPES_MAX = 2_048;
+
+/** Scopes whose pushes since their last trim are counted; past it the counts start over (each scope then trims at its next push). */
+export const TRIM_COUNTS_MAX = 10_000;
+
 
 /**
  * A scope's newest items as far as they are known, oldest first: at most NEWEST_KEPT, and all of
@@ -87,10 +111,12 @@ interface Known {
 }
 
 /**
- * The newest items of each scope of one connection, as of SQLite's data_version `version`. Set only
- * by committed pushes and by reads outside a transaction, dropped by any other change of a ring,
- * and emptied whenever another connection has committed. Shared by every L1Ring on the connection
- * (several Stores may share one), so a push through one is never missed by another.
+ * The newest items of each scope of one connection, as of SQLite's data_version `version`, their
+ * text cut to NEWEST_TEXT_CHARS. Set only by committed pushes and by reads outside a transaction,
+ * dropped by any other change of a ring, and emptied whenever another connection has committed; at
+ * most NEWEST_SCOPES_MAX scopes, in order of use (the least recently used first). Shared by every
+ * L1Ring on the connection (several Stores may share one), so a push through one is never missed by
+ * another.
  */
 interface NewestItems {
   version: number;
@@ -101,7 +127,7 @@ const NEWEST = new WeakMap<object, NewestItems>();
 
 export class L1Ring {
   private readonly dirty = new Map<string, Scope>();
-  /** Pushes per scope since its ring was last trimmed by this process. */
+  /** Pushes per scope since its ring was last trimmed by this process; a scope not here trims at its next push. */
   private readonly sinceTrim = new Map<string, number>();
   private scheduled: NodeJS.Timeout | null = null;
   /** Flushes in a row whose files could not all be written (see flush). */
@@ -198,6 +224,11 @@ export class L1Ring {
     return this.ctx.config.l1Size;
   }
 
+  /** How many scopes' files are behind their rings, waiting for a flush. */
+  get filesBehind(): number {
+    return this.dirty.size;
+  }
+
   /** The JSON file of one scope. */
   fileFor(scope: Scope): string {
     checkScope(scope);
@@ -213,23 +244,22 @@ export class L1Ring {
         .stmt('INSERT INTO l1_items (layer, user_id, text, kind, ref, created) VALUES (?, ?, ?, ?, ?, ?)')
         .run(scope.layer, scope.user_id, text, input.kind ?? null, input.ref ?? null, created);
       const key = scopeKey(scope.layer, scope.user_id);
-      const pushes = (this.sinceTrim.get(key) ?? 0) + 1;
-      if (pushes >= L1_TRIM_EVERY) this.trim(scope);
-      this.sinceTrim.set(key, pushes >= L1_TRIM_EVERY ? 0 : pushes);
+      this.countPush(scope, key);
       this.markDirty(scope);
       const item: L1Item = { id: makeId('l1', Number(info.lastInsertRowid)), text, kind: input.kind ?? null, ref: input.ref ?? null, created };
       // What was known before this push, extended at commit: a commit of another connection in
       // between changes data_version, and the next read then drops the copy (see recent).
       const before = this.newest.items.get(key);
       this.newest.items.delete(key);
-      this.ctx.onCommit(() => this.newest.items.set(key, this.extended(before, item)));
+      this.ctx.onCommit(() => this.keepNewest(key, this.extended(before, headOf(item))));
       return item;
     });
   }
 
   /**
-   * The newest item of the scope, or null when its ring is empty. After a push committed by this
-   * Stores it costs no read of the ring: only a check that no other connection has committed since.
+   * The newest item of the scope, or null when its ring is empty, its text cut to NEWEST_TEXT_CHARS
+   * (as recent). After a push committed by this Stores it costs no read of the ring: only a check
+   * that no other connection has committed since.
    */
   latest(scope: Scope): L1Item | null {
     return this.recent(scope, 1)[0] ?? null;
@@ -237,7 +267,9 @@ export class L1Ring {
 
   /**
    * The newest n items of the scope (n at most NEWEST_KEPT), oldest first; fewer when the ring
-   * holds fewer. Answered from the copy of the newest items as latest() is, read otherwise.
+   * holds fewer. Each text is cut to its first NEWEST_TEXT_CHARS characters (list() reads whole
+   * ones). Answered from the copy of the newest items as latest() is, read otherwise: the same
+   * answer either way.
    */
   recent(scope: Scope, n: number): L1Item[] {
     checkScope(scope);
@@ -250,12 +282,39 @@ export class L1Ring {
     }
     const key = scopeKey(scope.layer, scope.user_id);
     const known = newest.items.get(key);
-    if (known !== undefined && (known.whole || known.items.length >= want)) return known.items.slice(Math.max(0, known.items.length - want));
+    if (known !== undefined && (known.whole || known.items.length >= want)) {
+      // Used now: moved to the end of the order of use.
+      newest.items.delete(key);
+      newest.items.set(key, known);
+      return known.items.slice(Math.max(0, known.items.length - want));
+    }
     const keep = Math.min(NEWEST_KEPT, this.size);
-    const items = this.list(scope, keep);
+    const items = this.list(scope, keep).map(headOf);
     // Inside a transaction the rows may not be committed yet (or may be rolled back): not kept.
-    if (!this.ctx.db.inTransaction) newest.items.set(key, { items, whole: items.length < keep });
+    if (!this.ctx.db.inTransaction) this.keepNewest(key, { items, whole: items.length < keep });
     return items.slice(Math.max(0, items.length - want));
+  }
+
+  /** Keep a scope's newest items as the most recently used, dropping the least recently used past NEWEST_SCOPES_MAX. */
+  private keepNewest(key: string, known: Known): void {
+    const items = this.newest.items;
+    items.delete(key);
+    items.set(key, known);
+    while (items.size > NEWEST_SCOPES_MAX) items.delete(items.keys().next().value!);
+  }
+
+  /** Count a push to the scope; trim its ring at its first push in this process and every L1_TRIM_EVERY pushes after. */
+  private countPush(scope: Scope, key: string): void {
+    const pushes = this.sinceTrim.get(key);
+    if (pushes !== undefined && pushes + 1 < L1_TRIM_EVERY) {
+      this.sinceTrim.set(key, pushes + 1);
+      return;
+    }
+    // A scope not counted may hold up to L1_TRIM_EVERY - 1 rows past its ring (a count dropped, or
+    // another process's pushes): trimmed now, so no scope goes untrimmed however many there are.
+    if (pushes === undefined && this.sinceTrim.size >= TRIM_COUNTS_MAX) this.sinceTrim.clear();
+    this.trim(scope);
+    this.sinceTrim.set(key, 0);
   }
 
   /** The copy of a scope's newest items after a push of `item`, from what was known before it. */
@@ -373,7 +432,7 @@ export class L1Ring {
 
   /** Check that each L1 file (of one scope, or all) is a valid ring file. */
   validate(scope?: Scope): L1FileCheck[] {
-    const files = scope ? [this.fileFor(scope)].filter((f) => fs.existsSync(f)) : this.allFiles();
+    const files = scope ? [this.fileFor(scope)].filter((f) => fs.existsSync(f)) : this.files();
     return files.map((file) => checkFile(file));
   }
 
@@ -412,83 +471,36 @@ export class L1Ring {
   }
 
   /**
-   * Mark for rewriting the file of every scope whose file does not hold exactly its ring's items: a
-   * process stopped between a change and its flush (killed) leaves the file behind the table, with
-   * pushes missing or with items it deleted (forgotten text), and only the scope's next change would
-   * have rewritten it. A file of a scope whose ring is empty now is rewritten empty. A file whose name
-   * is not the one fileFor gives the scope it holds (written under an older build's name for that
-   * user_id, which no write reaches again: forgotten text would stay in it) is removed. One read of
-   * the table's index and one read of each file. Returns how many scopes were marked and files removed.
+   * Mark for rewriting the file of every scope whose file does not hold exactly its ring's items
+   * (see reconcileSteps in l1-reconcile.ts), all at once. Returns how many scopes were marked and
+   * files removed.
    */
   reconcileFiles(): number {
-    if (!this.ctx.db.open) return 0;
-    const files = new Map<string, L1File | undefined>();
-    for (const file of this.allFiles()) files.set(file, readRingFile(file));
-    const rows = this.ctx.stmt('SELECT layer, user_id, id FROM l1_items ORDER BY layer, user_id, id').all() as (Scope & { id: number })[];
-    const rings = new Map<string, { scope: Scope; ids: string[] }>();
-    for (const r of rows) {
-      const key = scopeKey(r.layer, r.user_id);
-      let ring = rings.get(key);
-      if (!ring) rings.set(key, (ring = { scope: { layer: r.layer, user_id: r.user_id }, ids: [] }));
-      ring.ids.push(makeId('l1', r.id));
+    const steps = reconcileSteps(this, this.ctx);
+    for (;;) {
+      const step = steps.next();
+      if (step.done) return step.value;
     }
-    let marked = 0;
-    const mark = (scope: Scope) => {
-      this.markDirty(scope);
-      marked++;
-    };
-    for (const { scope, ids } of rings.values()) {
-      const file = this.fileFor(scope);
-      // The ring is the scope's newest `size` rows (see L1_TRIM_EVERY).
-      const want = ids.slice(Math.max(0, ids.length - this.size));
-      const held = files.get(file)?.items.map((it) => it.id);
-      files.delete(file);
-      if (held === undefined || held.length !== want.length || held.some((id, i) => id !== want[i])) mark(scope);
-    }
-    // The files left belong to no ring: those that still hold items are emptied, those under another
-    // name than their scope's are removed. An unreadable file, or one naming no valid scope, names no
-    // scope for certain, and is left to memory_diagnose and memory_heal (purgeInvalid).
-    let removed = 0;
-    for (const [file, body] of files) {
-      if (body === undefined) continue;
-      const scope: Scope = { layer: body.layer, user_id: body.user_id };
-      const own = this.ownFile(scope);
-      if (own === null) continue;
-      if (own === path.resolve(file)) {
-        if (body.items.length > 0) mark(scope);
-      } else if (this.removeMisnamed(file, scope, own)) removed++;
-    }
-    return marked + removed;
   }
 
   /**
-   * Remove `file`, which holds the ring file of `scope` though `own` is that scope's file: unless it
-   * is `own` itself (the same file under a name differing in case, on a disk that ignores case) or
-   * holds another scope when read again. Never throws; returns whether it was removed.
+   * reconcileFiles in slices of RECONCILE_SLICE scopes or files, yielding to the event loop between
+   * two (requests are served meanwhile: at 10,000 scopes the whole took seconds). Resolves to the
+   * count, or null when `stopped()` turned true or the database closed before the end.
    */
-  private removeMisnamed(file: string, scope: Scope, own: string): boolean {
-    try {
-      const st = fs.statSync(file);
-      const current = fs.statSync(own, { throwIfNoEntry: false });
-      if (current && current.dev === st.dev && current.ino === st.ino) return false;
-      const again = readRingFile(file);
-      if (again?.layer !== scope.layer || again.user_id !== scope.user_id) return false;
-      fs.rmSync(file, { force: true });
-    } catch (err) {
-      this.ctx.logger.warn(`removing the L1 file ${file} (of ${scope.layer}/${JSON.stringify(scope.user_id)}, whose file is now ${own}) failed: ${(err as Error).message}`);
-      return false;
+  async reconcileFilesInSlices(stopped: () => boolean = () => false): Promise<number | null> {
+    const steps = reconcileSteps(this, this.ctx);
+    for (;;) {
+      if (stopped() || !this.ctx.db.open) return null;
+      const step = steps.next();
+      if (step.done) return step.value;
+      await new Promise((resolve) => setImmediate(resolve));
     }
-    this.ctx.logger.info(`removed the L1 file ${file}: it holds the ring of ${scope.layer}/${JSON.stringify(scope.user_id)}, whose file is now ${own}`);
-    return true;
   }
 
-  /** The resolved path of the scope's file, or null when `scope` (read from a file) is no valid scope. */
-  private ownFile(scope: Scope): string | null {
-    try {
-      return path.resolve(this.fileFor(scope));
-    } catch {
-      return null;
-    }
+  /** Mark the scope's file for rewriting from its ring at the next flush. */
+  markForRewrite(scope: Scope): void {
+    this.markDirty(scope);
   }
 
   /** Drop the scope's newest items from the copy, now and again at commit (a read in between may not keep them, see recent). */
@@ -513,7 +525,8 @@ export class L1Ring {
     writeFileAtomic(this.fileFor(scope), `${JSON.stringify(body, null, 2)}\n`);
   }
 
-  private allFiles(): string[] {
+  /** Every ring file of the data dir (`l1/<layer>/*.json`), in name order. */
+  files(): string[] {
     const out: string[] = [];
     for (const layer of LAYERS) {
       const dir = safeJoin(this.ctx.dataDir, 'l1', layer);
@@ -523,20 +536,6 @@ export class L1Ring {
       }
     }
     return out;
-  }
-}
-
-/** A ring file's body when it is JSON with an array of objects as items, else undefined (missing or unreadable). */
-function readRingFile(file: string): L1File | undefined {
-  try {
-    if (fs.statSync(file).size > MAX_RING_FILE_BYTES) return undefined;
-    const body = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<L1File> | null;
-    if (typeof body !== 'object' || body === null || !Array.isArray(body.items)) return undefined;
-    // An item that is no object (a file edited by hand) would throw where its id is read.
-    if (body.items.some((it: unknown) => typeof it !== 'object' || it === null)) return undefined;
-    return body as L1File;
-  } catch {
-    return undefined;
   }
 }
 

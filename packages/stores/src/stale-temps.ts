@@ -22,12 +22,12 @@ function subdirs(dir: string): string[] {
 /**
  * The folders of the data dir where the service writes through a temp file then a rename
  * (writeFileAtomic, a backup's or the replica's copy): the data dir itself (replica.db), backups/,
- * exports/, the L1 files, the saved retrieval indexes, the standing query files
+ * exports/, the L1 files (and `l1/.clean`, L1CleanStop), the saved retrieval indexes, the standing query files
  * (`.meta/standing/<layer>/<user segment>/`) and the CONTEXT.md snapshots (`<layer>/`,
  * `<layer>/users/<user segment>/`). Wiki page folders are repaired by the wiki's own file checks.
  */
 export function tempFolders(dataDir: string): string[] {
-  const dirs = [dataDir, safeJoin(dataDir, BACKUP_DIR), safeJoin(dataDir, EXPORTS_DIR), safeJoin(dataDir, SNAPSHOT_DIR)];
+  const dirs = [dataDir, safeJoin(dataDir, BACKUP_DIR), safeJoin(dataDir, EXPORTS_DIR), safeJoin(dataDir, SNAPSHOT_DIR), safeJoin(dataDir, 'l1')];
   for (const layer of LAYERS) {
     dirs.push(safeJoin(dataDir, 'l1', layer), safeJoin(dataDir, layer), ...subdirs(safeJoin(dataDir, layer, 'users')));
     dirs.push(...subdirs(safeJoin(dataDir, ...STANDING_FOLDER, layer)));

@@ -9,6 +9,7 @@ import { DisclosureStore } from './disclosure.js';
 import { EpisodeStore } from './episodes.js';
 import { FactStore } from './facts.js';
 import { GraphStore } from './graph.js';
+import { L1CleanStop } from './l1-clean-stop.js';
 import { L1Ring } from './l1.js';
 import { LucidityPurge } from './lucidity-purge.js';
 import { Nightly } from './nightly.js';
@@ -151,6 +152,8 @@ export class Stores {
   readonly config: StoresConfig;
   readonly audit: AuditLog;
   readonly l1: L1Ring;
+  /** Whether the L1 files must be compared with their rings at this start (see L1CleanStop). */
+  readonly l1Stop: L1CleanStop;
   readonly sessions: SessionStore;
   /** Closes a session and saves its summary episode (memory_session_end, memory_hook session_ended). */
   readonly sessionCloser: SessionCloser;
@@ -241,6 +244,7 @@ export class Stores {
     this.auditMarkAtStart = (this.ctx.stmt('SELECT max(id) FROM audit_log').pluck(true).get() as number | null) ?? 0;
     this.breakers = new BreakerRegistry(opts.clock);
     this.l1 = new L1Ring(this.ctx, this.breakers.get('l1_files'));
+    this.l1Stop = new L1CleanStop(opts.dataDir, this.ctx.logger);
     this.sessions = new SessionStore(this.ctx, this.audit);
     this.episodes = new EpisodeStore(this.ctx, this.audit);
     this.versions = new VersionLog(this.ctx);
@@ -496,12 +500,49 @@ export class Stores {
   repairAfterStop(): { l1_files: number; wiki_files: number } {
     if (!this.ctx.db.open) return { l1_files: 0, wiki_files: 0 };
     // A damaged L1 folder (a file in its place) must not keep the page files from their repair.
+    // Not after a clean stop of every process (L1CleanStop): the files are then their rings.
     let l1Files = 0;
     try {
-      l1Files = this.l1.reconcileFiles();
+      if (this.l1Stop.mustReconcile) {
+        l1Files = this.l1.reconcileFiles();
+        this.l1Stop.reconciled();
+      }
     } catch (err) {
-      this.ctx.logger.warn(`comparing the L1 files with their rings failed (the rings are stored; a scope's next push rewrites its file): ${(err as Error).message}`);
+      this.warnReconcile(err);
     }
+    return { l1_files: l1Files, wiki_files: this.repairFilesAfterStop() };
+  }
+
+  /**
+   * repairAfterStop with the L1 files compared in slices (L1Ring.reconcileFilesInSlices), yielding
+   * to the event loop between two, so requests are served meanwhile (at 10,000 scopes the
+   * comparison took seconds); the rest, bounded, is done first. `stopped` ends it early (close):
+   * the comparison then counts as not done, so no clean stop is recorded.
+   */
+  async repairAfterStopInSlices(stopped: () => boolean = () => false): Promise<{ l1_files: number; wiki_files: number }> {
+    if (!this.ctx.db.open) return { l1_files: 0, wiki_files: 0 };
+    const wikiFiles = this.repairFilesAfterStop();
+    let l1Files = 0;
+    try {
+      if (this.l1Stop.mustReconcile) {
+        const n = await this.l1.reconcileFilesInSlices(stopped);
+        if (n !== null) {
+          l1Files = n;
+          this.l1Stop.reconciled();
+        }
+      }
+    } catch (err) {
+      this.warnReconcile(err);
+    }
+    return { l1_files: l1Files, wiki_files: wikiFiles };
+  }
+
+  private warnReconcile(err: unknown): void {
+    this.ctx.logger.warn(`comparing the L1 files with their rings failed (the rings are stored; a scope's next push rewrites its file): ${(err as Error).message}`);
+  }
+
+  /** The page, standing query and temp files of repairAfterStop (all but the L1 files); returns how many page files were written or removed. */
+  private repairFilesAfterStop(): number {
     // The files a committed import owed first (whatever their time), then the newest saves' and the
     // removals; a lock another process holds past the busy timeout leaves the notes to the next start.
     let owed = 0;
@@ -520,7 +561,7 @@ export class Stores {
     this.standing.renameLegacyFiles();
     // Temp files of writes a killed process left (a backup's copy, an export, the replica, L1 and snapshot files).
     removeLeftTemps(this.ctx.dataDir);
-    return { l1_files: l1Files, wiki_files: wikiFiles };
+    return wikiFiles;
   }
 
   /** Run fn in one BEGIN IMMEDIATE transaction (nested calls become savepoints). */
