@@ -130,7 +130,8 @@ export function decodeSnapshot(file: Buffer): { meta: SnapshotMeta; state: Sourc
   const h = JSON.parse(file.toString('utf8', jsonAt, jsonEnd)) as Header;
   if (h.format !== INDEX_FORMAT) throw new Error(`retrieval index snapshot of format ${h.format}, not ${INDEX_FORMAT}`);
   if (h.endian !== endianness()) throw new Error(`retrieval index snapshot in ${h.endian} byte order, not ${endianness()}`);
-  // Every array is copied out of the file into its own buffer, once: the file's memory is freed after.
+  // Every slot array is copied out of the file into its own buffer, once, and fromState copies the
+  // postings: the file's memory is freed after.
   const at = ([offset, bytes]: Span, unit: number): number => {
     const from = jsonEnd + offset;
     if (offset < 0 || bytes < 0 || bytes % unit !== 0 || from + bytes > end) throw new Error('retrieval index snapshot has a bad span');
@@ -154,7 +155,8 @@ export function decodeSnapshot(file: Buffer): { meta: SnapshotMeta; state: Sourc
     facets: h.facets,
     parts: h.parts.map((p) => {
       const fields = i32(p.meta);
-      // Each term's postings and skips are copied straight from the file into their own buffers.
+      // The terms' postings and skips are views of the file: SourceIndex.fromState copies them
+      // (a small term's into its part's buffer), so no small buffer is made per term here.
       let b = at(p.bytes, 1);
       let k = at(p.skips, 4);
       const bytesEnd = b + p.bytes[1];
@@ -164,8 +166,9 @@ export function decodeSnapshot(file: Buffer): { meta: SnapshotMeta; state: Sourc
       for (let i = 0; i < p.stems.length; i++) {
         const [df, n, len, last, skipsUsed] = fields.subarray(i * TERM_FIELDS, (i + 1) * TERM_FIELDS);
         if (b + len > bytesEnd || k + 4 * skipsUsed > skipsEnd) throw new Error('retrieval index snapshot has a bad term table');
-        const bytes = new Uint8Array(file.buffer.slice(b, b + len) as ArrayBuffer);
-        const skips = new Int32Array(file.buffer.slice(k, k + 4 * skipsUsed) as ArrayBuffer);
+        const bytes = new Uint8Array(file.buffer, b, len);
+        // Int32Array views need an aligned offset: the skips are copied when theirs is not.
+        const skips = k % 4 === 0 ? new Int32Array(file.buffer, k, skipsUsed) : new Int32Array(file.buffer.slice(k, k + 4 * skipsUsed) as ArrayBuffer);
         terms.push({ stem: p.stems[i], df, n, len, last, bytes, skips });
         b += len;
         k += 4 * skipsUsed;

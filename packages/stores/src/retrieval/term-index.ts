@@ -1,7 +1,7 @@
 import { hyphenJoins, isQueryWord, wordTokens } from './query.js';
 import { BM25_B, BM25_K1, scoredText } from './score.js';
 import { porterStem } from './stemmer.js';
-import { PostingCursor, PostingList, postingSize } from './postings.js';
+import { PostingCursor, PostingList, SKIP_EVERY, postingSize, writePosting } from './postings.js';
 
 /**
  * An in-memory inverted index of one retrieval source (episodes, facts, ...), partitioned by scope
@@ -14,6 +14,11 @@ import { PostingCursor, PostingList, postingSize } from './postings.js';
  *    scope part, its facet (wiki_type) and its weighted length;
  *  - a term's postings (postings.ts) are (slot, weighted tf * 10) pairs in slot order, which is
  *    the order documents were (re)indexed, newest last, delta- and varint-coded;
+ *  - a term of one posting is a number in its part's map (ONE_POSTING); a list of at most
+ *    INLINE_POSTINGS postings (most terms of a small scope, the rare words of a large one) is kept
+ *    inline, in one byte buffer per scope part, and moves to a PostingList of its own when it
+ *    grows past that: a PostingList is an object and two typed arrays, about 470 bytes even for
+ *    one 2-byte posting, which made a small tenant cost 16-27 KB;
  *  - removing a document frees its slot (the part is set to 0) and takes its terms off the
  *    document frequencies (a term none holds goes, with its postings); its other postings stay
  *    until the whole index is rebuilt (see `dead`).
@@ -29,6 +34,25 @@ export const MAX_SLOT = 2 ** 31 - 1;
  * (the rescoring of the candidates still counts every term).
  */
 export const WALK_BUDGET = 12_000;
+
+/**
+ * Postings a term keeps inline in its part's buffer before it gets a PostingList of its own (at
+ * most SKIP_EVERY, so an inline list needs no skip entries).
+ */
+export const INLINE_POSTINGS = 16;
+
+/** The skip entries of a list of 1..SKIP_EVERY postings, as state() shows an inline list's. */
+const INLINE_SKIPS = new Int32Array(2);
+
+/**
+ * A term holding one posting (one document, the commonest kind in a small scope) is kept in its
+ * part's map as the number slot * ONE_POSTING + q, when q < ONE_POSTING: no object at all.
+ * slot < 2^31, so the number stays below 2^52, exact in a double.
+ */
+const ONE_POSTING = 2 ** 21;
+
+/** A part's inline buffer before its first inline posting. */
+const NO_BYTES = new Uint8Array(0);
 
 /** A cursor's slot once its postings are all read: above every real slot (slots are int32). */
 const DONE = 0x7fffffff;
@@ -97,17 +121,33 @@ export interface SourceIndexState {
   parts: readonly { scope: string; docs: number; colTotals: Float64Array; terms: readonly TermState[] }[];
 }
 
-interface Term {
-  df: number;
-  list: PostingList;
+/**
+ * A term of a part: its document frequency and its postings, either a PostingList or, while it
+ * holds at most the index's inline limit, `n` postings written as a PostingList writes them in
+ * `len` bytes at `off` of the part's `inline` buffer, where `cap` bytes are set aside for it.
+ */
+class Term {
+  df = 0;
+  list: PostingList | null = null;
+  n = 0;
+  len = 0;
+  /** Slot of the last inline posting (0 before the first). */
+  last = 0;
+  off = 0;
+  cap = 0;
 }
 
 interface Part {
   id: number;
   scope: string;
-  terms: Map<string, Term>;
+  /** A term's postings: a Term, or a number when it holds one posting (ONE_POSTING). */
+  terms: Map<string, Term | number>;
   docs: number;
   colTotals: Float64Array;
+  /** The inline postings of the part's small terms, `used` bytes of it set aside, `garbage` of those no term's. */
+  inline: Uint8Array;
+  used: number;
+  garbage: number;
 }
 
 /** Per column: the token count and the stems of the words a query can match. */
@@ -138,13 +178,26 @@ export class SourceIndex {
   private readonly parts = new Map<string, Part>();
   private readonly partList: Part[] = [];
   private readonly facets = new Map<string, number>();
+  /** Where top() writes the one posting of single-posting terms for its cursors. */
+  private scratch = new Uint8Array(64);
   private nextSlot = 1;
   /** Documents indexed now. */
   live = 0;
   /** Slots freed since the index was built: their postings are dead weight until a rebuild. */
   dead = 0;
 
-  constructor(readonly weights: readonly number[]) {}
+  /**
+   * `inlinePostings`: how many postings a term keeps inline before it gets a PostingList (0: every
+   * term gets one at once; the answers are the same either way, only the memory differs).
+   */
+  constructor(
+    readonly weights: readonly number[],
+    private readonly inlinePostings = INLINE_POSTINGS,
+  ) {
+    if (!Number.isInteger(inlinePostings) || inlinePostings < 0 || inlinePostings > SKIP_EVERY) {
+      throw new Error(`inlinePostings must be an integer from 0 to ${SKIP_EVERY}, not ${inlinePostings}`);
+    }
+  }
 
   /**
    * Index many documents into an empty index at once (a build), in two passes over `docs()`: the
@@ -156,7 +209,7 @@ export class SourceIndex {
   load(docs: () => Iterable<IndexedDoc>, expected = 0): void {
     if (this.nextSlot !== 1) throw new Error('load() builds an empty index');
     this.ensureSlot(expected);
-    const sizes = new Map<string, Map<string, { n: number; bytes: number; last: number }>>();
+    const sizes = new Map<string, Map<string, { n: number; bytes: number; last: number; q: number }>>();
     let slot = 0;
     for (const d of docs()) {
       slot++;
@@ -164,15 +217,30 @@ export class SourceIndex {
       if (!perPart) sizes.set(d.scope, (perPart = new Map()));
       for (const [stem, wtf] of this.termFrequencies(d.columns).tf) {
         let e = perPart.get(stem);
-        if (!e) perPart.set(stem, (e = { n: 0, bytes: 0, last: 0 }));
-        e.bytes += postingSize(slot, e.last, quantise(wtf));
+        if (!e) perPart.set(stem, (e = { n: 0, bytes: 0, last: 0, q: 0 }));
+        e.q = quantise(wtf);
+        e.bytes += postingSize(slot, e.last, e.q);
         e.last = slot;
         e.n++;
       }
     }
     for (const [scope, perPart] of sizes) {
       const part = this.part(scope);
-      for (const [stem, e] of perPart) part.terms.set(stem, { df: 0, list: new PostingList(e.bytes, e.n) });
+      let inline = 0;
+      for (const e of perPart.values()) if (e.n <= this.inlinePostings && !this.isOne(e.n, e.q)) inline += e.bytes;
+      part.inline = inline > 0 ? new Uint8Array(inline) : NO_BYTES;
+      for (const [stem, e] of perPart) {
+        // add() makes a term of one posting the number it is kept as.
+        if (this.isOne(e.n, e.q)) continue;
+        const t = new Term();
+        if (e.n > this.inlinePostings) t.list = new PostingList(e.bytes, e.n);
+        else {
+          t.off = part.used;
+          t.cap = e.bytes;
+          part.used += e.bytes;
+        }
+        part.terms.set(stem, t);
+      }
     }
     for (const d of docs()) this.add(d);
   }
@@ -195,22 +263,32 @@ export class SourceIndex {
         scope: p.scope,
         docs: p.docs,
         colTotals: p.colTotals,
-        terms: [...p.terms].map(([stem, t]) => ({
-          stem,
-          df: t.df,
-          n: t.list.n,
-          len: t.list.len,
-          last: t.list.last,
-          bytes: t.list.bytes.subarray(0, t.list.len),
-          skips: t.list.skips.subarray(0, t.list.skipsUsed),
-        })),
+        terms: [...p.terms].map(([stem, t]) =>
+          typeof t === 'number'
+            ? onePosting(stem, t)
+            : t.list === null
+            ? { stem, df: t.df, n: t.n, len: t.len, last: t.last, bytes: p.inline.subarray(t.off, t.off + t.len), skips: INLINE_SKIPS }
+            : {
+                stem,
+                df: t.df,
+                n: t.list.n,
+                len: t.list.len,
+                last: t.list.last,
+                bytes: t.list.bytes.subarray(0, t.list.len),
+                skips: t.list.skips.subarray(0, t.list.skipsUsed),
+              },
+        ),
       })),
     };
   }
 
-  /** An index holding a state() taken earlier, owning its arrays (the caller hands over copies). */
-  static fromState(s: SourceIndexState): SourceIndex {
-    const index = new SourceIndex(s.weights);
+  /**
+   * An index holding a state() taken earlier. It owns the slot arrays (the caller hands over
+   * copies); the terms' postings are copied (inline into their part's buffer, or each into a list
+   * of its own), so their arrays may view a larger buffer, such as the file they were read from.
+   */
+  static fromState(s: SourceIndexState, inlinePostings = INLINE_POSTINGS): SourceIndex {
+    const index = new SourceIndex(s.weights, inlinePostings);
     // Taken as they are: add() grows them (ensureSlot) when the next slot does not fit.
     index.slotDoc = s.slotDoc;
     index.slotPart = s.slotPart;
@@ -225,7 +303,33 @@ export class SourceIndex {
       const part = index.part(p.scope);
       part.docs = p.docs;
       part.colTotals.set(p.colTotals);
-      for (const t of p.terms) part.terms.set(t.stem, { df: t.df, list: PostingList.restore(t.n, t.len, t.last, t.bytes, t.skips) });
+      let inline = 0;
+      const ones: (number | null)[] = p.terms.map((t) => (t.n === 1 && t.df === 1 ? index.asOne(t.bytes) : null));
+      p.terms.forEach((t, i) => {
+        if (t.n <= inlinePostings && ones[i] === null) inline += t.len;
+      });
+      part.inline = inline > 0 ? new Uint8Array(inline) : NO_BYTES;
+      for (const [i, t] of p.terms.entries()) {
+        const one = ones[i];
+        if (one !== null) {
+          part.terms.set(t.stem, one);
+          continue;
+        }
+        const term = new Term();
+        term.df = t.df;
+        if (t.n > inlinePostings) term.list = PostingList.restore(t.n, t.len, t.last, t.bytes.slice(), t.skips.slice());
+        else {
+          // A list of 1..SKIP_EVERY postings has the one skip entry (0, 0): its bytes say it all.
+          part.inline.set(t.bytes, part.used);
+          term.n = t.n;
+          term.len = t.len;
+          term.last = t.last;
+          term.off = part.used;
+          term.cap = t.len;
+          part.used += t.len;
+        }
+        part.terms.set(t.stem, term);
+      }
     }
     return index;
   }
@@ -249,12 +353,24 @@ export class SourceIndex {
     const { tf, len, lengths } = this.termFrequencies(doc.columns);
     for (let c = 0; c < lengths.length; c++) part.colTotals[c] += lengths[c];
     for (const [stem, wtf] of tf) {
-      let t = part.terms.get(stem);
-      if (!t) {
-        t = { df: 0, list: new PostingList() };
-        part.terms.set(stem, t);
+      const q = quantise(wtf);
+      const was = part.terms.get(stem);
+      if (was === undefined && this.isOne(1, q)) {
+        part.terms.set(stem, slot * ONE_POSTING + q);
+        continue;
       }
-      t.list.append(slot, quantise(wtf));
+      let t: Term;
+      if (was === undefined || typeof was === 'number') {
+        t = new Term();
+        if (was !== undefined) {
+          // The term's one posting moves into an inline list (set() keeps the term's place).
+          this.appendInline(part, t, Math.floor(was / ONE_POSTING), was % ONE_POSTING);
+          t.df = 1;
+        }
+        part.terms.set(stem, t);
+      } else t = was;
+      if (t.list !== null) t.list.append(slot, q);
+      else this.appendInline(part, t, slot, q);
       t.df++;
     }
     part.docs++;
@@ -283,10 +399,17 @@ export class SourceIndex {
     for (let c = 0; c < lengths.length; c++) part.colTotals[c] -= lengths[c];
     for (const stem of tf.keys()) {
       const t = part.terms.get(stem);
-      if (!t) continue;
+      if (t === undefined) continue;
+      if (typeof t === 'number') {
+        part.terms.delete(stem);
+        continue;
+      }
       // No live document holds the term any more: every posting of it is dead, so the term goes
       // (a forgotten word must not stay in the saved index); a later document starts it again.
-      if (--t.df === 0) part.terms.delete(stem);
+      if (--t.df === 0) {
+        part.terms.delete(stem);
+        if (t.list === null) part.garbage += t.cap;
+      }
     }
     part.docs--;
     this.slotPart[slot] = 0;
@@ -304,7 +427,8 @@ export class SourceIndex {
 
   /** Documents of the scope holding the stem. */
   df(scope: string, stem: string): number {
-    return this.parts.get(scope)?.terms.get(stem)?.df ?? 0;
+    const t = this.parts.get(scope)?.terms.get(stem);
+    return t === undefined ? 0 : typeof t === 'number' ? 1 : t.df;
   }
 
   /**
@@ -327,13 +451,29 @@ export class SourceIndex {
     // One cursor per term over its newest postings, merged in slot order: each document's terms
     // are summed in query order as it is reached, with no per-slot scratch memory.
     const cursors: PostingCursor[] = [];
+    let scratchAt = 0;
     const nums: number[] = [];
     const bits: number[] = [];
     for (let ti = 0; ti < terms.length; ti++) {
       const qt = terms[ti];
       const t = part.terms.get(qt.stem);
-      if (!t || qt.idf <= 0 || t.list.n === 0) continue;
-      const c = new PostingCursor(t.list, t.list.n - perTerm);
+      if (t === undefined || qt.idf <= 0) continue;
+      let c: PostingCursor;
+      if (typeof t === 'number') {
+        // Written out for the cursor, 8 bytes a term at most (slot < 2^31, q < 2^21).
+        if (scratchAt + 8 > this.scratch.length) this.scratch = new Uint8Array(Math.max(2 * this.scratch.length, 8 * terms.length));
+        const slot = Math.floor(t / ONE_POSTING);
+        writePosting(this.scratch, scratchAt, slot, 0, t % ONE_POSTING);
+        c = PostingCursor.inline(this.scratch, scratchAt, 1, 0);
+        scratchAt += 8;
+      } else if (t.list !== null) {
+        const list = t.list;
+        if (list.n === 0) continue;
+        c = PostingCursor.over(list, list.n - perTerm);
+      } else {
+        if (t.n === 0) continue;
+        c = PostingCursor.inline(part.inline, t.off, t.n, t.n - perTerm);
+      }
       if (!c.next()) continue;
       cursors.push(c);
       nums.push(qt.idf * (BM25_K1 + 1));
@@ -439,10 +579,93 @@ export class SourceIndex {
     return { tf, len, lengths };
   }
 
+  /** Whether a term of n postings, the last of frequency q, is kept as a number. */
+  private isOne(n: number, q: number): boolean {
+    return n === 1 && this.inlinePostings > 0 && q < ONE_POSTING;
+  }
+
+  /** The number a saved term of one posting is kept as, or null when it is kept otherwise. */
+  private asOne(bytes: Uint8Array): number | null {
+    const c = PostingCursor.inline(bytes, 0, 1, 0);
+    c.next();
+    return this.isOne(1, c.q) ? c.slot * ONE_POSTING + c.q : null;
+  }
+
+  /**
+   * Append a posting to an inline term: in place when its room holds it, else moved to the end of
+   * the part's buffer with room to grow; past the index's inline limit the term gets a PostingList.
+   */
+  private appendInline(part: Part, t: Term, slot: number, q: number): void {
+    if (slot <= t.last) throw new Error(`postings must grow: slot ${slot} after ${t.last}`);
+    const size = postingSize(slot, t.last, q);
+    if (t.n >= this.inlinePostings) {
+      const list = new PostingList(2 * (t.len + size), t.n + 1);
+      list.bytes.set(part.inline.subarray(t.off, t.off + t.len));
+      // An inline list's one skip entry is (0, 0), as the new list's first already is.
+      list.n = t.n;
+      list.len = t.len;
+      list.last = t.last;
+      list.append(slot, q);
+      t.list = list;
+      part.garbage += t.cap;
+      t.n = t.len = t.last = t.off = t.cap = 0;
+      return;
+    }
+    if (t.len + size > t.cap) {
+      const need = t.len + size;
+      const cap = need + Math.max(2, need >> 1);
+      this.makeRoom(part, cap);
+      part.inline.copyWithin(part.used, t.off, t.off + t.len);
+      part.garbage += t.cap;
+      t.off = part.used;
+      t.cap = cap;
+      part.used += cap;
+    }
+    t.len = writePosting(part.inline, t.off + t.len, slot, t.last, q) - t.off;
+    t.last = slot;
+    t.n++;
+  }
+
+  /**
+   * Make `bytes` free at the end of a part's inline buffer: a larger buffer, into which the inline
+   * terms are copied one after another (dropping the room of moved and removed ones) when that
+   * room is over half the buffer, else as they lie.
+   */
+  private makeRoom(part: Part, bytes: number): void {
+    if (part.used + bytes <= part.inline.length) return;
+    if (part.garbage > part.used >> 1) {
+      const keep = part.used - part.garbage;
+      const next = new Uint8Array(keep + bytes + (keep >> 1) + 16);
+      let at = 0;
+      for (const t of part.terms.values()) {
+        if (typeof t === 'number' || t.list !== null || t.cap === 0) continue;
+        next.set(part.inline.subarray(t.off, t.off + t.len), at);
+        t.off = at;
+        at += t.cap;
+      }
+      part.inline = next;
+      part.used = at;
+      part.garbage = 0;
+      if (part.used + bytes <= next.length) return;
+    }
+    const next = new Uint8Array(Math.max(part.used + bytes, Math.ceil(part.inline.length * 1.5) + 16));
+    next.set(part.inline.subarray(0, part.used));
+    part.inline = next;
+  }
+
   private part(scope: string): Part {
     let part = this.parts.get(scope);
     if (!part) {
-      part = { id: this.partList.length + 1, scope, terms: new Map(), docs: 0, colTotals: new Float64Array(this.weights.length) };
+      part = {
+        id: this.partList.length + 1,
+        scope,
+        terms: new Map(),
+        docs: 0,
+        colTotals: new Float64Array(this.weights.length),
+        inline: NO_BYTES,
+        used: 0,
+        garbage: 0,
+      };
       this.parts.set(scope, part);
       this.partList.push(part);
     }
@@ -465,6 +688,15 @@ export class SourceIndex {
     if (this.slotFacet.length > 0) this.slotFacet = grow(this.slotFacet, slot);
     this.slotLen = grow(this.slotLen, slot);
   }
+}
+
+/** A term of one posting (kept as the number `v`) as state() shows it. */
+function onePosting(stem: string, v: number): TermState {
+  const slot = Math.floor(v / ONE_POSTING);
+  const q = v % ONE_POSTING;
+  const bytes = new Uint8Array(postingSize(slot, 0, q));
+  writePosting(bytes, 0, slot, 0, q);
+  return { stem, df: 1, n: 1, len: bytes.length, last: slot, bytes, skips: INLINE_SKIPS };
 }
 
 /** Round a weighted term frequency for a posting (at least 1, so a posting always counts). */
