@@ -2,6 +2,8 @@ import { hyphenJoins, isQueryWord, wordTokens } from './query.js';
 import { BM25_B, BM25_K1, scoredText } from './score.js';
 import { porterStem } from './stemmer.js';
 import { PostingCursor, PostingList, SKIP_EVERY, postingSize, writePosting } from './postings.js';
+import { INLINE_POSTINGS, INLINE_SKIPS, NO_BYTES, Term, appendInline, asOne, isOne, onePosting, onePostingOf, oneQ, oneSlot, type InlinePart } from './small-postings.js';
+import { TopK } from './top-k.js';
 
 /**
  * An in-memory inverted index of one retrieval source (episodes, facts, ...), partitioned by scope
@@ -35,24 +37,6 @@ export const MAX_SLOT = 2 ** 31 - 1;
  */
 export const WALK_BUDGET = 12_000;
 
-/**
- * Postings a term keeps inline in its part's buffer before it gets a PostingList of its own (at
- * most SKIP_EVERY, so an inline list needs no skip entries).
- */
-export const INLINE_POSTINGS = 16;
-
-/** The skip entries of a list of 1..SKIP_EVERY postings, as state() shows an inline list's. */
-const INLINE_SKIPS = new Int32Array(2);
-
-/**
- * A term holding one posting (one document, the commonest kind in a small scope) is kept in its
- * part's map as the number slot * ONE_POSTING + q, when q < ONE_POSTING: no object at all.
- * slot < 2^31, so the number stays below 2^52, exact in a double.
- */
-const ONE_POSTING = 2 ** 21;
-
-/** A part's inline buffer before its first inline posting. */
-const NO_BYTES = new Uint8Array(0);
 
 /** A cursor's slot once its postings are all read: above every real slot (slots are int32). */
 const DONE = 0x7fffffff;
@@ -121,33 +105,12 @@ export interface SourceIndexState {
   parts: readonly { scope: string; docs: number; colTotals: Float64Array; terms: readonly TermState[] }[];
 }
 
-/**
- * A term of a part: its document frequency and its postings, either a PostingList or, while it
- * holds at most the index's inline limit, `n` postings written as a PostingList writes them in
- * `len` bytes at `off` of the part's `inline` buffer, where `cap` bytes are set aside for it.
- */
-class Term {
-  df = 0;
-  list: PostingList | null = null;
-  n = 0;
-  len = 0;
-  /** Slot of the last inline posting (0 before the first). */
-  last = 0;
-  off = 0;
-  cap = 0;
-}
 
-interface Part {
+interface Part extends InlinePart {
   id: number;
   scope: string;
-  /** A term's postings: a Term, or a number when it holds one posting (ONE_POSTING). */
-  terms: Map<string, Term | number>;
   docs: number;
   colTotals: Float64Array;
-  /** The inline postings of the part's small terms, `used` bytes of it set aside, `garbage` of those no term's. */
-  inline: Uint8Array;
-  used: number;
-  garbage: number;
 }
 
 /** Per column: the token count and the stems of the words a query can match. */
@@ -227,11 +190,11 @@ export class SourceIndex {
     for (const [scope, perPart] of sizes) {
       const part = this.part(scope);
       let inline = 0;
-      for (const e of perPart.values()) if (e.n <= this.inlinePostings && !this.isOne(e.n, e.q)) inline += e.bytes;
+      for (const e of perPart.values()) if (e.n <= this.inlinePostings && !isOne(e.n, e.q, this.inlinePostings)) inline += e.bytes;
       part.inline = inline > 0 ? new Uint8Array(inline) : NO_BYTES;
       for (const [stem, e] of perPart) {
         // add() makes a term of one posting the number it is kept as.
-        if (this.isOne(e.n, e.q)) continue;
+        if (isOne(e.n, e.q, this.inlinePostings)) continue;
         const t = new Term();
         if (e.n > this.inlinePostings) t.list = new PostingList(e.bytes, e.n);
         else {
@@ -304,7 +267,7 @@ export class SourceIndex {
       part.docs = p.docs;
       part.colTotals.set(p.colTotals);
       let inline = 0;
-      const ones: (number | null)[] = p.terms.map((t) => (t.n === 1 && t.df === 1 ? index.asOne(t.bytes) : null));
+      const ones: (number | null)[] = p.terms.map((t) => (t.n === 1 && t.df === 1 ? asOne(t.bytes, inlinePostings) : null));
       p.terms.forEach((t, i) => {
         if (t.n <= inlinePostings && ones[i] === null) inline += t.len;
       });
@@ -355,8 +318,8 @@ export class SourceIndex {
     for (const [stem, wtf] of tf) {
       const q = quantise(wtf);
       const was = part.terms.get(stem);
-      if (was === undefined && this.isOne(1, q)) {
-        part.terms.set(stem, slot * ONE_POSTING + q);
+      if (was === undefined && isOne(1, q, this.inlinePostings)) {
+        part.terms.set(stem, onePostingOf(slot, q));
         continue;
       }
       let t: Term;
@@ -364,13 +327,13 @@ export class SourceIndex {
         t = new Term();
         if (was !== undefined) {
           // The term's one posting moves into an inline list (set() keeps the term's place).
-          this.appendInline(part, t, Math.floor(was / ONE_POSTING), was % ONE_POSTING);
+          appendInline(part, t, oneSlot(was), oneQ(was), this.inlinePostings);
           t.df = 1;
         }
         part.terms.set(stem, t);
       } else t = was;
       if (t.list !== null) t.list.append(slot, q);
-      else this.appendInline(part, t, slot, q);
+      else appendInline(part, t, slot, q, this.inlinePostings);
       t.df++;
     }
     part.docs++;
@@ -462,8 +425,7 @@ export class SourceIndex {
       if (typeof t === 'number') {
         // Written out for the cursor, 8 bytes a term at most (slot < 2^31, q < 2^21).
         if (scratchAt + 8 > this.scratch.length) this.scratch = new Uint8Array(Math.max(2 * this.scratch.length, 8 * terms.length));
-        const slot = Math.floor(t / ONE_POSTING);
-        writePosting(this.scratch, scratchAt, slot, 0, t % ONE_POSTING);
+        writePosting(this.scratch, scratchAt, oneSlot(t), 0, oneQ(t));
         c = PostingCursor.inline(this.scratch, scratchAt, 1, 0);
         scratchAt += 8;
       } else if (t.list !== null) {
@@ -579,79 +541,8 @@ export class SourceIndex {
     return { tf, len, lengths };
   }
 
-  /** Whether a term of n postings, the last of frequency q, is kept as a number. */
-  private isOne(n: number, q: number): boolean {
-    return n === 1 && this.inlinePostings > 0 && q < ONE_POSTING;
-  }
 
-  /** The number a saved term of one posting is kept as, or null when it is kept otherwise. */
-  private asOne(bytes: Uint8Array): number | null {
-    const c = PostingCursor.inline(bytes, 0, 1, 0);
-    c.next();
-    return this.isOne(1, c.q) ? c.slot * ONE_POSTING + c.q : null;
-  }
 
-  /**
-   * Append a posting to an inline term: in place when its room holds it, else moved to the end of
-   * the part's buffer with room to grow; past the index's inline limit the term gets a PostingList.
-   */
-  private appendInline(part: Part, t: Term, slot: number, q: number): void {
-    if (slot <= t.last) throw new Error(`postings must grow: slot ${slot} after ${t.last}`);
-    const size = postingSize(slot, t.last, q);
-    if (t.n >= this.inlinePostings) {
-      const list = new PostingList(2 * (t.len + size), t.n + 1);
-      list.bytes.set(part.inline.subarray(t.off, t.off + t.len));
-      // An inline list's one skip entry is (0, 0), as the new list's first already is.
-      list.n = t.n;
-      list.len = t.len;
-      list.last = t.last;
-      list.append(slot, q);
-      t.list = list;
-      part.garbage += t.cap;
-      t.n = t.len = t.last = t.off = t.cap = 0;
-      return;
-    }
-    if (t.len + size > t.cap) {
-      const need = t.len + size;
-      const cap = need + Math.max(2, need >> 1);
-      this.makeRoom(part, cap);
-      part.inline.copyWithin(part.used, t.off, t.off + t.len);
-      part.garbage += t.cap;
-      t.off = part.used;
-      t.cap = cap;
-      part.used += cap;
-    }
-    t.len = writePosting(part.inline, t.off + t.len, slot, t.last, q) - t.off;
-    t.last = slot;
-    t.n++;
-  }
-
-  /**
-   * Make `bytes` free at the end of a part's inline buffer: a larger buffer, into which the inline
-   * terms are copied one after another (dropping the room of moved and removed ones) when that
-   * room is over half the buffer, else as they lie.
-   */
-  private makeRoom(part: Part, bytes: number): void {
-    if (part.used + bytes <= part.inline.length) return;
-    if (part.garbage > part.used >> 1) {
-      const keep = part.used - part.garbage;
-      const next = new Uint8Array(keep + bytes + (keep >> 1) + 16);
-      let at = 0;
-      for (const t of part.terms.values()) {
-        if (typeof t === 'number' || t.list !== null || t.cap === 0) continue;
-        next.set(part.inline.subarray(t.off, t.off + t.len), at);
-        t.off = at;
-        at += t.cap;
-      }
-      part.inline = next;
-      part.used = at;
-      part.garbage = 0;
-      if (part.used + bytes <= next.length) return;
-    }
-    const next = new Uint8Array(Math.max(part.used + bytes, Math.ceil(part.inline.length * 1.5) + 16));
-    next.set(part.inline.subarray(0, part.used));
-    part.inline = next;
-  }
 
   private part(scope: string): Part {
     let part = this.parts.get(scope);
@@ -690,89 +581,9 @@ export class SourceIndex {
   }
 }
 
-/** A term of one posting (kept as the number `v`) as state() shows it. */
-function onePosting(stem: string, v: number): TermState {
-  const slot = Math.floor(v / ONE_POSTING);
-  const q = v % ONE_POSTING;
-  const bytes = new Uint8Array(postingSize(slot, 0, q));
-  writePosting(bytes, 0, slot, 0, q);
-  return { stem, df: 1, n: 1, len: bytes.length, last: slot, bytes, skips: INLINE_SKIPS };
-}
 
 /** Round a weighted term frequency for a posting (at least 1, so a posting always counts). */
 function quantise(wtf: number): number {
   return Math.max(1, Math.round(wtf * WTF_SCALE));
 }
 
-/**
- * The k best (slot, score, mask) entries offered (higher score first, ties: higher slot first),
- * kept in a bounded min-heap: O(log k) per offer however many documents match.
- */
-class TopK {
-  private readonly slots: Int32Array;
-  private readonly scores: Float64Array;
-  private readonly masks: Int32Array;
-  private size = 0;
-  /**
-   * What an offer must rank above to be kept: the worst entry kept once k are kept, before that
-   * nothing (scores are positive). Callers test it inline and skip the call for most documents.
-   */
-  floorScore = -1;
-  floorSlot = 0;
-
-  constructor(private readonly k: number) {
-    this.slots = new Int32Array(k);
-    this.scores = new Float64Array(k);
-    this.masks = new Int32Array(k);
-  }
-
-  /** Whether entry a ranks above entry b. */
-  private above(sa: number, a: number, sb: number, b: number): boolean {
-    return sa > sb || (sa === sb && a > b);
-  }
-
-  offer(slot: number, score: number, mask: number): void {
-    const { slots, scores, masks } = this;
-    let i: number;
-    if (this.size < this.k) {
-      // Sift up: the root is the worst entry kept.
-      i = this.size++;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (!this.above(scores[p], slots[p], score, slot)) break;
-        slots[i] = slots[p];
-        scores[i] = scores[p];
-        masks[i] = masks[p];
-        i = p;
-      }
-    } else {
-      if (!this.above(score, slot, scores[0], slots[0])) return;
-      i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= this.k) break;
-        const r = l + 1;
-        const m = r < this.k && this.above(scores[l], slots[l], scores[r], slots[r]) ? r : l;
-        if (!this.above(score, slot, scores[m], slots[m])) break;
-        slots[i] = slots[m];
-        scores[i] = scores[m];
-        masks[i] = masks[m];
-        i = m;
-      }
-    }
-    slots[i] = slot;
-    scores[i] = score;
-    masks[i] = mask;
-    if (this.size === this.k) {
-      this.floorScore = scores[0];
-      this.floorSlot = slots[0];
-    }
-  }
-
-  /** The entries kept, best first. */
-  sorted(): { slot: number; score: number; mask: number }[] {
-    const out: { slot: number; score: number; mask: number }[] = [];
-    for (let i = 0; i < this.size; i++) out.push({ slot: this.slots[i], score: this.scores[i], mask: this.masks[i] });
-    return out.sort((a, b) => (this.above(a.score, a.slot, b.score, b.slot) ? -1 : 1));
-  }
-}
