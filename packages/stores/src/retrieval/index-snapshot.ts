@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { endianness } from 'node:os';
-import { INDEX_FORMAT, type SourceIndexState, type TermState } from './term-index.js';
+import { INDEX_FORMAT, type SourceIndexState, type TermState } from './index-state.js';
 
 /**
  * A retrieval index saved to a file, so a start reads it instead of rebuilding it from the table
@@ -41,7 +41,7 @@ interface Header extends SnapshotMeta {
   slotFacet: Span;
   slotLen: Span;
   docSlot: Span;
-  parts: { scope: string; docs: number; colTotals: number[]; stems: string[]; meta: Span; bytes: Span; skips: Span }[];
+  parts: { scope: string; docs: number; resident?: false; colTotals: number[]; stems: string[]; meta: Span; bytes: Span; skips: Span }[];
 }
 
 /** Per term in a part's meta array: df, n, len, last, skips used. */
@@ -98,6 +98,8 @@ export function encodeSnapshot(meta: SnapshotMeta, s: SourceIndexState): Uint8Ar
       return {
         scope: p.scope,
         docs: p.docs,
+        // Written for an evicted part only (no terms, no totals): the common part stays as it was.
+        ...(p.resident ? {} : { resident: false as const }),
         colTotals: [...p.colTotals],
         stems: p.terms.map((t) => t.stem),
         meta: put(fields),
@@ -173,7 +175,7 @@ export function decodeSnapshot(file: Buffer): { meta: SnapshotMeta; state: Sourc
         b += len;
         k += 4 * skipsUsed;
       }
-      return { scope: p.scope, docs: p.docs, colTotals: Float64Array.from(p.colTotals), terms };
+      return { scope: p.scope, docs: p.docs, resident: p.resident !== false, colTotals: Float64Array.from(p.colTotals), terms };
     }),
   };
   const slots = h.nextSlot;

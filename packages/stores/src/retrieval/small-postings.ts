@@ -1,5 +1,5 @@
 import { PostingCursor, PostingList, postingSize, writePosting } from './postings.js';
-import type { TermState } from './term-index.js';
+import type { TermState } from './index-state.js';
 
 /**
  * Small posting lists, kept without a PostingList of their own (term-index.ts): a PostingList is

@@ -4,6 +4,9 @@ import { porterStem } from './stemmer.js';
 import { PostingCursor, PostingList, SKIP_EVERY, postingSize, writePosting } from './postings.js';
 import { INLINE_POSTINGS, INLINE_SKIPS, NO_BYTES, Term, appendInline, asOne, isOne, onePosting, onePostingOf, oneQ, oneSlot, type InlinePart } from './small-postings.js';
 import { TopK } from './top-k.js';
+import type { SourceIndexState } from './index-state.js';
+
+export { INDEX_FORMAT, type PartState, type SourceIndexState, type TermState } from './index-state.js';
 
 /**
  * An in-memory inverted index of one retrieval source (episodes, facts, ...), partitioned by scope
@@ -68,49 +71,13 @@ export interface PartStats {
   avgLen: number[];
 }
 
-/**
- * The version of what an index holds for a document: bump it when tokenising, stemming, stop
- * words, frequency quantisation or the posting layout change, so a saved index (index-snapshot.ts)
- * made by another version is rebuilt instead of read.
- */
-export const INDEX_FORMAT = 4;
-
-/** One term of a snapshot: its document frequency and its posting list's contents. */
-export interface TermState {
-  stem: string;
-  df: number;
-  n: number;
-  len: number;
-  last: number;
-  bytes: Uint8Array;
-  skips: Int32Array;
-}
-
-/** Everything a SourceIndex holds, as arrays (index-snapshot.ts writes and reads it). */
-export interface SourceIndexState {
-  weights: readonly number[];
-  nextSlot: number;
-  live: number;
-  dead: number;
-  /** Per slot 0..nextSlot-1. slotFacet is empty when no document has a facet. */
-  slotDoc: Int32Array<ArrayBuffer>;
-  slotPart: Int32Array<ArrayBuffer>;
-  slotFacet: Int32Array<ArrayBuffer>;
-  slotLen: Float64Array<ArrayBuffer>;
-  /** Per row id: its slot, 0 when not indexed. */
-  docSlot: Int32Array<ArrayBuffer>;
-  /** Facet names by id - 1. */
-  facets: readonly string[];
-  /** Parts by id - 1. */
-  parts: readonly { scope: string; docs: number; colTotals: Float64Array; terms: readonly TermState[] }[];
-}
-
-
 interface Part extends InlinePart {
   id: number;
   scope: string;
   docs: number;
   colTotals: Float64Array;
+  /** False once evicted: no terms, column totals or inline buffer until reload(). */
+  resident: boolean;
 }
 
 /** Per column: the token count and the stems of the words a query can match. */
@@ -149,17 +116,26 @@ export class SourceIndex {
   /** Slots freed since the index was built: their postings are dead weight until a rebuild. */
   dead = 0;
 
+  /** The resident parts, least recently used first (add, use and reload move a part to the end). */
+  private readonly lru = new Map<Part, true>();
+  /** The last part of `lru` (the most recently used), null when none. */
+  private newest: Part | null = null;
+
   /**
    * `inlinePostings`: how many postings a term keeps inline before it gets a PostingList (0: every
    * term gets one at once; the answers are the same either way, only the memory differs).
+   * `maxResident`: scope parts kept with their postings; past it the least recently used is
+   * evicted (see evict()).
    */
   constructor(
     readonly weights: readonly number[],
     private readonly inlinePostings = INLINE_POSTINGS,
+    private readonly maxResident = Number.POSITIVE_INFINITY,
   ) {
     if (!Number.isInteger(inlinePostings) || inlinePostings < 0 || inlinePostings > SKIP_EVERY) {
       throw new Error(`inlinePostings must be an integer from 0 to ${SKIP_EVERY}, not ${inlinePostings}`);
     }
+    if (!(maxResident >= 1)) throw new Error(`maxResident must be at least 1, not ${maxResident}`);
   }
 
   /**
@@ -225,6 +201,7 @@ export class SourceIndex {
       parts: this.partList.map((p) => ({
         scope: p.scope,
         docs: p.docs,
+        resident: p.resident,
         colTotals: p.colTotals,
         terms: [...p.terms].map(([stem, t]) =>
           typeof t === 'number'
@@ -250,8 +227,8 @@ export class SourceIndex {
    * copies); the terms' postings are copied (inline into their part's buffer, or each into a list
    * of its own), so their arrays may view a larger buffer, such as the file they were read from.
    */
-  static fromState(s: SourceIndexState, inlinePostings = INLINE_POSTINGS): SourceIndex {
-    const index = new SourceIndex(s.weights, inlinePostings);
+  static fromState(s: SourceIndexState, inlinePostings = INLINE_POSTINGS, maxResident = Number.POSITIVE_INFINITY): SourceIndex {
+    const index = new SourceIndex(s.weights, inlinePostings, maxResident);
     // Taken as they are: add() grows them (ensureSlot) when the next slot does not fit.
     index.slotDoc = s.slotDoc;
     index.slotPart = s.slotPart;
@@ -265,6 +242,10 @@ export class SourceIndex {
     for (const p of s.parts) {
       const part = index.part(p.scope);
       part.docs = p.docs;
+      if (!p.resident) {
+        index.evict(part);
+        continue;
+      }
       part.colTotals.set(p.colTotals);
       let inline = 0;
       const ones: (number | null)[] = p.terms.map((t) => (t.n === 1 && t.df === 1 ? asOne(t.bytes, inlinePostings) : null));
@@ -293,6 +274,8 @@ export class SourceIndex {
         }
         part.terms.set(t.stem, term);
       }
+      // In the file's order, so past maxResident the parts made first are evicted.
+      index.touch(part);
     }
     return index;
   }
@@ -314,6 +297,26 @@ export class SourceIndex {
     this.ensureSlot(slot);
     const part = this.part(doc.scope);
     const { tf, len, lengths } = this.termFrequencies(doc.columns);
+    // An evicted part only counts the document: reload() reads its postings from the rows.
+    if (part.resident) {
+      this.post(part, slot, tf, lengths);
+      this.touch(part);
+    }
+    part.docs++;
+    this.slotDoc[slot] = doc.id;
+    this.slotPart[slot] = part.id;
+    if (doc.facet !== null) {
+      if (this.slotFacet.length < this.slotDoc.length) this.slotFacet = grow(this.slotFacet, this.slotDoc.length - 1);
+      this.slotFacet[slot] = this.facetId(doc.facet);
+    }
+    this.slotLen[slot] = len;
+    if (doc.id >= this.docSlot.length) this.docSlot = grow(this.docSlot, doc.id);
+    this.docSlot[doc.id] = slot;
+    this.live++;
+  }
+
+  /** Add a document's postings at `slot` to a resident part, and its column lengths to the totals. */
+  private post(part: Part, slot: number, tf: Map<string, number>, lengths: readonly number[]): void {
     for (let c = 0; c < lengths.length; c++) part.colTotals[c] += lengths[c];
     for (const [stem, wtf] of tf) {
       const q = quantise(wtf);
@@ -336,17 +339,92 @@ export class SourceIndex {
       else appendInline(part, t, slot, q, this.inlinePostings);
       t.df++;
     }
-    part.docs++;
-    this.slotDoc[slot] = doc.id;
-    this.slotPart[slot] = part.id;
-    if (doc.facet !== null) {
-      if (this.slotFacet.length < this.slotDoc.length) this.slotFacet = grow(this.slotFacet, this.slotDoc.length - 1);
-      this.slotFacet[slot] = this.facetId(doc.facet);
+  }
+
+  /**
+   * Mark a scope used (a search is about to read it): it becomes the most recently used part.
+   * Returns false when the scope's part is evicted, which the caller must reload() before any
+   * stats(), df() or top() of it; true when it is resident or the index has nothing of the scope.
+   */
+  use(scope: string): boolean {
+    const part = this.parts.get(scope);
+    if (!part) return true;
+    if (part.resident) this.touch(part);
+    return part.resident;
+  }
+
+  /**
+   * Give an evicted scope part its postings again, from `docs`: the scope's current rows, which
+   * must be exactly the versions indexed (read at the index's cursor). Postings are made in slot
+   * order, at each document's own slot, so the part answers as before its eviction (less the
+   * dead postings of versions removed since, as a rebuild would). Returns false, leaving the part
+   * evicted, when the rows are not those versions (another document count, an id not indexed in
+   * this scope, another weighted length); the caller then rebuilds the index.
+   */
+  reload(scope: string, docs: readonly IndexedDoc[]): boolean {
+    const part = this.parts.get(scope);
+    if (!part) return docs.length === 0;
+    if (part.resident) return true;
+    if (docs.length !== part.docs) return false;
+    const found: { slot: number; tf: Map<string, number>; lengths: number[] }[] = [];
+    for (const d of docs) {
+      if (!this.has(d.id)) return false;
+      const slot = this.docSlot[d.id];
+      const { tf, len, lengths } = this.termFrequencies(d.columns);
+      if (this.slotPart[slot] !== part.id || this.slotLen[slot] !== len) return false;
+      found.push({ slot, tf, lengths });
     }
-    this.slotLen[slot] = len;
-    if (doc.id >= this.docSlot.length) this.docSlot = grow(this.docSlot, doc.id);
-    this.docSlot[doc.id] = slot;
-    this.live++;
+    found.sort((a, b) => a.slot - b.slot);
+    part.resident = true;
+    for (const f of found) this.post(part, f.slot, f.tf, f.lengths);
+    this.touch(part);
+    return true;
+  }
+
+  /** A scope's part, which must not be evicted (the caller reloads it first: see use()). */
+  private resident(scope: string): Part | undefined {
+    const part = this.parts.get(scope);
+    if (part !== undefined && !part.resident) throw new Error(`the index part of scope ${scope} is evicted: reload() it before reading it`);
+    return part;
+  }
+
+  /** Scope parts resident now (with their postings). */
+  get residentParts(): number {
+    return this.lru.size;
+  }
+
+  /**
+   * Drop a part's postings, column totals and inline buffer: its documents keep their slots, and
+   * add() and remove() keep counting them, so reload() can make its postings again at the same
+   * slots from the scope's rows.
+   */
+  private evict(part: Part): void {
+    part.resident = false;
+    part.terms = new Map();
+    part.inline = NO_BYTES;
+    part.used = 0;
+    part.garbage = 0;
+    part.colTotals.fill(0);
+    this.lru.delete(part);
+    if (this.newest === part) this.newest = null;
+  }
+
+  /** Make a resident part the most recently used, and evict the least recently used past the bound. */
+  private touch(part: Part): void {
+    // The common case, a scope searched or written again, moves nothing.
+    if (this.newest === part) return;
+    this.newest = part;
+    this.lru.delete(part);
+    this.lru.set(part, true);
+    this.trim();
+  }
+
+  /** Evict the least recently used parts while more than maxResident are resident. */
+  private trim(): void {
+    while (this.lru.size > this.maxResident) {
+      const oldest = this.lru.keys().next().value as Part;
+      this.evict(oldest);
+    }
   }
 
   /**
@@ -358,6 +436,18 @@ export class SourceIndex {
     if (!this.has(id)) return false;
     const slot = this.docSlot[id];
     const part = this.partList[this.slotPart[slot] - 1];
+    // An evicted part only counts the document out: reload() reads what is left from the rows.
+    if (part.resident) this.unpost(part, columns);
+    part.docs--;
+    this.slotPart[slot] = 0;
+    this.docSlot[id] = 0;
+    this.live--;
+    this.dead++;
+    return true;
+  }
+
+  /** Take a removed version's terms off a resident part's frequencies, and its lengths off the totals. */
+  private unpost(part: Part, columns: readonly string[]): void {
     const { tf, lengths } = this.termFrequencies(columns);
     for (let c = 0; c < lengths.length; c++) part.colTotals[c] -= lengths[c];
     for (const stem of tf.keys()) {
@@ -374,23 +464,17 @@ export class SourceIndex {
         if (t.list === null) part.garbage += t.cap;
       }
     }
-    part.docs--;
-    this.slotPart[slot] = 0;
-    this.docSlot[id] = 0;
-    this.live--;
-    this.dead++;
-    return true;
   }
 
   stats(scope: string): PartStats {
-    const part = this.parts.get(scope);
+    const part = this.resident(scope);
     const docs = part?.docs ?? 0;
     return { docs, avgLen: this.weights.map((_, c) => (part && docs > 0 ? part.colTotals[c] / docs : 0)) };
   }
 
   /** Documents of the scope holding the stem. */
   df(scope: string, stem: string): number {
-    const t = this.parts.get(scope)?.terms.get(stem);
+    const t = this.resident(scope)?.terms.get(stem);
     return t === undefined ? 0 : typeof t === 'number' ? 1 : t.df;
   }
 
@@ -402,7 +486,7 @@ export class SourceIndex {
    * the document holds terms[i] (bits past 30: see hasTerm in score.ts).
    */
   top(scope: string, terms: readonly ScoredTerm[], pool: number, avgdl: number, facet?: string | null, skip?: ReadonlySet<number>): IndexHit[] {
-    const part = this.parts.get(scope);
+    const part = this.resident(scope);
     if (!part || pool <= 0 || terms.length === 0) return [];
     const facetId = facet === undefined || facet === null ? 0 : (this.facets.get(facet) ?? -1);
     if (facetId < 0) return [];
@@ -556,6 +640,7 @@ export class SourceIndex {
         inline: NO_BYTES,
         used: 0,
         garbage: 0,
+        resident: true,
       };
       this.parts.set(scope, part);
       this.partList.push(part);
