@@ -41,6 +41,9 @@ export const MAX_SLOT = 2 ** 31 - 1;
 export const WALK_BUDGET = 12_000;
 
 
+/** The terms of every evicted part: never written (add and remove skip an evicted part's terms). */
+const EVICTED: Map<string, Term | number> = new Map();
+
 /** A cursor's slot once its postings are all read: above every real slot (slots are int32). */
 const DONE = 0x7fffffff;
 
@@ -376,6 +379,7 @@ export class SourceIndex {
     }
     found.sort((a, b) => a.slot - b.slot);
     part.resident = true;
+    part.terms = new Map();
     for (const f of found) this.post(part, f.slot, f.tf, f.lengths);
     this.touch(part);
     return true;
@@ -400,7 +404,7 @@ export class SourceIndex {
    */
   private evict(part: Part): void {
     part.resident = false;
-    part.terms = new Map();
+    part.terms = EVICTED;
     part.inline = NO_BYTES;
     part.used = 0;
     part.garbage = 0;
