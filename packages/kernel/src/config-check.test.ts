@@ -40,6 +40,8 @@ describe('config.yaml settings are checked at start', () => {
     ['retrieval:\n  recall_events_keep: 2.5\n', 'retrieval.recall_events_keep', /an integer from 1 to 1000000; got 2.5/],
     ['retrieval:\n  recall_events_keep: "many"\n', 'retrieval.recall_events_keep', /an integer from 1 to 1000000; got "many"/],
     ['retrieval:\n  recall_events_keep: 2000000\n', 'retrieval.recall_events_keep', /an integer from 1 to 1000000/],
+    ['retrieval:\n  index_max_scopes: 0\n', 'retrieval.index_max_scopes', /an integer from 1 to 10000000; got 0/],
+    ['retrieval:\n  index_max_scopes: 1.5\n', 'retrieval.index_max_scopes', /an integer from 1 to 10000000; got 1.5/],
   ])('%j is refused naming %s and what it accepts', (text, field, accepted) => {
     const err = startError(text);
     expect(err).toMatchObject({ code: 'KERNEL_ERR_CONFIG', field });

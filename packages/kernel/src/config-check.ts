@@ -21,6 +21,8 @@ export const CONFIG_SETTINGS: Readonly<Record<string, Readonly<Record<string, Nu
     default_limit: { integer: true, min: 1, max: 200 },
     token_budget: { integer: true, min: 50, max: 1_000_000 },
     recall_events_keep: { integer: true, min: 1, max: 1_000_000 },
+    // Scopes whose part of each retrieval index stays in memory (stores RetrievalIndex, SourceIndex.evict).
+    index_max_scopes: { integer: true, min: 1, max: 10_000_000 },
   },
   hooks: {
     auto_save_threshold: { integer: false, min: 0, max: 1 },

@@ -57,6 +57,7 @@ export function useStores(ctx: PluginContext): Stores {
       tokenBudget: ctx.config.integer('retrieval.token_budget', 2000, 50, 1_000_000),
       maxTextChars: ctx.config.integer(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000),
       recallEventsKeep: ctx.config.integer('retrieval.recall_events_keep', DEFAULT_STORES_CONFIG.recallEventsKeep, 1, 1_000_000),
+      indexMaxScopes: ctx.config.integer('retrieval.index_max_scopes', DEFAULT_STORES_CONFIG.indexMaxScopes, 1, 10_000_000),
       sagaTimeoutSeconds: ctx.config.integer('saga.timeout_seconds', SAGA_TIMEOUT_SECONDS_DEFAULT, 1, 86_400),
     },
   });

@@ -42,6 +42,12 @@ export interface StoresConfig {
    * deferred batch that writes them (RecallEventStore.record).
    */
   recallEventsKeep: number;
+  /**
+   * Scopes (layer and user_id) whose part of each retrieval source's in-memory index is kept
+   * (retrieval.index_max_scopes); past it the least recently searched or written is evicted and
+   * reloaded from the scope's rows at its next search.
+   */
+  indexMaxScopes: number;
   /** Seconds a saga run may take (saga.timeout_seconds): past it no step is started and the done ones are compensated. */
   sagaTimeoutSeconds: number;
 }
@@ -52,6 +58,7 @@ export const DEFAULT_STORES_CONFIG: Readonly<StoresConfig> = Object.freeze({
   tokenBudget: 2000,
   maxTextChars: 100_000,
   recallEventsKeep: 10_000,
+  indexMaxScopes: 1_000,
   sagaTimeoutSeconds: 300,
 });
 

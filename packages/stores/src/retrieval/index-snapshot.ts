@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { endianness } from 'node:os';
-import { INDEX_FORMAT, type SourceIndexState, type TermState } from './term-index.js';
+import { INDEX_FORMAT, type SourceIndexState, type TermState } from './index-state.js';
 
 /**
  * A retrieval index saved to a file, so a start reads it instead of rebuilding it from the table
@@ -41,7 +41,7 @@ interface Header extends SnapshotMeta {
   slotFacet: Span;
   slotLen: Span;
   docSlot: Span;
-  parts: { scope: string; docs: number; colTotals: number[]; stems: string[]; meta: Span; bytes: Span; skips: Span }[];
+  parts: { scope: string; docs: number; resident?: false; colTotals: number[]; stems: string[]; meta: Span; bytes: Span; skips: Span }[];
 }
 
 /** Per term in a part's meta array: df, n, len, last, skips used. */
@@ -98,6 +98,8 @@ export function encodeSnapshot(meta: SnapshotMeta, s: SourceIndexState): Uint8Ar
       return {
         scope: p.scope,
         docs: p.docs,
+        // Written for an evicted part only (no terms, no totals): the common part stays as it was.
+        ...(p.resident ? {} : { resident: false as const }),
         colTotals: [...p.colTotals],
         stems: p.terms.map((t) => t.stem),
         meta: put(fields),
@@ -130,7 +132,8 @@ export function decodeSnapshot(file: Buffer): { meta: SnapshotMeta; state: Sourc
   const h = JSON.parse(file.toString('utf8', jsonAt, jsonEnd)) as Header;
   if (h.format !== INDEX_FORMAT) throw new Error(`retrieval index snapshot of format ${h.format}, not ${INDEX_FORMAT}`);
   if (h.endian !== endianness()) throw new Error(`retrieval index snapshot in ${h.endian} byte order, not ${endianness()}`);
-  // Every array is copied out of the file into its own buffer, once: the file's memory is freed after.
+  // Every slot array is copied out of the file into its own buffer, once, and fromState copies the
+  // postings: the file's memory is freed after.
   const at = ([offset, bytes]: Span, unit: number): number => {
     const from = jsonEnd + offset;
     if (offset < 0 || bytes < 0 || bytes % unit !== 0 || from + bytes > end) throw new Error('retrieval index snapshot has a bad span');
@@ -154,7 +157,8 @@ export function decodeSnapshot(file: Buffer): { meta: SnapshotMeta; state: Sourc
     facets: h.facets,
     parts: h.parts.map((p) => {
       const fields = i32(p.meta);
-      // Each term's postings and skips are copied straight from the file into their own buffers.
+      // The terms' postings and skips are views of the file: SourceIndex.fromState copies them
+      // (a small term's into its part's buffer), so no small buffer is made per term here.
       let b = at(p.bytes, 1);
       let k = at(p.skips, 4);
       const bytesEnd = b + p.bytes[1];
@@ -164,13 +168,14 @@ export function decodeSnapshot(file: Buffer): { meta: SnapshotMeta; state: Sourc
       for (let i = 0; i < p.stems.length; i++) {
         const [df, n, len, last, skipsUsed] = fields.subarray(i * TERM_FIELDS, (i + 1) * TERM_FIELDS);
         if (b + len > bytesEnd || k + 4 * skipsUsed > skipsEnd) throw new Error('retrieval index snapshot has a bad term table');
-        const bytes = new Uint8Array(file.buffer.slice(b, b + len) as ArrayBuffer);
-        const skips = new Int32Array(file.buffer.slice(k, k + 4 * skipsUsed) as ArrayBuffer);
+        const bytes = new Uint8Array(file.buffer, b, len);
+        // Int32Array views need an aligned offset: the skips are copied when theirs is not.
+        const skips = k % 4 === 0 ? new Int32Array(file.buffer, k, skipsUsed) : new Int32Array(file.buffer.slice(k, k + 4 * skipsUsed) as ArrayBuffer);
         terms.push({ stem: p.stems[i], df, n, len, last, bytes, skips });
         b += len;
         k += 4 * skipsUsed;
       }
-      return { scope: p.scope, docs: p.docs, colTotals: Float64Array.from(p.colTotals), terms };
+      return { scope: p.scope, docs: p.docs, resident: p.resident !== false, colTotals: Float64Array.from(p.colTotals), terms };
     }),
   };
   const slots = h.nextSlot;

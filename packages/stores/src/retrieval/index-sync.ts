@@ -7,7 +7,15 @@ import { safeJoin, writeFileAtomic } from '../paths.js';
 import { writtenText } from '../thought-link.js';
 import { scopeKey } from '../util.js';
 import { decodeSnapshot, encodeSnapshot } from './index-snapshot.js';
+import { INLINE_POSTINGS } from './small-postings.js';
 import { MAX_SLOT, SourceIndex, type IndexedDoc } from './term-index.js';
+
+/** A scope a search reads: its layer and user_id, and their scopeKey (the index's part key). */
+export interface ScopeRef {
+  layer: string;
+  user_id: string;
+  key: string;
+}
 
 /** The folder of the data dir that holds the saved indexes, one `<source>.idx` file each. */
 export const SNAPSHOT_DIR = 'retrieval';
@@ -166,13 +174,15 @@ export class RetrievalIndex {
 
   /**
    * The current index of a source, or null inside a transaction when it was never built. `max` is
-   * maxSeq(), read once per search.
+   * maxSeq(), read once per search. With `scope`, the scope's part is marked used and, when it was
+   * evicted, reloaded (see reloadScope); null when that cannot be done inside a transaction.
    */
-  view(source: string, max: number = this.maxSeq()): IndexView | null {
+  view(source: string, max: number = this.maxSeq(), scope?: ScopeRef): IndexView | null {
     const db = this.ctx.db;
     if (db.inTransaction) {
       const b = this.built.get(source);
       if (!b) return null;
+      if (scope && !b.index.use(scope.key) && !this.reloadScope(source, b, scope)) return null;
       return { index: b.index, pending: b.cursor < max ? this.pendingDocs(source, b.cursor) : new Set() };
     }
     let b = this.built.get(source);
@@ -183,7 +193,32 @@ export class RetrievalIndex {
     // (BackupStore.restore, between its copy and restart()): the seq never goes back otherwise.
     if (b.cursor < max) b = this.apply(source, b);
     else if (b.cursor > max || wornOut(b.index)) b = this.build(source, false);
+    if (scope && !b.index.use(scope.key)) {
+      // The log moved past the cursor (another process wrote): apply it and try again. Should the
+      // rows still not match after a rebuild, the search scores the scope's rows itself (null).
+      for (let tries = 0; !this.reloadScope(source, b, scope); tries++) {
+        if (tries === 4) return null;
+        b = tries < 2 ? this.apply(source, b) : this.build(source, false);
+        if (b.index.use(scope.key)) break;
+      }
+    }
     return { index: b.index, pending: new Set() };
+  }
+
+  /**
+   * Give an evicted scope part of a source's index its postings again, from the scope's rows (one
+   * select of the scope), read in one snapshot in which the log's newest seq is the index's cursor,
+   * so the rows are the versions the index holds. False when the log is past the cursor (the
+   * caller applies it first) or the rows do not match (SourceIndex.reload; then the index is
+   * marked for a rebuild).
+   */
+  private reloadScope(source: string, b: Built, scope: ScopeRef): boolean {
+    return this.snapshot(() => {
+      if (this.maxSeq() !== b.cursor) return false;
+      if (b.index.reload(scope.key, this.scopeDocs(source, scope.layer, scope.user_id))) return true;
+      b.stale = true;
+      return false;
+    });
   }
 
   /**
@@ -266,7 +301,7 @@ export class RetrievalIndex {
       const { meta, state } = decodeSnapshot(fs.readFileSync(this.snapshotFile(source)));
       if (meta.source !== source || meta.token !== row.token || meta.cursor !== row.cursor || meta.cursor > max) return null;
       if (state.weights.length !== weights.length || state.weights.some((w, i) => w !== weights[i])) return null;
-      return { index: SourceIndex.fromState(state), cursor: meta.cursor, saved: meta.cursor };
+      return { index: SourceIndex.fromState(state, INLINE_POSTINGS, this.ctx.config.indexMaxScopes), cursor: meta.cursor, saved: meta.cursor };
     } catch {
       return null;
     }
@@ -330,7 +365,7 @@ export class RetrievalIndex {
       const cursor = this.maxSeq();
       const loaded = saved ? this.load(source, weights, cursor) : null;
       if (loaded) return loaded;
-      const index = new SourceIndex(weights);
+      const index = new SourceIndex(weights, INLINE_POSTINGS, this.ctx.config.indexMaxScopes);
       const count = (this.ctx.stmt(`SELECT count(*) AS n FROM ${t.table}`).get() as { n: number }).n;
       const select = this.ctx.stmt(`${this.selectSql(t)} ORDER BY id`);
       const toDoc = (r: Record<string, unknown>) => this.toDoc(t, r);

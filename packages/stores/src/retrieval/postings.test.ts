@@ -15,7 +15,7 @@ function sample(count: number): { slot: number; q: number }[] {
 }
 
 const read = (list: PostingList, from: number) => {
-  const c = new PostingCursor(list, from);
+  const c = PostingCursor.over(list, from);
   const got: { slot: number; q: number }[] = [];
   while (c.next()) got.push({ slot: c.slot, q: c.q });
   return got;

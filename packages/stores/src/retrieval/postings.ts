@@ -74,8 +74,7 @@ export class PostingList {
       next.set(this.bytes.subarray(0, this.len));
       this.bytes = next;
     }
-    this.len = writeVarint(this.bytes, this.len, slot - this.last);
-    this.len = writeVarint(this.bytes, this.len, q);
+    this.len = writePosting(this.bytes, this.len, slot, this.last, q);
     this.last = slot;
     this.n++;
   }
@@ -91,29 +90,49 @@ function writeVarint(buf: Uint8Array, at: number, v: number): number {
 }
 
 /**
- * A forward reader over the postings of a list from index `from` on. next() decodes one posting
- * into `slot` and `q`; it returns false past the end.
+ * Append (slot, q) after `last` to `buf` at byte `at` (the caller made room: postingSize bytes);
+ * returns the byte after it. The encoding PostingList uses, for lists kept elsewhere (term-index.ts
+ * keeps small ones inline in one buffer per scope).
+ */
+export function writePosting(buf: Uint8Array, at: number, slot: number, last: number, q: number): number {
+  return writeVarint(buf, writeVarint(buf, at, slot - last), q);
+}
+
+/**
+ * A forward reader over postings: next() decodes one posting into `slot` and `q`; it returns false
+ * past the end. `over` reads a PostingList from index `from` on, `inline` a list of at most
+ * SKIP_EVERY postings written with writePosting from `at` (no skip entries).
  */
 export class PostingCursor {
-  slot = 0;
+  slot: number;
   q = 0;
   private at: number;
   private left: number;
   private readonly bytes: Uint8Array;
 
-  constructor(list: PostingList, from: number) {
-    this.bytes = list.bytes;
+  /** Reading `left` postings of `bytes` from byte `at`, the slot before them being `slot`. */
+  constructor(bytes: Uint8Array, at: number, slot: number, left: number) {
+    this.bytes = bytes;
+    this.at = at;
+    this.slot = slot;
+    this.left = left;
+  }
+
+  static over(list: PostingList, from: number): PostingCursor {
     const start = Math.max(0, Math.min(from, list.n));
     const k = Math.floor(start / SKIP_EVERY);
-    this.left = list.n - k * SKIP_EVERY;
-    if (this.left <= 0) {
-      this.at = list.len;
-      this.left = 0;
-      return;
-    }
-    this.at = list.skips[2 * k];
-    this.slot = list.skips[2 * k + 1];
-    for (let i = k * SKIP_EVERY; i < start; i++) this.next();
+    const left = list.n - k * SKIP_EVERY;
+    if (left <= 0) return new PostingCursor(list.bytes, list.len, 0, 0);
+    const c = new PostingCursor(list.bytes, list.skips[2 * k], list.skips[2 * k + 1], left);
+    for (let i = k * SKIP_EVERY; i < start; i++) c.next();
+    return c;
+  }
+
+  /** The postings of an inline list (n <= SKIP_EVERY) at `at` of `bytes`, from index `from` on. */
+  static inline(bytes: Uint8Array, at: number, n: number, from: number): PostingCursor {
+    const c = new PostingCursor(bytes, at, 0, n);
+    for (let i = 0; i < from && i < n; i++) c.next();
+    return c;
   }
 
   next(): boolean {

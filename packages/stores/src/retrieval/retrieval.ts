@@ -395,11 +395,12 @@ export class Retrieval {
   /**
    * The index of one source for this search. Inside a transaction, records changed there are
    * scored from their current rows (`fresh`) instead of the index, and a source whose index was
-   * never built is scored from all of the scope's rows.
+   * never built, or whose part for the scope was evicted and cannot be reloaded (inside a
+   * transaction that changed the log), is scored from all of the scope's rows.
    */
   private sourceView(source: RetrievalSource, scope: Scope, key: string, max: number): SourceView {
     const weights = SOURCES[source].weights;
-    const view: IndexView | null = this.index.view(source, max);
+    const view: IndexView | null = this.index.view(source, max, { layer: scope.layer, user_id: scope.user_id, key });
     if (!view) {
       const index = new SourceIndex(weights);
       for (const d of this.index.scopeDocs(source, scope.layer, scope.user_id)) index.add(d);

@@ -1,7 +1,12 @@
 import { hyphenJoins, isQueryWord, wordTokens } from './query.js';
 import { BM25_B, BM25_K1, scoredText } from './score.js';
 import { porterStem } from './stemmer.js';
-import { PostingCursor, PostingList, postingSize } from './postings.js';
+import { PostingCursor, PostingList, SKIP_EVERY, postingSize, writePosting } from './postings.js';
+import { INLINE_POSTINGS, INLINE_SKIPS, NO_BYTES, Term, appendInline, asOne, isOne, onePosting, onePostingOf, oneQ, oneSlot, type InlinePart } from './small-postings.js';
+import { TopK } from './top-k.js';
+import type { SourceIndexState } from './index-state.js';
+
+export { INDEX_FORMAT, type PartState, type SourceIndexState, type TermState } from './index-state.js';
 
 /**
  * An in-memory inverted index of one retrieval source (episodes, facts, ...), partitioned by scope
@@ -14,6 +19,11 @@ import { PostingCursor, PostingList, postingSize } from './postings.js';
  *    scope part, its facet (wiki_type) and its weighted length;
  *  - a term's postings (postings.ts) are (slot, weighted tf * 10) pairs in slot order, which is
  *    the order documents were (re)indexed, newest last, delta- and varint-coded;
+ *  - a term of one posting is a number in its part's map (ONE_POSTING); a list of at most
+ *    INLINE_POSTINGS postings (most terms of a small scope, the rare words of a large one) is kept
+ *    inline, in one byte buffer per scope part, and moves to a PostingList of its own when it
+ *    grows past that: a PostingList is an object and two typed arrays, about 470 bytes even for
+ *    one 2-byte posting, which made a small tenant cost 16-27 KB;
  *  - removing a document frees its slot (the part is set to 0) and takes its terms off the
  *    document frequencies (a term none holds goes, with its postings); its other postings stay
  *    until the whole index is rebuilt (see `dead`).
@@ -29,6 +39,10 @@ export const MAX_SLOT = 2 ** 31 - 1;
  * (the rescoring of the candidates still counts every term).
  */
 export const WALK_BUDGET = 12_000;
+
+
+/** The terms of every evicted part: never written (add and remove skip an evicted part's terms). */
+const EVICTED: Map<string, Term | number> = new Map();
 
 /** A cursor's slot once its postings are all read: above every real slot (slots are int32). */
 const DONE = 0x7fffffff;
@@ -60,54 +74,13 @@ export interface PartStats {
   avgLen: number[];
 }
 
-/**
- * The version of what an index holds for a document: bump it when tokenising, stemming, stop
- * words, frequency quantisation or the posting layout change, so a saved index (index-snapshot.ts)
- * made by another version is rebuilt instead of read.
- */
-export const INDEX_FORMAT = 4;
-
-/** One term of a snapshot: its document frequency and its posting list's contents. */
-export interface TermState {
-  stem: string;
-  df: number;
-  n: number;
-  len: number;
-  last: number;
-  bytes: Uint8Array;
-  skips: Int32Array;
-}
-
-/** Everything a SourceIndex holds, as arrays (index-snapshot.ts writes and reads it). */
-export interface SourceIndexState {
-  weights: readonly number[];
-  nextSlot: number;
-  live: number;
-  dead: number;
-  /** Per slot 0..nextSlot-1. slotFacet is empty when no document has a facet. */
-  slotDoc: Int32Array<ArrayBuffer>;
-  slotPart: Int32Array<ArrayBuffer>;
-  slotFacet: Int32Array<ArrayBuffer>;
-  slotLen: Float64Array<ArrayBuffer>;
-  /** Per row id: its slot, 0 when not indexed. */
-  docSlot: Int32Array<ArrayBuffer>;
-  /** Facet names by id - 1. */
-  facets: readonly string[];
-  /** Parts by id - 1. */
-  parts: readonly { scope: string; docs: number; colTotals: Float64Array; terms: readonly TermState[] }[];
-}
-
-interface Term {
-  df: number;
-  list: PostingList;
-}
-
-interface Part {
+interface Part extends InlinePart {
   id: number;
   scope: string;
-  terms: Map<string, Term>;
   docs: number;
   colTotals: Float64Array;
+  /** False once evicted: no terms, column totals or inline buffer until reload(). */
+  resident: boolean;
 }
 
 /** Per column: the token count and the stems of the words a query can match. */
@@ -138,13 +111,35 @@ export class SourceIndex {
   private readonly parts = new Map<string, Part>();
   private readonly partList: Part[] = [];
   private readonly facets = new Map<string, number>();
+  /** Where top() writes the one posting of single-posting terms for its cursors. */
+  private scratch = new Uint8Array(64);
   private nextSlot = 1;
   /** Documents indexed now. */
   live = 0;
   /** Slots freed since the index was built: their postings are dead weight until a rebuild. */
   dead = 0;
 
-  constructor(readonly weights: readonly number[]) {}
+  /** The resident parts, least recently used first (add, use and reload move a part to the end). */
+  private readonly lru = new Map<Part, true>();
+  /** The last part of `lru` (the most recently used), null when none. */
+  private newest: Part | null = null;
+
+  /**
+   * `inlinePostings`: how many postings a term keeps inline before it gets a PostingList (0: every
+   * term gets one at once; the answers are the same either way, only the memory differs).
+   * `maxResident`: scope parts kept with their postings; past it the least recently used is
+   * evicted (see evict()).
+   */
+  constructor(
+    readonly weights: readonly number[],
+    private readonly inlinePostings = INLINE_POSTINGS,
+    private readonly maxResident = Number.POSITIVE_INFINITY,
+  ) {
+    if (!Number.isInteger(inlinePostings) || inlinePostings < 0 || inlinePostings > SKIP_EVERY) {
+      throw new Error(`inlinePostings must be an integer from 0 to ${SKIP_EVERY}, not ${inlinePostings}`);
+    }
+    if (!(maxResident >= 1)) throw new Error(`maxResident must be at least 1, not ${maxResident}`);
+  }
 
   /**
    * Index many documents into an empty index at once (a build), in two passes over `docs()`: the
@@ -156,7 +151,7 @@ export class SourceIndex {
   load(docs: () => Iterable<IndexedDoc>, expected = 0): void {
     if (this.nextSlot !== 1) throw new Error('load() builds an empty index');
     this.ensureSlot(expected);
-    const sizes = new Map<string, Map<string, { n: number; bytes: number; last: number }>>();
+    const sizes = new Map<string, Map<string, { n: number; bytes: number; last: number; q: number }>>();
     let slot = 0;
     for (const d of docs()) {
       slot++;
@@ -164,15 +159,30 @@ export class SourceIndex {
       if (!perPart) sizes.set(d.scope, (perPart = new Map()));
       for (const [stem, wtf] of this.termFrequencies(d.columns).tf) {
         let e = perPart.get(stem);
-        if (!e) perPart.set(stem, (e = { n: 0, bytes: 0, last: 0 }));
-        e.bytes += postingSize(slot, e.last, quantise(wtf));
+        if (!e) perPart.set(stem, (e = { n: 0, bytes: 0, last: 0, q: 0 }));
+        e.q = quantise(wtf);
+        e.bytes += postingSize(slot, e.last, e.q);
         e.last = slot;
         e.n++;
       }
     }
     for (const [scope, perPart] of sizes) {
       const part = this.part(scope);
-      for (const [stem, e] of perPart) part.terms.set(stem, { df: 0, list: new PostingList(e.bytes, e.n) });
+      let inline = 0;
+      for (const e of perPart.values()) if (e.n <= this.inlinePostings && !isOne(e.n, e.q, this.inlinePostings)) inline += e.bytes;
+      part.inline = inline > 0 ? new Uint8Array(inline) : NO_BYTES;
+      for (const [stem, e] of perPart) {
+        // add() makes a term of one posting the number it is kept as.
+        if (isOne(e.n, e.q, this.inlinePostings)) continue;
+        const t = new Term();
+        if (e.n > this.inlinePostings) t.list = new PostingList(e.bytes, e.n);
+        else {
+          t.off = part.used;
+          t.cap = e.bytes;
+          part.used += e.bytes;
+        }
+        part.terms.set(stem, t);
+      }
     }
     for (const d of docs()) this.add(d);
   }
@@ -194,23 +204,34 @@ export class SourceIndex {
       parts: this.partList.map((p) => ({
         scope: p.scope,
         docs: p.docs,
+        resident: p.resident,
         colTotals: p.colTotals,
-        terms: [...p.terms].map(([stem, t]) => ({
-          stem,
-          df: t.df,
-          n: t.list.n,
-          len: t.list.len,
-          last: t.list.last,
-          bytes: t.list.bytes.subarray(0, t.list.len),
-          skips: t.list.skips.subarray(0, t.list.skipsUsed),
-        })),
+        terms: [...p.terms].map(([stem, t]) =>
+          typeof t === 'number'
+            ? onePosting(stem, t)
+            : t.list === null
+            ? { stem, df: t.df, n: t.n, len: t.len, last: t.last, bytes: p.inline.subarray(t.off, t.off + t.len), skips: INLINE_SKIPS }
+            : {
+                stem,
+                df: t.df,
+                n: t.list.n,
+                len: t.list.len,
+                last: t.list.last,
+                bytes: t.list.bytes.subarray(0, t.list.len),
+                skips: t.list.skips.subarray(0, t.list.skipsUsed),
+              },
+        ),
       })),
     };
   }
 
-  /** An index holding a state() taken earlier, owning its arrays (the caller hands over copies). */
-  static fromState(s: SourceIndexState): SourceIndex {
-    const index = new SourceIndex(s.weights);
+  /**
+   * An index holding a state() taken earlier. It owns the slot arrays (the caller hands over
+   * copies); the terms' postings are copied (inline into their part's buffer, or each into a list
+   * of its own), so their arrays may view a larger buffer, such as the file they were read from.
+   */
+  static fromState(s: SourceIndexState, inlinePostings = INLINE_POSTINGS, maxResident = Number.POSITIVE_INFINITY): SourceIndex {
+    const index = new SourceIndex(s.weights, inlinePostings, maxResident);
     // Taken as they are: add() grows them (ensureSlot) when the next slot does not fit.
     index.slotDoc = s.slotDoc;
     index.slotPart = s.slotPart;
@@ -224,8 +245,40 @@ export class SourceIndex {
     for (const p of s.parts) {
       const part = index.part(p.scope);
       part.docs = p.docs;
+      if (!p.resident) {
+        index.evict(part);
+        continue;
+      }
       part.colTotals.set(p.colTotals);
-      for (const t of p.terms) part.terms.set(t.stem, { df: t.df, list: PostingList.restore(t.n, t.len, t.last, t.bytes, t.skips) });
+      let inline = 0;
+      const ones: (number | null)[] = p.terms.map((t) => (t.n === 1 && t.df === 1 ? asOne(t.bytes, inlinePostings) : null));
+      p.terms.forEach((t, i) => {
+        if (t.n <= inlinePostings && ones[i] === null) inline += t.len;
+      });
+      part.inline = inline > 0 ? new Uint8Array(inline) : NO_BYTES;
+      for (const [i, t] of p.terms.entries()) {
+        const one = ones[i];
+        if (one !== null) {
+          part.terms.set(t.stem, one);
+          continue;
+        }
+        const term = new Term();
+        term.df = t.df;
+        if (t.n > inlinePostings) term.list = PostingList.restore(t.n, t.len, t.last, t.bytes.slice(), t.skips.slice());
+        else {
+          // A list of 1..SKIP_EVERY postings has the one skip entry (0, 0): its bytes say it all.
+          part.inline.set(t.bytes, part.used);
+          term.n = t.n;
+          term.len = t.len;
+          term.last = t.last;
+          term.off = part.used;
+          term.cap = t.len;
+          part.used += t.len;
+        }
+        part.terms.set(t.stem, term);
+      }
+      // In the file's order, so past maxResident the parts made first are evicted.
+      index.touch(part);
     }
     return index;
   }
@@ -247,15 +300,10 @@ export class SourceIndex {
     this.ensureSlot(slot);
     const part = this.part(doc.scope);
     const { tf, len, lengths } = this.termFrequencies(doc.columns);
-    for (let c = 0; c < lengths.length; c++) part.colTotals[c] += lengths[c];
-    for (const [stem, wtf] of tf) {
-      let t = part.terms.get(stem);
-      if (!t) {
-        t = { df: 0, list: new PostingList() };
-        part.terms.set(stem, t);
-      }
-      t.list.append(slot, quantise(wtf));
-      t.df++;
+    // An evicted part only counts the document: reload() reads its postings from the rows.
+    if (part.resident) {
+      this.post(part, slot, tf, lengths);
+      this.touch(part);
     }
     part.docs++;
     this.slotDoc[slot] = doc.id;
@@ -270,6 +318,119 @@ export class SourceIndex {
     this.live++;
   }
 
+  /** Add a document's postings at `slot` to a resident part, and its column lengths to the totals. */
+  private post(part: Part, slot: number, tf: Map<string, number>, lengths: readonly number[]): void {
+    for (let c = 0; c < lengths.length; c++) part.colTotals[c] += lengths[c];
+    for (const [stem, wtf] of tf) {
+      const q = quantise(wtf);
+      const was = part.terms.get(stem);
+      if (was === undefined && isOne(1, q, this.inlinePostings)) {
+        part.terms.set(stem, onePostingOf(slot, q));
+        continue;
+      }
+      let t: Term;
+      if (was === undefined || typeof was === 'number') {
+        t = new Term();
+        if (was !== undefined) {
+          // The term's one posting moves into an inline list (set() keeps the term's place).
+          appendInline(part, t, oneSlot(was), oneQ(was), this.inlinePostings);
+          t.df = 1;
+        }
+        part.terms.set(stem, t);
+      } else t = was;
+      if (t.list !== null) t.list.append(slot, q);
+      else appendInline(part, t, slot, q, this.inlinePostings);
+      t.df++;
+    }
+  }
+
+  /**
+   * Mark a scope used (a search is about to read it): it becomes the most recently used part.
+   * Returns false when the scope's part is evicted, which the caller must reload() before any
+   * stats(), df() or top() of it; true when it is resident or the index has nothing of the scope.
+   */
+  use(scope: string): boolean {
+    const part = this.parts.get(scope);
+    if (!part) return true;
+    if (part.resident) this.touch(part);
+    return part.resident;
+  }
+
+  /**
+   * Give an evicted scope part its postings again, from `docs`: the scope's current rows, which
+   * must be exactly the versions indexed (read at the index's cursor). Postings are made in slot
+   * order, at each document's own slot, so the part answers as before its eviction (less the
+   * dead postings of versions removed since, as a rebuild would). Returns false, leaving the part
+   * evicted, when the rows are not those versions (another document count, an id not indexed in
+   * this scope, another weighted length); the caller then rebuilds the index.
+   */
+  reload(scope: string, docs: readonly IndexedDoc[]): boolean {
+    const part = this.parts.get(scope);
+    if (!part) return docs.length === 0;
+    if (part.resident) return true;
+    if (docs.length !== part.docs) return false;
+    const found: { slot: number; tf: Map<string, number>; lengths: number[] }[] = [];
+    for (const d of docs) {
+      if (!this.has(d.id)) return false;
+      const slot = this.docSlot[d.id];
+      const { tf, len, lengths } = this.termFrequencies(d.columns);
+      if (this.slotPart[slot] !== part.id || this.slotLen[slot] !== len) return false;
+      found.push({ slot, tf, lengths });
+    }
+    found.sort((a, b) => a.slot - b.slot);
+    part.resident = true;
+    part.terms = new Map();
+    for (const f of found) this.post(part, f.slot, f.tf, f.lengths);
+    this.touch(part);
+    return true;
+  }
+
+  /** A scope's part, which must not be evicted (the caller reloads it first: see use()). */
+  private resident(scope: string): Part | undefined {
+    const part = this.parts.get(scope);
+    if (part !== undefined && !part.resident) throw new Error(`the index part of scope ${scope} is evicted: reload() it before reading it`);
+    return part;
+  }
+
+  /** Scope parts resident now (with their postings). */
+  get residentParts(): number {
+    return this.lru.size;
+  }
+
+  /**
+   * Drop a part's postings, column totals and inline buffer: its documents keep their slots, and
+   * add() and remove() keep counting them, so reload() can make its postings again at the same
+   * slots from the scope's rows.
+   */
+  private evict(part: Part): void {
+    part.resident = false;
+    part.terms = EVICTED;
+    part.inline = NO_BYTES;
+    part.used = 0;
+    part.garbage = 0;
+    part.colTotals.fill(0);
+    this.lru.delete(part);
+    if (this.newest === part) this.newest = null;
+  }
+
+  /** Make a resident part the most recently used, and evict the least recently used past the bound. */
+  private touch(part: Part): void {
+    // The common case, a scope searched or written again, moves nothing.
+    if (this.newest === part) return;
+    this.newest = part;
+    this.lru.delete(part);
+    this.lru.set(part, true);
+    this.trim();
+  }
+
+  /** Evict the least recently used parts while more than maxResident are resident. */
+  private trim(): void {
+    while (this.lru.size > this.maxResident) {
+      const oldest = this.lru.keys().next().value as Part;
+      this.evict(oldest);
+    }
+  }
+
   /**
    * Take a document out, given the column texts of the version that was indexed: its terms leave
    * the document frequencies, and a term no live document holds leaves the index. Returns false
@@ -279,15 +440,8 @@ export class SourceIndex {
     if (!this.has(id)) return false;
     const slot = this.docSlot[id];
     const part = this.partList[this.slotPart[slot] - 1];
-    const { tf, lengths } = this.termFrequencies(columns);
-    for (let c = 0; c < lengths.length; c++) part.colTotals[c] -= lengths[c];
-    for (const stem of tf.keys()) {
-      const t = part.terms.get(stem);
-      if (!t) continue;
-      // No live document holds the term any more: every posting of it is dead, so the term goes
-      // (a forgotten word must not stay in the saved index); a later document starts it again.
-      if (--t.df === 0) part.terms.delete(stem);
-    }
+    // An evicted part only counts the document out: reload() reads what is left from the rows.
+    if (part.resident) this.unpost(part, columns);
     part.docs--;
     this.slotPart[slot] = 0;
     this.docSlot[id] = 0;
@@ -296,15 +450,36 @@ export class SourceIndex {
     return true;
   }
 
+  /** Take a removed version's terms off a resident part's frequencies, and its lengths off the totals. */
+  private unpost(part: Part, columns: readonly string[]): void {
+    const { tf, lengths } = this.termFrequencies(columns);
+    for (let c = 0; c < lengths.length; c++) part.colTotals[c] -= lengths[c];
+    for (const stem of tf.keys()) {
+      const t = part.terms.get(stem);
+      if (t === undefined) continue;
+      if (typeof t === 'number') {
+        part.terms.delete(stem);
+        continue;
+      }
+      // No live document holds the term any more: every posting of it is dead, so the term goes
+      // (a forgotten word must not stay in the saved index); a later document starts it again.
+      if (--t.df === 0) {
+        part.terms.delete(stem);
+        if (t.list === null) part.garbage += t.cap;
+      }
+    }
+  }
+
   stats(scope: string): PartStats {
-    const part = this.parts.get(scope);
+    const part = this.resident(scope);
     const docs = part?.docs ?? 0;
     return { docs, avgLen: this.weights.map((_, c) => (part && docs > 0 ? part.colTotals[c] / docs : 0)) };
   }
 
   /** Documents of the scope holding the stem. */
   df(scope: string, stem: string): number {
-    return this.parts.get(scope)?.terms.get(stem)?.df ?? 0;
+    const t = this.resident(scope)?.terms.get(stem);
+    return t === undefined ? 0 : typeof t === 'number' ? 1 : t.df;
   }
 
   /**
@@ -315,7 +490,7 @@ export class SourceIndex {
    * the document holds terms[i] (bits past 30: see hasTerm in score.ts).
    */
   top(scope: string, terms: readonly ScoredTerm[], pool: number, avgdl: number, facet?: string | null, skip?: ReadonlySet<number>): IndexHit[] {
-    const part = this.parts.get(scope);
+    const part = this.resident(scope);
     if (!part || pool <= 0 || terms.length === 0) return [];
     const facetId = facet === undefined || facet === null ? 0 : (this.facets.get(facet) ?? -1);
     if (facetId < 0) return [];
@@ -327,13 +502,28 @@ export class SourceIndex {
     // One cursor per term over its newest postings, merged in slot order: each document's terms
     // are summed in query order as it is reached, with no per-slot scratch memory.
     const cursors: PostingCursor[] = [];
+    let scratchAt = 0;
     const nums: number[] = [];
     const bits: number[] = [];
     for (let ti = 0; ti < terms.length; ti++) {
       const qt = terms[ti];
       const t = part.terms.get(qt.stem);
-      if (!t || qt.idf <= 0 || t.list.n === 0) continue;
-      const c = new PostingCursor(t.list, t.list.n - perTerm);
+      if (t === undefined || qt.idf <= 0) continue;
+      let c: PostingCursor;
+      if (typeof t === 'number') {
+        // Written out for the cursor, 8 bytes a term at most (slot < 2^31, q < 2^21).
+        if (scratchAt + 8 > this.scratch.length) this.scratch = new Uint8Array(Math.max(2 * this.scratch.length, 8 * terms.length));
+        writePosting(this.scratch, scratchAt, oneSlot(t), 0, oneQ(t));
+        c = PostingCursor.inline(this.scratch, scratchAt, 1, 0);
+        scratchAt += 8;
+      } else if (t.list !== null) {
+        const list = t.list;
+        if (list.n === 0) continue;
+        c = PostingCursor.over(list, list.n - perTerm);
+      } else {
+        if (t.n === 0) continue;
+        c = PostingCursor.inline(part.inline, t.off, t.n, t.n - perTerm);
+      }
       if (!c.next()) continue;
       cursors.push(c);
       nums.push(qt.idf * (BM25_K1 + 1));
@@ -439,10 +629,23 @@ export class SourceIndex {
     return { tf, len, lengths };
   }
 
+
+
+
   private part(scope: string): Part {
     let part = this.parts.get(scope);
     if (!part) {
-      part = { id: this.partList.length + 1, scope, terms: new Map(), docs: 0, colTotals: new Float64Array(this.weights.length) };
+      part = {
+        id: this.partList.length + 1,
+        scope,
+        terms: new Map(),
+        docs: 0,
+        colTotals: new Float64Array(this.weights.length),
+        inline: NO_BYTES,
+        used: 0,
+        garbage: 0,
+        resident: true,
+      };
       this.parts.set(scope, part);
       this.partList.push(part);
     }
@@ -467,80 +670,9 @@ export class SourceIndex {
   }
 }
 
+
 /** Round a weighted term frequency for a posting (at least 1, so a posting always counts). */
 function quantise(wtf: number): number {
   return Math.max(1, Math.round(wtf * WTF_SCALE));
 }
 
-/**
- * The k best (slot, score, mask) entries offered (higher score first, ties: higher slot first),
- * kept in a bounded min-heap: O(log k) per offer however many documents match.
- */
-class TopK {
-  private readonly slots: Int32Array;
-  private readonly scores: Float64Array;
-  private readonly masks: Int32Array;
-  private size = 0;
-  /**
-   * What an offer must rank above to be kept: the worst entry kept once k are kept, before that
-   * nothing (scores are positive). Callers test it inline and skip the call for most documents.
-   */
-  floorScore = -1;
-  floorSlot = 0;
-
-  constructor(private readonly k: number) {
-    this.slots = new Int32Array(k);
-    this.scores = new Float64Array(k);
-    this.masks = new Int32Array(k);
-  }
-
-  /** Whether entry a ranks above entry b. */
-  private above(sa: number, a: number, sb: number, b: number): boolean {
-    return sa > sb || (sa === sb && a > b);
-  }
-
-  offer(slot: number, score: number, mask: number): void {
-    const { slots, scores, masks } = this;
-    let i: number;
-    if (this.size < this.k) {
-      // Sift up: the root is the worst entry kept.
-      i = this.size++;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (!this.above(scores[p], slots[p], score, slot)) break;
-        slots[i] = slots[p];
-        scores[i] = scores[p];
-        masks[i] = masks[p];
-        i = p;
-      }
-    } else {
-      if (!this.above(score, slot, scores[0], slots[0])) return;
-      i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= this.k) break;
-        const r = l + 1;
-        const m = r < this.k && this.above(scores[l], slots[l], scores[r], slots[r]) ? r : l;
-        if (!this.above(score, slot, scores[m], slots[m])) break;
-        slots[i] = slots[m];
-        scores[i] = scores[m];
-        masks[i] = masks[m];
-        i = m;
-      }
-    }
-    slots[i] = slot;
-    scores[i] = score;
-    masks[i] = mask;
-    if (this.size === this.k) {
-      this.floorScore = scores[0];
-      this.floorSlot = slots[0];
-    }
-  }
-
-  /** The entries kept, best first. */
-  sorted(): { slot: number; score: number; mask: number }[] {
-    const out: { slot: number; score: number; mask: number }[] = [];
-    for (let i = 0; i < this.size; i++) out.push({ slot: this.slots[i], score: this.scores[i], mask: this.masks[i] });
-    return out.sort((a, b) => (this.above(a.score, a.slot, b.score, b.slot) ? -1 : 1));
-  }
-}

@@ -1,0 +1,55 @@
+/**
+ * A retrieval index's contents as plain arrays (SourceIndex.state() and fromState()), which
+ * index-snapshot.ts writes to and reads from a file, and the format version of what they hold.
+ */
+
+/**
+ * The version of what an index holds for a document: bump it when tokenising, stemming, stop
+ * words, frequency quantisation or the posting layout change, so a saved index (index-snapshot.ts)
+ * made by another version is rebuilt instead of read. Format 5: a part may be saved evicted (no
+ * terms, `resident: false`), which a reader of format 4 would take for a scope without words.
+ */
+export const INDEX_FORMAT = 5;
+
+/** One term of a snapshot: its document frequency and its posting list's contents. */
+export interface TermState {
+  stem: string;
+  df: number;
+  n: number;
+  len: number;
+  last: number;
+  bytes: Uint8Array;
+  skips: Int32Array;
+}
+
+/** Everything a SourceIndex holds, as arrays (index-snapshot.ts writes and reads it). */
+export interface SourceIndexState {
+  weights: readonly number[];
+  nextSlot: number;
+  live: number;
+  dead: number;
+  /** Per slot 0..nextSlot-1. slotFacet is empty when no document has a facet. */
+  slotDoc: Int32Array<ArrayBuffer>;
+  slotPart: Int32Array<ArrayBuffer>;
+  slotFacet: Int32Array<ArrayBuffer>;
+  slotLen: Float64Array<ArrayBuffer>;
+  /** Per row id: its slot, 0 when not indexed. */
+  docSlot: Int32Array<ArrayBuffer>;
+  /** Facet names by id - 1. */
+  facets: readonly string[];
+  /** Parts by id - 1. */
+  parts: readonly PartState[];
+}
+
+/**
+ * One scope part of a snapshot. A part not `resident` (evicted: see SourceIndex.evict) has no
+ * terms and no column totals here; its documents' slots are in the slot arrays, and reload()
+ * gives it its postings again from the scope's rows.
+ */
+export interface PartState {
+  scope: string;
+  docs: number;
+  resident: boolean;
+  colTotals: Float64Array;
+  terms: readonly TermState[];
+}
