@@ -60,6 +60,18 @@ describe('memory_remember', () => {
     expect(changed).toMatchObject({ deduplicated: false, updated: true, entry_id: first.entry_id, value: 'Zed' });
   });
 
+  it('writes again after the clock stepped back: a fact last written after now is not within the 30 minutes', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 2, 29, 1, 30));
+    s = await start({ clock });
+    const first = await s.call('memory_remember', { key: 'editor', value: 'Helix', importance: 0.5 });
+    clock.set(Date.UTC(2026, 2, 29, 0, 30)); // an NTP correction: back by an hour
+    const again = await s.call('memory_remember', { key: 'editor', value: 'Helix', importance: 0.9 });
+    expect(again).toMatchObject({ deduplicated: false, updated: false, entry_id: first.entry_id, importance: 0.9 });
+    expect(storesOf(s).facts.get({ layer: 'user', user_id: 'default' }, 'editor')!.updated).toBe('2026-03-29T00:30:00.000Z');
+    clock.advance(60_000);
+    expect((await s.call('memory_remember', { key: 'editor', value: 'Helix' })).deduplicated).toBe(true);
+  });
+
   it('runs the importance gate: the write-gate boost (sum capped at 0.3), clamped to 0.05..1.0, and the rules\' tags on the node', async () => {
     s = await start();
     rules('- {when_content_contains: allergy, importance_boost: 0.2, tags: [health]}\n- {when_content_contains: [peanut, nuts], importance_boost: 0.25, tags: [food]}\n');
