@@ -1,4 +1,4 @@
-import { cutChars } from '@memory-service/kernel';
+import { cutChars, toNfc } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import type { EpisodeStore } from './episodes.js';
@@ -7,7 +7,7 @@ import { recordSlug } from './record-name.js';
 import type { ScratchpadStore } from './scratchpad.js';
 import type { Layer, Scope } from './types.js';
 import { foldText } from './retrieval/query.js';
-import { checkScope, checkText, isoOf, keywordInFolded, makeId, parseId, parseJson } from './util.js';
+import { checkScope, checkText, foldedNameEquals, isoOf, keywordInFolded, makeId, parseId, parseJson } from './util.js';
 
 export const WATCH_RULE_PREFIX = 'watch';
 /**
@@ -120,7 +120,8 @@ export function checkWatchPredicate(raw: unknown, trigger: WatchTrigger, field =
     if (NO_SENDER.includes(trigger)) {
       throw validationError(field, `${field}.sender cannot match trigger ${trigger}: only new_message and auto_save_candidate events carry a sender (payload.sender)`, WATCH_PREDICATE_KEYS);
     }
-    out.sender = p.sender.trim();
+    // In NFC, as names and tags are stored; matching folds it anyway (foldedNameEquals).
+    out.sender = toNfc(p.sender.trim());
   }
   return out;
 }
@@ -134,7 +135,8 @@ export function watchPredicateMatches(p: WatchPredicate, e: WatchEvent): boolean
     const text = foldText(e.text);
     if (!p.keywords.some((w) => keywordInFolded(text, w))) return false;
   }
-  if (p.sender !== undefined && (e.sender === null || e.sender.trim().toLowerCase() !== p.sender.toLowerCase())) return false;
+  // Equal once folded as keywords are (util.foldedNameEquals): NFC and NFD, case, accents, ß and ss, İ and i.
+  if (p.sender !== undefined && (e.sender === null || !foldedNameEquals(p.sender, e.sender))) return false;
   return true;
 }
 
