@@ -83,6 +83,16 @@ describe('memory_remember', () => {
     expect((await s.call('memory_remember', { key: 'plain2', value: 'likes coffee', importance: 0.45 })).importance).toBe(0.45);
   });
 
+  it('the write-gate rules match phrases folded (NFC and NFD, case, accents, \u0130, \u00df), as watch keywords do', async () => {
+    s = await start();
+    rules('- {when_content_contains: "caf\u00e9", importance_boost: 0.1, tags: [food]}\n- {when_content_contains: istanbul, importance_boost: 0.2, tags: [trip]}\n');
+    const cafe = await s.call('memory_remember', { key: 'spot', value: 'The CAFE\u0301 on the corner', importance: 0.5 });
+    expect(cafe).toMatchObject({ importance: 0.6, gate_tags: ['food'] });
+    const trip = await s.call('memory_remember', { key: 'trip', value: 'Flying to \u0130STANBUL in May', importance: 0.5 });
+    expect(trip).toMatchObject({ importance: 0.7, gate_tags: ['trip'] });
+    expect(await s.call('memory_remember', { key: 'other', value: 'Flying to Ankara', importance: 0.5 })).toMatchObject({ importance: 0.5, gate_tags: [] });
+  });
+
   it('names the field of a bad key, value, importance or layer, and writes nothing', async () => {
     s = await start();
     const before = dump('facts');
