@@ -81,6 +81,22 @@ describe('WatchRuleStore', () => {
     w.setEnabled(U, log.id, false);
     expect(w.fire(U, 'new_message', ev({ importance: 0.7 }))).toEqual([]);
   });
+
+  // hits_24h is a window that ends at now (iso-time recentWindow): a hit counted while the clock ran
+  // ahead was "in the last 24 hours" until the clock passed it by a day.
+  it('hits_24h leaves out the hits dated after now (the clock stepped back)', () => {
+    const w = env.stores.watchRules;
+    const r = w.add(U, { name: 'any', trigger: 'new_message', predicate: {}, action: 'log' });
+    w.fire(U, 'new_message', ev());
+    env.clock.advance(3600_000);
+    w.fire(U, 'new_message', ev());
+    env.clock.advance(-2 * 3600_000); // back by two hours: both hits are after now
+    expect(w.get(U, r.id)!.hits_24h).toBe(0);
+    w.fire(U, 'new_message', ev());
+    expect(w.list(U)[0]!.hits_24h).toBe(1);
+    env.clock.advance(3600_000); // the first hit's time again
+    expect(w.get(U, r.id)!.hits_24h).toBe(2);
+  });
 });
 
 describe('WatchRuleStore: the tag and scratchpad key of a rule', () => {

@@ -149,6 +149,17 @@ describe('memory_watch', () => {
     expect(await hits('new_message', 'Herr Grossmann')).toEqual([]);
   });
 
+  it('hits_24h does not count the hits dated after now (the clock stepped back)', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 2, 29, 1, 30));
+    s = await start({ clock });
+    await add('any', 'new_message', {}, 'log');
+    await s.call('memory_hook', { event: 'new_message', payload: { text: 'ok' } });
+    clock.set(Date.UTC(2026, 2, 29, 0, 30)); // an NTP correction: back by an hour
+    expect((await s.call('memory_watch', { action: 'list' })).rules[0].hits_24h).toBe(0);
+    await s.call('memory_hook', { event: 'new_message', payload: { text: 'ok' } });
+    expect((await s.call('memory_watch', { action: 'list' })).rules[0].hits_24h).toBe(1);
+  });
+
   it('watches memory_remember through the importance gate (trigger remember)', async () => {
     s = await start();
     await add('allergies', 'remember', { keywords: 'allergy', l4_min_importance: 0.5 }, 'note');
