@@ -52,6 +52,23 @@ describe('EpisodeStore', () => {
     expect(() => env.stores.episodes.latestWithSummary(U, 'x', { tag: 'auto_save', since: 'yesterday' })).toThrow(/since/);
   });
 
+  // The window ends at now (StoreContext.window): an episode dated after now (the clock stepped back,
+  // or an imported future date) was the "recent" save of its text, and the auto-save skipped it.
+  it('latestWithSummary: an episode created after now is not in the window', () => {
+    const now = env.clock.t;
+    env.clock.advance(5 * 60_000);
+    const ahead = env.stores.episodes.add(U, { summary: 'I moved to Lisbon', tags: ['auto_save'] });
+    env.clock.t = Date.UTC(2099, 0, 1);
+    env.stores.episodes.add(U, { summary: 'I moved to Porto', tags: ['auto_save'] });
+    env.clock.t = now;
+    const since = new Date(now - 10 * 60_000).toISOString();
+    expect(env.stores.episodes.latestWithSummary(U, 'I moved to Lisbon', { tag: 'auto_save', since })).toBeNull();
+    expect(env.stores.episodes.latestWithSummary(U, 'I moved to Porto', { tag: 'auto_save', since })).toBeNull();
+    // Once the clock reaches its time, it is in the window again (the bound is inclusive).
+    env.clock.t = Date.parse(ahead.created);
+    expect(env.stores.episodes.latestWithSummary(U, 'I moved to Lisbon', { tag: 'auto_save', since })?.id).toBe(ahead.id);
+  });
+
   it('faceted tags: same dimension OR, different dimensions AND, plain tag its own dimension', () => {
     const e1 = env.stores.episodes.add(U, { summary: 'one', tags: ['mood:happy', 'place:home'] });
     const e2 = env.stores.episodes.add(U, { summary: 'two', tags: ['mood:sad', 'place:home', 'work'] });

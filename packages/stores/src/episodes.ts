@@ -6,7 +6,7 @@ import { memoryQuerySql, type MemoryQuery } from './memory-query.js';
 import { facetSql, tagDimension } from './tags.js';
 import { writtenText } from './thought-link.js';
 import type { Layer, Scope } from './types.js';
-import { checkScope, checkText, checkWordPattern, clamp, foldedTermsFilter, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, toIso, checkMatchPattern } from './util.js';
+import { checkScope, checkText, checkWordPattern, clamp, foldedTermsFilter, makeId, rowsMatching, wordFilterArgs, wordFilterSql, normalizeTags, parseId, parseJson, checkMatchPattern } from './util.js';
 
 export interface Episode {
   id: string;
@@ -201,21 +201,23 @@ export class EpisodeStore {
 
   /**
    * The newest episode of the scope whose summary is exactly `summary` (case and white space as
-   * stored), tagged `tag`, created at or after the ISO time `since`; null when there is none. One
-   * lookup: the scope's episodes of the window are read through the (layer, user_id, created)
-   * index and their summary compared in SQLite, so nothing is loaded for the episodes that differ.
+   * stored), tagged `tag`, created from the ISO time `since` up to now, both included
+   * (StoreContext.window: an episode dated after now, the clock stepped back or an imported future
+   * date, is not a recent one); null when there is none. One lookup: the scope's episodes of the
+   * window are read through the (layer, user_id, created) index and their summary compared in
+   * SQLite, so nothing is loaded for the episodes that differ.
    */
   latestWithSummary(scope: Scope, summary: string, opts: { tag: string; since: string }): Episode | null {
     checkScope(scope);
-    const since = toIso(opts.since);
+    const w = this.ctx.window(opts.since);
     const row = this.ctx
       .stmt(
         `SELECT e.* FROM episodes e INDEXED BY episodes_created
-         WHERE e.layer = ? AND e.user_id = ? AND e.created >= ? AND e.summary = ?
+         WHERE e.layer = ? AND e.user_id = ? AND e.created >= ? AND e.created <= ? AND e.summary = ?
            AND EXISTS (SELECT 1 FROM episode_tags t WHERE t.layer = e.layer AND t.user_id = e.user_id AND t.tag = ? AND t.episode_id = e.id)
          ORDER BY e.id DESC LIMIT 1`,
       )
-      .get(scope.layer, scope.user_id, since, summary, opts.tag) as Row | undefined;
+      .get(scope.layer, scope.user_id, w.since, w.until, summary, opts.tag) as Row | undefined;
     return row ? toEpisode(row) : null;
   }
 

@@ -117,4 +117,15 @@ describe('GraphStore: folded names and NFC tags', () => {
     expect(env.stores.graph.query(U, { tag: 'cafe\u0301' }).map((x) => x.node_id)).toEqual([n.node_id]);
     expect(env.stores.graph.query(U, { tag: 'caf\u00e9' }).map((x) => x.node_id)).toEqual([n.node_id]);
   });
+
+  // node_type was trimmed and lower-cased only: "Café" sent decomposed and precomposed were two
+  // types, a filter by one never found the other's nodes, and a de-duplicated node was made twice.
+  it('takes node_type in NFC and lower case on add, filter and de-duplication', () => {
+    const g = env.stores.graph;
+    const n = g.addNode(U, { content: 'Le Procope', node_type: ' Cafe\u0301 ', dedupe: true });
+    expect(n.node_type).toBe('caf\u00e9');
+    for (const t of ['caf\u00e9', 'CAF\u00c9', 'cafe\u0301', 'CAFE\u0301']) expect(g.query(U, { node_type: t }).map((x) => x.node_id), t).toEqual([n.node_id]);
+    expect(g.addNode(U, { content: 'Le Procope', node_type: 'CAF\u00c9', dedupe: true })).toMatchObject({ node_id: n.node_id, existed: true });
+    expect(g.countQuery(U, { node_type: 'cafe\u0301' })).toBe(1);
+  });
 });

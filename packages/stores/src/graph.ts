@@ -1,4 +1,4 @@
-import { checkNoHiddenFormat } from '@memory-service/kernel';
+import { checkNoHiddenFormat, toNfc } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, validationError } from './errors.js';
@@ -93,6 +93,15 @@ export function derivedNodeIds(meta: unknown): string[] {
 }
 
 /**
+ * A node type as stored and compared: trimmed, lower case, in Unicode NFC, as names are (fact keys,
+ * titles, tags): "Café" sent decomposed and precomposed is one type, for adds, de-duplication,
+ * filters and imports alike. Stores migration 29 rewrote the types stored before in NFC.
+ */
+export function nodeTypeOf(raw: string): string {
+  return toNfc(raw.trim().toLowerCase());
+}
+
+/**
  * Normalised node content for deduplication: folded as dream and fuzzy forget fold a word
  * (retrieval foldText: compatibility forms, accents and invisible format characters dropped, case
  * folded, "ß" as "ss", Turkish "İ" as "i"), punctuation-trimmed, single spaces. "Straße AG" and
@@ -149,7 +158,7 @@ export class GraphStore {
   addNode(scope: Scope, input: GraphNodeInput, created?: string): GraphNode & { existed: boolean } {
     checkScope(scope);
     const content = checkText(input.content, 'content', this.ctx.config.maxTextChars).trim();
-    const nodeType = checkText(input.node_type, 'node_type', 100).trim().toLowerCase();
+    const nodeType = nodeTypeOf(checkText(input.node_type, 'node_type', 100));
     const tags = normalizeTags(input.tags, 'tags', { oneLine: true });
     const norm = normalizeContent(content);
     const dedupe = input.dedupe === true || (SOCIAL_NODE_TYPES as readonly string[]).includes(nodeType);
@@ -175,7 +184,7 @@ export class GraphStore {
     return this.ctx.tx(() => {
       const n = parseId(NODE_PREFIX, node.node_id);
       const free = n !== null && !this.ctx.stmt('SELECT 1 FROM graph_nodes WHERE id = ?').get(n);
-      return this.insert(scope, free ? n : null, node.content, node.node_type, normalizeTags(node.tags, 'tags', { held: 'any' }), node.confidence, node.created, 'restore');
+      return this.insert(scope, free ? n : null, node.content, nodeTypeOf(node.node_type), normalizeTags(node.tags, 'tags', { held: 'any' }), node.confidence, node.created, 'restore');
     });
   }
 
@@ -275,7 +284,7 @@ export class GraphStore {
     const params: (string | number)[] = [scope.layer, scope.user_id];
     if (opts.node_type !== undefined) {
       where.push('n.node_type = ?');
-      params.push(opts.node_type.trim().toLowerCase());
+      params.push(nodeTypeOf(opts.node_type));
     }
     const tags = opts.tag === undefined ? [] : typeof opts.tag === 'string' ? [opts.tag] : opts.tag;
     const f = facetSql(tags, 'n.id', 'graph_node_tags', 'node_id', scope.layer, scope.user_id);

@@ -26,6 +26,19 @@ describe('RecallCache', () => {
     expect(env.stores.recall.recall(U, 'vim').cached).toBe(false);
   });
 
+  // Regression guard: the TTL is a window that ends at now, as the stores' other windows; an answer
+  // computed after now (the clock stepped back since) would otherwise be served for the step plus the TTL.
+  it('does not serve an answer computed after now (the clock stepped back), and caches the new one', () => {
+    env.stores.facts.upsert(U, { key: 'editor', value: 'Uses Vim daily', importance: 0.8 });
+    const first = env.stores.recall.recall(U, 'vim');
+    env.clock.advance(-60 * 60_000);
+    const after = env.stores.recall.recall(U, 'vim');
+    expect(after.cached).toBe(false);
+    expect(after.computed_at).toBe(new Date(env.clock.now()).toISOString());
+    expect(after.computed_at < first.computed_at).toBe(true);
+    expect(env.stores.recall.recall(U, 'vim')).toMatchObject({ cached: true, computed_at: after.computed_at });
+  });
+
   it('drops the answer on any write to the scope (insert, update, importance, delete, another process), not on another scope', () => {
     const s = env.stores;
     const f = s.facts.upsert(U, { key: 'editor', value: 'Uses Vim daily', importance: 0.8 });

@@ -154,4 +154,25 @@ describe('ReflectionStore: export, import, the window purge and forget', () => {
     expect(env.stores.reflections.write(U, { topic: '🌅'.repeat(150) }).topic).toBeTruthy();
     expect(() => env.stores.reflections.write(U, { topic: '🌅'.repeat(201) })).toThrow(expect.objectContaining({ field: 'topic', message: expect.stringContaining('longer than 200') }));
   });
+
+  // The topic filter was SQLite's lower(), which folds ASCII only: "CAFÉ" did not list the "Café"
+  // reflections, nor a topic sent decomposed the precomposed one.
+  it('lists by topic ignoring case beyond ASCII, NFC or NFD and accents, as names are folded; the whole topic, newest first, limit', () => {
+    const r = env.stores.reflections;
+    const cafe = r.write(U, { topic: 'Caf\u00e9' });
+    const ist = r.write(U, { topic: '\u0130stanbul' });
+    r.write(U, { topic: 'Caf\u00e9 Noir' });
+    r.write(U);
+    const cafe2 = r.write(U, { topic: 'CAFE\u0301' });
+    r.write(A, { topic: 'Caf\u00e9' });
+    const ids = (topic: string, limit?: number) => r.list(U, { topic, limit }).map((x) => x.id);
+    for (const t of ['caf\u00e9', 'CAF\u00c9', 'cafe\u0301', ' Cafe ']) expect(ids(t), t).toEqual([cafe2.id, cafe.id]);
+    expect(ids('CAF\u00c9', 1)).toEqual([cafe2.id]);
+    expect(ids('ISTANBUL')).toEqual([ist.id]);
+    expect(ids('istanbul')).toEqual([ist.id]);
+    expect(ids('Caf')).toEqual([]);
+    // A topic that folds to nothing still lists the reflections written for exactly it.
+    const mark = r.write(U, { topic: '\u0301' });
+    expect(ids('\u0301')).toEqual([mark.id]);
+  });
 });

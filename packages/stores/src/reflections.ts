@@ -5,7 +5,7 @@ import { substringLike } from './memory-query.js';
 import { MAX_WORD_CHARS, STOP_WORDS, wordTokens } from './retrieval/query.js';
 import { porterStem } from './retrieval/stemmer.js';
 import type { Scope } from './types.js';
-import { checkScope, isoOf, makeId, parseJson } from './util.js';
+import { checkScope, foldedNameEquals, isoOf, makeId, parseJson } from './util.js';
 import { checkPeriodHours } from './wiki-reflect.js';
 
 export const REFLECTION_PREFIX = 'refl';
@@ -231,18 +231,29 @@ export class ReflectionStore {
     });
   }
 
-  /** The scope's reflections, newest first; with a topic, only those written for it (ignoring case). */
+  /**
+   * The scope's reflections, newest first; with a topic, only those written for it: the whole
+   * topic, equal once folded as names are (util.foldedNameEquals: case beyond ASCII, NFC or NFD,
+   * accents, ß, İ), or the same text (a topic that folds to nothing). SQLite's lower() folds ASCII
+   * only, so the scope's topical reflections are read newest first until `limit` match.
+   */
   list(scope: Scope, opts: { topic?: string; limit?: number } = {}): Reflection[] {
     checkScope(scope);
     const topic = checkTopic(opts.topic);
     const limit = opts.limit ?? REFLECT_LIST_DEFAULT;
     if (!Number.isInteger(limit) || limit < 1 || limit > REFLECT_LIST_MAX) throw validationError('limit', `limit must be a whole number from 1 to ${REFLECT_LIST_MAX}`, `1..${REFLECT_LIST_MAX}`);
-    const rows = (
-      topic === undefined
-        ? this.ctx.stmt('SELECT * FROM reflections WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ?').all(scope.layer, scope.user_id, limit)
-        : this.ctx.stmt('SELECT * FROM reflections WHERE layer = ? AND user_id = ? AND lower(topic) = lower(?) ORDER BY id DESC LIMIT ?').all(scope.layer, scope.user_id, topic, limit)
-    ) as Row[];
-    return rows.map(toReflection);
+    if (topic === undefined) {
+      const rows = this.ctx.stmt('SELECT * FROM reflections WHERE layer = ? AND user_id = ? ORDER BY id DESC LIMIT ?').all(scope.layer, scope.user_id, limit) as Row[];
+      return rows.map(toReflection);
+    }
+    const out: Reflection[] = [];
+    const rows = this.ctx.stmt('SELECT * FROM reflections WHERE layer = ? AND user_id = ? AND topic IS NOT NULL ORDER BY id DESC').iterate(scope.layer, scope.user_id) as IterableIterator<Row>;
+    for (const r of rows) {
+      if (r.topic !== topic && !foldedNameEquals(topic, r.topic!)) continue;
+      out.push(toReflection(r));
+      if (out.length >= limit) break;
+    }
+    return out;
   }
 }
 

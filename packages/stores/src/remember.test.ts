@@ -35,6 +35,32 @@ describe('Rememberer', () => {
     expect(rm.remember(U, { key: 'k', value: 'w' })).toMatchObject({ deduplicated: false, updated: true });
   });
 
+  // The TTL is a window that ends at now (iso-time recentWindow): a fact last written at a time after
+  // now (the clock stepped back, or a future date) was "within the last 30 minutes" until the clock
+  // passed that time plus 30 minutes, so every repeat until then wrote nothing.
+  it('does not deduplicate against a fact last written after now (clock stepped back), then deduplicates again', () => {
+    const rm = env.stores.rememberer;
+    const first = rm.remember(U, { key: 'k', value: 'v' });
+    env.clock.advance(-60 * 60_000); // an NTP correction: back by an hour
+    const after = rm.remember(U, { key: 'k', value: 'v' });
+    expect(after.deduplicated).toBe(false);
+    expect(after.node_id).toBe(first.node_id);
+    expect(after.fact.updated).toBe(new Date(env.clock.now()).toISOString());
+    // Written at the corrected now, the next repeat is within the TTL again.
+    env.clock.advance(60_000);
+    expect(rm.remember(U, { key: 'k', value: 'v' }).deduplicated).toBe(true);
+  });
+
+  it('does not deduplicate against a fact dated years ahead', () => {
+    const rm = env.stores.rememberer;
+    const now = env.clock.t;
+    env.clock.t = Date.UTC(2099, 0, 1);
+    rm.remember(U, { key: 'k', value: 'v', importance: 0.5 });
+    env.clock.t = now;
+    const r = rm.remember(U, { key: 'k', value: 'v', importance: 0.9 });
+    expect(r).toMatchObject({ deduplicated: false, fact: { importance: 0.9, updated: new Date(now).toISOString() } });
+  });
+
   it('stores the gate\'s importance clamped to 0.05..1.0, and tags the node with the write-gate tags', () => {
     fs.writeFileSync(path.join(env.dir, 'rules.yaml'), '- {when_content_contains: allergy, importance_boost: 0.1, tags: [health]}\n');
     const high = env.stores.rememberer.remember(U, { key: 'a', value: 'peanut allergy', importance: 0.9 }, (i) => i + 5);

@@ -1,6 +1,7 @@
 import type { StoreContext } from './context.js';
 import { checkFactImportance, checkNewFactKey, clampImportance, type Fact, type FactStore } from './facts.js';
 import { derivedNodeIds, type GraphNode, type GraphStore } from './graph.js';
+import { recentWindow } from './iso-time.js';
 import { scrubSecrets, type SecretKind } from './secrets.js';
 import type { Scope } from './types.js';
 import { checkScope, checkText } from './util.js';
@@ -45,8 +46,8 @@ function madeByRemember(node: GraphNode, key: string): boolean {
 
 /**
  * memory_remember: an explicit L4 fact (source user_explicit) plus a graph node. The value is
- * scrubbed of secrets first; the same key and value again within REMEMBER_DEDUP_TTL_MS writes
- * nothing; the importance goes through the gate (the kernel's importance_gate hook) and is
+ * scrubbed of secrets first; the same key and value again within REMEMBER_DEDUP_TTL_MS before now
+ * (a fact last written after now is not within it) writes nothing; the importance goes through the gate (the kernel's importance_gate hook) and is
  * clamped to 0.05..1.0. A new value replaces the node memory_remember made for the old one.
  */
 export class Rememberer {
@@ -71,9 +72,11 @@ export class Rememberer {
       const before = this.facts.get(scope, key);
       // Refused before the gate runs (its taps write: watch rules), as upsert would refuse it.
       if (!before) checkNewFactKey('key', key);
-      const since = new Date(this.ctx.clock.now() - REMEMBER_DEDUP_TTL_MS).toISOString();
+      // The TTL ends at now: a fact last written after now (the clock stepped back, or an imported
+      // future date) is not "remembered within the last 30 minutes", so the repeat writes it again.
+      const ttl = recentWindow(this.ctx.clock.now(), REMEMBER_DEDUP_TTL_MS);
       const base = { requested_importance: requested, redacted: scrub.redacted, redacted_total: scrub.total };
-      if (before && before.value === value && before.metadata.origin === 'memory_remember' && before.updated >= since) {
+      if (before && before.value === value && before.metadata.origin === 'memory_remember' && before.updated >= ttl.since && before.updated <= ttl.until) {
         const nodes = derivedNodeIds(before.metadata);
         return { ...base, fact: before, deduplicated: true, updated: false, node_id: nodes[0] ?? null, removed_nodes: [], gate_tags: [] };
       }

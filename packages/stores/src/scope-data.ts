@@ -18,7 +18,7 @@ import type { Stores } from './stores.js';
 import type { Scope } from './types.js';
 import { checkScope, makeId, parseId, parseJson } from './util.js';
 import type { WikiType } from './wiki-types.js';
-import { normalizeContent, type GraphRelation } from './graph.js';
+import { nodeTypeOf, normalizeContent, type GraphRelation } from './graph.js';
 import type { WikiLinkRelation } from './wiki-types.js';
 import type { FactSource } from './facts.js';
 
@@ -383,7 +383,7 @@ export class ScopeData {
       }
       const nodeMap = refs.nodes;
       doc.graph_nodes.forEach((n, i) => {
-        const type = n.node_type.trim().toLowerCase();
+        const type = nodeTypeOf(n.node_type);
         const existing = nodeHeld.get(`${type}\u0000${normalizeContent(n.content.trim())}`);
         if (existing) {
           nodeMap.set(n.node_id, existing);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkMatchPattern, checkScope, checkText, foldedTermsFilter, isoOf, keywordInFolded, PREFILTER_MAX_TERMS, likePattern, LONG_PATTERN_CHARS, normalizeTags, parseId, scanWordsMatcher, USER_ID_RULE, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
+import { checkMatchPattern, checkScope, checkText, foldedTermsFilter, foldedNameEquals, isoOf, keywordInFolded, PREFILTER_MAX_TERMS, likePattern, LONG_PATTERN_CHARS, normalizeTags, parseId, scanWordsMatcher, USER_ID_RULE, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 import { openDb } from './test-helpers.js';
 import { foldText } from './retrieval/query.js';
 import { seededRandom } from '@memory-service/kernel';
@@ -376,5 +376,20 @@ describe('keywordInFolded', () => {
     expect(keywordInFolded(foldText('walk down the road'), 'strasse')).toBe(false);
     // A keyword that folds to nothing is in no text.
     expect(keywordInFolded(foldText('anything'), '\u0301')).toBe(false);
+  });
+});
+
+describe('foldedNameEquals', () => {
+  it('is equality of the trimmed, folded names: NFC and NFD, case, accents, Turkish capital I with dot, sharp s; never a part', () => {
+    expect(foldedNameEquals('Zo\u00eb', 'zoe\u0308')).toBe(true);
+    expect(foldedNameEquals('ilker', '\u0130LKER')).toBe(true);
+    expect(foldedNameEquals('Herr Gro\u00df', ' HERR GROSS ')).toBe(true);
+    expect(foldedNameEquals('ann', 'Ann')).toBe(true);
+    expect(foldedNameEquals('ann', 'Joanna')).toBe(false);
+    expect(foldedNameEquals('Joanna', 'ann')).toBe(false);
+    // A name that folds to nothing equals none, not even another such name.
+    expect(foldedNameEquals('\u0301', '\u00ad')).toBe(false);
+    expect(foldedNameEquals('\u0301', '\u0301')).toBe(false);
+    expect(foldedNameEquals('', '')).toBe(false);
   });
 });

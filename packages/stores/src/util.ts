@@ -356,6 +356,17 @@ export function keywordInFolded(foldedText: string, keyword: string): boolean {
   return k !== '' && foldedText.includes(k);
 }
 
+/**
+ * Whether a name given by a caller (a watch rule's sender) is the name an event carries, both
+ * trimmed and folded with foldText as keywordInFolded folds (NFC or NFD, case, accents, ß as ss, İ
+ * as i): equality of the folded forms, never a part of one. A name that folds to nothing (a lone
+ * accent, a soft hyphen) is no name, so it equals none.
+ */
+export function foldedNameEquals(name: string, other: string): boolean {
+  const a = foldText(name.trim());
+  return a !== '' && a === foldText(other.trim());
+}
+
 /** The key of one scope (layer and user_id) in the in-memory maps of the stores. */
 export function scopeKey(layer: string, userId: string): string {
   return `${layer}\u0000${userId}`;

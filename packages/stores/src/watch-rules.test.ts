@@ -81,6 +81,22 @@ describe('WatchRuleStore', () => {
     w.setEnabled(U, log.id, false);
     expect(w.fire(U, 'new_message', ev({ importance: 0.7 }))).toEqual([]);
   });
+
+  // hits_24h is a window that ends at now (iso-time recentWindow): a hit counted while the clock ran
+  // ahead was "in the last 24 hours" until the clock passed it by a day.
+  it('hits_24h leaves out the hits dated after now (the clock stepped back)', () => {
+    const w = env.stores.watchRules;
+    const r = w.add(U, { name: 'any', trigger: 'new_message', predicate: {}, action: 'log' });
+    w.fire(U, 'new_message', ev());
+    env.clock.advance(3600_000);
+    w.fire(U, 'new_message', ev());
+    env.clock.advance(-2 * 3600_000); // back by two hours: both hits are after now
+    expect(w.get(U, r.id)!.hits_24h).toBe(0);
+    w.fire(U, 'new_message', ev());
+    expect(w.list(U)[0]!.hits_24h).toBe(1);
+    env.clock.advance(3600_000); // the first hit's time again
+    expect(w.get(U, r.id)!.hits_24h).toBe(2);
+  });
 });
 
 describe('WatchRuleStore: the tag and scratchpad key of a rule', () => {
@@ -140,5 +156,36 @@ describe('WatchRuleStore: keywords folded', () => {
     expect(fired('trip to \u0130STANBUL')).toEqual([ist.id]);
     expect(fired('walk down the Stra\u00dfe')).toEqual([str.id]);
     expect(fired('nothing here')).toEqual([]);
+  });
+});
+
+describe('WatchRuleStore: sender folded', () => {
+  // sender compared by lower case alone: a sender sent decomposed (macOS, some keyboards), "İLKER" or
+  // "STRASSE" did not match the rule that keywords, dream and forget would all have matched.
+  it('matches the sender by folded equality: NFC and NFD, case, accents, Turkish capital I with dot, sharp s; never a part of it', () => {
+    const w = env.stores.watchRules;
+    const zoe = w.add(U, { name: 'zoe', trigger: 'new_message', predicate: { sender: 'Zo\u00eb' }, action: 'log' });
+    const ilker = w.add(U, { name: 'ilker', trigger: 'new_message', predicate: { sender: 'ilker' }, action: 'log' });
+    const gross = w.add(U, { name: 'gross', trigger: 'auto_save_candidate', predicate: { sender: 'Herr Gro\u00df' }, action: 'log' });
+    const fired = (sender: string | null, trigger: 'new_message' | 'auto_save_candidate' = 'new_message') => w.fire(U, trigger, ev({ sender })).map((f) => f.rule_id);
+    for (const s of ['Zoe\u0308', 'ZO\u00cb', 'zo\u00eb', ' Zo\u00eb ', 'Zoe']) expect(fired(s), JSON.stringify(s)).toEqual([zoe.id]);
+    for (const s of ['\u0130LKER', 'ILKER', 'Ilker']) expect(fired(s), s).toEqual([ilker.id]);
+    for (const s of ['HERR GROSS', 'herr gross', 'Herr Gro\u1e9e']) expect(fired(s, 'auto_save_candidate'), s).toEqual([gross.id]);
+    // Equality, not a substring either way.
+    for (const s of ['Zoey', 'Zo', 'ilker2', 'Herr Grossmann', 'Gross', '', null]) {
+      expect(fired(s), JSON.stringify(s)).toEqual([]);
+      expect(fired(s, 'auto_save_candidate'), JSON.stringify(s)).toEqual([]);
+    }
+  });
+
+  it('stores the sender trimmed in NFC; a sender that folds to nothing matches no sender', () => {
+    const w = env.stores.watchRules;
+    const r = w.add(U, { name: 'nfd', trigger: 'new_message', predicate: { sender: '  Zoe\u0308 ' }, action: 'log' });
+    expect(r.predicate.sender).toBe('Zo\u00eb');
+    expect(w.get(U, r.id)!.predicate.sender).toBe('Zo\u00eb');
+    const mark = w.add(U, { name: 'mark', trigger: 'new_message', predicate: { sender: '\u0301' }, action: 'log' });
+    expect(mark.predicate.sender).toBe('\u0301');
+    expect(w.fire(U, 'new_message', ev({ sender: '\u00ad' })).map((f) => f.rule_id)).toEqual([]);
+    expect(w.fire(U, 'new_message', ev({ sender: '\u0301' })).map((f) => f.rule_id)).toEqual([]);
   });
 });

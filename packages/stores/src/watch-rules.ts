@@ -1,4 +1,4 @@
-import { cutChars } from '@memory-service/kernel';
+import { cutChars, toNfc } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import type { EpisodeStore } from './episodes.js';
@@ -7,7 +7,8 @@ import { recordSlug } from './record-name.js';
 import type { ScratchpadStore } from './scratchpad.js';
 import type { Layer, Scope } from './types.js';
 import { foldText } from './retrieval/query.js';
-import { checkScope, checkText, isoOf, keywordInFolded, makeId, parseId, parseJson } from './util.js';
+import { recentWindow } from './iso-time.js';
+import { checkScope, checkText, foldedNameEquals, keywordInFolded, makeId, parseId, parseJson } from './util.js';
 
 export const WATCH_RULE_PREFIX = 'watch';
 /**
@@ -51,7 +52,7 @@ export interface WatchRule {
   enabled: boolean;
   created: string;
   updated: string;
-  /** Matches in the 24 hours before now (by the clock). */
+  /** Matches in the 24 hours before now (by the clock), not those dated after now. */
   hits_24h: number;
 }
 
@@ -120,7 +121,8 @@ export function checkWatchPredicate(raw: unknown, trigger: WatchTrigger, field =
     if (NO_SENDER.includes(trigger)) {
       throw validationError(field, `${field}.sender cannot match trigger ${trigger}: only new_message and auto_save_candidate events carry a sender (payload.sender)`, WATCH_PREDICATE_KEYS);
     }
-    out.sender = p.sender.trim();
+    // In NFC, as names and tags are stored; matching folds it anyway (foldedNameEquals).
+    out.sender = toNfc(p.sender.trim());
   }
   return out;
 }
@@ -134,7 +136,8 @@ export function watchPredicateMatches(p: WatchPredicate, e: WatchEvent): boolean
     const text = foldText(e.text);
     if (!p.keywords.some((w) => keywordInFolded(text, w))) return false;
   }
-  if (p.sender !== undefined && (e.sender === null || e.sender.trim().toLowerCase() !== p.sender.toLowerCase())) return false;
+  // Equal once folded as keywords are (util.foldedNameEquals): NFC and NFD, case, accents, ß and ss, İ and i.
+  if (p.sender !== undefined && (e.sender === null || !foldedNameEquals(p.sender, e.sender))) return false;
   return true;
 }
 
@@ -158,8 +161,10 @@ export class WatchRuleStore {
     private readonly scratchpad: ScratchpadStore,
   ) {}
 
-  private since(): string {
-    return isoOf(this.ctx.clock.now() - WATCH_HITS_WINDOW_MS);
+  /** The bounds of hits_24h: the 24 hours up to now, so a hit dated after now (the clock stepped back) is not counted. */
+  private hitsWindow(): [string, string] {
+    const w = recentWindow(this.ctx.clock.now(), WATCH_HITS_WINDOW_MS);
+    return [w.since, w.until];
   }
 
   private toRule(r: Row): WatchRule {
@@ -179,7 +184,7 @@ export class WatchRuleStore {
   }
 
   private select(where: string): string {
-    return `SELECT r.*, (SELECT COUNT(*) FROM watch_hits h WHERE h.rule_id = r.id AND h.ts >= ?) AS hits FROM watch_rules r WHERE ${where}`;
+    return `SELECT r.*, (SELECT COUNT(*) FROM watch_hits h WHERE h.rule_id = r.id AND h.ts >= ? AND h.ts <= ?) AS hits FROM watch_rules r WHERE ${where}`;
   }
 
   add(scope: Scope, input: { name: string; trigger: string; predicate: unknown; action: string }): WatchRule {
@@ -218,14 +223,14 @@ export class WatchRuleStore {
     checkScope(scope);
     const n = parseId(WATCH_RULE_PREFIX, id);
     if (n === null) return null;
-    const r = this.ctx.stmt(this.select('r.id = ? AND r.layer = ? AND r.user_id = ?')).get(this.since(), n, scope.layer, scope.user_id) as Row | undefined;
+    const r = this.ctx.stmt(this.select('r.id = ? AND r.layer = ? AND r.user_id = ?')).get(...this.hitsWindow(), n, scope.layer, scope.user_id) as Row | undefined;
     return r ? this.toRule(r) : null;
   }
 
   /** The scope's rules, oldest first, each with its hits of the last 24 hours. */
   list(scope: Scope): WatchRule[] {
     checkScope(scope);
-    const rows = this.ctx.stmt(this.select('r.layer = ? AND r.user_id = ? ORDER BY r.id')).all(this.since(), scope.layer, scope.user_id) as Row[];
+    const rows = this.ctx.stmt(this.select('r.layer = ? AND r.user_id = ? ORDER BY r.id')).all(...this.hitsWindow(), scope.layer, scope.user_id) as Row[];
     return rows.map((r) => this.toRule(r));
   }
 
@@ -307,7 +312,7 @@ export class WatchRuleStore {
     checkScope(scope);
     const rows = this.ctx
       .stmt(this.select('r.layer = ? AND r.user_id = ? AND r.trigger = ? AND r.enabled = 1 ORDER BY r.id'))
-      .all(this.since(), scope.layer, scope.user_id, trigger) as Row[];
+      .all(...this.hitsWindow(), scope.layer, scope.user_id, trigger) as Row[];
     return rows.map((r) => this.toRule(r)).filter((r) => watchPredicateMatches(r.predicate, event));
   }
 

@@ -60,6 +60,26 @@ describe('matchWriteGate', () => {
     expect(matchWriteGate(rules, 'see you friday')).toEqual({ boost: 0.15, tags: ['work', 'week'], matched: ['b'] });
     expect(matchWriteGate(rules, 'nothing here')).toEqual({ boost: 0, tags: [], matched: [] });
   });
+
+  // Phrases were matched by lower case alone, while watch and disclosure keywords, dream and forget
+  // fold: a decomposed "café", "İSTANBUL" or "STRASSE" missed the rule that those all matched.
+  it('matches phrases folded as watch keywords are: NFC and NFD, case, accents, Turkish capital I with dot, sharp s', () => {
+    const { rules } = parseWriteGateRules(
+      '- {name: cafe, when_content_contains: "caf\u00e9", importance_boost: 0.1, tags: [food]}\n' +
+        '- {name: ist, when_content_contains: istanbul, importance_boost: 0.1, tags: [trip]}\n' +
+        '- {name: street, when_content_contains: "Stra\u00dfe", importance_boost: 0.1, tags: [home]}\n' +
+        '- {name: mark, when_content_contains: "\u0301", importance_boost: 0.1, tags: [mark]}\n',
+    );
+    expect(rules).toHaveLength(4);
+    const matched = (text: string) => matchWriteGate(rules, text).matched;
+    expect(matched('the cafe\u0301 on the corner')).toEqual(['cafe']);
+    expect(matched('the CAF\u00c9 on the corner')).toEqual(['cafe']);
+    expect(matched('trip to \u0130STANBUL')).toEqual(['ist']);
+    expect(matched('lives on HAUPTSTRASSE')).toEqual(['street']);
+    expect(matched('the road')).toEqual([]);
+    // A phrase that folds to nothing is in no text (a lone accent is in every decomposed one).
+    expect(matched('cafe\u0301')).toEqual(['cafe']);
+  });
 });
 
 describe('WriteGate', () => {

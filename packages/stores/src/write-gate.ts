@@ -5,6 +5,8 @@ import type { StoreContext } from './context.js';
 import { safeJoin } from './paths.js';
 import type { Scope } from './types.js';
 import { clampImportance } from './facts.js';
+import { foldText } from './retrieval/query.js';
+import { keywordInFolded } from './util.js';
 import { yaml } from './yaml.js';
 
 /** The rules file, directly in the data dir. */
@@ -21,7 +23,7 @@ export interface WriteGateRule {
   /** Position in the file (0-based). */
   index: number;
   name: string;
-  /** Phrases matched case-insensitively as substrings; any one matches (OR). */
+  /** Phrases matched as substrings once phrase and text are folded (util.keywordInFolded); any one matches (OR). */
   when_content_contains: string[];
   importance_boost: number;
   tags: string[];
@@ -153,12 +155,14 @@ export function parseWriteGateRules(text: string): { rules: WriteGateRule[]; err
 
 /** What a set of rules does to a text: the capped boost and the tags of the rules whose phrases it holds. */
 export function matchWriteGate(rules: readonly WriteGateRule[], text: string): WriteGateMatch {
-  const folded = text.toLowerCase();
+  // Folded as watch and disclosure keywords are (util.keywordInFolded): NFC and NFD, case, accents,
+  // ß and ss, İ and i; a phrase that folds to nothing is in no text.
+  const folded = rules.length > 0 ? foldText(text) : '';
   let sum = 0;
   const tags: string[] = [];
   const matched: string[] = [];
   for (const r of rules) {
-    if (!r.when_content_contains.some((p) => folded.includes(p.toLowerCase()))) continue;
+    if (!r.when_content_contains.some((p) => keywordInFolded(folded, p))) continue;
     sum += r.importance_boost;
     matched.push(r.name);
     for (const t of r.tags) if (!tags.includes(t)) tags.push(t);

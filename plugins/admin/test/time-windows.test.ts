@@ -51,6 +51,21 @@ describe('time windows end at now', () => {
     expect(await keys()).toEqual(['future', 'past']);
   });
 
+  it('memory_remember and the auto-save write again over a remembered fact and an auto-saved episode imported with a future date', async () => {
+    s = await start();
+    const doc = (await s.call('memory_data', { action: 'export' })).data;
+    const at = '2099-01-01T00:00:00.000Z';
+    doc.facts = [{ key: 'editor', value: 'Helix', importance: 0.5, source: 'user_explicit', metadata: { origin: 'memory_remember' }, created: at, updated: at }];
+    doc.episodes = [{ summary: 'My birthday is March 3', importance: 0.9, tags: ['auto_save', 'new_message'], meta: { origin: 'new_message' }, created: at }];
+    await s.call('memory_data', { action: 'import', data: doc });
+    const r = await s.call('memory_remember', { key: 'editor', value: 'Helix', importance: 0.9 });
+    expect(r).toMatchObject({ deduplicated: false, importance: 0.9 });
+    expect((await s.call('memory_query', {})).facts[0]).toMatchObject({ key: 'editor', updated: '2026-01-01T00:00:00.000Z' });
+    const h = (await s.call('memory_hook', { event: 'new_message', payload: { text: 'My birthday is March 3' } })).results[primitives.name];
+    expect(h.already_saved).toBeUndefined();
+    expect(((await s.call('memory_query', { target: 'episodes' })).episodes as unknown[]).length).toBe(2);
+  });
+
   it('a clock past 9999-12-31 stamps 9999-12-31T23:59:59.999Z, which forget recent still finds', async () => {
     const clock = new ManualClock(Date.UTC(9999, 11, 31, 23, 59));
     s = await start({ clock });

@@ -29,4 +29,4 @@ export function edgeOut(e: GraphEdge): z.infer<typeof edgeSchema> {
   return { edge_id: e.edge_id, relation: e.relation, strength: e.strength, created: e.created, from: e.from, to: e.to };
 }
 
-export const nodeTypeInput = z.string().trim().min(1).max(100).optional().describe('Only nodes of this type (e.g. person, decision, error), ignoring case');
+export const nodeTypeInput = z.string().trim().min(1).max(100).optional().describe('Only nodes of this type (e.g. person, decision, error), ignoring case and NFC/NFD');

@@ -105,6 +105,19 @@ describe('memory_graph_query', () => {
     expect(ids(await s.call('memory_graph_query', { tag: 'team:core', user_id: 'nobody' }))).toEqual([]);
   });
 
+  // node_type was compared trimmed and lower-cased only: a type sent decomposed found none of the nodes stored precomposed.
+  it('finds nodes by a node_type given in NFC or NFD, whichever form it was stored in', async () => {
+    s = await start();
+    const g = storesOf(s).graph;
+    const a = g.addNode(USER, { content: 'Le Procope', node_type: 'Caf\u00e9', confidence: 0.9 });
+    const b = g.addNode(USER, { content: 'Flore', node_type: 'CAFE\u0301', confidence: 0.8 });
+    for (const node_type of ['caf\u00e9', 'cafe\u0301', 'CAF\u00c9']) {
+      expect(ids(await s.call('memory_graph_query', { node_type })), node_type).toEqual([a.node_id, b.node_id]);
+      expect(ids(await s.call('memory_graph_nodes', { node_type })), node_type).toEqual([a.node_id, b.node_id]);
+    }
+    expect((await s.call('memory_graph_nodes', {})).nodes.map((n: any) => n.node_type)).toEqual(['caf\u00e9', 'caf\u00e9']);
+  });
+
   it('answers the total of matching nodes on every page, as do memory_graph_nodes', async () => {
     s = await start();
     seed();

@@ -53,6 +53,18 @@ describe('memory_reflect', () => {
     expect((await r({ action: 'list', layer: 'agent' })).count).toBe(0);
   });
 
+  it('list by topic ignores case beyond ASCII, NFC or NFD and accents, and takes the whole topic', async () => {
+    s = await start();
+    const cafe = (await r({ action: 'write', topic: 'Caf\u00e9' })).reflection;
+    await r({ action: 'write', topic: 'Caf\u00e9 Noir' });
+    const ist = (await r({ action: 'write', topic: '\u0130stanbul' })).reflection;
+    const ids = async (topic: string) => (await r({ action: 'list', topic })).reflections.map((x: any) => x.id);
+    expect(await ids('CAF\u00c9')).toEqual([cafe.id]);
+    expect(await ids('cafe\u0301')).toEqual([cafe.id]);
+    expect(await ids('ISTANBUL')).toEqual([ist.id]);
+    expect(await ids('Caf')).toEqual([]);
+  });
+
   it('counts the recalls of the dreams answered a moment ago, whose telemetry is still queued', async () => {
     s = await start();
     await s.call('think', { text: 'Deploys go out on Fridays after the review.' });

@@ -50,6 +50,20 @@ describe('session_ended fired again', () => {
     expect(brief.brief.split(payload.summary).length - 1).toBe(1);
   });
 
+  it('a session that ended after now (the clock stepped back) is not a recent one: the summary is saved again', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 2, 29, 1, 30));
+    s = await start({ clock });
+    await hook(s, 'session_started');
+    const first = await hook(s, 'session_ended', payload);
+    clock.set(Date.UTC(2026, 2, 29, 0, 30)); // an NTP correction: back by an hour
+    const again = await hook(s, 'session_ended', payload);
+    expect(again.already_saved).toBeUndefined();
+    expect(again.session_id).not.toBe(first.session_id);
+    expect(again.episode_id).not.toBe(first.episode_id);
+    clock.advance(60_000);
+    expect(await hook(s, 'session_ended', payload)).toMatchObject({ already_saved: true, session_id: again.session_id, episode_id: again.episode_id });
+  });
+
   it('after 10 minutes, with other topics or state_deltas, or once a new session is open, it closes a session of its own', async () => {
     const clock = new ManualClock();
     s = await start({ clock });

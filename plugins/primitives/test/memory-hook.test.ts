@@ -243,6 +243,25 @@ describe('new_message and auto_save_candidate', () => {
     expect(later.actions[3]).toEqual(first.actions[3]);
   });
 
+  // The repeat window ends at now: an episode saved while the clock ran ahead (or imported with a
+  // future date) was the "recent" save of its text, and every repeat was skipped until the clock
+  // passed its time plus 10 minutes.
+  it('the same text after the clock stepped back is saved again, and a repeat of that save is not', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 2, 29, 1, 30));
+    s = await start({ clock });
+    const text = 'My birthday is March 3';
+    const first = await hook(s, 'new_message', { text });
+    clock.set(Date.UTC(2026, 2, 29, 0, 30)); // an NTP correction: back by an hour
+    const again = await hook(s, 'new_message', { text });
+    expect(again.already_saved).toBeUndefined();
+    expect(again.actions.map((a: { store: string }) => a.store)).toEqual(['l1', 'l3', 'graph', 'l4']);
+    expect(again.actions[1].id).not.toBe(first.actions[1].id);
+    clock.advance(60_000);
+    const third = await hook(s, 'auto_save_candidate', { text });
+    expect(third).toMatchObject({ already_saved: true, actions: again.actions.slice(1) });
+    expect(count(s, 'episodes')).toBe(2);
+  });
+
   it('a repeat after the first save was forgotten saves the text again', async () => {
     s = await start();
     const text = 'I always deploy on Fridays after the review';

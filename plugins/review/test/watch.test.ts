@@ -132,6 +132,34 @@ describe('memory_watch', () => {
     expect(rules.map((r: any) => r.hits_24h)).toEqual([1, 1, 1]);
   });
 
+  // sender was compared by lower case alone: "\u0130LKER" and a name sent decomposed missed the rule.
+  it('matches sender by folded equality (NFC and NFD, case, accents, \u0130, \u00df) and stores it in NFC', async () => {
+    s = await start();
+    const r = await add('from zoe', 'new_message', { sender: ' Zoe\u0308 ' }, 'log');
+    expect(r.rule.predicate).toEqual({ sender: 'Zo\u00eb' });
+    await add('from ilker', 'auto_save_candidate', { sender: 'ilker' }, 'log');
+    await add('from gross', 'new_message', { sender: 'Herr Gro\u00df' }, 'log');
+    const hits = async (event: string, sender: string) =>
+      ((await s.call('memory_hook', { event, payload: { text: 'ok', sender } })).results['@memory-service/plugin-review']?.watch_hits ?? []).map((f: any) => f.name);
+    expect(await hits('new_message', 'ZO\u00cb')).toEqual(['from zoe']);
+    expect(await hits('new_message', 'Zo\u00eb')).toEqual(['from zoe']);
+    expect(await hits('auto_save_candidate', '\u0130LKER')).toEqual(['from ilker']);
+    expect(await hits('new_message', 'HERR GROSS')).toEqual(['from gross']);
+    expect(await hits('new_message', 'Zoey')).toEqual([]);
+    expect(await hits('new_message', 'Herr Grossmann')).toEqual([]);
+  });
+
+  it('hits_24h does not count the hits dated after now (the clock stepped back)', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 2, 29, 1, 30));
+    s = await start({ clock });
+    await add('any', 'new_message', {}, 'log');
+    await s.call('memory_hook', { event: 'new_message', payload: { text: 'ok' } });
+    clock.set(Date.UTC(2026, 2, 29, 0, 30)); // an NTP correction: back by an hour
+    expect((await s.call('memory_watch', { action: 'list' })).rules[0].hits_24h).toBe(0);
+    await s.call('memory_hook', { event: 'new_message', payload: { text: 'ok' } });
+    expect((await s.call('memory_watch', { action: 'list' })).rules[0].hits_24h).toBe(1);
+  });
+
   it('watches memory_remember through the importance gate (trigger remember)', async () => {
     s = await start();
     await add('allergies', 'remember', { keywords: 'allergy', l4_min_importance: 0.5 }, 'note');

@@ -60,6 +60,18 @@ describe('memory_remember', () => {
     expect(changed).toMatchObject({ deduplicated: false, updated: true, entry_id: first.entry_id, value: 'Zed' });
   });
 
+  it('writes again after the clock stepped back: a fact last written after now is not within the 30 minutes', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 2, 29, 1, 30));
+    s = await start({ clock });
+    const first = await s.call('memory_remember', { key: 'editor', value: 'Helix', importance: 0.5 });
+    clock.set(Date.UTC(2026, 2, 29, 0, 30)); // an NTP correction: back by an hour
+    const again = await s.call('memory_remember', { key: 'editor', value: 'Helix', importance: 0.9 });
+    expect(again).toMatchObject({ deduplicated: false, updated: false, entry_id: first.entry_id, importance: 0.9 });
+    expect(storesOf(s).facts.get({ layer: 'user', user_id: 'default' }, 'editor')!.updated).toBe('2026-03-29T00:30:00.000Z');
+    clock.advance(60_000);
+    expect((await s.call('memory_remember', { key: 'editor', value: 'Helix' })).deduplicated).toBe(true);
+  });
+
   it('runs the importance gate: the write-gate boost (sum capped at 0.3), clamped to 0.05..1.0, and the rules\' tags on the node', async () => {
     s = await start();
     rules('- {when_content_contains: allergy, importance_boost: 0.2, tags: [health]}\n- {when_content_contains: [peanut, nuts], importance_boost: 0.25, tags: [food]}\n');
@@ -69,6 +81,16 @@ describe('memory_remember', () => {
     expect((await s.call('memory_remember', { key: 'a2', value: 'nuts allergy', importance: 0.9 })).importance).toBe(1);
     expect((await s.call('memory_remember', { key: 'plain', value: 'likes tea', importance: 0.05 })).importance).toBe(0.05);
     expect((await s.call('memory_remember', { key: 'plain2', value: 'likes coffee', importance: 0.45 })).importance).toBe(0.45);
+  });
+
+  it('the write-gate rules match phrases folded (NFC and NFD, case, accents, \u0130, \u00df), as watch keywords do', async () => {
+    s = await start();
+    rules('- {when_content_contains: "caf\u00e9", importance_boost: 0.1, tags: [food]}\n- {when_content_contains: istanbul, importance_boost: 0.2, tags: [trip]}\n');
+    const cafe = await s.call('memory_remember', { key: 'spot', value: 'The CAFE\u0301 on the corner', importance: 0.5 });
+    expect(cafe).toMatchObject({ importance: 0.6, gate_tags: ['food'] });
+    const trip = await s.call('memory_remember', { key: 'trip', value: 'Flying to \u0130STANBUL in May', importance: 0.5 });
+    expect(trip).toMatchObject({ importance: 0.7, gate_tags: ['trip'] });
+    expect(await s.call('memory_remember', { key: 'other', value: 'Flying to Ankara', importance: 0.5 })).toMatchObject({ importance: 0.5, gate_tags: [] });
   });
 
   it('names the field of a bad key, value, importance or layer, and writes nothing', async () => {

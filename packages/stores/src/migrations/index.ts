@@ -10,6 +10,7 @@ import { factsValueSchema } from './facts-value.js';
 import { fileWritesSchema } from './file-writes.js';
 import { ftsSchema } from './fts.js';
 import { insightRecordsSchema } from './insight-records.js';
+import { nameFormsSchema } from './name-forms.js';
 import { nightlyOwnerSchema, nightlyPluginScopesSchema, nightlySchema } from './nightly.js';
 import { orderIndexesSchema } from './order-indexes.js';
 import { recallForgetsSchema } from './recall-forgets.js';
@@ -25,4 +26,4 @@ import { watchRulesSchema } from './watch-rules.js';
 import { wikiFileRemovalsSchema } from './wiki-file-removals.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema, stagingSchema, insightRecordsSchema, apiKeysSchema, nightlySchema, sagaJournalSchema, nightlyPluginScopesSchema, restoreTokenSchema, nightlyOwnerSchema, fileWritesSchema, auditFeedbackSchema, textFormsSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema, stagingSchema, insightRecordsSchema, apiKeysSchema, nightlySchema, sagaJournalSchema, nightlyPluginScopesSchema, restoreTokenSchema, nightlyOwnerSchema, fileWritesSchema, auditFeedbackSchema, textFormsSchema, nameFormsSchema];

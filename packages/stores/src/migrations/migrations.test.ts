@@ -150,4 +150,28 @@ describe('stores migrations', () => {
     expect(stores.counterfactuals.list(U, { anchor: C }).map((c) => c.anchor)).toEqual([C]);
     db.close();
   });
+
+  it('rewrite graph node types and watch rule senders stored decomposed to NFC, and run again as a no-op', () => {
+    const { dir, db, migrateRest } = migratedTo(26);
+    const C = 'caf\u00e9';
+    const D = 'cafe\u0301';
+    const T = '2026-01-01T00:00:00.000Z';
+    const ins = (sql: string, ...args: unknown[]) => Number(db.prepare(sql).run(...args).lastInsertRowid);
+    const nfd = ins(`INSERT INTO graph_nodes (layer, user_id, content, norm_content, node_type, tags, created) VALUES ('user', 'default', 'Le Procope', 'le procope', ?, '[]', ?)`, D, T);
+    const nfc = ins(`INSERT INTO graph_nodes (layer, user_id, content, norm_content, node_type, tags, created) VALUES ('user', 'default', 'Flore', 'flore', ?, '[]', ?)`, C, T);
+    const rule = ins(`INSERT INTO watch_rules (layer, user_id, name, trigger, predicate, action, created, updated) VALUES ('user', 'default', 'zoe', 'new_message', ?, 'log', ?, ?)`, JSON.stringify({ keywords: [D], sender: 'Zoe\u0308' }), T, T);
+    const bad = ins(`INSERT INTO watch_rules (layer, user_id, name, trigger, predicate, action, created, updated) VALUES ('user', 'default', 'bad', 'new_message', ?, 'log', ?, ?)`, '{not json \u00e9', T, T);
+    migrateRest();
+    const stores = new Stores({ db, dataDir: dir, clock: new TestClock() });
+    const U = { layer: 'user' as const, user_id: 'default' };
+    expect(stores.graph.query(U, { node_type: C }).map((n) => n.node_id).sort()).toEqual([`node_${nfd}`, `node_${nfc}`].sort());
+    expect(db.prepare('SELECT DISTINCT node_type FROM graph_nodes').pluck(true).all()).toEqual([C]);
+    // The sender in NFC; the keywords (matched folded) as they were.
+    expect(stores.watchRules.get(U, `watch_${rule}`)!.predicate).toEqual({ keywords: [D], sender: 'Zo\u00eb' });
+    expect(db.prepare('SELECT predicate FROM watch_rules WHERE id = ?').pluck(true).get(bad)).toBe('{not json \u00e9');
+    const again = storesMigrations.find((m) => m.name === 'stores_name_forms')!;
+    db.transaction(() => again.up(db)).immediate();
+    expect(stores.watchRules.get(U, `watch_${rule}`)!.predicate.sender).toBe('Zo\u00eb');
+    db.close();
+  });
 });

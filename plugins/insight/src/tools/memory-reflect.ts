@@ -39,7 +39,7 @@ export function memoryReflectTool(stores: Stores) {
       '(a plain substring, ignoring case): counts of new facts, new episodes, wiki pages written, graph nodes, timeline events, closed ' +
       'sessions and recalls; the top episode tags; the memories most recalled in the period (by access count); terms recurring across ' +
       'at least two records; and a summary of it all. The reflection is stored and returned. action list: the stored reflections, ' +
-      `newest first, optionally only those written for topic (ignoring case), limit default ${REFLECT_LIST_DEFAULT}, at most ${REFLECT_LIST_MAX}. ` +
+      `newest first, optionally only those written for topic (the whole topic, ignoring case, accents and NFC/NFD), limit default ${REFLECT_LIST_DEFAULT}, at most ${REFLECT_LIST_MAX}. ` +
       'A bad period_hours, topic or limit is an error naming it.',
     input: () => z.object({
       action: z.enum(REFLECT_ACTIONS).describe('write or list'),

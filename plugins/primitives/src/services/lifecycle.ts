@@ -1,5 +1,5 @@
 import { callTap, isBlank, shownValue, type Config, type EventContext, type Hooks, type InjectBlock, type Logger } from '@memory-service/kernel';
-import { derivedNodeIds, fitToBudget, scoreImportance, SESSION_SUMMARY_TAG, type Episode, type Scope, type Session, type Stores } from '@memory-service/stores';
+import { derivedNodeIds, fitToBudget, recentWindow, scoreImportance, SESSION_SUMMARY_TAG, type Episode, type Scope, type Session, type Stores } from '@memory-service/stores';
 import { excerpt, type Action } from '../common.js';
 import { freeFactKey } from './thinker.js';
 
@@ -27,7 +27,7 @@ function budgetOf(payload: Record<string, unknown>, fallback: number): number {
 
 /**
  * new_message or auto_save_candidate with the text of an episode either saved in the same scope
- * this long ago or less answers that it was already saved, with that episode's ids, and writes
+ * this long ago or less (and not after now) answers that it was already saved, with that episode's ids, and writes
  * nothing: a client retrying, or a hook that fires twice, made a second episode and a second node.
  */
 export const AUTO_SAVE_REPEAT_MS = 10 * 60_000;
@@ -160,21 +160,23 @@ export class LifecycleHandlers {
   }
 
   /**
-   * With no session open, the scope's last session when it was closed within AUTO_SAVE_REPEAT_MS with
+   * With no session open, the scope's last session when it was closed within AUTO_SAVE_REPEAT_MS before now with
    * this summary, topics and state_deltas (a retried or twice-fired session_ended), with its summary episode.
    */
   private endedRecently(scope: Scope, summary: string, topics: string[], deltas: unknown): { session: Session; episode: Episode | null } | undefined {
     if (this.stores.sessions.current(scope)) return undefined;
     const last = this.stores.sessions.lastClosed(scope);
-    const since = new Date(this.stores.ctx.clock.now() - AUTO_SAVE_REPEAT_MS).toISOString();
-    if (!last || last.ended === null || last.ended < since || last.summary !== summary) return undefined;
+    // The window ends at now: a session that ended after now (the clock stepped back) is not a recent one.
+    const w = recentWindow(this.stores.ctx.clock.now(), AUTO_SAVE_REPEAT_MS);
+    if (!last || last.ended === null || last.ended < w.since || last.ended > w.until || last.summary !== summary) return undefined;
     if (JSON.stringify(last.topics) !== JSON.stringify(topics) || JSON.stringify(last.state_deltas) !== JSON.stringify(deltas)) return undefined;
     return { session: last, episode: this.stores.episodes.latestWithSummary(scope, summary, { tag: SESSION_SUMMARY_TAG, since: last.ended }) };
   }
 
   /**
    * new_message and auto_save_candidate: at the threshold to L3 plus a graph node, at 0.8 also to L4.
-   * The text of an episode auto-saved in the scope within AUTO_SAVE_REPEAT_MS is not saved again.
+   * The text of an episode auto-saved in the scope within AUTO_SAVE_REPEAT_MS before now is not saved
+   * again (one dated after now, the clock stepped back, is no recent save).
    */
   autoSave(e: EventContext) {
     const scope = this.scope(e);
@@ -250,9 +252,10 @@ export class LifecycleHandlers {
     return undefined;
   }
 
-  /** The newest episode of the scope auto-saved from exactly this text within AUTO_SAVE_REPEAT_MS, if any. */
+  /** The newest episode of the scope auto-saved from exactly this text within AUTO_SAVE_REPEAT_MS before now, if any. */
   private savedRecently(scope: Scope, text: string): Episode | undefined {
-    const since = new Date(this.stores.ctx.clock.now() - AUTO_SAVE_REPEAT_MS).toISOString();
+    // Up to now (latestWithSummary ends its window there): an episode dated after now is not a recent save.
+    const { since } = recentWindow(this.stores.ctx.clock.now(), AUTO_SAVE_REPEAT_MS);
     return this.stores.episodes.latestWithSummary(scope, text, { tag: 'auto_save', since }) ?? undefined;
   }
 

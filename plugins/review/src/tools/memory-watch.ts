@@ -34,7 +34,7 @@ export function memoryWatchTool(stores: Stores) {
       'auto_save_candidate (the lifecycle events of memory_hook), remember (memory_remember). predicate_json is a JSON object (or its text) with any of ' +
       `${WATCH_PREDICATE_KEYS.join(', ')}: min_importance (the write's importance at least this), l4_min_importance (the write stored an L4 fact ` +
       'of at least this importance), keywords (a word or list; any one, a substring once folded as dream folds words: case, accents, NFC/NFD, ß as ss), sender (payload.sender of new_message and ' +
-      'auto_save_candidate); every key given must hold; {} matches every event. action_kind: log (an audit_log row watch_hit), tag (adds the ' +
+      'auto_save_candidate: the whole name, equal once both are folded the same way, not a part of it); every key given must hold; {} matches every event. action_kind: log (an audit_log row watch_hit), tag (adds the ' +
       'tag watch:<name> to the episodes the event wrote; not for remember), note (writes the scratchpad entry watch:<name>, which daily_brief ' +
       'lists as pending). Rules run whether or not this tool is exposed. Actions: list (id, name, trigger, predicate, action, enabled, hits_24h), ' +
       'add (name, trigger, predicate_json, action_kind), disable (rule_id), delete (rule_id). A bad value is an error naming its field; an ' +

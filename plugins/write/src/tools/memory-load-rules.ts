@@ -15,7 +15,7 @@ export function memoryLoadRulesTool(stores: Stores) {
     name: 'memory_load_rules',
     title: 'Show or reload the write-gate rules',
     description:
-      'The write-gate rules of <data_dir>/rules.yaml: each rule has when_content_contains (a phrase or a list; any one matches, case-insensitive), ' +
+      'The write-gate rules of <data_dir>/rules.yaml: each rule has when_content_contains (a phrase or a list; any one matches, a substring once folded as dream folds words: case, accents, NFC/NFD, ß as ss), ' +
       `importance_boost (0 to 1; the sum over the matching rules is capped at ${WRITE_GATE_BOOST_CAP}) and tags (added to the episodes think writes; ` +
       'on memory_remember the graph node). The boost applies to memory_remember and to the episodes think writes. The file is a list of ' +
       'rules or a mapping with a rules list; it is read again when its modification time changes. action list: the rules in force, the file ' +
