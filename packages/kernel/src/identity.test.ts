@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkNoHiddenFormat, hiddenFormatAt, HIDDEN_FORMAT_ACCEPTED, toNfc } from './identity.js';
+import { checkNoHiddenFormat, describeHiddenAt, hiddenFormatAt, HIDDEN_FORMAT_ACCEPTED, toNfc } from './identity.js';
 import { createKernel } from './kernel.js';
 import { silentLogger } from './logger.js';
 import { definePlugin } from './plugin.js';
@@ -36,6 +36,34 @@ describe('hidden format characters', () => {
     for (const ok of ['می\u200cخواهم', 'क्\u200dष', '👨\u200d👩\u200d👧', 'C++ \u200fמדריך', 'x\u200ey', '\u061c١٢', '🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}', 'ᠮᠣᠩᠭᠣᠯ\u180eᠠ', 'plain']) {
       expect(hiddenFormatAt(ok), JSON.stringify(ok)).toBe(-1);
     }
+  });
+
+  // Regression guard, fixed (audit-s F1): "alice" followed by a Hangul filler, a variation selector or another
+  // default-ignorable mark that is not Cf, or by a Braille blank, was a name of its own that showed as "alice".
+  it('finds the Hangul fillers anywhere, and the marks that show nothing first, after ASCII or after white space', () => {
+    const found: Record<string, number> = {
+      'alice\u3164': 5, 'alice\uffa0': 5, 'al\u115fice': 2, 'a\u1160b': 1, '\u3164': 0, '한\u3164글': 1,
+      'alice\u034f': 5, 'alice\u17b4': 5, 'alice\u17b5': 5, 'alice\u180b': 5, 'alice\u180f': 5, 'alice\ufe00': 5, 'alice\ufe0f': 5, 'alice\u{e0100}': 5, 'alice\u{e01ef}': 5,
+      '\ufe0f\u2764': 0, '\u034fabc': 0, '\u{e0100}日': 0, '1\ufe0f': 1, 'a \ufe00b': 2, '日\ufe00\ufe01': 2, 'a\u00a0\u034fb': 2,
+      'alice\u2800': 5, '\u2800alice': 0, 'alice\u{e0061}': 5, '\u{e0067}x': 0,
+    };
+    for (const [text, at] of Object.entries(found)) expect(hiddenFormatAt(text), JSON.stringify(text)).toBe(at);
+  });
+
+  it('keeps a selector after the emoji, ideograph or letter it modifies, the keycap selector, a flag\'s tags and an inner Braille blank', () => {
+    for (const ok of ['\u2764\ufe0f', 'I \u2764\ufe0f tea', '\u845b\u{e0100}', '\u8fbb\u{e0101}', '1\ufe0f\u20e3', '#\ufe0f\u20e3 tags', '\u263a\ufe0e', '\u1822\u180b', 'ᠮᠣᠩᠭᠣᠯ\u180eᠠ', 'בְ\u034fּ', '🏴\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F}', 'a\u2800b', '\u1100\u1161']) {
+      expect(hiddenFormatAt(ok), JSON.stringify(ok)).toBe(-1);
+    }
+  });
+
+  it('describes the character as a code point with its index, astral ones whole', () => {
+    expect(describeHiddenAt('alice\u3164', 5)).toBe('U+3164 at index 5, which shows nothing or reorders what is shown');
+    expect(describeHiddenAt('alice\u{e0100}', 5)).toBe('U+E0100 at index 5, which shows nothing after the character before it');
+    expect(describeHiddenAt('alice\u2800', 5)).toBe('U+2800 at index 5, a blank, which may not come first or last');
+    expect(describeHiddenAt('\ufe0fx', 0)).toBe('U+FE0F at index 0, which shows nothing first in a name');
+    expect(() => checkNoHiddenFormat('key', 'alice\ufe00')).toThrow(
+      expect.objectContaining({ field: 'key', accepted: HIDDEN_FORMAT_ACCEPTED, message: expect.stringMatching(/U\+FE00 at index 5/) }),
+    );
   });
 
   it('checkNoHiddenFormat names the field, the character and where it is, and what is accepted', () => {
@@ -78,6 +106,29 @@ describe('user_id as an identity', () => {
     expect(USER_ID_ACCEPTED).toMatch(/zero-width space/);
     // A Persian name keeps its non-joiner.
     await expect(k.call({ user_id: 'علی\u200cرضا' })).resolves.toEqual({ user_id: 'علی\u200cرضا' });
+  });
+
+  // Regression guard, fixed (audit-s F1): "alice\u3164" and the like were users of their own that showed as alice.
+  it('refuses a user_id holding a character that shows nothing where it stands, naming user_id, the character and its index, on the fast path too', async () => {
+    const k = await kernelSeeing();
+    const fast = fastArgs(z.object({ user_id: userIdSchema }))!;
+    const cases: Record<string, string> = {
+      'alice\u3164': 'U+3164 at index 5', 'alice\u115f': 'U+115F at index 5', 'alice\u1160': 'U+1160 at index 5', 'ali\uffa0ce': 'U+FFA0 at index 3',
+      'alice\u034f': 'U+034F at index 5', 'alice\u17b4': 'U+17B4 at index 5', 'alice\u180b': 'U+180B at index 5', 'alice\ufe00': 'U+FE00 at index 5',
+      'alice\u{e0100}': 'U+E0100 at index 5', 'alice\u2800': 'U+2800 at index 5', '\u2800alice': 'U+2800 at index 0',
+    };
+    for (const [user_id, where] of Object.entries(cases)) {
+      await expect(k.call({ user_id }), JSON.stringify(user_id)).rejects.toMatchObject({
+        code: 'KERNEL_ERR_VALIDATION',
+        field: 'user_id',
+        accepted: USER_ID_ACCEPTED,
+        message: expect.stringContaining(where),
+      });
+      expect(fast({ user_id }), JSON.stringify(user_id)).toBeUndefined();
+    }
+    await expect(k.event('alice\u3164')).rejects.toMatchObject({ field: 'user_id', accepted: USER_ID_ACCEPTED });
+    for (const user_id of ['\u2764\ufe0f', '\u845b\u{e0100}\u7530', '1\ufe0f\u20e3 team']) await expect(k.call({ user_id })).resolves.toEqual({ user_id });
+    expect(USER_ID_ACCEPTED).toMatch(/Hangul filler/);
   });
 
   // Regression guard, fixed: "alice ", "alice\t" and "alice\u00a0" were users of their own that looked like alice, and

@@ -9,7 +9,7 @@ import { checkWellFormed } from './well-formed.js';
 import { checkNoProtoKeys } from './proto-keys.js';
 import { checkMisspelledKeys, keysGivenInstead } from './misspelled-keys.js';
 import { isBlank } from './blank.js';
-import { hiddenFormatAt, toNfc } from './identity.js';
+import { describeHiddenAt, hiddenFormatAt, toNfc } from './identity.js';
 import { checkActionFields, type ActionFields } from './action-fields.js';
 import { JSON_INPUT_TYPES, notJsonField } from './json-input.js';
 
@@ -423,7 +423,9 @@ const USER_ID_PATTERN = /^[^\s\0-\x1f\x7f-\x9f/\\](?:[^\0-\x1f\x7f-\x9f/\\]*[^\s
 /** What a user_id may be, as a refused one's error says it (`accepted`). */
 export const USER_ID_ACCEPTED =
   `1 to ${USER_ID_MAX} characters (Unicode code points: an emoji is one), at least one visible, without white space first or last, a control character (line break, tab, escape, NUL), a slash, a backslash or an invisible format character (zero-width space, soft hyphen, ` +
-  'word joiner, byte order mark, bidi embedding, override or isolate control); taken in Unicode NFC';
+  'word joiner, byte order mark, bidi embedding, override or isolate control), nor a Hangul filler (U+115F, U+1160, U+3164, U+FFA0), a Braille blank (U+2800) first or last, ' +
+  'or a variation selector or other mark that shows nothing (U+034F, U+17B4, U+17B5, U+180B-U+180F, U+FE00-U+FE0F, U+E0100-U+E01EF) or a tag character first or right after an ASCII character ' +
+  '(after an emoji, a CJK ideograph or a Mongolian letter it is kept); taken in Unicode NFC';
 export const userIdSchema = z
   .string()
   // One user whether the name comes precomposed or decomposed (identity.ts); first, so the bounds count the NFC form.
@@ -437,8 +439,15 @@ export const userIdSchema = z
   // Nor only invisible characters (blank.ts): a refinement, so the published pattern stays one any
   // JSON Schema validator can read (no \p{...} classes).
   .refine((v) => !isBlank(v), 'must show a visible character: it holds only white space and invisible characters')
-  // Nor one that shows nothing or reorders what is shown: "ab" and "a\u200Bb" looked like one user and were two.
-  .refine((v) => hiddenFormatAt(v) === -1, 'must not hold an invisible format character (zero-width space, soft hyphen, word joiner, byte order mark, bidi control)')
+  // Nor one that shows nothing or reorders what is shown where it stands (identity.ts HIDDEN_FORMAT): "ab" and
+  // "a\u200Bb", "alice" and "alice\u3164" looked like one user and were two.
+  .refine((v) => hiddenFormatAt(v) === -1, {
+    error: (iss) => {
+      const v = typeof iss.input === 'string' ? iss.input : '';
+      const at = hiddenFormatAt(v);
+      return `must not hold a character that shows nothing where it stands (an invisible format character, a Hangul filler, a variation selector first or after ASCII, a blank first or last): it holds ${at === -1 ? 'one' : describeHiddenAt(v, at)}`;
+    },
+  })
   .default('default');
 
 /**

@@ -149,6 +149,21 @@ export class AuditLog {
     return this.ctx.tx(() => this.ctx.stmt('DELETE FROM audit_log WHERE layer = ? AND user_id = ? AND ts < ?').run(scope.layer, scope.user_id, beforeIso).changes);
   }
 
+  /**
+   * How many audit rows of no scope (layer and user_id NULL: project's and the nightly run's, which
+   * belong to the whole data dir) are older than an ISO time (memory_cleanup's backups task).
+   */
+  countScopelessBefore(beforeIso: string): number {
+    beforeIso = toIso(beforeIso, 'before');
+    return this.ctx.stmt('SELECT COUNT(*) FROM audit_log WHERE layer IS NULL AND user_id IS NULL AND ts < ?').pluck(true).get(beforeIso) as number;
+  }
+
+  /** Remove the audit rows of no scope older than an ISO time (memory_cleanup's backups task); returns the count. */
+  deleteScopelessBefore(beforeIso: string): number {
+    beforeIso = toIso(beforeIso, 'before');
+    return this.ctx.tx(() => this.ctx.stmt('DELETE FROM audit_log WHERE layer IS NULL AND user_id IS NULL AND ts < ?').run(beforeIso).changes);
+  }
+
   logImportance(entry_id: string, oldValue: number, newValue: number, reason: string): void {
     this.ctx
       .stmt('INSERT INTO importance_audit (entry_id, old, new, reason, ts) VALUES (?, ?, ?, ?, ?)')

@@ -185,6 +185,32 @@ describe('Cleanup', () => {
     for (const id of [oldFailed.run_id, unfinished, recent.run_id]) expect(s.sagas.journal.get(id)).not.toBeNull();
   });
 
+  // Regression guard, fixed (audit-s F2): project's audit rows carry no scope, the audit task trims only the
+  // caller's scope, and nothing ever removed them.
+  it('backups task: removes the audit_log rows of no scope older than the retention, keeps young ones and every scope\'s rows; a dry run only counts', () => {
+    const s = env.stores;
+    s.projects.init('apollo');
+    s.projects.addDecision('apollo', { decision: 'use sqlite' });
+    s.audit.log(U2, 'note', 'fact', 'k', {});
+    const scopeless = () => env.db.prepare('SELECT count(*) FROM audit_log WHERE layer IS NULL').pluck(true).get() as number;
+    const old = scopeless();
+    expect(old).toBeGreaterThanOrEqual(2);
+    const ofU2 = () => env.db.prepare("SELECT count(*) FROM audit_log WHERE layer = ? AND user_id = ?").pluck(true).get(U2.layer, U2.user_id) as number;
+    const u2Before = ofU2();
+    env.clock.advance(100 * DAY);
+    s.projects.addDecision('apollo', { decision: 'keep the audit trail short' });
+    const before = snapshot();
+    const dry = s.cleanup.run(U, { dryRun: true, tasks: ['backups'], auditRetentionDays: 90 });
+    expect(dry.backups?.scopeless_audit_removed).toBe(old);
+    expect(snapshot()).toBe(before);
+    const r = s.cleanup.run(U, { dryRun: false, tasks: ['backups'], auditRetentionDays: 90 });
+    expect(r.backups?.scopeless_audit_removed).toBe(old);
+    expect(scopeless()).toBe(1);
+    expect(env.db.prepare("SELECT detail FROM audit_log WHERE layer IS NULL").pluck(true).get()).toMatch(/keep the audit trail short/);
+    expect(ofU2()).toBe(u2Before);
+    expect(s.cleanup.run(U, { dryRun: false, tasks: ['backups'], auditRetentionDays: 90 }).backups?.scopeless_audit_removed).toBe(0);
+  });
+
   it('refuses an empty task list and out-of-range options, naming the field', () => {
     expect(() => env.stores.cleanup.run(U, { dryRun: true, tasks: [] })).toThrow(expect.objectContaining({ field: 'tasks' }));
     expect(() => env.stores.cleanup.run(U, { dryRun: true, auditRetentionDays: 0 })).toThrow(expect.objectContaining({ field: 'audit_retention_days' }));

@@ -68,6 +68,8 @@ export interface BackupsResult {
   saga_table: boolean;
   /** Finished saga runs (completed, rolled_back) older than the audit retention removed from the journal; rollback_failed and unfinished runs stay. */
   saga_rows_removed: number;
+  /** audit_log rows of no scope (project's, the nightly run's) older than the audit retention, removed (or that would be). */
+  scopeless_audit_removed: number;
 }
 export interface CompactionResult {
   /** Old texts of deleted or changed records the retrieval change log still held (cleared). */
@@ -334,13 +336,27 @@ export class Cleanup {
   /**
    * The backups of `<data_dir>/backups` (BACKUP_NAME) beyond the newest `keep` (by modification time,
    * then name), each with its -journal, -wal and -shm files,
-   * and the saga journal's finished runs (completed, rolled_back) older than `days`.
+   * the saga journal's finished runs (completed, rolled_back) older than `days`, and the audit_log
+   * rows of no scope older than `days`: the audit task trims a scope's own rows, and no scope's call
+   * reached the rows project and the nightly run write for the whole data dir.
    */
   private backups(keep: number, days: number, dry: boolean): BackupsResult {
     const dir = safeJoin(this.stores.ctx.dataDir, BACKUPS_DIR);
+    const cutoff = new Date(this.stores.ctx.clock.now() - days * 86_400_000).toISOString();
     const sagaTable = (this.stores.ctx.stmt("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'saga_runs'").pluck(true).get() as number) > 0;
-    const sagaRows = sagaTable ? this.stores.sagas.journal.prune(new Date(this.stores.ctx.clock.now() - days * 86_400_000).toISOString(), dry) : 0;
-    const res: BackupsResult = { dir_exists: false, files: 0, keep, removed: 0, removed_files: [], saga_table: sagaTable, saga_rows_removed: sagaRows };
+    const sagaRows = sagaTable ? this.stores.sagas.journal.prune(cutoff, dry) : 0;
+    const audit = this.stores.audit;
+    const scopeless = dry ? audit.countScopelessBefore(cutoff) : audit.deleteScopelessBefore(cutoff);
+    const res: BackupsResult = {
+      dir_exists: false,
+      files: 0,
+      keep,
+      removed: 0,
+      removed_files: [],
+      saga_table: sagaTable,
+      saga_rows_removed: sagaRows,
+      scopeless_audit_removed: scopeless,
+    };
     let names: string[];
     try {
       names = fs.readdirSync(dir);

@@ -78,6 +78,28 @@ describe('memory_cleanup', () => {
     expect(st.facts.get(U, 'drink')?.value).toBe('green tea');
   });
 
+  // Regression guard, fixed (audit-s F2): project's audit rows carry no scope, and no memory_cleanup of any scope removed them.
+  it('backups task: trims the audit_log rows of no scope (project) older than audit_retention_days, keeping young ones; a dry run only counts', async () => {
+    const clock = new ManualClock();
+    s = await start({ clock });
+    await s.call('project', { action: 'init', name: 'apollo' });
+    await s.call('project', { action: 'decision', name: 'apollo', details: 'use sqlite' });
+    const scopeless = () => s.kernel.storage.db.prepare('SELECT detail FROM audit_log WHERE layer IS NULL AND user_id IS NULL ORDER BY id').pluck(true).all() as string[];
+    const old = scopeless().length;
+    expect(old).toBeGreaterThanOrEqual(2);
+    clock.advance(100 * DAY);
+    await s.call('project', { action: 'decision', name: 'apollo', details: 'keep the audit trail short' });
+    const before = snapshot();
+    const dry = await s.call('memory_cleanup', { tasks: ['audit', 'backups'], audit_retention_days: 90 });
+    expect(dry.backups.scopeless_audit_removed).toBe(old);
+    expect(snapshot()).toBe(before);
+    const r = await s.call('memory_cleanup', { dry_run: false, tasks: ['audit', 'backups'], audit_retention_days: 90 });
+    expect(r.backups.scopeless_audit_removed).toBe(old);
+    const left = scopeless();
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatch(/keep the audit trail short/);
+  });
+
   it('trims the dream buffer beyond its bound (retrieval.recall_events_keep) and compacts the database', async () => {
     s = await createTestServer({ plugins: [primitives, admin], expose: 'admin', clock: new ManualClock(), config: { retrieval: { recall_events_keep: 2 } } });
     const st = storesOf(s);

@@ -24,6 +24,33 @@ describe('user_ids and fact keys as identities', () => {
     expect(storesOf(s).facts.list({ layer: 'user', user_id: 'alice ' })).toEqual([]);
   });
 
+  // Regression guard, fixed (audit-s F1): "alice" followed by a Hangul filler, a variation selector or a Braille
+  // blank was accepted as a user of its own, with its own L1 file and wiki folder, that showed as "alice".
+  it('a user_id or fact key holding a character that shows nothing where it stands is refused naming the field, the character and its index', async () => {
+    s = await start();
+    await s.call('memory_remember', { key: 'who', value: 'the real alice', user_id: 'alice' });
+    for (const [user_id, where] of [
+      ['alice\u3164', 'U+3164 at index 5'],
+      ['alice\uFFA0', 'U+FFA0 at index 5'],
+      ['alice\u034F', 'U+034F at index 5'],
+      ['alice\uFE00', 'U+FE00 at index 5'],
+      ['alice\u180B', 'U+180B at index 5'],
+      ['alice\u2800', 'U+2800 at index 5'],
+    ] as const) {
+      const err = await toolError(s.call('memory_remember', { key: 'who', value: 'an impostor', user_id }));
+      expect(err, JSON.stringify(user_id)).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'user_id', accepted: expect.stringMatching(/Hangul filler/) });
+      expect(err.message).toContain(where);
+      expect(storesOf(s).facts.list({ layer: 'user', user_id })).toEqual([]);
+    }
+    const key = await toolError(s.call('memory_remember', { key: 'who\u3164', value: 'x', user_id: 'alice' }));
+    expect(key).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'key' });
+    expect(key.message).toContain('U+3164 at index 3');
+    // A selector after the emoji it modifies is part of the spelling.
+    await s.call('memory_remember', { key: 'mood', value: 'fine', user_id: '\u2764\uFE0F' });
+    expect(storesOf(s).facts.list({ layer: 'user', user_id: '\u2764\uFE0F' }).map((f) => f.value)).toEqual(['fine']);
+    expect(storesOf(s).facts.list({ layer: 'user', user_id: 'alice' }).map((f) => f.value)).toEqual(['the real alice']);
+  });
+
   it('a fact key sent composed or decomposed is one fact, and forget exact with either form deletes it', async () => {
     s = await start();
     const first = await s.call('memory_remember', { key: nfd('café_préféré'), value: 'Le Procope à Paris' });

@@ -22,10 +22,11 @@ export function memoryCleanupTool(stores: Stores) {
       'dedup_core (L4 facts holding the same value: the most important, then the latest updated, stays; the others are archived ' +
       'in the Shadow Bin and deleted, with the graph nodes made from them that no remaining fact or episode names: removed_nodes), compress_episodes (L3 episodes whose summaries are the same ignoring case, accents, ' +
       'punctuation and spacing are merged: the most important, then the newest, stays and takes in their tags; the others are ' +
-      'archived and deleted), dream_buffer (recorded dream queries beyond the kept number per scope), audit (audit_log rows older ' +
+      'archived and deleted), dream_buffer (recorded dream queries beyond the kept number per scope), audit (the scope\'s audit_log rows older ' +
       `than audit_retention_days, default ${AUDIT_RETENTION_DAYS_DEFAULT}), backups (files of <data_dir>/backups beyond the ` +
       `newest backups_keep, default ${BACKUPS_KEEP_DEFAULT}, for the whole data dir; also the saga journal's finished runs, ` +
-      'completed or rolled_back, older than audit_retention_days: saga_rows_removed), compaction (for the whole database: clears the texts of deleted records the retrieval change log still holds, ' +
+      'completed or rolled_back, older than audit_retention_days: saga_rows_removed, and the audit_log rows of no scope, written by project and ' +
+      'the nightly run, older than audit_retention_days: scopeless_audit_removed), compaction (for the whole database: clears the texts of deleted records the retrieval change log still holds, ' +
       'rebuilds worn retrieval indexes and gives free pages back with VACUUM). Returns per-task counts with the keys, ids or ' +
       'file names removed (or that would be). An unknown task, an empty tasks list or an option out of range is an error ' +
       'naming that field, and nothing is done.',
@@ -62,6 +63,7 @@ export function memoryCleanupTool(stores: Stores) {
           removed_files: list,
           saga_table: z.boolean(),
           saga_rows_removed: z.number(),
+          scopeless_audit_removed: z.number().describe('audit_log rows of no scope (project, nightly runs) older than audit_retention_days'),
         })
         .optional(),
       compaction: z
