@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { makeEnv, recordingLogger, U, A, type Env, type RecordingLogger } from './test-helpers.js';
-import { matchWriteGate, parseWriteGateRules } from './write-gate.js';
+import { matchWriteGate, parseWriteGateRules, WRITE_GATE_RECHECK_MS } from './write-gate.js';
 
 let env: Env;
 beforeEach(() => {
@@ -85,32 +85,32 @@ describe('matchWriteGate', () => {
 describe('WriteGate', () => {
   it('reads rules.yaml, caches it by modification time, and reloads on demand', () => {
     const gate = env.stores.writeGate;
-    expect(gate.ruleset()).toMatchObject({ exists: false, rules: [], errors: [], in_force: 'none', mtime: null });
+    expect(gate.ruleset(0)).toMatchObject({ exists: false, rules: [], errors: [], in_force: 'none', mtime: null });
     writeRules('- {when_content_contains: urgent, importance_boost: 0.2}\n', 1_700_000_000);
-    expect(gate.ruleset()).toMatchObject({ exists: true, in_force: 'file', mtime: new Date(1_700_000_000_000).toISOString() });
+    expect(gate.ruleset(0)).toMatchObject({ exists: true, in_force: 'file', mtime: new Date(1_700_000_000_000).toISOString() });
     expect(gate.boosted(0.5, 'urgent: fix prod')).toBe(0.7);
     // Same size, same mtime: the cached ruleset stays (the file is not read again).
     writeRules('- {when_content_contains: urgenT, importance_boost: 0.1}\n', 1_700_000_000);
-    expect(gate.ruleset().rules[0]!.importance_boost).toBe(0.2);
+    expect(gate.ruleset(0).rules[0]!.importance_boost).toBe(0.2);
     expect(gate.reload().rules[0]!.importance_boost).toBe(0.1);
     // A new modification time is noticed without reload.
     writeRules('- {when_content_contains: urgent, importance_boost: 0.25}\n', 1_700_000_100);
-    expect(gate.ruleset().rules[0]!.importance_boost).toBe(0.25);
+    expect(gate.ruleset(0).rules[0]!.importance_boost).toBe(0.25);
     expect(gate.boosted(0.9, 'urgent')).toBe(1);
   });
 
   it('keeps the last good ruleset in force while the file is bad, and reports the problem', () => {
     const gate = env.stores.writeGate;
     writeRules('- {when_content_contains: urgent, importance_boost: 0.2}\n', 1_700_000_000);
-    expect(gate.ruleset().in_force).toBe('file');
+    expect(gate.ruleset(0).in_force).toBe('file');
     writeRules('- {when_content_contains: urgent, importance_boost: -1}\n', 1_700_000_050);
-    const bad = gate.ruleset();
+    const bad = gate.ruleset(0);
     expect(bad.in_force).toBe('previous');
     expect(bad.errors).toEqual([{ index: 0, field: 'importance_boost', message: expect.any(String) }]);
     expect(bad.rules[0]!.importance_boost).toBe(0.2);
     expect(gate.evaluate('urgent').boost).toBe(0.2);
     fs.rmSync(path.join(env.dir, 'rules.yaml'));
-    expect(gate.ruleset()).toMatchObject({ exists: false, rules: [], in_force: 'none' });
+    expect(gate.ruleset(0)).toMatchObject({ exists: false, rules: [], in_force: 'none' });
   });
 
   it('says in its warning whether the previous ruleset stays in force or no rule is', () => {
@@ -119,15 +119,37 @@ describe('WriteGate', () => {
     env = makeEnv({}, logger);
     const gate = env.stores.writeGate;
     writeRules('- {when_content_contains: urgent, file: x}\n', 1_700_000_000);
-    expect(gate.ruleset().in_force).toBe('none');
+    expect(gate.ruleset(0).in_force).toBe('none');
     const first = logger.lines.filter((l) => l.level === 'warn').at(-1)!.message;
     expect(first).toMatch(/rules\.yaml is invalid \(1 problem\(s\), first: rule 0 field file\); no rules are in force/);
     expect(first).not.toMatch(/previous/);
     writeRules('- {when_content_contains: urgent, importance_boost: 0.2}\n', 1_700_000_050);
-    expect(gate.ruleset().in_force).toBe('file');
+    expect(gate.ruleset(0).in_force).toBe('file');
     writeRules('- {when_content_contains: urgent, file: x}\n', 1_700_000_100);
-    expect(gate.ruleset().in_force).toBe('previous');
+    expect(gate.ruleset(0).in_force).toBe('previous');
     expect(logger.lines.at(-1)!.message).toMatch(/; the previous ruleset \(1 rule\(s\)\) stays in force$/);
+  });
+
+  it('lets writes trust the last look at the file for WRITE_GATE_RECHECK_MS, while a look asked for now sees an edit at once', () => {
+    const gate = env.stores.writeGate;
+    let now = 1_000;
+    const clock = vi.spyOn(performance, 'now').mockImplementation(() => now);
+    try {
+      writeRules('- {when_content_contains: urgent, importance_boost: 0.2}\n', 1_700_000_000);
+      expect(gate.boosted(0.5, 'urgent')).toBe(0.7);
+      writeRules('- {when_content_contains: urgent, importance_boost: 0.1}\n', 1_700_000_100);
+      // A write within the window does not look at the file again.
+      now += WRITE_GATE_RECHECK_MS - 1;
+      expect(gate.boosted(0.5, 'urgent')).toBe(0.7);
+      // Once the window has passed, the next write looks and takes the edit.
+      now += 1;
+      expect(gate.boosted(0.5, 'urgent')).toBe(0.6);
+      writeRules('- {when_content_contains: urgent, importance_boost: 0.3}\n', 1_700_000_200);
+      expect(gate.ruleset(0).rules[0]!.importance_boost).toBe(0.3);
+      expect(gate.boosted(0.5, 'urgent')).toBe(0.8);
+    } finally {
+      clock.mockRestore();
+    }
   });
 
   it('applies the boost and tags to an episode, logging the importance change', () => {

@@ -16,6 +16,12 @@ export const WRITE_GATE_BOOST_CAP = 0.3;
 /** The most rules one file may hold, and the most phrases and tags one rule may hold. */
 export const WRITE_GATE_MAX_RULES = 200;
 export const WRITE_GATE_MAX_ITEMS = 50;
+/**
+ * How long a write trusts the last look at rules.yaml (monotonic ms): a hand edit applies to writes
+ * from at most this much later; memory_load_rules (list and reload) always looks. Every think asked
+ * the file system (a stat, about 25 µs on a call after idle, 4 % of think).
+ */
+export const WRITE_GATE_RECHECK_MS = 1000;
 /** The fields a rule may have. */
 export const WRITE_GATE_RULE_FIELDS = ['name', 'when_content_contains', 'importance_boost', 'tags'] as const;
 
@@ -192,8 +198,17 @@ export class WriteGate {
     return (this.file ??= safeJoin(this.ctx.dataDir, WRITE_GATE_FILE));
   }
 
-  /** The ruleset in force, re-read when the file changed since the last read. */
-  ruleset(): WriteGateRuleset {
+  /** When the file was last looked at (performance.now()). */
+  private checkedAt = Number.NEGATIVE_INFINITY;
+
+  /**
+   * The ruleset in force, re-read when the file changed since the last read. The file is looked at
+   * again only when the last look is older than `maxAgeMs` (WRITE_GATE_RECHECK_MS for writes; 0 to look now).
+   */
+  ruleset(maxAgeMs = WRITE_GATE_RECHECK_MS): WriteGateRuleset {
+    const now = performance.now();
+    if (this.loaded && now - this.checkedAt < maxAgeMs) return this.loaded.result;
+    this.checkedAt = now;
     const file = this.path;
     // No file is the common case: a stat that does not throw for it (an error's stack costs more than the stat).
     let st: fs.Stats | null = null;
@@ -211,7 +226,7 @@ export class WriteGate {
   /** Read the file again whatever its modification time. */
   reload(): WriteGateRuleset {
     this.loaded = null;
-    return this.ruleset();
+    return this.ruleset(0);
   }
 
   private read(file: string, st: fs.Stats | null): WriteGateRuleset {

@@ -46,6 +46,17 @@ describe('memory_load_rules', () => {
     });
   });
 
+  it('lists an edit made right after a think, though that think had just looked at the file', async () => {
+    s = await start();
+    rules('- {when_content_contains: launch, importance_boost: 0.1}\n', 1_750_000_000);
+    const first = storesOf(s).episodes.get(U, await thinkEpisode(LONG))!;
+    rules('- {when_content_contains: launch, importance_boost: 0.2}\n', 1_750_000_100);
+    expect((await s.call('memory_load_rules', { action: 'list' })).rules[0].importance_boost).toBe(0.2);
+    // The look of list is the writes' too: the next think takes the edit.
+    const second = storesOf(s).episodes.get(U, await thinkEpisode(`${LONG}, again`))!;
+    expect(second.importance - first.importance).toBeCloseTo(0.1, 5);
+  });
+
   it('is cached by modification time; reload reads the file again', async () => {
     s = await start();
     rules('- {when_content_contains: launch, importance_boost: 0.1}\n', 1_750_000_000);

@@ -38,7 +38,7 @@ export function memoryLoadRulesTool(stores: Stores) {
     }),
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handler: (args) => {
-      const set = args.action === 'reload' ? stores.writeGate.reload() : stores.writeGate.ruleset();
+      const set = args.action === 'reload' ? stores.writeGate.reload() : stores.writeGate.ruleset(0);
       return { action: args.action, ...set, boost_cap: WRITE_GATE_BOOST_CAP };
     },
   });
