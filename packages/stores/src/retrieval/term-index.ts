@@ -226,26 +226,26 @@ export class SourceIndex {
         // A part not decoded yet is saved again as it was read.
         if (p.saved !== null) return { ...p.saved, recency: rank };
         return {
-        scope: p.scope,
-        docs: p.docs,
-        resident: p.resident,
-        recency: rank,
-        colTotals: p.colTotals,
-        terms: [...p.terms].map(([stem, t]) =>
-          typeof t === 'number'
-            ? onePosting(stem, t)
-            : t.list === null
-            ? { stem, df: t.df, n: t.n, len: t.len, last: t.last, bytes: p.inline.subarray(t.off, t.off + t.len), skips: INLINE_SKIPS }
-            : {
-                stem,
-                df: t.df,
-                n: t.list.n,
-                len: t.list.len,
-                last: t.list.last,
-                bytes: t.list.bytes.subarray(0, t.list.len),
-                skips: t.list.skips.subarray(0, t.list.skipsUsed),
-              },
-        ),
+          scope: p.scope,
+          docs: p.docs,
+          resident: p.resident,
+          recency: rank,
+          colTotals: p.colTotals,
+          terms: [...p.terms].map(([stem, t]) =>
+            typeof t === 'number'
+              ? onePosting(stem, t)
+              : t.list === null
+              ? { stem, df: t.df, n: t.n, len: t.len, last: t.last, bytes: p.inline.subarray(t.off, t.off + t.len), skips: INLINE_SKIPS }
+              : {
+                  stem,
+                  df: t.df,
+                  n: t.list.n,
+                  len: t.list.len,
+                  last: t.list.last,
+                  bytes: t.list.bytes.subarray(0, t.list.len),
+                  skips: t.list.skips.subarray(0, t.list.skipsUsed),
+                },
+          ),
         };
       }),
     };
