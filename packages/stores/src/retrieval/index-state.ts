@@ -8,8 +8,10 @@
  * words, frequency quantisation or the posting layout change, so a saved index (index-snapshot.ts)
  * made by another version is rebuilt instead of read. Format 5: a part may be saved evicted (no
  * terms, `resident: false`), which a reader of format 4 would take for a scope without words.
+ * Format 6: a part's stems are in the body (not the header), and each part records how recently
+ * it was used (`recency`), so a reader decodes only the parts it keeps, and only when first read.
  */
-export const INDEX_FORMAT = 5;
+export const INDEX_FORMAT = 6;
 
 /** One term of a snapshot: its document frequency and its posting list's contents. */
 export interface TermState {
@@ -50,6 +52,18 @@ export interface PartState {
   scope: string;
   docs: number;
   resident: boolean;
+  /**
+   * How recently the part was used, among the parts of its index: higher is more recent, 0 for a
+   * part not resident or without documents. A reader that keeps fewer parts keeps the highest.
+   */
+  recency: number;
   colTotals: Float64Array;
+  /** Empty when `saved` is set. */
   terms: readonly TermState[];
+  /**
+   * Set by a reader of a saved index (decodeSnapshot) for a resident part: its terms, read from
+   * the saved bytes only when called, so SourceIndex.fromState decodes the part at its first use
+   * instead of at the start.
+   */
+  saved?: () => readonly TermState[];
 }

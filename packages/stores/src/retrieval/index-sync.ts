@@ -298,7 +298,9 @@ export class RetrievalIndex {
     // by a restore since: restart()): it would be rebuilt at once, so the file is not even read.
     if (!row || (row.min !== null && row.min > row.cursor + 1)) return null;
     try {
-      const { meta, state } = decodeSnapshot(fs.readFileSync(this.snapshotFile(source)));
+      // Only the parts the bound lets stay resident keep their terms, each decoded at its first
+      // use (SourceIndex.fromState): a start with many scopes neither stalls nor spikes on them.
+      const { meta, state } = decodeSnapshot(fs.readFileSync(this.snapshotFile(source)), this.ctx.config.indexMaxScopes);
       if (meta.source !== source || meta.token !== row.token || meta.cursor !== row.cursor || meta.cursor > max) return null;
       if (state.weights.length !== weights.length || state.weights.some((w, i) => w !== weights[i])) return null;
       return { index: SourceIndex.fromState(state, INLINE_POSTINGS, this.ctx.config.indexMaxScopes), cursor: meta.cursor, saved: meta.cursor };

@@ -68,14 +68,18 @@ describe('SourceIndex eviction of idle scope parts', () => {
     // Saved with evicted parts and read back: still the same answers once each scope is reloaded.
     const file = Buffer.concat(encodeSnapshot({ source: 'l3', token: 't', cursor: 1 }, bounded.state()));
     const reread = SourceIndex.fromState(decodeSnapshot(file).state, INLINE_POSTINGS, 2);
-    expect(reread.residentParts).toBe(2);
+    // The two parts resident at the save are kept, to be decoded at their first use.
+    expect(reread.residentParts).toBe(0);
+    expect(reread.savedParts).toBe(2);
     // An index saved whole and read with a bound keeps only that many parts.
     const whole = Buffer.concat(encodeSnapshot({ source: 'l3', token: 't', cursor: 1 }, reference.state()));
     const bound = SourceIndex.fromState(decodeSnapshot(whole).state, INLINE_POSTINGS, 3);
-    expect(bound.residentParts).toBe(3);
-    for (const scope of SCOPES) {
+    expect(bound.savedParts).toBe(3);
+    expect(bound.residentParts).toBe(0);
+    for (const [i, scope] of SCOPES.entries()) {
       if (!bound.use(scope)) expect(bound.reload(scope, [...live.values()].filter((d) => d.scope === scope))).toBe(true);
-      expect(bound.residentParts).toBe(3);
+      expect(bound.residentParts).toBe(Math.min(i + 1, 3));
+      expect(bound.savedParts).toBeLessThanOrEqual(3);
       const terms = vocab.slice(2, 6).map((stem) => ({ stem, idf: 1 }));
       expect(bound.top(scope, terms, 20, 6)).toEqual(reference.top(scope, terms, 20, 6));
     }

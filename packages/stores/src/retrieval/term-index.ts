@@ -4,7 +4,7 @@ import { porterStem } from './stemmer.js';
 import { PostingCursor, PostingList, SKIP_EVERY, postingSize, writePosting } from './postings.js';
 import { INLINE_POSTINGS, INLINE_SKIPS, NO_BYTES, Term, appendInline, asOne, isOne, onePosting, onePostingOf, oneQ, oneSlot, type InlinePart } from './small-postings.js';
 import { TopK } from './top-k.js';
-import type { SourceIndexState } from './index-state.js';
+import type { PartState, SourceIndexState, TermState } from './index-state.js';
 
 export { INDEX_FORMAT, type PartState, type SourceIndexState, type TermState } from './index-state.js';
 
@@ -79,8 +79,13 @@ interface Part extends InlinePart {
   scope: string;
   docs: number;
   colTotals: Float64Array;
-  /** False once evicted: no terms, column totals or inline buffer until reload(). */
+  /** False once evicted, or while `saved`: no terms, column totals or inline buffer until then. */
   resident: boolean;
+  /**
+   * A part read from a saved index and not decoded yet (see fromState): its terms and totals,
+   * decoded at its first use, read or write (materialise()). Null otherwise.
+   */
+  saved: PartState | null;
 }
 
 /** Per column: the token count and the stems of the words a query can match. */
@@ -123,6 +128,12 @@ export class SourceIndex {
   private readonly lru = new Map<Part, true>();
   /** The last part of `lru` (the most recently used), null when none. */
   private newest: Part | null = null;
+  /**
+   * The column totals of every part without postings (evicted, not decoded yet, or empty): all
+   * zero, never written. A part gets its own at its first posting (post) or decode, so 10,000
+   * scopes read from a file do not cost 10,000 typed arrays.
+   */
+  private readonly noTotals: Float64Array;
 
   /**
    * `inlinePostings`: how many postings a term keeps inline before it gets a PostingList (0: every
@@ -139,6 +150,7 @@ export class SourceIndex {
       throw new Error(`inlinePostings must be an integer from 0 to ${SKIP_EVERY}, not ${inlinePostings}`);
     }
     if (!(maxResident >= 1)) throw new Error(`maxResident must be at least 1, not ${maxResident}`);
+    this.noTotals = new Float64Array(weights.length);
   }
 
   /**
@@ -187,9 +199,17 @@ export class SourceIndex {
     for (const d of docs()) this.add(d);
   }
 
-  /** The index's contents, as views of its arrays (valid until the index next changes). */
+  /**
+   * The index's contents, as views of its arrays (valid until the index next changes). A part's
+   * `recency` ranks the resident parts and those not decoded yet by use: the latter first, in the
+   * order they were saved, then the least recently used resident part up to the most recent.
+   */
   state(): SourceIndexState {
     const slots = this.nextSlot;
+    const recency = new Map<Part, number>();
+    const waiting = this.partList.filter((p) => p.saved !== null).sort((a, b) => (a.saved as PartState).recency - (b.saved as PartState).recency);
+    for (const p of waiting) recency.set(p, recency.size + 1);
+    for (const p of this.lru.keys()) recency.set(p, recency.size + 1);
     return {
       weights: this.weights,
       nextSlot: slots,
@@ -201,27 +221,33 @@ export class SourceIndex {
       slotLen: this.slotLen.subarray(0, slots),
       docSlot: this.docSlot,
       facets: [...this.facets.keys()],
-      parts: this.partList.map((p) => ({
-        scope: p.scope,
-        docs: p.docs,
-        resident: p.resident,
-        colTotals: p.colTotals,
-        terms: [...p.terms].map(([stem, t]) =>
-          typeof t === 'number'
-            ? onePosting(stem, t)
-            : t.list === null
-            ? { stem, df: t.df, n: t.n, len: t.len, last: t.last, bytes: p.inline.subarray(t.off, t.off + t.len), skips: INLINE_SKIPS }
-            : {
-                stem,
-                df: t.df,
-                n: t.list.n,
-                len: t.list.len,
-                last: t.list.last,
-                bytes: t.list.bytes.subarray(0, t.list.len),
-                skips: t.list.skips.subarray(0, t.list.skipsUsed),
-              },
-        ),
-      })),
+      parts: this.partList.map((p): PartState => {
+        const rank = recency.get(p) ?? 0;
+        // A part not decoded yet is saved again as it was read.
+        if (p.saved !== null) return { ...p.saved, recency: rank };
+        return {
+          scope: p.scope,
+          docs: p.docs,
+          resident: p.resident,
+          recency: rank,
+          colTotals: p.colTotals,
+          terms: [...p.terms].map(([stem, t]) =>
+            typeof t === 'number'
+              ? onePosting(stem, t)
+              : t.list === null
+              ? { stem, df: t.df, n: t.n, len: t.len, last: t.last, bytes: p.inline.subarray(t.off, t.off + t.len), skips: INLINE_SKIPS }
+              : {
+                  stem,
+                  df: t.df,
+                  n: t.list.n,
+                  len: t.list.len,
+                  last: t.list.last,
+                  bytes: t.list.bytes.subarray(0, t.list.len),
+                  skips: t.list.skips.subarray(0, t.list.skipsUsed),
+                },
+          ),
+        };
+      }),
     };
   }
 
@@ -229,6 +255,9 @@ export class SourceIndex {
    * An index holding a state() taken earlier. It owns the slot arrays (the caller hands over
    * copies); the terms' postings are copied (inline into their part's buffer, or each into a list
    * of its own), so their arrays may view a larger buffer, such as the file they were read from.
+   * A part whose terms are `saved` (read from a file: decodeSnapshot) is not decoded here but at
+   * its first use, and does not count as resident until then; of those, at most `maxResident` are
+   * kept (the most recently used), the others are evicted. A part without documents is empty.
    */
   static fromState(s: SourceIndexState, inlinePostings = INLINE_POSTINGS, maxResident = Number.POSITIVE_INFINITY): SourceIndex {
     const index = new SourceIndex(s.weights, inlinePostings, maxResident);
@@ -242,45 +271,76 @@ export class SourceIndex {
     index.live = s.live;
     index.dead = s.dead;
     for (const f of s.facets) index.facetId(f);
+    const saved: Part[] = [];
     for (const p of s.parts) {
-      const part = index.part(p.scope);
+      // Made evicted unless empty: no dictionary is made for a part that will not be decoded now.
+      const part = index.part(p.scope, p.docs === 0);
       part.docs = p.docs;
-      if (!p.resident) {
-        index.evict(part);
+      if (p.docs === 0 || !p.resident) continue;
+      if (p.saved) {
+        part.saved = p;
+        saved.push(part);
         continue;
       }
-      part.colTotals.set(p.colTotals);
-      let inline = 0;
-      const ones: (number | null)[] = p.terms.map((t) => (t.n === 1 && t.df === 1 ? asOne(t.bytes, inlinePostings) : null));
-      p.terms.forEach((t, i) => {
-        if (t.n <= inlinePostings && ones[i] === null) inline += t.len;
-      });
-      part.inline = inline > 0 ? new Uint8Array(inline) : NO_BYTES;
-      for (const [i, t] of p.terms.entries()) {
-        const one = ones[i];
-        if (one !== null) {
-          part.terms.set(t.stem, one);
-          continue;
-        }
-        const term = new Term();
-        term.df = t.df;
-        if (t.n > inlinePostings) term.list = PostingList.restore(t.n, t.len, t.last, t.bytes.slice(), t.skips.slice());
-        else {
-          // A list of 1..SKIP_EVERY postings has the one skip entry (0, 0): its bytes say it all.
-          part.inline.set(t.bytes, part.used);
-          term.n = t.n;
-          term.len = t.len;
-          term.last = t.last;
-          term.off = part.used;
-          term.cap = t.len;
-          part.used += t.len;
-        }
-        part.terms.set(t.stem, term);
-      }
+      index.decode(part, p.colTotals, p.terms);
       // In the file's order, so past maxResident the parts made first are evicted.
       index.touch(part);
     }
+    if (saved.length > maxResident) {
+      const byUse = saved.map((part, i) => ({ part, i })).sort((a, b) => (a.part.saved as PartState).recency - (b.part.saved as PartState).recency || a.i - b.i);
+      for (const { part } of byUse.slice(0, saved.length - maxResident)) part.saved = null;
+    }
     return index;
+  }
+
+  /** Give a part the postings and totals of a state's terms (copied). */
+  private decode(part: Part, colTotals: Float64Array, terms: readonly TermState[]): void {
+    const inlinePostings = this.inlinePostings;
+    part.resident = true;
+    part.terms = new Map();
+    part.used = 0;
+    part.garbage = 0;
+    part.colTotals = new Float64Array(colTotals);
+    let inline = 0;
+    const ones: (number | null)[] = terms.map((t) => (t.n === 1 && t.df === 1 ? asOne(t.bytes, inlinePostings) : null));
+    terms.forEach((t, i) => {
+      if (t.n <= inlinePostings && ones[i] === null) inline += t.len;
+    });
+    part.inline = inline > 0 ? new Uint8Array(inline) : NO_BYTES;
+    for (const [i, t] of terms.entries()) {
+      const one = ones[i];
+      if (one !== null) {
+        part.terms.set(t.stem, one);
+        continue;
+      }
+      const term = new Term();
+      term.df = t.df;
+      if (t.n > inlinePostings) term.list = PostingList.restore(t.n, t.len, t.last, t.bytes.slice(), t.skips.slice());
+      else {
+        // A list of 1..SKIP_EVERY postings has the one skip entry (0, 0): its bytes say it all.
+        part.inline.set(t.bytes, part.used);
+        term.n = t.n;
+        term.len = t.len;
+        term.last = t.last;
+        term.off = part.used;
+        term.cap = t.len;
+        part.used += t.len;
+      }
+      part.terms.set(t.stem, term);
+    }
+  }
+
+  /**
+   * Decode a part read from a saved index that was not decoded yet (see fromState): it becomes
+   * resident and the most recently used. Returns whether the part is resident now.
+   */
+  private materialise(part: Part): boolean {
+    const saved = part.saved;
+    if (saved === null || !saved.saved) return part.resident;
+    part.saved = null;
+    this.decode(part, saved.colTotals, saved.saved());
+    this.touch(part);
+    return true;
   }
 
   /** Slots handed out so far; the owner rebuilds before MAX_SLOT. */
@@ -300,12 +360,14 @@ export class SourceIndex {
     this.ensureSlot(slot);
     const part = this.part(doc.scope);
     const { tf, len, lengths } = this.termFrequencies(doc.columns);
-    // An evicted part only counts the document: reload() reads its postings from the rows.
+    // A part not decoded yet is decoded first; an evicted part only counts the document: reload()
+    // reads its postings from the rows. Counted before touch(), which leaves out empty parts.
+    this.materialise(part);
+    part.docs++;
     if (part.resident) {
       this.post(part, slot, tf, lengths);
       this.touch(part);
     }
-    part.docs++;
     this.slotDoc[slot] = doc.id;
     this.slotPart[slot] = part.id;
     if (doc.facet !== null) {
@@ -320,6 +382,7 @@ export class SourceIndex {
 
   /** Add a document's postings at `slot` to a resident part, and its column lengths to the totals. */
   private post(part: Part, slot: number, tf: Map<string, number>, lengths: readonly number[]): void {
+    if (part.colTotals === this.noTotals) part.colTotals = new Float64Array(this.weights.length);
     for (let c = 0; c < lengths.length; c++) part.colTotals[c] += lengths[c];
     for (const [stem, wtf] of tf) {
       const q = quantise(wtf);
@@ -353,6 +416,7 @@ export class SourceIndex {
     const part = this.parts.get(scope);
     if (!part) return true;
     if (part.resident) this.touch(part);
+    else this.materialise(part);
     return part.resident;
   }
 
@@ -367,7 +431,7 @@ export class SourceIndex {
   reload(scope: string, docs: readonly IndexedDoc[]): boolean {
     const part = this.parts.get(scope);
     if (!part) return docs.length === 0;
-    if (part.resident) return true;
+    if (this.materialise(part)) return true;
     if (docs.length !== part.docs) return false;
     const found: { slot: number; tf: Map<string, number>; lengths: number[] }[] = [];
     for (const d of docs) {
@@ -385,16 +449,26 @@ export class SourceIndex {
     return true;
   }
 
-  /** A scope's part, which must not be evicted (the caller reloads it first: see use()). */
+  /**
+   * A scope's part, which must not be evicted (the caller reloads it first: see use()); one read
+   * from a saved index and not decoded yet is decoded now.
+   */
   private resident(scope: string): Part | undefined {
     const part = this.parts.get(scope);
-    if (part !== undefined && !part.resident) throw new Error(`the index part of scope ${scope} is evicted: reload() it before reading it`);
+    if (part !== undefined && !part.resident && !this.materialise(part)) throw new Error(`the index part of scope ${scope} is evicted: reload() it before reading it`);
     return part;
   }
 
-  /** Scope parts resident now (with their postings). */
+  /** Scope parts resident now with documents (with their postings): at most maxResident. */
   get residentParts(): number {
     return this.lru.size;
+  }
+
+  /** Scope parts read from a saved index and not decoded yet: at most maxResident. */
+  get savedParts(): number {
+    let n = 0;
+    for (const p of this.partList) if (p.saved !== null) n++;
+    return n;
   }
 
   /**
@@ -404,19 +478,21 @@ export class SourceIndex {
    */
   private evict(part: Part): void {
     part.resident = false;
+    part.saved = null;
     part.terms = EVICTED;
     part.inline = NO_BYTES;
     part.used = 0;
     part.garbage = 0;
-    part.colTotals.fill(0);
+    part.colTotals = this.noTotals;
     this.lru.delete(part);
     if (this.newest === part) this.newest = null;
   }
 
   /** Make a resident part the most recently used, and evict the least recently used past the bound. */
   private touch(part: Part): void {
-    // The common case, a scope searched or written again, moves nothing.
-    if (this.newest === part) return;
+    // The common case, a scope searched or written again, moves nothing. A part without documents
+    // has nothing to keep, and does not count towards the bound (see empty()).
+    if (this.newest === part || part.docs === 0) return;
     this.newest = part;
     this.lru.delete(part);
     this.lru.set(part, true);
@@ -440,14 +516,35 @@ export class SourceIndex {
     if (!this.has(id)) return false;
     const slot = this.docSlot[id];
     const part = this.partList[this.slotPart[slot] - 1];
-    // An evicted part only counts the document out: reload() reads what is left from the rows.
+    // A part not decoded yet is decoded first; an evicted part only counts the document out:
+    // reload() reads what is left from the rows.
+    this.materialise(part);
     if (part.resident) this.unpost(part, columns);
     part.docs--;
     this.slotPart[slot] = 0;
     this.docSlot[id] = 0;
     this.live--;
     this.dead++;
+    if (part.docs === 0) this.empty(part);
     return true;
+  }
+
+  /**
+   * A part its last document left: it drops its inline buffer (dead postings only) and totals and
+   * leaves the resident parts, so it counts neither towards the bound nor in memory. It is
+   * resident, with nothing in it (an evicted one too: it has no postings to reload), so a search
+   * of the scope reads it as empty and a new document starts it again.
+   */
+  private empty(part: Part): void {
+    part.resident = true;
+    part.saved = null;
+    part.terms = new Map();
+    part.inline = NO_BYTES;
+    part.used = 0;
+    part.garbage = 0;
+    part.colTotals = this.noTotals;
+    this.lru.delete(part);
+    if (this.newest === part) this.newest = null;
   }
 
   /** Take a removed version's terms off a resident part's frequencies, and its lengths off the totals. */
@@ -632,19 +729,21 @@ export class SourceIndex {
 
 
 
-  private part(scope: string): Part {
+  /** A scope's part, made when missing: resident and empty, or else evicted (fromState). */
+  private part(scope: string, resident = true): Part {
     let part = this.parts.get(scope);
     if (!part) {
       part = {
         id: this.partList.length + 1,
         scope,
-        terms: new Map(),
+        terms: resident ? new Map() : EVICTED,
         docs: 0,
-        colTotals: new Float64Array(this.weights.length),
+        colTotals: this.noTotals,
         inline: NO_BYTES,
         used: 0,
         garbage: 0,
-        resident: true,
+        resident,
+        saved: null,
       };
       this.parts.set(scope, part);
       this.partList.push(part);
