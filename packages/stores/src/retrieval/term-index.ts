@@ -1,11 +1,12 @@
-import { hyphenJoins, isQueryWord, wordTokens } from './query.js';
-import { BM25_B, BM25_K1, scoredText } from './score.js';
-import { porterStem } from './stemmer.js';
+import { BM25_B, BM25_K1 } from './score.js';
 import { PostingCursor, PostingList, SKIP_EVERY, postingSize, writePosting } from './postings.js';
 import { INLINE_POSTINGS, INLINE_SKIPS, NO_BYTES, Term, appendInline, asOne, isOne, onePosting, onePostingOf, oneQ, oneSlot, type InlinePart } from './small-postings.js';
 import { TopK } from './top-k.js';
+import { walkPostings } from './posting-walk.js';
+import { quantise, termFrequencies } from './doc-terms.js';
 import type { PartState, SourceIndexState, TermState } from './index-state.js';
 
+export { columnTerms } from './doc-terms.js';
 export { INDEX_FORMAT, type PartState, type SourceIndexState, type TermState } from './index-state.js';
 
 /**
@@ -29,8 +30,6 @@ export { INDEX_FORMAT, type PartState, type SourceIndexState, type TermState } f
  *    until the whole index is rebuilt (see `dead`).
  */
 
-/** Weighted term frequencies are kept times this, rounded (column weights are tenths). */
-const WTF_SCALE = 10;
 /** Largest slot number; the owner rebuilds the index (which renumbers) before it is reached. */
 export const MAX_SLOT = 2 ** 31 - 1;
 /**
@@ -44,8 +43,6 @@ export const WALK_BUDGET = 12_000;
 /** The terms of every evicted part: never written (add and remove skip an evicted part's terms). */
 const EVICTED: Map<string, Term | number> = new Map();
 
-/** A cursor's slot once its postings are all read: above every real slot (slots are int32). */
-const DONE = 0x7fffffff;
 
 /** A document as the index sees it: its row id, scope key, optional facet and indexed column texts. */
 export interface IndexedDoc {
@@ -86,17 +83,6 @@ interface Part extends InlinePart {
    * decoded at its first use, read or write (materialise()). Null otherwise.
    */
   saved: PartState | null;
-}
-
-/** Per column: the token count and the stems of the words a query can match. */
-export function columnTerms(text: string): { length: number; stems: string[] } {
-  const scored = scoredText(text);
-  const words = wordTokens(scored);
-  const stems: string[] = [];
-  for (const w of words) if (isQueryWord(w)) stems.push(porterStem(w));
-  // A hyphenated word is also indexed joined (query.ts); it adds a term, not a token to the length.
-  for (const j of hyphenJoins(scored)) if (isQueryWord(j)) stems.push(porterStem(j));
-  return { length: words.length, stems };
 }
 
 function grow<T extends Int32Array | Float64Array>(a: T, min: number): T {
@@ -169,7 +155,7 @@ export class SourceIndex {
       slot++;
       let perPart = sizes.get(d.scope);
       if (!perPart) sizes.set(d.scope, (perPart = new Map()));
-      for (const [stem, wtf] of this.termFrequencies(d.columns).tf) {
+      for (const [stem, wtf] of termFrequencies(this.weights, d.columns).tf) {
         let e = perPart.get(stem);
         if (!e) perPart.set(stem, (e = { n: 0, bytes: 0, last: 0, q: 0 }));
         e.q = quantise(wtf);
@@ -359,7 +345,7 @@ export class SourceIndex {
     if (slot > MAX_SLOT) throw new Error(`the retrieval index holds at most ${MAX_SLOT} document versions per source`);
     this.ensureSlot(slot);
     const part = this.part(doc.scope);
-    const { tf, len, lengths } = this.termFrequencies(doc.columns);
+    const { tf, len, lengths } = termFrequencies(this.weights, doc.columns);
     // A part not decoded yet is decoded first; an evicted part only counts the document: reload()
     // reads its postings from the rows. Counted before touch(), which leaves out empty parts.
     this.materialise(part);
@@ -437,7 +423,7 @@ export class SourceIndex {
     for (const d of docs) {
       if (!this.has(d.id)) return false;
       const slot = this.docSlot[d.id];
-      const { tf, len, lengths } = this.termFrequencies(d.columns);
+      const { tf, len, lengths } = termFrequencies(this.weights, d.columns);
       if (this.slotPart[slot] !== part.id || this.slotLen[slot] !== len) return false;
       found.push({ slot, tf, lengths });
     }
@@ -549,7 +535,7 @@ export class SourceIndex {
 
   /** Take a removed version's terms off a resident part's frequencies, and its lengths off the totals. */
   private unpost(part: Part, columns: readonly string[]): void {
-    const { tf, lengths } = this.termFrequencies(columns);
+    const { tf, lengths } = termFrequencies(this.weights, columns);
     for (let c = 0; c < lengths.length; c++) part.colTotals[c] -= lengths[c];
     for (const stem of tf.keys()) {
       const t = part.terms.get(stem);
@@ -631,103 +617,9 @@ export class SourceIndex {
     const pid = part.id;
     const admits = (slot: number): boolean =>
       slotPart[slot] === pid && (facetId === 0 || slotFacet[slot] === facetId) && !(skipping && skip.has(slotDoc[slot]));
-    // A document is offered only when it would be kept (the heap's floor, tested inline): most are
-    // not, and a call per posting was most of the walk's cost. Every path computes a term's weight
-    // as idf * (k1 + 1) * wtf / (wtf + norm), norm = k1 * (1 - b) + k1 * b * len / avgdl, in that
-    // order of operations, so a document scores the same to the last bit whichever path reads it.
-    if (cursors.length === 1) {
-      // One term: no merge, each posting is a document.
-      const c = cursors[0];
-      const num = nums[0];
-      const bit = bits[0];
-      do {
-        const slot = c.slot;
-        const wtf = c.q / WTF_SCALE;
-        const score = (num * wtf) / (wtf + (base + perLen * slotLen[slot]));
-        if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, bit);
-      } while (c.next());
-    }
-    if (cursors.length === 2) {
-      // Two terms (the most common merge): a two-way merge without the general loop's scans. Each
-      // score is computed exactly as the general loop computes it, term by term in query order.
-      const [a, b] = cursors;
-      const [na, nb] = nums;
-      const [ba, bb] = bits;
-      let aLive = true;
-      let bLive = true;
-      while (aLive || bLive) {
-        let slot: number;
-        let score: number;
-        let mask: number;
-        if (bLive && (!aLive || b.slot < a.slot)) {
-          slot = b.slot;
-          const wtf = b.q / WTF_SCALE;
-          score = (nb * wtf) / (wtf + (base + perLen * slotLen[slot]));
-          mask = bb;
-          bLive = b.next();
-        } else if (!bLive || a.slot < b.slot) {
-          slot = a.slot;
-          const wtf = a.q / WTF_SCALE;
-          score = (na * wtf) / (wtf + (base + perLen * slotLen[slot]));
-          mask = ba;
-          aLive = a.next();
-        } else {
-          slot = a.slot;
-          const norm = base + perLen * slotLen[slot];
-          const wa = a.q / WTF_SCALE;
-          const wb = b.q / WTF_SCALE;
-          score = (na * wa) / (wa + norm);
-          score += (nb * wb) / (wb + norm);
-          mask = ba | bb;
-          aLive = a.next();
-          bLive = b.next();
-        }
-        if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, mask);
-      }
-    }
-    let live = cursors.length > 2 ? cursors.length : 0;
-    while (live > 0) {
-      let slot = DONE;
-      for (let i = 0; i < cursors.length; i++) {
-        const s = cursors[i].slot;
-        if (s < slot) slot = s;
-      }
-      let score = 0;
-      let mask = 0;
-      const norm = base + perLen * slotLen[slot];
-      for (let i = 0; i < cursors.length; i++) {
-        const c = cursors[i];
-        if (c.slot !== slot) continue;
-        const wtf = c.q / WTF_SCALE;
-        score += (nums[i] * wtf) / (wtf + norm);
-        mask |= bits[i];
-        if (!c.next()) {
-          c.slot = DONE;
-          live--;
-        }
-      }
-      if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, mask);
-    }
+    walkPostings(cursors, nums, bits, slotLen, base, perLen, heap, admits);
     return heap.sorted().map((e) => ({ id: slotDoc[e.slot], score: e.score, mask: e.mask }));
   }
-
-  /** Weighted term frequencies of a document's columns, its weighted length and each column's token count. */
-  private termFrequencies(columns: readonly string[]): { tf: Map<string, number>; len: number; lengths: number[] } {
-    const tf = new Map<string, number>();
-    const lengths: number[] = [];
-    let len = 0;
-    for (let c = 0; c < this.weights.length; c++) {
-      const { length, stems } = columnTerms(columns[c] ?? '');
-      const w = this.weights[c];
-      len += w * length;
-      lengths.push(length);
-      for (const s of stems) tf.set(s, (tf.get(s) ?? 0) + w);
-    }
-    return { tf, len, lengths };
-  }
-
-
-
 
   /** A scope's part, made when missing: resident and empty, or else evicted (fromState). */
   private part(scope: string, resident = true): Part {
@@ -771,7 +663,3 @@ export class SourceIndex {
 
 
 /** Round a weighted term frequency for a posting (at least 1, so a posting always counts). */
-function quantise(wtf: number): number {
-  return Math.max(1, Math.round(wtf * WTF_SCALE));
-}
-
