@@ -82,8 +82,10 @@ export function memoryDataTool(stores: Stores) {
       const sd = stores.scopeData;
       if (args.action === 'export') {
         // A record at a time: inline while its JSON is within the limit, else to a file written in
-        // pieces; the whole document is never one string (a small heap ran out of memory).
-        const out = stores.ctx.tx(() => sd.exportTo(scope, args.to_file ? null : EXPORT_INLINE_MAX_BYTES));
+        // pieces; the whole document is never one string (a small heap ran out of memory). One read
+        // transaction: a single snapshot, without the write lock (it neither waits for another
+        // process's write nor holds one up).
+        const out = stores.ctx.read(() => sd.exportTo(scope, args.to_file ? null : EXPORT_INLINE_MAX_BYTES));
         if (out.doc) return { ...scope, action: args.action, counts: out.counts, data: out.doc as unknown as Record<string, unknown>, bytes: out.bytes };
         return { ...scope, action: args.action, counts: out.counts, file: out.file, bytes: out.bytes };
       }
