@@ -20,6 +20,7 @@ describe('import-scale run', () => {
     expect(rows[3]!.lock_ms).toBe(0);
     for (const r of rows) {
       expect(r.stall_ms).toBeGreaterThanOrEqual(0);
+      expect(r.ping_ms).toBeGreaterThan(0);
       // 120 episodes, 40 facts, 40 events, 30 nodes, 30 edges, 3 pages, a link or more.
       expect(r.records).toBeGreaterThan(120 + 40 + 40 + 30 + 30 + 3);
       expect(r.doc_bytes).toBeGreaterThan(10_000);
