@@ -2,9 +2,14 @@
  * `npm run import-scale -w @memory-service/bench`: memory_data import of one large export file
  * (episodes, facts, timeline events, graph nodes and edges, wiki pages and links; about 48 MB at
  * the default 67,000 episodes) through the tool, in-process, into an empty data dir (`empty`) and
- * over the same records (`replace`, the file merged once first, untimed). Each sample answers the
- * call's time and how long another process could not take the write lock meanwhile (lock-probe.ts,
- * a child trying BEGIN IMMEDIATE every 2 ms): the longest run of failed tries.
+ * over the same records (`replace`, the file merged once first, untimed); `export` times an export
+ * of those records to a file, and `export-held` the same while another connection holds the write
+ * lock (BEGIN IMMEDIATE) all along. Each sample answers the call's time, how long another process
+ * could not take the write lock meanwhile (lock-probe.ts, a child trying BEGIN IMMEDIATE every 2 ms:
+ * the longest run of failed tries; not watched in `export-held`), the longest the server's event
+ * loop answered nothing during the call (a 2 ms timer's longest lateness), and the longest a client
+ * of another process waited for an answer over HTTP meanwhile (ping-probe.ts: GET /alive, one at a
+ * time, the server serving HTTP as `--transport http` does).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,7 +24,8 @@ import { TextGenerator } from './textgen.js';
 const SELF = fileURLToPath(import.meta.url);
 // From dist/ or src/ (the tests): the built probe either way.
 const PROBE = fileURLToPath(new URL('../dist/lock-probe.js', import.meta.url));
-export const IMPORT_SCALE_MODES = ['empty', 'merge', 'replace'] as const;
+const PING = fileURLToPath(new URL('../dist/ping-probe.js', import.meta.url));
+export const IMPORT_SCALE_MODES = ['empty', 'merge', 'replace', 'export', 'export-held'] as const;
 export type ImportScaleMode = (typeof IMPORT_SCALE_MODES)[number];
 export const IMPORT_SCALE_USAGE = `usage: node dist/import-scale.js [--episodes 67000] [--samples 3] [--modes ${IMPORT_SCALE_MODES.join(',')}] [--json]`;
 
@@ -38,6 +44,12 @@ export interface ImportScaleRow {
   /** Medians of the samples, each on a fresh data dir. */
   total_ms: number;
   lock_ms: number;
+  /** The event loop's longest stall during the call. */
+  stall_ms: number;
+  /** The longest round trip of another process's HTTP pings during the call. */
+  ping_ms: number;
+  /** Samples whose call failed (its error on stderr): an export waiting for a held lock, say. */
+  failed: number;
 }
 
 export function parseImportScaleArgs(argv: readonly string[]): ImportScaleOptions {
@@ -98,9 +110,9 @@ export async function buildExport(episodes: number, dir: string): Promise<{ file
   }
 }
 
-/** Start the lock probe on `db`; `stop()` answers the longest time it could not take the write lock. */
-async function watchLock(db: string): Promise<{ stop(): Promise<number> }> {
-  const child = spawn(process.execPath, [PROBE, db], { stdio: ['pipe', 'pipe', 'inherit'] });
+/** Start the lock probe on `db` (or the ping probe on an HTTP address); `stop()` answers its longest wait. */
+async function watchLock(db: string, probe = PROBE): Promise<{ stop(): Promise<number> }> {
+  const child = spawn(process.execPath, [probe, db], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
   await new Promise<void>((resolve, reject) => {
@@ -119,13 +131,32 @@ async function watchLock(db: string): Promise<{ stop(): Promise<number> }> {
   };
 }
 
-/** One timed import of `file` in `mode`, on a fresh data dir. */
-async function once(file: string, mode: ImportScaleMode): Promise<{ total: number; lock: number }> {
-  const { createService } = await importLoose('@memory-service/server');
+/** Watch the event loop: `stop()` answers the longest a 2 ms timer fired late (ms). */
+function watchStalls(): { stop(): number } {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const t = performance.now();
+    longest = Math.max(longest, t - last - 2);
+    last = t;
+  }, 2);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(longest, performance.now() - last - 2, 0);
+    },
+  };
+}
+
+/** One timed import (or export) of `file` in `mode`, on a fresh data dir. */
+async function once(file: string, mode: ImportScaleMode): Promise<{ total: number; lock: number; stall: number; ping: number; failed: boolean }> {
+  const { createService, serveHttp } = await importLoose('@memory-service/server');
+  const { openSqlite } = await importLoose('@memory-service/kernel');
   const dir = freshTempDir('bench-import-scale');
   fs.mkdirSync(path.join(dir, 'exports'));
   fs.copyFileSync(file, path.join(dir, 'exports', 'doc.json'));
   const svc = await createService({ dataDir: dir, env: { ...process.env, MEMORY_LOG_QUIET: '1', MEMORY_EXPOSE: 'admin' } });
+  const http = await serveHttp(svc, { port: 0 });
   try {
     const tool = svc.surface.get('memory_data');
     const call = async (args: Record<string, unknown>) => {
@@ -133,12 +164,32 @@ async function once(file: string, mode: ImportScaleMode): Promise<{ total: numbe
       if (res.isError) throw new Error(`memory_data import failed: ${JSON.stringify(res.content)}`);
     };
     if (mode !== 'empty') await call({ mode: 'merge' });
-    const probe = await watchLock(path.join(dir, 'memory.db'));
+    const db = path.join(dir, 'memory.db');
+    const holder = mode === 'export-held' ? openSqlite(db) : null;
+    holder?.exec('BEGIN IMMEDIATE');
+    const probe = holder ? null : await watchLock(db);
+    const pings = await watchLock(http.address, PING);
+    const stalls = watchStalls();
     const start = performance.now();
-    await call({ mode: mode === 'empty' ? 'merge' : mode });
+    let failed = false;
+    try {
+      if (mode === 'export' || mode === 'export-held') {
+        // A failure (a busy lock, say) is answered as an error result or thrown: either is counted.
+        const res = await tool.call({ action: 'export', to_file: true, layer: 'user' }, {}).catch((err: Error) => ({ isError: true, content: err.message }));
+        if (res.isError) {
+          failed = true;
+          process.stderr.write(`memory_data export failed: ${JSON.stringify(res.content).slice(0, 300)}\n`);
+        }
+      } else await call({ mode: mode === 'empty' ? 'merge' : mode });
+    } finally {
+      holder?.exec('ROLLBACK');
+      holder?.close();
+    }
     const total = performance.now() - start;
-    return { total, lock: await probe.stop() };
+    const stall = stalls.stop();
+    return { total, lock: probe ? await probe.stop() : 0, stall, ping: await pings.stop(), failed };
   } finally {
+    await http.close();
     await svc.close();
     removeDir(dir);
   }
@@ -153,13 +204,21 @@ export async function measureImportScale(opts: ImportScaleOptions): Promise<Impo
     for (const mode of opts.modes) {
       const total: number[] = [];
       const lock: number[] = [];
+      const stall: number[] = [];
+      const ping: number[] = [];
+      let failed = 0;
       for (let k = 0; k < opts.samples; k++) {
         const r = await once(doc.file, mode);
         total.push(r.total);
         lock.push(r.lock);
-        process.stderr.write(`import ${mode} sample ${k + 1}/${opts.samples}: ${r.total.toFixed(0)} ms, write lock held ${r.lock.toFixed(0)} ms\n`);
+        stall.push(r.stall);
+        ping.push(r.ping);
+        if (r.failed) failed++;
+        process.stderr.write(
+          `${mode} sample ${k + 1}/${opts.samples}: ${r.total.toFixed(0)} ms, write lock held ${r.lock.toFixed(0)} ms, event loop stalled ${r.stall.toFixed(0)} ms, worst HTTP ping ${r.ping.toFixed(0)} ms${r.failed ? ', FAILED' : ''}\n`,
+        );
       }
-      rows.push({ mode, records: doc.records, doc_bytes: doc.bytes, total_ms: summarize(total).p50, lock_ms: summarize(lock).p50 });
+      rows.push({ mode, records: doc.records, doc_bytes: doc.bytes, total_ms: summarize(total).p50, lock_ms: summarize(lock).p50, stall_ms: summarize(stall).p50, ping_ms: summarize(ping).p50, failed });
     }
     return rows;
   } finally {
@@ -168,8 +227,13 @@ export async function measureImportScale(opts: ImportScaleOptions): Promise<Impo
 }
 
 export function renderImportScale(rows: readonly ImportScaleRow[]): string {
-  const lines = ['| mode | records | document (MB) | call p50 (ms) | write lock held p50 (ms) |', '|---|---|---|---|---|'];
-  for (const r of rows) lines.push(`| ${r.mode} | ${r.records.toLocaleString('en-US')} | ${(r.doc_bytes / 1e6).toFixed(1)} | ${r.total_ms.toFixed(0)} | ${r.lock_ms.toFixed(0)} |`);
+  const lines = [
+    '| mode | records | document (MB) | call p50 (ms) | write lock held p50 (ms) | event loop stall p50 (ms) | worst HTTP ping p50 (ms) | failed |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const r of rows) {
+    lines.push(`| ${r.mode} | ${r.records.toLocaleString('en-US')} | ${(r.doc_bytes / 1e6).toFixed(1)} | ${r.total_ms.toFixed(0)} | ${r.lock_ms.toFixed(0)} | ${r.stall_ms.toFixed(0)} | ${r.ping_ms.toFixed(0)} | ${r.failed} |`);
+  }
   return `${lines.join('\n')}\n`;
 }
 

@@ -105,6 +105,17 @@ export class StoreContext {
   }
 
   /**
+   * Run fn as one read: a deferred transaction (BEGIN DEFERRED), one snapshot of the database for
+   * all fn's statements, taking no write lock (under WAL a reader neither waits for a writer of
+   * another process nor holds one up); inside an open transaction fn runs in it. For reads only
+   * (memory_data export): a write in fn would ask for the lock then. No commit hooks run after it.
+   */
+  read<T>(fn: () => T): T {
+    if (this.db.inTransaction) return fn();
+    return runTransaction(this.db, fn, 'deferred');
+  }
+
+  /**
    * Throw KERNEL_ERR_STORAGE when the database file is no longer at its path (moved, deleted or
    * replaced while the server runs: TransactionHost.checkFileInPlace); nothing to check without a host.
    */

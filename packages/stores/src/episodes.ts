@@ -59,6 +59,8 @@ interface Row {
   access_count: number;
   last_access: string | null;
 }
+/** A row of its table as SELECT * reads it. */
+export type EpisodeRow = Row;
 
 export const EPISODE_PREFIX = 'ep';
 /** The tag of a dream marker: an episode that is an agent's note for its next session (docs/decisions.md). */
@@ -66,7 +68,8 @@ export const DREAM_MARKER_TAG = 'dream_marker';
 /** Longest neighbouring context kept with an episode. */
 export const EPISODE_CONTEXT_MAX_CHARS = 1000;
 
-function toEpisode(r: Row): Episode {
+/** A record as its store answers it, from its table row (SELECT *). */
+export function toEpisode(r: EpisodeRow): Episode {
   return {
     id: makeId(EPISODE_PREFIX, r.id),
     layer: r.layer,

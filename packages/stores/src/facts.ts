@@ -66,6 +66,8 @@ interface Row {
   access_count: number;
   last_access: string | null;
 }
+/** A row of its table as SELECT * reads it. */
+export type FactRow = Row;
 
 export const FACT_PREFIX = 'fact';
 
@@ -107,7 +109,8 @@ export function checkNewFactKey(field: string, key: string): void {
   checkNoHiddenFormat(field, key);
 }
 
-function toFact(r: Row): Fact {
+/** A record as its store answers it, from its table row (SELECT *). */
+export function toFact(r: FactRow): Fact {
   return {
     entry_id: makeId(FACT_PREFIX, r.id),
     layer: r.layer,

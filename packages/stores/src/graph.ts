@@ -61,6 +61,8 @@ interface NodeRow {
   created: string;
   access_count: number;
 }
+/** A row of its table as SELECT * reads it. */
+export type GraphNodeRow = NodeRow;
 
 interface EdgeRow {
   id: number;
@@ -114,7 +116,8 @@ export function normalizeContent(s: string): string {
     .replace(/^[\s\p{P}]+|[\s\p{P}]+$/gu, '');
 }
 
-function toNode(r: NodeRow): GraphNode {
+/** A record as its store answers it, from its table row (SELECT *). */
+export function toNode(r: GraphNodeRow): GraphNode {
   return {
     node_id: makeId(NODE_PREFIX, r.id),
     layer: r.layer,

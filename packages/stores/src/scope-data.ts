@@ -11,6 +11,7 @@ import {
   type ScopeDocKind,
   type ScopeDocument,
 } from './scope-doc.js';
+import { ScopeClear } from './scope-clear.js';
 import { ScopeDataExtras } from './scope-data-extra.js';
 import { emitDocJson, ExportFileWriter, partsOf, type DocHeader, type DocParts, type KindRecords } from './scope-export.js';
 import { ImportRefs } from './scope-import-refs.js';
@@ -510,39 +511,14 @@ export class ScopeData {
     }));
   }
 
-  /** replace: every record of the scope goes, its L1 ring too, its facts, episodes, graph nodes and wiki pages archived first. */
+  /**
+   * replace: every record of the scope goes, its L1 ring too, its facts, episodes, graph nodes and
+   * wiki pages archived first (ScopeClear: a statement per table, not per record).
+   */
   private clear(scope: Scope, res: ImportResult): void {
     const s = this.stores;
-    const reason = 'memory_data import replace';
     const c = s.ctx;
-    for (const key of c.stmt('SELECT key FROM facts WHERE layer = ? AND user_id = ? ORDER BY id').pluck(true).all(scope.layer, scope.user_id) as string[]) {
-      const f = s.facts.get(scope, key)!;
-      s.shadowBin.archive(scope, { origin_store: 'l4', origin_id: key, content: f, reason });
-      s.facts.delete(scope, key);
-      res.cleared.facts++;
-      res.archived++;
-    }
-    for (const n of c.stmt('SELECT id FROM episodes WHERE layer = ? AND user_id = ? ORDER BY id').pluck(true).all(scope.layer, scope.user_id) as number[]) {
-      const e = s.episodes.get(scope, makeId('ep', n))!;
-      s.shadowBin.archive(scope, { origin_store: 'l3', origin_id: e.id, content: e, reason });
-      s.episodes.delete(scope, e.id);
-      res.cleared.episodes++;
-      res.archived++;
-    }
-    res.cleared.graph_edges = c.stmt('SELECT COUNT(*) FROM graph_edges WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number;
-    for (const n of c.stmt('SELECT id FROM graph_nodes WHERE layer = ? AND user_id = ? ORDER BY id').pluck(true).all(scope.layer, scope.user_id) as number[]) {
-      const node = s.graph.getNode(scope, makeId('node', n))!;
-      s.shadowBin.archive(scope, { origin_store: 'graph', origin_id: node.node_id, content: node, reason });
-      s.graph.deleteNode(scope, node.node_id);
-      res.cleared.graph_nodes++;
-      res.archived++;
-    }
-    res.cleared.wiki_links = c.stmt('SELECT COUNT(*) FROM wiki_links WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number;
-    for (const title of c.stmt('SELECT title FROM wiki_pages WHERE layer = ? AND user_id = ? ORDER BY id').pluck(true).all(scope.layer, scope.user_id) as string[]) {
-      s.shadowBin.deleteWikiPage(scope, title, true, reason);
-      res.cleared.wiki_pages++;
-      res.archived++;
-    }
+    new ScopeClear(s).clear(scope, res);
     res.cleared.timeline = c.stmt('DELETE FROM timeline_events WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
     res.cleared.sessions = c.stmt('DELETE FROM sessions WHERE layer = ? AND user_id = ?').run(scope.layer, scope.user_id).changes;
     res.cleared.scratchpad = s.scratchpad.clear(scope);

@@ -82,8 +82,10 @@ export function memoryDataTool(stores: Stores) {
       const sd = stores.scopeData;
       if (args.action === 'export') {
         // A record at a time: inline while its JSON is within the limit, else to a file written in
-        // pieces; the whole document is never one string (a small heap ran out of memory).
-        const out = stores.ctx.tx(() => sd.exportTo(scope, args.to_file ? null : EXPORT_INLINE_MAX_BYTES));
+        // pieces; the whole document is never one string (a small heap ran out of memory). One read
+        // transaction: a single snapshot, without the write lock (it neither waits for another
+        // process's write nor holds one up).
+        const out = stores.ctx.read(() => sd.exportTo(scope, args.to_file ? null : EXPORT_INLINE_MAX_BYTES));
         if (out.doc) return { ...scope, action: args.action, counts: out.counts, data: out.doc as unknown as Record<string, unknown>, bytes: out.bytes };
         return { ...scope, action: args.action, counts: out.counts, file: out.file, bytes: out.bytes };
       }
@@ -92,8 +94,14 @@ export function memoryDataTool(stores: Stores) {
       }
       const root = args.data !== undefined ? 'data' : 'file';
       // Read (without blocking the event loop), parsed and checked whole before the write lock is
-      // taken: a malformed document is refused without waiting for, or holding, the lock.
-      const doc = sd.check(args.data ?? (await sd.readFileAsync(args.file as string, 'file')), root);
+      // taken: a malformed document is refused without waiting for, or holding, the lock. The event
+      // loop gets a turn after the parse and after the check: each is a stall of its own (a second
+      // or more at 48 MB), and run back to back with the transaction they made one stall of the
+      // whole call, during which the server answered no other client.
+      const input = args.data ?? (await sd.readFileAsync(args.file as string, 'file'));
+      await loopTurn();
+      const doc = sd.check(input, root);
+      await loopTurn();
       try {
         return importChecked(stores, scope, doc, args.mode, root);
       } catch (err) {
@@ -102,6 +110,15 @@ export function memoryDataTool(stores: Stores) {
       }
     },
   });
+}
+
+/**
+ * Let the event loop run what is waiting (other clients' requests, timers) before going on: two
+ * immediates, since one queued from an I/O callback (the file read's) runs before the loop next
+ * polls for I/O, and the second runs only after it did.
+ */
+async function loopTurn(): Promise<void> {
+  for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
 /** Write a checked document in one transaction (memory_data import), a replace's previous_export kept only if it commits. */
