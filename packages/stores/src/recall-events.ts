@@ -1,6 +1,7 @@
 import { cutChars } from '@memory-service/kernel';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
+import { foldText } from './retrieval/query.js';
 import type { Scope } from './types.js';
 import { checkScope, checkWordPattern, foldedTermsFilter, scopeKey, wordFilterArgs, wordFilterSql, wordsMatcher } from './util.js';
 
@@ -222,10 +223,12 @@ export class RecallEventStore {
   }
 
   /**
-   * The scope's open gaps since the ISO time: each distinct dream query (compared trimmed, lower
-   * case, runs of white space as one space) with a call that found nothing (result_count 0) at or
-   * after `sinceIso` and no later call of the same query that found something. Newest last miss
-   * first, `limit` at most; `misses` counts the query's empty calls in the period.
+   * The scope's open gaps since the ISO time: each distinct dream query (compared folded as dream
+   * folds words, `foldText`: NFC or NFD, case, accents, full-width forms; trimmed, runs of white
+   * space as one space) with a call that found nothing (result_count 0) at or after `sinceIso` and
+   * no later call of the same query that found something. The query is shown as its latest miss
+   * asked it. Newest last miss first, `limit` at most; `misses` counts the query's empty calls in
+   * the period.
    */
   openGaps(scope: Scope, sinceIso: string, limit = 50): OpenGap[] {
     checkScope(scope);
@@ -236,7 +239,8 @@ export class RecallEventStore {
       .all(scope.layer, scope.user_id, w.since, w.until) as { id: number; query: string; result_count: number; created: string }[];
     const byQuery = new Map<string, OpenGap & { lastId: number }>();
     for (const r of rows) {
-      const norm = r.query.trim().replace(/\s+/g, ' ').toLowerCase();
+      // Folded as dream folds the words it matches (foldText: NFC and NFD, case beyond ASCII, accents, full-width forms).
+      const norm = foldText(r.query).replace(/\s+/g, ' ').trim();
       if (!norm) continue;
       if (r.result_count > 0) {
         // Answered: the misses before it are closed.

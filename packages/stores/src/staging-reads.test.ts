@@ -34,6 +34,28 @@ describe('RecallEventStore.openGaps', () => {
   });
 });
 
+describe('RecallEventStore.openGaps: queries folded as dream folds words', () => {
+  it('an NFD miss and a later NFC hit of one query close the gap, as do case beyond ASCII and full-width forms; the query shown is the latest miss', () => {
+    const since = iso();
+    const rec = (query: string, n: number) => {
+      env.stores.recallEvents.record(U, { query, intent: 'balanced', result_count: n, ms: 1 });
+      env.clock.advance(1000);
+    };
+    rec('cafe\u0301 opening hours', 0);
+    rec('caf\u00e9 opening hours', 4);
+    rec('\u00c9COLE FEES', 0);
+    rec('\u00e9cole  fees', 0);
+    rec('\u00e9cole fees', 2);
+    rec('\uff31\uff35\uff2f\uff2b\uff2b\uff21', 0);
+    rec('quokka', 1);
+    rec('\u041c\u041e\u0421\u041a\u0412\u0410 trip', 0);
+    rec('\u043c\u043e\u0441\u043a\u0432\u0430  trip', 0);
+    expect(env.stores.recallEvents.openGaps(U, since)).toEqual([
+      expect.objectContaining({ query: '\u043c\u043e\u0441\u043a\u0432\u0430  trip', misses: 2 }),
+    ]);
+  });
+});
+
 describe('EpisodeStore by tag and neighbours', () => {
   it('counts dream markers, in a period or all', () => {
     env.stores.episodes.add(U, { summary: 'next time: check the build', tags: [DREAM_MARKER_TAG] });

@@ -124,6 +124,52 @@ describe('WatchRuleStore: the tag and scratchpad key of a rule', () => {
   });
 });
 
+describe('WatchRuleStore: names in NFC, one key per rule', () => {
+  const C = 'Caf\u00e9';
+  const D = 'Cafe\u0301';
+  const conflict = (fn: () => unknown): string => {
+    try {
+      fn();
+    } catch (e) {
+      expect(e).toMatchObject({ code: 'STORES_ERR_CONFLICT', field: 'name' });
+      return (e as Error).message;
+    }
+    throw new Error('did not throw');
+  };
+
+  it('takes the name in NFC: the same name sent decomposed is the rule already there, not a second one', () => {
+    const w = env.stores.watchRules;
+    const made = w.add(U, { name: D, trigger: 'new_message', predicate: {}, action: 'note' });
+    expect(made.name).toBe(C);
+    expect(conflict(() => w.add(U, { name: C, trigger: 'new_message', predicate: {}, action: 'log' }))).toMatch(/a watch rule named "Café" exists/);
+    expect(w.list(U).map((r) => r.name)).toEqual([C]);
+    // Import merge skips it in either form.
+    const r = { name: D, trigger: 'new_message', predicate: {}, action: 'log', enabled: true, created: '2020-01-01T00:00:00.000Z', updated: '2020-01-01T00:00:00.000Z' };
+    expect(w.restore(U, r)).toBeNull();
+    expect(w.restore(U, { ...r, name: C })).toBeNull();
+    expect(w.list(U)).toHaveLength(1);
+  });
+
+  it('refuses a second name that would share the first one\'s tag and note key, naming the rule holding it', () => {
+    const w = env.stores.watchRules;
+    const cafe = w.add(U, { name: C, trigger: 'new_message', predicate: {}, action: 'note' });
+    const ab = w.add(U, { name: 'a b', trigger: 'new_message', predicate: {}, action: 'note' });
+    expect(conflict(() => w.add(U, { name: 'Cafe', trigger: 'new_message', predicate: {}, action: 'note' }))).toContain(`watch:cafe, which watch rule ${cafe.id} ("Café") already uses`);
+    expect(conflict(() => w.add(U, { name: 'a-b', trigger: 'new_message', predicate: {}, action: 'note' }))).toContain(`watch:a-b, which watch rule ${ab.id} ("a b")`);
+    expect(conflict(() => w.add(U, { name: 'A  B!', trigger: 'new_message', predicate: {}, action: 'note' }))).toContain('watch:a-b');
+    // Another scope, and names with no letter or digit (keyed by id), are free.
+    expect(w.add(U2, { name: 'Cafe', trigger: 'new_message', predicate: {}, action: 'note' }).name).toBe('Cafe');
+    w.add(U, { name: '!!!', trigger: 'new_message', predicate: {}, action: 'note' });
+    w.add(U, { name: '???', trigger: 'new_message', predicate: {}, action: 'note' });
+    expect(new Set(w.list(U).map((r) => watchTag(r))).size).toBe(4);
+    // Import merge skips a rule whose key is taken rather than failing the import.
+    expect(w.restore(U, { name: 'CAFE', trigger: 'new_message', predicate: {}, action: 'log', enabled: true, created: '2020-01-01T00:00:00.000Z', updated: '2020-01-01T00:00:00.000Z' })).toBeNull();
+    // Once deleted, the key is free again.
+    w.delete(U, cafe.id);
+    expect(w.add(U, { name: 'Cafe', trigger: 'new_message', predicate: {}, action: 'note' }).name).toBe('Cafe');
+  });
+});
+
 describe('WatchRuleStore: export, import and the window purge', () => {
   it('restore keeps the state and times with no hits; deleteSince takes the rules added and the hits counted in the window', () => {
     const s = env.stores.watchRules;

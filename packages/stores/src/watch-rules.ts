@@ -189,7 +189,8 @@ export class WatchRuleStore {
 
   add(scope: Scope, input: { name: string; trigger: string; predicate: unknown; action: string }): WatchRule {
     checkScope(scope);
-    const name = checkText(input.name, 'name', WATCH_NAME_MAX).trim();
+    // In NFC, as fact keys and wiki titles are: "Café" sent decomposed and precomposed names one rule.
+    const name = toNfc(checkText(input.name, 'name', WATCH_NAME_MAX).trim());
     if (!(WATCH_TRIGGERS as readonly string[]).includes(input.trigger)) {
       throw validationError('trigger', `trigger must be one of ${WATCH_TRIGGERS.join(', ')}`, WATCH_TRIGGERS);
     }
@@ -204,9 +205,16 @@ export class WatchRuleStore {
     }
     const predicate = checkWatchPredicate(input.predicate, trigger);
     return this.ctx.tx(() => {
-      const dup = this.ctx.stmt('SELECT 1 FROM watch_rules WHERE layer = ? AND user_id = ? AND name = ?').get(scope.layer, scope.user_id, name);
       // A conflict with a record, as a disclosure rule's or a branch's taken name is: a client that retries on conflicts tells it from bad input.
-      if (dup) throw new StoreError('STORES_ERR_CONFLICT', `a watch rule named ${JSON.stringify(name)} exists in this layer and user_id: choose another name or delete it first`, { field: 'name' });
+      const taken = this.taken(scope, name);
+      if (taken?.same) throw new StoreError('STORES_ERR_CONFLICT', `a watch rule named ${JSON.stringify(taken.rule.name)} exists in this layer and user_id: choose another name or delete it first`, { field: 'name' });
+      if (taken) {
+        throw new StoreError(
+          'STORES_ERR_CONFLICT',
+          `the name ${JSON.stringify(name)} gives the tag and scratchpad key ${watchTag({ id: '', name })}, which watch rule ${taken.rule.id} (${JSON.stringify(taken.rule.name)}) already uses: names differing only in case, accents or punctuation share one key; choose another name or delete that rule first`,
+          { field: 'name' },
+        );
+      }
       const count = this.ctx.stmt('SELECT COUNT(*) FROM watch_rules WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number;
       if (count >= WATCH_RULES_MAX) throw validationError('name', `at most ${WATCH_RULES_MAX} watch rules per layer and user_id: delete one first`, { max: WATCH_RULES_MAX });
       const now = this.ctx.iso();
@@ -217,6 +225,24 @@ export class WatchRuleStore {
       this.audit.log(scope, 'create', 'watch_rule', id, { name, trigger, action });
       return this.get(scope, id) as WatchRule;
     });
+  }
+
+  /**
+   * The scope's rule a new rule of this name (trimmed, in NFC) would clash with: one of the same
+   * name in NFC (`same`; a rule stored in NFD before names were taken in NFC, and kept so by
+   * migration 28 because its NFC twin existed, counts too), else one whose tag and scratchpad key
+   * (watchTag) the name would share, since two rules writing one `watch:` note overwrite each
+   * other's. A name with no letter or digit has its rule's id as key, which nothing shares. Reads
+   * the scope's names (at most WATCH_RULES_MAX rows).
+   */
+  private taken(scope: Scope, name: string): { rule: { id: string; name: string }; same: boolean } | null {
+    const rows = this.ctx.stmt('SELECT id, name FROM watch_rules WHERE layer = ? AND user_id = ? ORDER BY id').all(scope.layer, scope.user_id) as { id: number; name: string }[];
+    const rules = rows.map((r) => ({ id: makeId(WATCH_RULE_PREFIX, r.id), name: r.name }));
+    const same = rules.find((r) => toNfc(r.name) === name);
+    if (same) return { rule: same, same: true };
+    const slug = recordSlug(name);
+    const shared = slug ? rules.find((r) => recordSlug(r.name) === slug) : undefined;
+    return shared ? { rule: shared, same: false } : null;
   }
 
   get(scope: Scope, id: string): WatchRule | null {
@@ -269,12 +295,13 @@ export class WatchRuleStore {
 
   /**
    * Add a rule as add() does, then give it the state and times the record holds (memory_data
-   * import; its hits are telemetry and start at none). A name the scope holds already is left as it is: null.
+   * import; its hits are telemetry and start at none). A name the scope holds already, in either
+   * form or sharing its key (`taken`), is left as it is: null.
    */
   restore(scope: Scope, r: { name: string; trigger: string; predicate: unknown; action: string; enabled: boolean; created: string; updated: string }): WatchRule | null {
     checkScope(scope);
     return this.ctx.tx(() => {
-      if (this.ctx.stmt('SELECT 1 FROM watch_rules WHERE layer = ? AND user_id = ? AND name = ?').get(scope.layer, scope.user_id, r.name.trim())) return null;
+      if (typeof r.name === 'string' && this.taken(scope, toNfc(r.name.trim()))) return null;
       const made = this.add(scope, r);
       this.ctx.stmt('UPDATE watch_rules SET enabled = ?, created = ?, updated = ? WHERE id = ?').run(r.enabled ? 1 : 0, r.created, r.updated, parseId(WATCH_RULE_PREFIX, made.id));
       return this.get(scope, made.id);

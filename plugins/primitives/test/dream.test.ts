@@ -31,6 +31,16 @@ describe('scope', () => {
     expect((await dreamIds(s, { query: 'daughter likes' })).sort()).toEqual([cat, caterpillar].sort());
   });
 
+  it('answers one copy of a memory stored once precomposed and once decomposed (NFC and NFD)', async () => {
+    s = await start();
+    const nfc = actionsIn(await s.call('think', { text: 'Meet Zo\u00eb at the caf\u00e9 by the harbour', layer: 'user' }), 'l3')[0]!.id;
+    const nfd = actionsIn(await s.call('think', { text: 'Meet Zoe\u0308 at the cafe\u0301 by the harbour', layer: 'user' }), 'l3')[0]!.id;
+    expect(nfd).not.toBe(nfc);
+    const ids = await dreamIds(s, { query: 'caf\u00e9 harbour' });
+    expect(ids).toHaveLength(1);
+    expect([nfc, nfd]).toContain(ids[0]);
+  });
+
   it('says so when nothing matches', async () => {
     s = await start();
     const r = await s.call('dream', { query: 'zeppelin', hits: true });

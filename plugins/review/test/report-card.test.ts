@@ -124,6 +124,17 @@ describe('memory_report_card', () => {
     expect((await s.call('memory_report_card', { user_id: 'bob' })).open_gaps.count).toBe(0);
   });
 
+  it('a dream that finds a query asked before in another form (NFD, case, accents) closes its open gap', async () => {
+    s = await start();
+    await s.call('dream', { query: 'CAFE\u0301 Z\u00dcRICH hours' });
+    await s.call('dream', { query: 'Fl\u00fcgelhorn  LESSONS' });
+    await s.call('think', { text: 'The caf\u00e9 in Z\u00fcrich opens at seven, the hours are posted on the door by the tram stop.' });
+    expect((await s.call('dream', { query: 'caf\u00e9 z\u00fcrich hours' })).result_count).toBeGreaterThan(0);
+    await s.call('dream', { query: 'flu\u0308gelhorn lessons' });
+    const r = await s.call('memory_report_card', {});
+    expect(r.open_gaps).toEqual({ count: 1, items: [expect.objectContaining({ query: 'flu\u0308gelhorn lessons', misses: 2 })] });
+  });
+
   it('counts nothing dated after now in the period (the clock stepped back)', async () => {
     const clock = new ManualClock();
     s = await start({ clock });

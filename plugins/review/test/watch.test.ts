@@ -185,6 +185,19 @@ describe('memory_watch', () => {
     expect(await toolError(add('deploys', 'new_message', {}, 'note'))).toMatchObject({ type: 'ConflictError', code: 'KERNEL_ERR_CONFLICT', field: 'name' });
     expect(((await s.call('memory_watch', { action: 'list' })) as any).rules).toHaveLength(1);
   });
+
+  it('a name sent decomposed is the rule of that name in NFC, and a name sharing another rule\'s watch: key is refused naming it', async () => {
+    s = await start();
+    const made = await add('Cafe\u0301', 'message_received', { keywords: ['flat white'] }, 'note');
+    expect(made.rule.name).toBe('Caf\u00e9');
+    expect(await toolError(add('Caf\u00e9', 'message_received', {}, 'note'))).toMatchObject({ type: 'ConflictError', field: 'name' });
+    const clash = await toolError(add('CAFE', 'message_received', {}, 'note'));
+    expect(clash).toMatchObject({ type: 'ConflictError', field: 'name' });
+    expect(clash.message).toContain(`watch:cafe, which watch rule ${made.rule.id}`);
+    expect((await s.call('memory_watch', { action: 'list' })).rules.map((r: { name: string }) => r.name)).toEqual(['Caf\u00e9']);
+    await s.call('think', { text: 'The flat white at the corner place is the best one in town, go again on Monday', layer: 'user' });
+    expect(storesOf(s).scratchpad.read(U).map((e) => [e.key, e.content.split(' (')[0]])).toEqual([['watch:cafe', 'Caf\u00e9']]);
+  });
 });
 
 describe('memory_watch keywords as text forms (audit R)', () => {

@@ -174,4 +174,25 @@ describe('stores migrations', () => {
     expect(stores.watchRules.get(U, `watch_${rule}`)!.predicate.sender).toBe('Zo\u00eb');
     db.close();
   });
+
+  it('rewrite watch rule names stored decomposed to NFC, keeping a name whose NFC form the scope holds, and run again as a no-op', () => {
+    const { dir, db, migrateRest } = migratedTo(27);
+    const T = '2026-01-01T00:00:00.000Z';
+    const ins = (user: string, name: string) =>
+      Number(db.prepare(`INSERT INTO watch_rules (layer, user_id, name, trigger, predicate, action, created, updated) VALUES ('user', ?, ?, 'new_message', '{}', 'note', ?, ?)`).run(user, name, T, T).lastInsertRowid);
+    const lone = ins('default', 'Zoe\u0308');
+    const nfc = ins('other', 'Caf\u00e9');
+    const twin = ins('other', 'Cafe\u0301');
+    const ascii = ins('default', 'plain');
+    migrateRest();
+    const name = (id: number) => db.prepare('SELECT name FROM watch_rules WHERE id = ?').pluck(true).get(id);
+    expect([name(lone), name(nfc), name(twin), name(ascii)]).toEqual(['Zo\u00eb', 'Caf\u00e9', 'Cafe\u0301', 'plain']);
+    const stores = new Stores({ db, dataDir: dir, clock: new TestClock() });
+    // The NFD twin kept its form, yet still counts as that name: no third rule.
+    expect(() => stores.watchRules.add({ layer: 'user', user_id: 'other' }, { name: 'Cafe\u0301', trigger: 'new_message', predicate: {}, action: 'log' })).toThrow(/exists/);
+    const again = storesMigrations.find((m) => m.name === 'stores_watch_rule_names')!;
+    db.transaction(() => again.up(db)).immediate();
+    expect([name(lone), name(twin)]).toEqual(['Zo\u00eb', 'Cafe\u0301']);
+    db.close();
+  });
 });

@@ -32,6 +32,13 @@ describe('collapseRedundant', () => {
     expect(ids(collapseRedundant([hit('ep_1', 'the\nferry leaves'), hit('ep_2', 'the ferry')]))).toEqual(['ep_1']);
   });
 
+  it('compares in NFC: a decomposed copy of a memory stands in its precomposed copy, and the reverse', () => {
+    expect(ids(collapseRedundant([hit('ep_1', 'Meet at the Caf\u00e9 Z\u00fcrich at noon'), hit('ep_2', 'cafe\u0301 zu\u0308rich at noon')]))).toEqual(['ep_1']);
+    expect(ids(collapseRedundant([hit('ep_1', 'Cafe\u0301 Zu\u0308rich at noon'), hit('ep_2', 'CAF\u00c9 Z\u00dcRICH AT NOON')]))).toEqual(['ep_1']);
+    // Only the same text: an accent is still a letter of its own ("cafe" is another word than "café").
+    expect(ids(collapseRedundant([hit('ep_1', 'Caf\u00e9 Z\u00fcrich'), hit('ep_2', 'Cafe Zurich')]))).toEqual(['ep_1', 'ep_2']);
+  });
+
   it('keeps distinct hits in their order', () => {
     const out = collapseRedundant([hit('a', 'alpha'), hit('b', 'beta'), hit('c', 'gamma'), hit('d', 'alphabet')]);
     expect(ids(out)).toEqual(['a', 'b', 'c', 'd']);

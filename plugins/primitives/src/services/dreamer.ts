@@ -1,5 +1,5 @@
 import { fitToBudget, type BudgetSection, type Hit, type Intent, type RecallEventInput, type Scope, type Stores, type TimelineEvent } from '@memory-service/stores';
-import { invalid, isBlank } from '@memory-service/kernel';
+import { invalid, isBlank, toNfc } from '@memory-service/kernel';
 import { excerpt } from '../common.js';
 
 /** dream with intent recent puts this many of the latest timeline events first. */
@@ -33,9 +33,14 @@ export interface DreamResult {
   recent_events?: { id: string; type: string; summary: string; created: string }[];
 }
 
-/** Lower-cased, each run of white space one space, trimmed (a text with no run and no tab or line break skips the replace). */
+/**
+ * In NFC, lower-cased, each run of white space one space, trimmed (a text with no run and no tab or
+ * line break skips the replace): a copy of a memory with decomposed accents (macOS, some keyboards)
+ * is the same text. toNfc reads a text below U+0300 (ASCII, Latin-1) once and gives it back as it
+ * is, so the common case pays one scan, not a normalisation.
+ */
 function normal(s: string): string {
-  const lower = s.toLowerCase();
+  const lower = toNfc(s).toLowerCase();
   return (/\s{2}|[^\S ]/.test(lower) ? lower.replace(/\s+/g, ' ') : lower).trim();
 }
 

@@ -16,7 +16,7 @@ export function memoryReportCardTool(stores: Stores, clock: Clock) {
       '(how many are pending, applied, rejected and reverted now) and last_decisions (the approvals and rejections of the period, newest ' +
       `first, at most ${REPORT_LIST_MAX}); auto_save (the new_message and auto_save_candidate dispatches of the period: dispatched, saved_l3, ` +
       'saved_l4, saved_graph); open_gaps (distinct dream queries of the period that found nothing and were not answered by a later dream of ' +
-      `the same query: the count and the newest ${REPORT_LIST_MAX}); dream_markers (episodes tagged ${DREAM_MARKER_TAG}, notes an agent left for its next ` +
+      `the same query, compared folded as dream folds words: the count and the newest ${REPORT_LIST_MAX}); dream_markers (episodes tagged ${DREAM_MARKER_TAG}, notes an agent left for its next ` +
       'session: created in the period, and in all); nightly (the last nightly run that visited this layer and user_id: run_id, started, ended ' +
       'and its phases here, each {phase, status ok|skipped|failed, counts, error, detail}; null before any has). Read-only: it records nothing.',
     input: () => z.object({
