@@ -97,7 +97,7 @@ export function derivedNodeIds(meta: unknown): string[] {
 /**
  * A node type as stored and compared: trimmed, lower case, in Unicode NFC, as names are (fact keys,
  * titles, tags): "Café" sent decomposed and precomposed is one type, for adds, de-duplication,
- * filters and imports alike. Stores migration 29 rewrote the types stored before in NFC.
+ * filters and imports alike. Stores migration 27 rewrote the types stored before in NFC.
  */
 export function nodeTypeOf(raw: string): string {
   return toNfc(raw.trim().toLowerCase());

@@ -42,7 +42,7 @@ function nfcWatchSenders(db: Db): void {
  * Only rows holding a character beyond ASCII are read: NFC changes no ASCII text.
  */
 export const nameFormsSchema: Migration = {
-  id: 29,
+  id: 27,
   name: 'stores_name_forms',
   up(db) {
     nfcNodeTypes(db);
