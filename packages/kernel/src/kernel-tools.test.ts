@@ -274,9 +274,10 @@ describe('a database that refuses writes', () => {
     other.exec('BEGIN IMMEDIATE');
     try {
       for (const name of ['note_now', 'note_bare']) {
-        const err = (() => {
+        // note_now waits for the lock without blocking the event loop (a promise), note_bare in its own statement.
+        const err = await (async () => {
           try {
-            k.callToolNow(name, {});
+            await k.callToolNow(name, {});
           } catch (e) {
             return e as MemoryError;
           }

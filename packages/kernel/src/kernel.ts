@@ -17,7 +17,8 @@ import { restoreContainer, snapshotContainer } from './plugin-container.js';
 import { pluginContext, untap, type ContextHost, type Registration } from './plugin-context.js';
 import type { StorageFailureOptions } from './storage-failures.js';
 import { ToolRegistry } from './tool-registry.js';
-import { callFailure, runTool, type CallHost } from './tool-call.js';
+import { callFailure, runTool, waitEndError, type CallHost } from './tool-call.js';
+import { WriteQueue } from './write-queue.js';
 import { Inflight, runCloseTaps, runReadyTaps } from './kernel-lifecycle.js';
 import { layerSchema, userIdSchema, validationError, type RegisteredTool, type ToolCallContext } from './tools.js';
 import { KERNEL_VERSION } from './version.js';
@@ -123,6 +124,7 @@ export class Kernel {
     });
     this.callHost = {
       storage: this.storage,
+      writes: new WriteQueue((end) => waitEndError(this.storage.file, end)),
       failure: (err, plugin, failureOpts) => this.failure(err, plugin, failureOpts),
       track: (work, what) => this.track(work, what),
     };
@@ -315,7 +317,11 @@ export class Kernel {
     if (this.stateValue === 'closed' || this.stateValue === 'closing') return;
     this.stateValue = 'closing';
     this.sealed = true;
-    await this.inflight.settle(this.closeWaitMs, this.logger);
+    // Write calls still waiting for another process's write lock get it within the wait or fail
+    // (KERNEL_ERR_CLOSED, nothing written): none is left hanging on a closed database.
+    const started = Date.now();
+    await this.callHost.writes.settle(this.closeWaitMs);
+    await this.inflight.settle(Math.max(0, this.closeWaitMs - (Date.now() - started)), this.logger);
     try {
       await runCloseTaps(this.hooks, this.closeWaitMs, this.logger);
     } finally {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { MemoryError } from './errors.js';
 import { makeDirs } from './paths.js';
-import { runTransaction } from './sql-transaction.js';
+import { busyTimeoutStatements, LockTaken, runTransaction, runTransactionIfFree } from './sql-transaction.js';
 import { isPromiseLike } from './promise-like.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { movedError, readOnlyAdvice } from './storage-failures.js';
@@ -87,37 +87,6 @@ export function writeIfFree(db: Db, fn: () => void): boolean {
   } finally {
     busy.restore(timeout).get();
   }
-}
-
-interface BusyTimeoutStatements {
-  read: Database.Statement;
-  zero: Database.Statement;
-  restore(ms: number): Database.Statement;
-}
-
-const busyTimeouts = new WeakMap<Db, BusyTimeoutStatements>();
-
-/**
- * writeIfFree's three pragmas, prepared once per connection: db.pragma() compiles its statement on
- * every call, and these run on every timed write (the L1 files, the deferred bookkeeping, the WAL
- * restart), where the three compilations took about 0.1 ms of the event loop.
- */
-function busyTimeoutStatements(db: Db): BusyTimeoutStatements {
-  let s = busyTimeouts.get(db);
-  if (!s) {
-    const restores = new Map<number, Database.Statement>();
-    s = {
-      read: db.prepare('PRAGMA busy_timeout').pluck(),
-      zero: db.prepare('PRAGMA busy_timeout = 0'),
-      restore: (ms) => {
-        let st = restores.get(ms);
-        if (!st) restores.set(ms, (st = db.prepare(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(ms))}`)));
-        return st;
-      },
-    };
-    busyTimeouts.set(db, s);
-  }
-  return s;
 }
 
 /**
@@ -349,17 +318,40 @@ export class Storage implements TransactionHost {
   transaction<T>(fn: () => T): T {
     if (this.db.inTransaction) return this.savepoint(fn);
     this.checkFileInPlace();
+    return this.outermost(() => runTransaction(this.db, fn));
+  }
+
+  /**
+   * transaction(fn), except that when another connection holds the write lock at the BEGIN it
+   * answers a LockTaken at once (nothing begun, fn not run, the database file checked only)
+   * instead of waiting up to the busy timeout with the event loop blocked: the kernel's tool calls
+   * wait for the lock themselves (write-queue.ts). Inside an open transaction, a savepoint.
+   */
+  transactionIfFree<T>(fn: () => T): T | LockTaken {
+    if (this.db.inTransaction) return this.savepoint(fn);
+    this.checkFileInPlace();
+    return this.outermost(() => runTransactionIfFree(this.db, fn));
+  }
+
+  /** The connection's busy timeout in ms: how long a write waits for another connection's write lock. */
+  busyTimeoutMs(): number {
+    return busyTimeoutStatements(this.db).read.get() as number;
+  }
+
+  /** run, the outermost transaction: its followers are told how it ended; a LockTaken began nothing. */
+  private outermost<T>(run: () => T): T {
     const followers: TransactionFollower[] = [];
     this.followers = followers;
     let result: T;
     try {
-      result = runTransaction(this.db, fn);
+      result = run();
     } catch (err) {
       this.followers = null;
       this.tell(followers, (f) => f.rolledBack());
       throw err;
     }
     this.followers = null;
+    if (result instanceof LockTaken) return result;
     this.checkpointSoon();
     this.tell(followers, (f) => f.committed());
     return result;

@@ -1,11 +1,15 @@
 import { MemoryError, toMemoryError } from './errors.js';
+import { LockTaken, noteLockWait } from './sql-transaction.js';
 import type { Storage } from './storage.js';
-import { storageFailureError, type StorageFailureOptions } from './storage-failures.js';
+import { lockWaitError, storageFailureError, type StorageFailureOptions } from './storage-failures.js';
 import { checkOutput, isPromiseLike, parseArgs, withKeysGivenInstead, type RegisteredTool, type ToolCallContext } from './tools.js';
+import { closedWhileWaiting, type WaitEnd, type WriteQueue } from './write-queue.js';
 
 /** What of the kernel a tool call reaches (Kernel.callToolNow). */
 export interface CallHost {
   readonly storage: Storage;
+  /** The write calls waiting for another process's write lock, in the order they came. */
+  readonly writes: WriteQueue;
   failure(err: unknown, plugin: string, opts?: StorageFailureOptions): MemoryError;
   track<T>(work: Promise<T>, what: string): Promise<T>;
 }
@@ -32,6 +36,12 @@ export function runTool(host: CallHost, tool: RegisteredTool, args: unknown, cal
   let out: unknown;
   try {
     const parsed = parseArgs(tool, args);
+    if (tool.annotations.readOnlyHint) {
+      // Read-only: never waits behind the writes (below).
+    } else if (host.writes.length !== 0 && !host.storage.db.inTransaction) {
+      // Writes of this process wait for the lock already: this one waits behind them (their order is kept).
+      return queued(host, tool, parsed, args, call, name, start, undefined);
+    }
     if (tool.annotations.readOnlyHint || tool.transaction === false) {
       try {
         out = tool.handler(parsed, call);
@@ -45,16 +55,15 @@ export function runTool(host: CallHost, tool: RegisteredTool, args: unknown, cal
       }
     } else {
       // better-sqlite3 refuses a transaction function that answers a promise: it is boxed.
-      let answer: { value: unknown } | { promise: PromiseLike<unknown> };
+      let answer: Answer | LockTaken;
       try {
-        answer = host.storage.transaction(() => {
-          const value = tool.handler(parsed, call);
-          return isPromiseLike(value) ? { promise: value } : { value: checkOutput(tool, value) };
-        });
+        answer = host.storage.transactionIfFree(() => inTransaction(tool, parsed, call));
       } catch (err) {
         // The call's transaction was rolled back (a savepoint, inside an open one): none of its writes stay.
         throw withKeysGivenInstead(host.failure(err, tool.plugin, { rolledBack: true, elapsedMs: performance.now() - start }), tool, args);
       }
+      // Another process holds the write lock (nothing begun): wait for it without blocking the event loop.
+      if (answer instanceof LockTaken) return queued(host, tool, parsed, args, call, name, start, answer);
       if ('value' in answer) {
         stats.done(true, start);
         return answer.value;
@@ -82,4 +91,93 @@ export function runTool(host: CallHost, tool: RegisteredTool, args: unknown, cal
       throw withKeysGivenInstead(host.failure(err, tool.plugin, { elapsedMs: performance.now() - start }), tool, args);
     },
   );
+}
+
+/** A handler's answer from inside the call's transaction: its checked value, or its promise (boxed: a transaction function cannot answer one). */
+type Answer = { value: unknown } | { promise: PromiseLike<unknown> };
+
+/** The handler, run inside the call's transaction: its answer, checked when it is a value. */
+function inTransaction(tool: RegisteredTool, parsed: Record<string, unknown>, call: ToolCallContext): Answer {
+  const value = tool.handler(parsed, call);
+  return isPromiseLike(value) ? { promise: value } : { value: checkOutput(tool, value) };
+}
+
+/** Marks a throw of the handler's promise (after its transaction): not rolled back. */
+class AfterTransaction {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * A write call that waits for the write lock in host.writes (write-queue.ts): another process held
+ * it at its BEGIN (`first`), or calls of this process wait for it already. Tried again in its turn,
+ * then answered as runTool answers; tracked, so close() waits for it (or fails it, closed). Its
+ * budget is the connection's busy timeout from the call's start; past it the call fails
+ * KERNEL_ERR_BUSY as a BEGIN that waited in SQLite's busy handler did. An abort of the call's signal
+ * drops it.
+ */
+function queued(
+  host: CallHost,
+  tool: RegisteredTool,
+  parsed: Record<string, unknown>,
+  args: unknown,
+  call: ToolCallContext,
+  name: string,
+  start: number,
+  first: LockTaken | undefined,
+): Promise<unknown> {
+  const stats = tool.calls;
+  const own = tool.transaction !== false;
+  const attempt = own
+    ? () => host.storage.transactionIfFree(() => inTransaction(tool, parsed, call))
+    : (): Answer => {
+        const value = tool.handler(parsed, call);
+        return isPromiseLike(value) ? { promise: value } : { value: checkOutput(tool, value) };
+      };
+  const budgetMs = first ? first.budgetMs : host.storage.busyTimeoutMs();
+  const work = host.writes.wait(attempt, { since: start, budgetMs, first, signal: call.signal }).then(
+    (got) => {
+      const answer = got as Answer;
+      if ('value' in answer) return answer.value;
+      return Promise.resolve(answer.promise).then(
+        (value) => checkOutput(tool, value),
+        (err: unknown) => {
+          throw new AfterTransaction(err);
+        },
+      );
+    },
+  );
+  return host.track(work, `tool ${name} (plugin ${tool.plugin})`).then(
+    (value) => {
+      stats.done(true, start);
+      return value;
+    },
+    (err: unknown) => {
+      stats.done(false, start);
+      const after = err instanceof AfterTransaction;
+      const cause = after ? err.error : err;
+      // A throw inside the call's own transaction was rolled back with it.
+      throw withKeysGivenInstead(host.failure(cause, tool.plugin, { rolledBack: own && !after, elapsedMs: performance.now() - start }), tool, args);
+    },
+  );
+}
+
+/**
+ * The error of a write call that stopped waiting for the write lock without writing: out of budget,
+ * SQLite's SQLITE_BUSY with the whole wait noted (callFailure makes it the KERNEL_ERR_BUSY a BEGIN
+ * that waited in SQLite's busy handler got), or the same error made directly for a call that never
+ * reached the head of the queue; cancelled by its client; or the kernel closed.
+ */
+export function waitEndError(file: string, end: WaitEnd): Error {
+  if (end.kind === 'closed') return closedWhileWaiting(file, end.waitedMs);
+  if (end.kind === 'cancelled') {
+    return new MemoryError(
+      'KERNEL_ERR_TOOL_FAILED',
+      `cancelled by the client after waiting ${(Math.max(0, end.waitedMs) / 1000).toFixed(1)} s for the write lock of the database ${file} (another process holds it); nothing of this call was written`,
+    );
+  }
+  if (end.busy instanceof Error) {
+    noteLockWait(end.busy, end.waitedMs);
+    return end.busy;
+  }
+  return lockWaitError(file, end.waitedMs);
 }
