@@ -463,9 +463,14 @@ export class SourceIndex {
    * slots from the scope's rows.
    */
   private evict(part: Part): void {
-    part.resident = false;
+    this.release(part, false);
+  }
+
+  /** Drop a part's postings, inline buffer and totals and take it off the LRU list: evicted, or resident and empty. */
+  private release(part: Part, resident: boolean): void {
+    part.resident = resident;
     part.saved = null;
-    part.terms = EVICTED;
+    part.terms = resident ? new Map() : EVICTED;
     part.inline = NO_BYTES;
     part.used = 0;
     part.garbage = 0;
@@ -522,15 +527,7 @@ export class SourceIndex {
    * of the scope reads it as empty and a new document starts it again.
    */
   private empty(part: Part): void {
-    part.resident = true;
-    part.saved = null;
-    part.terms = new Map();
-    part.inline = NO_BYTES;
-    part.used = 0;
-    part.garbage = 0;
-    part.colTotals = this.noTotals;
-    this.lru.delete(part);
-    if (this.newest === part) this.newest = null;
+    this.release(part, true);
   }
 
   /** Take a removed version's terms off a resident part's frequencies, and its lengths off the totals. */
