@@ -374,7 +374,8 @@ export class StandingStore {
    * start). Returns how many files were written or removed.
    */
   finishWrites(): number {
-    if (!this.ctx.db.open) return 0;
+    // Nothing owed (the common case): no write lock taken, so a start never waits for another process's lock for nothing.
+    if (!this.ctx.db.open || this.ctx.stmt('SELECT 1 FROM standing_file_writes LIMIT 1').get() === undefined) return 0;
     let done = 0;
     this.ctx.tx(() => {
       const notes = this.ctx.stmt('SELECT path, content FROM standing_file_writes').all() as { path: string; content: string | null }[];

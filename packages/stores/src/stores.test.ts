@@ -378,3 +378,18 @@ describe('retrieval index catch-up after writes', () => {
     expect(env.stores.retrieval.search(U, 'pear', { limit: 200 })).toHaveLength(100);
   });
 });
+
+describe('the start repair', () => {
+  it("takes no write lock when no file is owed: a start never waits for another process's lock for nothing", async () => {
+    env.db.pragma('busy_timeout = 200');
+    const other = env.second();
+    other.db.exec('BEGIN IMMEDIATE');
+    try {
+      const t = performance.now();
+      await expect(env.stores.repairAfterStopInSlices()).resolves.toMatchObject({ wiki_files: 0 });
+      expect(performance.now() - t).toBeLessThan(150);
+    } finally {
+      other.db.exec('COMMIT');
+    }
+  });
+});
