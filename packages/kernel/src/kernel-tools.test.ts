@@ -10,6 +10,7 @@ import { resolveExposure } from './exposure.js';
 import { defineTool, USER_ID_ACCEPTED, userIdSchema, type ToolCallContext } from './tools.js';
 
 import { kernelScratch, plugin } from './kernel.fixture.js';
+import type { PluginContext } from './plugin.js';
 
 const { scratchpad, tmp, cleanup } = kernelScratch('ms-kernel-tools-');
 afterEach(cleanup);
@@ -193,35 +194,48 @@ describe('tools', () => {
   });
 });
 
+type NotesSetup = (
+  ctx: PluginContext,
+  tool: (name: string, handler: () => unknown, transaction?: boolean) => void,
+  write: () => void,
+) => void;
+
+/** A kernel whose plugin p-write owns one table of notes (`table`), its write tools registered by `setup`. */
+function notesKernel(table: string, tier: string | undefined, setup: NotesSetup): Promise<Kernel> {
+  return createKernel({
+    dataDir: tmp(),
+    logger: silentLogger(),
+    plugins: [
+      plugin({
+        name: 'p-write',
+        ...(tier ? { tier } : {}),
+        migrations: [{ id: 1, name: 'notes', up: (db) => db.exec(`CREATE TABLE ${table} (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`) }],
+        setup(ctx) {
+          const write = () => void ctx.db.prepare(`INSERT INTO ${table} (body) VALUES (?)`).run('kept');
+          const tool = (name: string, handler: () => unknown, transaction = true) =>
+            ctx.tools.register(defineTool({ name, title: name, description: name, input: z.object({}), annotations: { readOnlyHint: false }, transaction, handler }));
+          setup(ctx, tool, write);
+        },
+      }),
+    ],
+  });
+}
+
 describe('a database that refuses writes', () => {
   it('a write refused as read-only is a KERNEL_ERR_STORAGE naming memory.db and what to do, from a tool or an event handler', async () => {
-    const write = (db: any) => db.prepare('INSERT INTO notes (body) VALUES (?)').run('kept');
-    const k = await createKernel({
-      dataDir: tmp(),
-      logger: silentLogger(),
-      plugins: [
-        plugin({
-          name: 'p-write',
-          tier: 'notes',
-          migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
-          setup(ctx) {
-            const tool = (name: string, handler: () => unknown, transaction = true) =>
-              defineTool({ name, title: name, description: name, input: z.object({}), annotations: { readOnlyHint: false }, transaction, handler });
-            ctx.tools.register(tool('note_now', () => (write(ctx.db), {})));
-            // Outside the call's transaction (whose BEGIN would be refused first), so the write itself is.
-            ctx.tools.register(tool('note_later', async () => (write(ctx.db), {}), false));
-            ctx.tools.register(tool('note_wrapped', () => {
-              try {
-                write(ctx.db);
-              } catch (err) {
-                throw new Error('could not save the note', { cause: err });
-              }
-              return {};
-            }));
-            ctx.onEvent('new_message', () => (write(ctx.db), 'saved'));
-          },
-        }),
-      ],
+    const k = await notesKernel('notes', 'notes', (ctx, tool, write) => {
+      tool('note_now', () => (write(), {}));
+      // Outside the call's transaction (whose BEGIN would be refused first), so the write itself is.
+      tool('note_later', async () => (write(), {}), false);
+      tool('note_wrapped', () => {
+        try {
+          write();
+        } catch (err) {
+          throw new Error('could not save the note', { cause: err });
+        }
+        return {};
+      });
+      ctx.onEvent('new_message', () => (write(), 'saved'));
     });
     scratchpad.kernel(k);
     expect(k.callToolNow('note_now', {})).toEqual({});
@@ -248,23 +262,10 @@ describe('a database that refuses writes', () => {
   // Regression guard, fixed (audit-o finding 4): a write waiting on another process's write lock (a long
   // memory_data import there) failed after the busy timeout with a bare KERNEL_ERR_TOOL_FAILED "database is locked".
   it('a write that gives up waiting for another process\'s write lock is a KERNEL_ERR_BUSY saying so, how long it waited and to try again later', async () => {
-    const write = (db: any) => db.prepare('INSERT INTO tst_notes (body) VALUES (?)').run('kept');
-    const k = await createKernel({
-      dataDir: tmp(),
-      logger: silentLogger(),
-      plugins: [
-        plugin({
-          name: 'p-write',
-          migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE tst_notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
-          setup(ctx) {
-            const tool = (name: string, handler: () => unknown, transaction = true) =>
-              defineTool({ name, title: name, description: name, input: z.object({}), annotations: { readOnlyHint: false }, transaction, handler });
-            ctx.tools.register(tool('note_now', () => (write(ctx.db), {})));
-            // Outside the call's transaction: its own statement waits, and the kernel times the call.
-            ctx.tools.register(tool('note_bare', () => (write(ctx.db), {}), false));
-          },
-        }),
-      ],
+    const k = await notesKernel('tst_notes', undefined, (_ctx, tool, write) => {
+      tool('note_now', () => (write(), {}));
+      // Outside the call's transaction: its own statement waits, and the kernel times the call.
+      tool('note_bare', () => (write(), {}), false);
     });
     scratchpad.kernel(k);
     const file = path.join(k.dataDir, 'memory.db');
