@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkNoHiddenFormat, describeHiddenAt, hiddenFormatAt, HIDDEN_FORMAT_ACCEPTED, toNfc } from './identity.js';
+import { checkNewName, checkNoHiddenFormat, describeHiddenAt, hiddenFormatAt, HIDDEN_FORMAT_ACCEPTED, toNfc } from './identity.js';
 import { createKernel } from './kernel.js';
 import { silentLogger } from './logger.js';
 import { definePlugin } from './plugin.js';
@@ -71,6 +71,18 @@ describe('hidden format characters', () => {
       expect.objectContaining({ code: 'KERNEL_ERR_VALIDATION', field: 'title', accepted: HIDDEN_FORMAT_ACCEPTED, message: expect.stringMatching(/U\+202E at index 7/) }),
     );
     expect(() => checkNoHiddenFormat('key', 'ab')).not.toThrow();
+  });
+
+  it('checkNewName refuses a control character or a hidden one, naming the field, the character and its index', () => {
+    expect(() => checkNewName('name', 'deploys\nnow')).toThrow(
+      expect.objectContaining({ code: 'KERNEL_ERR_VALIDATION', field: 'name', message: expect.stringMatching(/U\+000A at index 7/) }),
+    );
+    expect(() => checkNewName('name', 'line\u2028break')).toThrow(expect.objectContaining({ field: 'name', message: expect.stringMatching(/U\+2028 at index 4/) }));
+    expect(() => checkNewName('name', 'deploys\u3164')).toThrow(
+      expect.objectContaining({ field: 'name', accepted: HIDDEN_FORMAT_ACCEPTED, message: expect.stringMatching(/U\+3164 at index 7/) }),
+    );
+    expect(() => checkNewName('name', '\u2800deploys')).toThrow(expect.objectContaining({ field: 'name', message: expect.stringMatching(/U\+2800 at index 0/) }));
+    for (const ok of ['deploys', 'Caf\u00e9', '\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645', '\u2764\ufe0f', 'a b']) expect(() => checkNewName('name', ok), JSON.stringify(ok)).not.toThrow();
   });
 });
 

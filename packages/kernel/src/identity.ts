@@ -1,3 +1,4 @@
+import { checkNoControlChars } from './control.js';
 import { invalid } from './errors.js';
 
 /**
@@ -100,4 +101,17 @@ export function checkNoHiddenFormat(field: string, text: string): void {
     `must not hold invisible format characters: it holds ${describeHiddenAt(text, at)}, so two names that look the same would differ; leave it out`,
     HIDDEN_FORMAT_ACCEPTED,
   );
+}
+
+/**
+ * The one rule for a new record name a person reads on one line (a fact key, a watch or
+ * disclosure rule name; a new wiki title and a new tag take the same two checks, the control one
+ * on every title): no control character, line breaks U+2028 and U+2029 included
+ * (checkNoControlChars), and no character that shows nothing where it stands (checkNoHiddenFormat).
+ * Each refusal is a validation error naming `field`, the character as U+XXXX and its index. Give it
+ * the name as it will be stored (trimmed, in NFC), so the index is the stored name's.
+ */
+export function checkNewName(field: string, text: string): void {
+  checkNoControlChars(field, text);
+  checkNoHiddenFormat(field, text);
 }

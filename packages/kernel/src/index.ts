@@ -27,5 +27,5 @@ export { isBlank } from './blank.js';
 export { checkActionFields, type ActionFields } from './action-fields.js';
 export { checkMisspelledKeys } from './misspelled-keys.js';
 export { checkNoControlChars, controlCharAt } from './control.js';
-export { checkNoHiddenFormat, describeHiddenAt, hiddenFormatAt, HIDDEN_FORMAT_ACCEPTED, toNfc } from './identity.js';
+export { checkNewName, checkNoHiddenFormat, describeHiddenAt, hiddenFormatAt, HIDDEN_FORMAT_ACCEPTED, toNfc } from './identity.js';
 export { charLength, cutChars, cutUnits, overChars } from './chars.js';

@@ -52,6 +52,57 @@ describe('DisclosureStore', () => {
   });
 });
 
+describe('DisclosureStore: names in NFC with nothing hidden (kernel checkNewName)', () => {
+  const C = 'Caf\u00e9';
+  const D = 'Cafe\u0301';
+  const rule = (name: string) => ({ name, trigger_keywords: ['coffee'], content: 'c' });
+  const T = '2020-01-01T00:00:00.000Z';
+
+  it('takes the name trimmed in NFC: the same name sent decomposed is the rule already there, a conflict naming it', () => {
+    const s = env.stores.disclosure;
+    const made = s.add(U, rule(` ${D} `));
+    expect(made.name).toBe(C);
+    const e = err(() => s.add(U, rule(C)));
+    expect(e).toMatchObject({ code: 'STORES_ERR_CONFLICT', field: 'name' });
+    expect(e.message).toContain(`"Café" (${made.rule_id}) already exists`);
+    expect(err(() => s.add(U, rule(D))).code).toBe('STORES_ERR_CONFLICT');
+    // Import merge skips it in either form.
+    expect(s.restore(U, { ...rule(D), enabled: true, created: T, updated: T })).toBeNull();
+    expect(s.restore(U, { ...rule(C), enabled: true, created: T, updated: T })).toBeNull();
+    expect(s.list(U).map((r) => r.name)).toEqual([C]);
+    // Another scope is free.
+    expect(s.add(U2, rule(D)).name).toBe(C);
+  });
+
+  it('a name stored in another form before (kept by migration 29 beside its NFC twin) still counts as that name', () => {
+    const s = env.stores.disclosure;
+    s.add(U, rule(C));
+    env.stores.ctx.db.prepare(`INSERT INTO disclosure_rules (layer, user_id, name, trigger_keywords, content, created, updated) VALUES (?, ?, ?, '["x"]', 'c', ?, ?)`).run(U.layer, U.user_id, D, T, T);
+    env.stores.ctx.db.prepare(`INSERT INTO disclosure_rules (layer, user_id, name, trigger_keywords, content, created, updated) VALUES (?, ?, ?, '["x"]', 'c', ?, ?)`).run(U.layer, U.user_id, 'Zoe\u0308', T, T);
+    expect(err(() => s.add(U, rule('Zo\u00eb'))).message).toContain('"Zoe\u0308"');
+    expect(s.list(U)).toHaveLength(3);
+  });
+
+  it('refuses a control character or a character that shows nothing, naming name, the character as U+XXXX and its index', () => {
+    const s = env.stores.disclosure;
+    const refusal = (name: string) => {
+      const e = err(() => s.add(U, rule(name)));
+      return { field: e.field, message: e.message };
+    };
+    expect(refusal('allergy\u200B')).toEqual({ field: 'name', message: expect.stringContaining('U+200B at index 7') });
+    expect(refusal('\u3164allergy')).toEqual({ field: 'name', message: expect.stringContaining('U+3164 at index 0') });
+    expect(refusal('allergy\u2800')).toEqual({ field: 'name', message: expect.stringContaining('U+2800 at index 7') });
+    expect(refusal('a\u034Fllergy')).toEqual({ field: 'name', message: expect.stringContaining('U+034F at index 1') });
+    expect(refusal('invoice\u202Efdp')).toEqual({ field: 'name', message: expect.stringContaining('U+202E at index 7') });
+    expect(refusal('allergy\u001b[31m')).toEqual({ field: 'name', message: expect.stringContaining('U+001B at index 7') });
+    expect(s.list(U)).toEqual([]);
+    expect(() => s.restore(U, { ...rule('allergy\u3164'), enabled: true, created: T, updated: T })).toThrow(expect.objectContaining({ field: 'name' }));
+    // What a script needs stays: a Persian name with its non-joiner, an emoji with its selector.
+    expect(s.add(U, rule('\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645')).name).toBe('\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645');
+    expect(s.add(U, rule('\u2764\ufe0f')).name).toBe('\u2764\ufe0f');
+  });
+});
+
 describe('DisclosureStore: export, import and the window purge', () => {
   it('restore keeps the enabled state and times, leaves a held name as it is; deleteSince and clear stay in the scope', () => {
     const s = env.stores.disclosure;

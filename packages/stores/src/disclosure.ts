@@ -1,4 +1,4 @@
-import { checkNoControlChars } from '@memory-service/kernel';
+import { checkNewName, toNfc } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { notFound, StoreError, validationError } from './errors.js';
@@ -67,8 +67,11 @@ export class DisclosureStore {
 
   add(scope: Scope, input: { name: string; trigger_keywords: string[]; content: string }): DisclosureRule {
     checkScope(scope);
-    const name = checkText(input.name, 'name', DISCLOSURE_NAME_MAX).trim();
-    checkNoControlChars('name', name);
+    // Trimmed, in NFC, one line with nothing hidden, as a new fact key, wiki title or watch rule name
+    // (kernel checkNewName): "Café" sent decomposed and precomposed, or "allergy" and "allergy\u200B",
+    // were two rules that listed alike.
+    const name = toNfc(checkText(input.name, 'name', DISCLOSURE_NAME_MAX).trim());
+    checkNewName('name', name);
     if (!Array.isArray(input.trigger_keywords) || input.trigger_keywords.length === 0 || input.trigger_keywords.length > DISCLOSURE_KEYWORDS_MAX) {
       throw validationError('trigger_keywords', `trigger_keywords must be a list of 1 to ${DISCLOSURE_KEYWORDS_MAX} keywords`, `1..${DISCLOSURE_KEYWORDS_MAX} strings`);
     }
@@ -80,8 +83,11 @@ export class DisclosureStore {
     }
     const content = checkText(input.content, 'content', DISCLOSURE_CONTENT_MAX);
     return this.ctx.tx(() => {
-      if (this.ctx.stmt('SELECT 1 FROM disclosure_rules WHERE layer = ? AND user_id = ? AND name = ?').get(scope.layer, scope.user_id, name)) {
-        throw new StoreError('STORES_ERR_CONFLICT', `a disclosure rule named ${JSON.stringify(name)} already exists in this layer and user_id`, { field: 'name' });
+      const held = this.taken(scope, name);
+      if (held) {
+        throw new StoreError('STORES_ERR_CONFLICT', `a disclosure rule named ${JSON.stringify(held.name)} (${held.rule_id}) already exists in this layer and user_id: choose another name or delete it first`, {
+          field: 'name',
+        });
       }
       const n = this.ctx.stmt('SELECT COUNT(*) FROM disclosure_rules WHERE layer = ? AND user_id = ?').pluck(true).get(scope.layer, scope.user_id) as number;
       if (n >= DISCLOSURE_RULES_MAX) throw validationError('name', `this layer and user_id already hold ${DISCLOSURE_RULES_MAX} disclosure rules (the most); delete one first`);
@@ -93,6 +99,27 @@ export class DisclosureStore {
       this.audit.log(scope, 'create', 'disclosure_rule', id, { name });
       return this.get(scope, id) as DisclosureRule;
     });
+  }
+
+  /**
+   * The scope's rule of this name (trimmed, in NFC): the one stored so, or one stored in another
+   * form before names were taken in NFC and kept so by migration 29 because its NFC twin existed.
+   * One indexed lookup for the name as given; the scope's names (at most DISCLOSURE_RULES_MAX) are
+   * read only when that misses and the scope holds a name beyond ASCII.
+   */
+  private taken(scope: Scope, name: string): { rule_id: string; name: string } | null {
+    const exact = this.ctx.stmt('SELECT id, name FROM disclosure_rules WHERE layer = ? AND user_id = ? AND name = ?').get(scope.layer, scope.user_id, name) as
+      | { id: number; name: string }
+      | undefined;
+    const other = exact
+      ? undefined
+      : (
+          this.ctx
+            .stmt('SELECT id, name FROM disclosure_rules WHERE layer = ? AND user_id = ? AND length(CAST(name AS BLOB)) <> length(name) ORDER BY id')
+            .all(scope.layer, scope.user_id) as { id: number; name: string }[]
+        ).find((r) => toNfc(r.name) === name);
+    const r = exact ?? other;
+    return r ? { rule_id: makeId(DISCLOSURE_PREFIX, r.id), name: r.name } : null;
   }
 
   get(scope: Scope, ruleId: string): DisclosureRule | null {
@@ -140,12 +167,12 @@ export class DisclosureStore {
 
   /**
    * Add a rule as add() does, then give it the state and times the record holds (memory_data
-   * import). A name the scope holds already is left as it is: null.
+   * import). A name the scope holds already, in either form (`taken`), is left as it is: null.
    */
   restore(scope: Scope, r: { name: string; trigger_keywords: string[]; content: string; enabled: boolean; created: string; updated: string }): DisclosureRule | null {
     checkScope(scope);
     return this.ctx.tx(() => {
-      if (this.ctx.stmt('SELECT 1 FROM disclosure_rules WHERE layer = ? AND user_id = ? AND name = ?').get(scope.layer, scope.user_id, r.name.trim())) return null;
+      if (typeof r.name === 'string' && this.taken(scope, toNfc(r.name.trim()))) return null;
       const made = this.add(scope, r);
       this.ctx.stmt('UPDATE disclosure_rules SET enabled = ?, created = ?, updated = ? WHERE id = ?').run(r.enabled ? 1 : 0, r.created, r.updated, parseId(DISCLOSURE_PREFIX, made.rule_id));
       return this.get(scope, made.rule_id);

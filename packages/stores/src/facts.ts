@@ -1,5 +1,5 @@
 import type { TimeWindow } from './iso-time.js';
-import { checkNoControlChars, checkNoHiddenFormat } from '@memory-service/kernel';
+import { checkNewName } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
@@ -105,8 +105,7 @@ function matchedTexts(r: Row): string[] {
  * before is still read, updated and deleted by its key.
  */
 export function checkNewFactKey(field: string, key: string): void {
-  checkNoControlChars(field, key);
-  checkNoHiddenFormat(field, key);
+  checkNewName(field, key);
 }
 
 /** A record as its store answers it, from its table row (SELECT *). */

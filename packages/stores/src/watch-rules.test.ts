@@ -170,6 +170,46 @@ describe('WatchRuleStore: names in NFC, one key per rule', () => {
   });
 });
 
+describe('WatchRuleStore: names with nothing hidden (kernel checkNewName)', () => {
+  const refusal = (name: string): { field?: string; message: string } => {
+    try {
+      env.stores.watchRules.add(U, { name, trigger: 'new_message', predicate: {}, action: 'note' });
+    } catch (e) {
+      return { field: (e as { field?: string }).field, message: (e as Error).message };
+    }
+    throw new Error(`did not throw for ${JSON.stringify(name)}`);
+  };
+
+  it('refuses a control character or a character that shows nothing, naming name, the character as U+XXXX and its index', () => {
+    expect(refusal('deploys\u3164')).toEqual({ field: 'name', message: expect.stringContaining('U+3164 at index 7') });
+    expect(refusal('\u115Fdeploys')).toEqual({ field: 'name', message: expect.stringContaining('U+115F at index 0') });
+    expect(refusal('de\u200Bploys')).toEqual({ field: 'name', message: expect.stringContaining('U+200B at index 2') });
+    expect(refusal('deploys\u202Eth')).toEqual({ field: 'name', message: expect.stringContaining('U+202E at index 7') });
+    expect(refusal('deploys\uFE0F')).toEqual({ field: 'name', message: expect.stringContaining('U+FE0F at index 7') });
+    // Trimmed first, so the index is the stored name's; a blank at the edge is U+2800.
+    expect(refusal('  \u2800deploys')).toEqual({ field: 'name', message: expect.stringContaining('U+2800 at index 0') });
+    expect(refusal('deploys\u2800')).toEqual({ field: 'name', message: expect.stringContaining('U+2800 at index 7') });
+    expect(refusal('deploys\nnow')).toEqual({ field: 'name', message: expect.stringContaining('U+000A at index 7') });
+    expect(refusal('dep\tloys')).toEqual({ field: 'name', message: expect.stringContaining('U+0009 at index 3') });
+    expect(refusal('deploys\u2029now')).toEqual({ field: 'name', message: expect.stringContaining('U+2029 at index 7') });
+    expect(env.stores.watchRules.list(U)).toEqual([]);
+  });
+
+  it('keeps what a script needs: joiners, an emoji\'s selector, the bidi marks', () => {
+    const w = env.stores.watchRules;
+    for (const name of ['\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645', '\u2764\ufe0f', '\u05e9\u05dc\u05d5\u05dd\u200f 1']) {
+      expect(w.add(U, { name, trigger: 'new_message', predicate: {}, action: 'log' }).name).toBe(name);
+    }
+    expect(w.list(U)).toHaveLength(3);
+  });
+
+  it('import refuses a rule so named, naming its field, as add does', () => {
+    const r = { name: 'deploys\u3164', trigger: 'new_message', predicate: {}, action: 'log', enabled: true, created: '2020-01-01T00:00:00.000Z', updated: '2020-01-01T00:00:00.000Z' };
+    expect(() => env.stores.watchRules.restore(U, r)).toThrow(expect.objectContaining({ field: 'name', message: expect.stringContaining('U+3164 at index 7') }));
+    expect(env.stores.watchRules.list(U)).toEqual([]);
+  });
+});
+
 describe('WatchRuleStore: export, import and the window purge', () => {
   it('restore keeps the state and times with no hits; deleteSince takes the rules added and the hits counted in the window', () => {
     const s = env.stores.watchRules;

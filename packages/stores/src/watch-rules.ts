@@ -1,4 +1,4 @@
-import { cutChars, toNfc } from '@memory-service/kernel';
+import { checkNewName, cutChars, toNfc } from '@memory-service/kernel';
 import type { AuditLog } from './audit.js';
 import type { StoreContext } from './context.js';
 import type { EpisodeStore } from './episodes.js';
@@ -191,6 +191,10 @@ export class WatchRuleStore {
     checkScope(scope);
     // In NFC, as fact keys and wiki titles are: "Café" sent decomposed and precomposed names one rule.
     const name = toNfc(checkText(input.name, 'name', WATCH_NAME_MAX).trim());
+    // One line with nothing hidden, as a new fact key or wiki title (kernel checkNewName): "deploys\u3164"
+    // listed as "deploys" beside it, with a note and tag of its own, and a line break in a name
+    // forged a line of its scratchpad note.
+    checkNewName('name', name);
     if (!(WATCH_TRIGGERS as readonly string[]).includes(input.trigger)) {
       throw validationError('trigger', `trigger must be one of ${WATCH_TRIGGERS.join(', ')}`, WATCH_TRIGGERS);
     }

@@ -146,6 +146,39 @@ describe('memory_data: the later record kinds', () => {
   });
 });
 
+describe('memory_data: rule names through the name rule', () => {
+  it('merge skips a disclosure rule whose name the target holds in the other canonical form, and imports it in NFC', async () => {
+    s = await startAll();
+    await s.call('memory_disclose', { action: 'add', name: 'Caf\u00e9', trigger_keywords: ['coffee'], content: 'Decaf only', user_id: 'bob' });
+    const data = (await s.call('memory_data', { action: 'export', user_id: 'bob' })).data as any;
+    data.disclosure_rules[0].name = 'Cafe\u0301';
+    const merged = await s.call('memory_data', { action: 'import', data, user_id: 'bob' });
+    expect([merged.imported.disclosure_rules, merged.skipped.disclosure_rules]).toEqual([0, 1]);
+    const fresh = await s.call('memory_data', { action: 'import', data, user_id: 'carol' });
+    expect(fresh.imported.disclosure_rules).toBe(1);
+    expect((await s.call('memory_disclose', { action: 'list', user_id: 'carol' })).rules.map((r: { name: string }) => r.name)).toEqual(['Caf\u00e9']);
+  });
+
+  it('a watch or disclosure rule name holding a character that shows nothing is an error naming its path, and nothing is written', async () => {
+    s = await startAll();
+    await seed('default', 'a');
+    const data = (await s.call('memory_data', { action: 'export' })).data as any;
+    const cases: [(d: any) => void, string, string][] = [
+      [(d) => (d.watch_rules[0].name = 'big\u3164'), 'data.watch_rules[0].name', 'U+3164 at index 3'],
+      [(d) => (d.disclosure_rules[0].name = 'allergy\u200b'), 'data.disclosure_rules[0].name', 'U+200B at index 7'],
+    ];
+    for (const [mutate, field, what] of cases) {
+      const d = JSON.parse(JSON.stringify(data));
+      mutate(d);
+      const e = await toolError(s.call('memory_data', { action: 'import', data: d, user_id: 'bob' }));
+      expect(e.field).toBe(field);
+      expect(e.message).toContain(what);
+    }
+    const empty = await lists('bob');
+    for (const [kind, list] of Object.entries(empty)) expect(list, kind).toEqual([]);
+  });
+});
+
 describe('memory_lucidity_purge: the later record kinds', () => {
   it('purges the records of every later kind made in the window, keeps older ones and other user_ids', async () => {
     const clock = new ManualClock();

@@ -200,6 +200,28 @@ describe('memory_watch', () => {
   });
 });
 
+describe('memory_watch names with nothing hidden', () => {
+  it('refuses a name holding a control character or a character that shows nothing, naming name, the character and its index, and adds nothing', async () => {
+    s = await start();
+    await add('deploys', 'message_received', {}, 'note');
+    for (const [name, what] of [
+      ['deploys\u3164', 'U+3164 at index 7'],
+      ['\u115Fdeploys', 'U+115F at index 0'],
+      ['de\u200Bploys', 'U+200B at index 2'],
+      ['deploys\uFE0F', 'U+FE0F at index 7'],
+      ['\u2800deploys', 'U+2800 at index 0'],
+      ['deploys\nnow', 'U+000A at index 7'],
+    ] as const) {
+      const e = await toolError(add(name, 'message_received', {}, 'note'));
+      expect(e, JSON.stringify(name)).toMatchObject({ type: 'ValidationError', field: 'name' });
+      expect(e.message, JSON.stringify(name)).toContain(what);
+    }
+    expect((await s.call('memory_watch', { action: 'list' })).rules.map((r: { name: string }) => r.name)).toEqual(['deploys']);
+    // A script's joiner and an emoji's selector are kept.
+    expect((await add('\u2764\ufe0f', 'message_received', {}, 'log')).rule.name).toBe('\u2764\ufe0f');
+  });
+});
+
 describe('memory_watch keywords as text forms (audit R)', () => {
   it('a keyword matches think text folded as dream folds it: NFC and NFD alike', async () => {
     s = await start();

@@ -52,6 +52,33 @@ describe('memory_disclose', () => {
     expect((await D({ action: 'list' })).count).toBe(1);
   });
 
+  it('takes the name in NFC: sent decomposed, it is the rule of that name, a ConflictError naming name', async () => {
+    s = await start();
+    const made = await D({ ...ALLERGY, name: 'Cafe\u0301' });
+    expect(made.rule.name).toBe('Caf\u00e9');
+    for (const name of ['Caf\u00e9', 'Cafe\u0301']) {
+      expect(await toolError(D({ ...ALLERGY, name }))).toMatchObject({ type: 'ConflictError', field: 'name' });
+    }
+    expect((await D({ action: 'list' })).rules.map((r: { name: string }) => r.name)).toEqual(['Caf\u00e9']);
+  });
+
+  it('refuses a name holding a control character or a character that shows nothing, naming name, the character and its index', async () => {
+    s = await start();
+    await D(ALLERGY);
+    for (const [name, what] of [
+      ['allergy\u200B', 'U+200B at index 7'],
+      ['allergy\u3164', 'U+3164 at index 7'],
+      ['\uFE0Fallergy', 'U+FE0F at index 0'],
+      ['allergy\u2800', 'U+2800 at index 7'],
+      ['invoice\u202Efdp', 'U+202E at index 7'],
+    ] as const) {
+      const e = await toolError(D({ ...ALLERGY, name }));
+      expect(e, JSON.stringify(name)).toMatchObject({ type: 'ValidationError', field: 'name' });
+      expect(e.message, JSON.stringify(name)).toContain(what);
+    }
+    expect((await D({ action: 'list' })).rules.map((r: { name: string }) => r.name)).toEqual(['allergy']);
+  });
+
   it('keeps layers and user_ids apart', async () => {
     s = await start();
     await D(ALLERGY);

@@ -3,6 +3,7 @@ import { apiKeysSchema } from './api-keys.js';
 import { auditFeedbackSchema } from './audit-feedback.js';
 import { coreSchema } from './core.js';
 import { counterfactualsSchema } from './counterfactuals.js';
+import { disclosureNamesSchema } from './disclosure-names.js';
 import { dropAuditTsSchema } from './drop-audit-ts.js';
 import { dropFtsSchema } from './drop-fts.js';
 import { episodeContextSchema } from './episode-context.js';
@@ -27,4 +28,4 @@ import { watchRulesSchema } from './watch-rules.js';
 import { wikiFileRemovalsSchema } from './wiki-file-removals.js';
 
 /** The stores package's migrations, numbered 1..n; the kernel applies the pending ones in order. */
-export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema, stagingSchema, insightRecordsSchema, apiKeysSchema, nightlySchema, sagaJournalSchema, nightlyPluginScopesSchema, restoreTokenSchema, nightlyOwnerSchema, fileWritesSchema, auditFeedbackSchema, textFormsSchema, nameFormsSchema, watchNamesSchema];
+export const storesMigrations: Migration[] = [coreSchema, ftsSchema, vocabSchema, episodeContextSchema, retrievalChangesSchema, dropFtsSchema, dropAuditTsSchema, retrievalSnapshotsSchema, orderIndexesSchema, factsValueSchema, wikiFileRemovalsSchema, recallForgetsSchema, counterfactualsSchema, watchRulesSchema, versionsSchema, stagingSchema, insightRecordsSchema, apiKeysSchema, nightlySchema, sagaJournalSchema, nightlyPluginScopesSchema, restoreTokenSchema, nightlyOwnerSchema, fileWritesSchema, auditFeedbackSchema, textFormsSchema, nameFormsSchema, watchNamesSchema, disclosureNamesSchema];

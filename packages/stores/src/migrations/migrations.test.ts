@@ -195,4 +195,34 @@ describe('stores migrations', () => {
     expect([name(lone), name(twin)]).toEqual(['Zo\u00eb', 'Cafe\u0301']);
     db.close();
   });
+
+  it('rewrite disclosure rule names stored decomposed to NFC, keeping a name whose NFC form the scope holds, and run again as a no-op', () => {
+    const { dir, db, migrateRest } = migratedTo(28);
+    const T = '2026-01-01T00:00:00.000Z';
+    const ins = (user: string, name: string) =>
+      Number(
+        db
+          .prepare(`INSERT INTO disclosure_rules (layer, user_id, name, trigger_keywords, content, created, updated) VALUES ('user', ?, ?, '["coffee"]', 'c', ?, ?)`)
+          .run(user, name, T, T).lastInsertRowid,
+      );
+    const lone = ins('default', 'Zoe\u0308');
+    const kelvin = ins('default', '\u212a2');
+    const nfc = ins('other', 'Caf\u00e9');
+    const twin = ins('other', 'Cafe\u0301');
+    const ascii = ins('default', 'plain');
+    migrateRest();
+    const name = (id: number) => db.prepare('SELECT name FROM disclosure_rules WHERE id = ?').pluck(true).get(id);
+    expect([name(lone), name(kelvin), name(nfc), name(twin), name(ascii)]).toEqual(['Zo\u00eb', 'K2', 'Caf\u00e9', 'Cafe\u0301', 'plain']);
+    const stores = new Stores({ db, dataDir: dir, clock: new TestClock() });
+    const add = (user_id: string, n: string) => () => stores.disclosure.add({ layer: 'user', user_id }, { name: n, trigger_keywords: ['x'], content: 'c' });
+    // Found by the NFC name, however the caller sends it; the NFD twin kept its form, yet still counts as that name: no third rule.
+    expect(add('default', 'Zoe\u0308')).toThrow(/already exists/);
+    expect(add('default', 'K2')).toThrow(/already exists/);
+    expect(add('other', 'Cafe\u0301')).toThrow(/already exists/);
+    expect(stores.disclosure.list({ layer: 'user', user_id: 'other' })).toHaveLength(2);
+    const again = storesMigrations.find((m) => m.name === 'stores_disclosure_rule_names')!;
+    db.transaction(() => again.up(db)).immediate();
+    expect([name(lone), name(twin)]).toEqual(['Zo\u00eb', 'Cafe\u0301']);
+    db.close();
+  });
 });

@@ -41,7 +41,7 @@ export function memoryWatchTool(stores: Stores) {
       'unknown predicate key names predicate_json and lists the allowed keys; an unknown rule_id names rule_id.',
     input: () => z.object({
       action: z.enum(['list', 'add', 'disable', 'delete']).describe('What to do'),
-      name: z.string().max(100).optional().describe('add: the rule name, unique in the layer and user_id (taken in NFC; a name giving another rule\'s watch:<name> key, e.g. differing only in case or accents, is refused)'),
+      name: z.string().max(100).optional().describe('add: the rule name, unique in the layer and user_id (taken trimmed in NFC; one line without invisible characters, as a fact key; a name giving another rule\'s watch:<name> key, e.g. differing only in case or accents, is refused)'),
       trigger: z.enum(WATCH_TRIGGERS).optional().describe('add: the event watched'),
       predicate_json: z
         .union([z.string().max(10_000), z.record(z.string(), z.unknown())])

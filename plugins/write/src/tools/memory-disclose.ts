@@ -45,14 +45,14 @@ export function memoryDiscloseTool(stores: Stores) {
       'Rules that bring a piece of content forward when a text mentions one of their keywords, in the layer and user_id. A rule matches ' +
       'when any of its trigger_keywords is in the text (a substring once both are folded as dream folds words: case, accents, NFC/NFD, ß as ss); an enabled matching rule surfaces as a triggered ' +
       `block with score ${DISCLOSURE_MATCH_SCORE} in memory_recall_protocol (the query) and in the session_started inject (its text). ` +
-      `action add: name (unique in the scope, at most ${DISCLOSURE_NAME_MAX} characters), trigger_keywords (1 to ${DISCLOSURE_KEYWORDS_MAX}, ` +
+      `action add: name (unique in the scope once trimmed in NFC, at most ${DISCLOSURE_NAME_MAX} characters, one line without invisible characters), trigger_keywords (1 to ${DISCLOSURE_KEYWORDS_MAX}, ` +
       `each at most ${DISCLOSURE_KEYWORD_MAX} characters), content (at most ${DISCLOSURE_CONTENT_MAX} characters); the rule is created enabled ` +
       `(at most ${DISCLOSURE_RULES_MAX} rules per scope). action list: every rule. action enable, disable, delete: by rule_id (enabling an ` +
       'enabled rule, or disabling a disabled one, changes nothing: changed false). Errors name the field: a missing field of the action, ' +
       'a duplicate name, an unknown rule_id. Returns the action, the rule (or rules) and for enable and disable whether it changed.',
     input: () => z.object({
       action: z.enum(DISCLOSE_ACTIONS).describe('add, list, enable, disable or delete'),
-      name: z.string().max(DISCLOSURE_NAME_MAX).optional().describe('add: the rule name'),
+      name: z.string().max(DISCLOSURE_NAME_MAX).optional().describe('add: the rule name, unique in the layer and user_id (taken trimmed in NFC; one line without invisible characters)'),
       trigger_keywords: z
         .array(z.string().max(DISCLOSURE_KEYWORD_MAX))
         .min(1)
