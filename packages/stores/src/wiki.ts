@@ -68,8 +68,12 @@ export class WikiStore {
   readonly filesBehind: WikiFilesBehind;
   /** The page files over MAX_PAGE_FILE_BYTES a warning has named (once each). */
   private readonly warnedLarge = new Set<string>();
-  /** While a bulk writer runs (withFileWritesRecorded): the paths of the page files its saves owe, noted in wiki_file_writes. */
-  private owed: string[] | null = null;
+  /**
+   * While a bulk writer runs (withFileWritesRecorded): the paths of the page files its saves owe
+   * (noted in wiki_file_writes) and of those its deletes and moves owe (wiki_file_removals), done
+   * after its commit a slice at a time (BulkPageFiles) instead of by a commit hook each.
+   */
+  private owed: { writes: string[]; removals: string[] } | null = null;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -135,10 +139,9 @@ export class WikiStore {
       if (moved) this.holdUntilCommit(moved, null);
       if (this.owed !== null) {
         this.filesBehind.oweWrite(rel);
-        this.owed.push(rel);
-      }
-      this.ctx.whenCommitted(() => this.filesBehind.mirror(rel, 'writing the page file', { content, updated: now }));
-      if (moved) this.filesBehind.removeAfterCommit(moved, 'removing the moved page file');
+        this.owed.writes.push(rel);
+      } else this.ctx.whenCommitted(() => this.filesBehind.mirror(rel, 'writing the page file', { content, updated: now }));
+      if (moved) this.removeFileAfterCommit(moved, 'removing the moved page file');
       // The file will hold exactly `content`: the row is read back for its id and dates, not the file.
       const page: WikiPage = { ...toInfo(this.row(scope, title) as Row), content };
       this.audit.log(scope, before ? 'update' : 'create', 'wiki_page', page.id, { title, wiki_type: wikiType, path: rel });
@@ -161,12 +164,13 @@ export class WikiStore {
   withFileWritesRecorded<T>(fn: () => T): T {
     return this.ctx.tx(() => {
       const outer = this.owed;
-      const owed: string[] = [];
+      const owed = { writes: [] as string[], removals: [] as string[] };
       this.owed = owed;
       try {
         const out = fn();
-        // After the hooks of fn's saves, which write the files: the notes of those written go.
-        this.ctx.whenCommitted(() => this.filesBehind.clearWrites(owed));
+        // The files are made to hold their rows after the commit, a slice of them per turn of the
+        // event loop, and their notes cleared as they are (BulkPageFiles).
+        this.ctx.whenCommitted(() => this.filesBehind.bulk.add(owed.writes, owed.removals));
         return out;
       } finally {
         this.owed = outer;
@@ -486,11 +490,21 @@ export class WikiStore {
       .stmt('DELETE FROM wiki_links WHERE layer = ? AND user_id = ? AND (from_title = ? OR to_title = ?)')
       .run(scope.layer, scope.user_id, r.title, r.title);
     this.holdUntilCommit(r.path, null);
-    this.filesBehind.removeAfterCommit(r.path, 'removing the page file');
+    this.removeFileAfterCommit(r.path, 'removing the page file');
     this.audit.log(scope, 'delete', 'wiki_page', makeId('wiki', r.id), { title: r.title, path: r.path });
     const info = toInfo(r);
     if (reason === null) this.versions.purge('wiki', [info.id]);
     else this.versions.recordWikiDeletion(info, reason);
+  }
+
+  /**
+   * Remove the file at `rel` once the open transaction commits (WikiFilesBehind.removeAfterCommit),
+   * or, inside a bulk writer, with the files it owes (noted in wiki_file_removals either way).
+   */
+  private removeFileAfterCommit(rel: string, what: string): void {
+    if (this.owed === null) return this.filesBehind.removeAfterCommit(rel, what);
+    this.filesBehind.oweRemoval(rel);
+    this.owed.removals.push(rel);
   }
 
   /** Note what the file at `rel` will hold once the open transaction commits (nothing outside one). */
