@@ -507,6 +507,27 @@ export class WikiStore {
     this.owed.removals.push(rel);
   }
 
+  /**
+   * Inside a bulk writer (ScopeClear: a replace), note that the pages at `paths` are deleted by the
+   * caller's statements: each file's removal is noted (wiki_file_removals) and done after the
+   * commit with the files the writer owes, and reads in the transaction find no text for its path. Answers whether a bulk writer runs (false:
+   * the caller deletes page by page instead).
+   */
+  forgetFilesInBulk(paths: readonly string[]): boolean {
+    if (this.owed === null) return false;
+    for (const rel of paths) {
+      this.holdUntilCommit(rel, null);
+      this.filesBehind.oweRemoval(rel);
+      this.owed.removals.push(rel);
+    }
+    return true;
+  }
+
+  /** The page of a row as a read answers it (its file's text when the file holds any; see withFileContent). */
+  pageOfRow(r: Row): WikiPage {
+    return this.withFileContent(r);
+  }
+
   /** Note what the file at `rel` will hold once the open transaction commits (nothing outside one). */
   private holdUntilCommit(rel: string, content: string | null): void {
     const tx = this.ctx.openTransaction();
