@@ -64,6 +64,8 @@ export class WikiStore {
    * Entries of another transaction (rolled back) are never read and are dropped at the next write.
    */
   private readonly unwritten = new Map<string, { tx: number; content: string | null }>();
+  /** The transaction the entries of `unwritten` were noted in (all of them: another's are dropped at the first write of the next). */
+  private unwrittenTx: number | null = null;
   /** The files that could not be written or removed after their commit, written again later. */
   readonly filesBehind: WikiFilesBehind;
   /** The page files over MAX_PAGE_FILE_BYTES a warning has named (once each). */
@@ -532,7 +534,12 @@ export class WikiStore {
   private holdUntilCommit(rel: string, content: string | null): void {
     const tx = this.ctx.openTransaction();
     if (tx === null) return;
-    for (const [key, u] of this.unwritten) if (u.tx !== tx) this.unwritten.delete(key);
+    // Dropped all at once when the transaction changed: a sweep of the map at every write made a
+    // bulk writer (a replace deleting and writing thousands of pages) grow with their square.
+    if (this.unwrittenTx !== tx) {
+      this.unwritten.clear();
+      this.unwrittenTx = tx;
+    }
     this.unwritten.set(rel, { tx, content });
     this.ctx.whenCommitted(() => this.unwritten.delete(rel));
   }
