@@ -9,7 +9,9 @@
  * the longest run of failed tries; not watched in `export-held`), the longest the server's event
  * loop answered nothing during the call (a 2 ms timer's longest lateness), and the longest a client
  * of another process waited for an answer over HTTP meanwhile (ping-probe.ts: GET /alive, one at a
- * time, the server serving HTTP as `--transport http` does).
+ * time, the server serving HTTP as `--transport http` does); then the same two for `--after` ms
+ * after the call returned (the work a commit leaves for later: page files, the index catch-up and
+ * its idle rebuild a second after the last write).
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -27,13 +29,15 @@ const PROBE = fileURLToPath(new URL('../dist/lock-probe.js', import.meta.url));
 const PING = fileURLToPath(new URL('../dist/ping-probe.js', import.meta.url));
 export const IMPORT_SCALE_MODES = ['empty', 'merge', 'replace', 'export', 'export-held'] as const;
 export type ImportScaleMode = (typeof IMPORT_SCALE_MODES)[number];
-export const IMPORT_SCALE_USAGE = `usage: node dist/import-scale.js [--episodes 67000] [--samples 3] [--modes ${IMPORT_SCALE_MODES.join(',')}] [--json]`;
+export const IMPORT_SCALE_USAGE = `usage: node dist/import-scale.js [--episodes 67000] [--samples 3] [--modes ${IMPORT_SCALE_MODES.join(',')}] [--after 4000] [--json]`;
 
 export interface ImportScaleOptions {
   /** Episodes of the exported scope; the other kinds follow (a fact and a timeline event per 3, a node and an edge per 4, a wiki page per 40, a link per 20). */
   episodes: number;
   samples: number;
   modes: ImportScaleMode[];
+  /** How long the stalls and pings are watched after the call returned (ms). */
+  after: number;
   json: boolean;
 }
 
@@ -48,16 +52,20 @@ export interface ImportScaleRow {
   stall_ms: number;
   /** The longest round trip of another process's HTTP pings during the call. */
   ping_ms: number;
+  /** The same two in the `after` ms after the call returned. */
+  after_stall_ms: number;
+  after_ping_ms: number;
   /** Samples whose call failed (its error on stderr): an export waiting for a held lock, say. */
   failed: number;
 }
 
 export function parseImportScaleArgs(argv: readonly string[]): ImportScaleOptions {
-  const opts: ImportScaleOptions = { episodes: 67_000, samples: 3, modes: ['empty', 'replace'], json: false };
+  const opts: ImportScaleOptions = { episodes: 67_000, samples: 3, modes: ['empty', 'replace'], after: 4000, json: false };
   readFlags(argv, IMPORT_SCALE_USAGE, ['--json'], (flag, value) => {
     if (flag === '--json') opts.json = true;
     else if (flag === '--episodes') opts.episodes = intFlag(flag, value, 1);
     else if (flag === '--samples') opts.samples = intFlag(flag, value, 1);
+    else if (flag === '--after') opts.after = intFlag(flag, value, 0);
     else if (flag === '--modes') {
       const modes = value.split(',');
       const bad = modes.find((m) => !(IMPORT_SCALE_MODES as readonly string[]).includes(m));
@@ -110,8 +118,8 @@ export async function buildExport(episodes: number, dir: string): Promise<{ file
   }
 }
 
-/** Start the lock probe on `db` (or the ping probe on an HTTP address); `stop()` answers its longest wait. */
-async function watchLock(db: string, probe = PROBE): Promise<{ stop(): Promise<number> }> {
+/** Start the lock probe on `db` (or the ping probe on an HTTP address); `stop()` answers its longest wait, `mark()` (ping probe) the longest so far, starting a new period. */
+async function watchLock(db: string, probe = PROBE): Promise<{ stop(): Promise<number>; mark(): Promise<number> }> {
   const child = spawn(process.execPath, [probe, db], { stdio: ['pipe', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -121,12 +129,19 @@ async function watchLock(db: string, probe = PROBE): Promise<{ stop(): Promise<n
     wait();
   });
   child.removeAllListeners('exit');
+  const reports = () => out.split('\n').filter((l) => l.startsWith('{'));
   return {
+    mark: async () => {
+      const seen = reports().length;
+      child.stdin.write('mark\n');
+      while (reports().length === seen) await new Promise((r) => setTimeout(r, 1));
+      return (JSON.parse(reports()[seen]!) as { longest_ms: number }).longest_ms;
+    },
     stop: async () => {
       const ended = new Promise((r) => child.once('exit', r));
       child.stdin.write('stop\n');
       await ended;
-      return (JSON.parse(out.split('\n').find((l) => l.startsWith('{'))!) as { longest_ms: number }).longest_ms;
+      return (JSON.parse(reports().at(-1)!) as { longest_ms: number }).longest_ms;
     },
   };
 }
@@ -149,7 +164,7 @@ function watchStalls(): { stop(): number } {
 }
 
 /** One timed import (or export) of `file` in `mode`, on a fresh data dir. */
-async function once(file: string, mode: ImportScaleMode): Promise<{ total: number; lock: number; stall: number; ping: number; failed: boolean }> {
+async function once(file: string, mode: ImportScaleMode, afterMs: number): Promise<{ total: number; lock: number; stall: number; ping: number; afterStall: number; afterPing: number; failed: boolean }> {
   const { createService, serveHttp } = await importLoose('@memory-service/server');
   const { openSqlite } = await importLoose('@memory-service/kernel');
   const dir = freshTempDir('bench-import-scale');
@@ -187,7 +202,11 @@ async function once(file: string, mode: ImportScaleMode): Promise<{ total: numbe
     }
     const total = performance.now() - start;
     const stall = stalls.stop();
-    return { total, lock: probe ? await probe.stop() : 0, stall, ping: await pings.stop(), failed };
+    const ping = await pings.mark();
+    const after = watchStalls();
+    await new Promise((r) => setTimeout(r, afterMs));
+    const afterStall = after.stop();
+    return { total, lock: probe ? await probe.stop() : 0, stall, ping, afterStall, afterPing: await pings.stop(), failed };
   } finally {
     await http.close();
     await svc.close();
@@ -206,19 +225,23 @@ export async function measureImportScale(opts: ImportScaleOptions): Promise<Impo
       const lock: number[] = [];
       const stall: number[] = [];
       const ping: number[] = [];
+      const afterStall: number[] = [];
+      const afterPing: number[] = [];
       let failed = 0;
       for (let k = 0; k < opts.samples; k++) {
-        const r = await once(doc.file, mode);
+        const r = await once(doc.file, mode, opts.after);
         total.push(r.total);
         lock.push(r.lock);
         stall.push(r.stall);
         ping.push(r.ping);
+        afterStall.push(r.afterStall);
+        afterPing.push(r.afterPing);
         if (r.failed) failed++;
         process.stderr.write(
-          `${mode} sample ${k + 1}/${opts.samples}: ${r.total.toFixed(0)} ms, write lock held ${r.lock.toFixed(0)} ms, event loop stalled ${r.stall.toFixed(0)} ms, worst HTTP ping ${r.ping.toFixed(0)} ms${r.failed ? ', FAILED' : ''}\n`,
+          `${mode} sample ${k + 1}/${opts.samples}: ${r.total.toFixed(0)} ms, write lock held ${r.lock.toFixed(0)} ms, event loop stalled ${r.stall.toFixed(0)} ms, worst HTTP ping ${r.ping.toFixed(0)} ms; ${opts.after} ms after: stalled ${r.afterStall.toFixed(0)} ms, worst ping ${r.afterPing.toFixed(0)} ms${r.failed ? ', FAILED' : ''}\n`,
         );
       }
-      rows.push({ mode, records: doc.records, doc_bytes: doc.bytes, total_ms: summarize(total).p50, lock_ms: summarize(lock).p50, stall_ms: summarize(stall).p50, ping_ms: summarize(ping).p50, failed });
+      rows.push({ mode, records: doc.records, doc_bytes: doc.bytes, total_ms: summarize(total).p50, lock_ms: summarize(lock).p50, stall_ms: summarize(stall).p50, ping_ms: summarize(ping).p50, after_stall_ms: summarize(afterStall).p50, after_ping_ms: summarize(afterPing).p50, failed });
     }
     return rows;
   } finally {
@@ -228,11 +251,11 @@ export async function measureImportScale(opts: ImportScaleOptions): Promise<Impo
 
 export function renderImportScale(rows: readonly ImportScaleRow[]): string {
   const lines = [
-    '| mode | records | document (MB) | call p50 (ms) | write lock held p50 (ms) | event loop stall p50 (ms) | worst HTTP ping p50 (ms) | failed |',
-    '|---|---|---|---|---|---|---|---|',
+    '| mode | records | document (MB) | call p50 (ms) | write lock held p50 (ms) | event loop stall p50 (ms) | worst HTTP ping p50 (ms) | stall after p50 (ms) | worst ping after p50 (ms) | failed |',
+    '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const r of rows) {
-    lines.push(`| ${r.mode} | ${r.records.toLocaleString('en-US')} | ${(r.doc_bytes / 1e6).toFixed(1)} | ${r.total_ms.toFixed(0)} | ${r.lock_ms.toFixed(0)} | ${r.stall_ms.toFixed(0)} | ${r.ping_ms.toFixed(0)} | ${r.failed} |`);
+    lines.push(`| ${r.mode} | ${r.records.toLocaleString('en-US')} | ${(r.doc_bytes / 1e6).toFixed(1)} | ${r.total_ms.toFixed(0)} | ${r.lock_ms.toFixed(0)} | ${r.stall_ms.toFixed(0)} | ${r.ping_ms.toFixed(0)} | ${r.after_stall_ms.toFixed(0)} | ${r.after_ping_ms.toFixed(0)} | ${r.failed} |`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -56,6 +56,9 @@ describe('the files a memory_data import owes, when its process is killed after 
 
   it('a whole import clears its notes once its files are written; a single save notes nothing', () => {
     env.stores.scopeData.importScope(U2, pagesDoc(3), 'merge');
+    // Written after the commit, a slice at a time: flush finishes them at once.
+    expect(owed()).toBe(3);
+    env.stores.flush();
     expect(owed()).toBe(0);
     expect(rowsOf('bob').every((r) => fileText(r.path) === r.content)).toBe(true);
     killAfterCommit(env.stores);
@@ -128,6 +131,7 @@ describe('the files a memory_data import owes, when its process is killed after 
     const blocked = path.join(env.dir, 'wiki', 'user', 'bob', 'diary', 'imported-0.md');
     fs.mkdirSync(blocked, { recursive: true });
     s.scopeData.importScope(U2, doc, 'merge');
+    s.wiki.filesBehind.bulk.drain();
     expect(owed()).toBe(1);
     fs.rmSync(blocked, { recursive: true });
     expect(s.wiki.filesBehind.retry()).toBe(0);
@@ -138,17 +142,14 @@ describe('the files a memory_data import owes, when its process is killed after 
   it("notes whose clearing finds another process holding the lock are cleared on the timer's next try", () => {
     const s = env.stores;
     const other = env.second().db;
-    const ctx = s.ctx as unknown as { commitHooks: (() => void)[]; owning: boolean; committed(): void };
-    const committed = ctx.committed.bind(ctx);
-    ctx.committed = () => {
-      other.prepare('BEGIN IMMEDIATE').run();
-      try {
-        committed();
-      } finally {
-        other.prepare('COMMIT').run();
-      }
-    };
     s.scopeData.importScope(U2, pagesDoc(3), 'merge');
+    // The files are written after the commit while another process holds the lock.
+    other.prepare('BEGIN IMMEDIATE').run();
+    try {
+      s.wiki.filesBehind.bulk.drain();
+    } finally {
+      other.prepare('COMMIT').run();
+    }
     expect(rowsOf('bob').every((r) => fileText(r.path) === r.content)).toBe(true);
     expect(owed()).toBe(3);
     expect(s.wiki.filesBehind.retry()).toBe(0);

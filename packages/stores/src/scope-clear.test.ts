@@ -73,6 +73,35 @@ function twin(): Env {
   return env;
 }
 
+/**
+ * A target with many wiki pages: updated ones (versions), links among them, a page whose file was
+ * edited by hand (archived as read: the file's text), one whose file is empty and one whose file is
+ * gone; its first page and first fact updated last, so their versions hold the highest ids.
+ */
+function twinPages(): Env {
+  const env = twin();
+  const s = env.stores;
+  const titles: string[] = [];
+  for (let i = 0; i < 120; i++) {
+    titles.push(s.wiki.save(U, { title: `Page ${i}`, content: `text of page ${i}\n`.repeat(1 + (i % 5)), wiki_type: ['diary', 'work_notes', 'retrospective'][i % 3]!, tags: [`w${i % 4}`] }).title);
+    if (i % 3 === 0) s.wiki.save(U, { title: `Page ${i}`, content: `page ${i} edited`, wiki_type: 'diary', tags: [] });
+    if (i > 0 && i % 2 === 0) s.wiki.link(U, titles[i]!, titles[(i * 7) % i]!, 'follows');
+    env.clock.advance(10);
+  }
+  s.wiki.save(U2, { title: 'Page 1', content: 'the other scope keeps its page', wiki_type: 'diary' });
+  s.wiki.link(U2, 'Page 1', 'Page 1', 'revises');
+  const file = (title: string) => path.join(env.dir, s.wiki.getByTitle(U, title)!.path);
+  fs.writeFileSync(file('Page 5'), 'edited by hand');
+  fs.writeFileSync(file('Page 6'), '');
+  fs.rmSync(file('Page 7'));
+  const firstPage = (s.wiki.list(U, { limit: 1000 }) as { title: string; id: string }[]).sort((a, b) => Number(a.id.slice(5)) - Number(b.id.slice(5)))[0]!.title;
+  s.wiki.save(U, { title: firstPage, content: 'the first page, saved last', wiki_type: 'diary' });
+  const firstFact = s.ctx.stmt('SELECT key FROM facts WHERE layer = ? AND user_id = ? ORDER BY id LIMIT 1').pluck(true).get(U.layer, U.user_id) as string;
+  s.facts.upsert(U, { key: firstFact, value: 'the first fact, written last' });
+  env.clock.advance(60_000);
+  return env;
+}
+
 /** Every row of every table (by rowid, so ids and order count), and every file of the data dir with its bytes. */
 function dump(env: Env): Record<string, unknown> {
   const db = env.db;
@@ -115,6 +144,35 @@ describe('ScopeClear (memory_data import replace)', () => {
     // What the Shadow Bin holds restores as it did.
     const entry = now.stores.shadowBin.list(U, { origin_store: 'l3', limit: 1 })[0]!;
     expect(now.stores.shadowBin.restore(entry.id).record).toMatchObject({ id: entry.origin_id });
+  });
+
+  it('pages go by table with the same rows, Shadow Bin copies (a hand-edited file as read), links, versions (ids too) and audit trail; their files are removed after the commit', () => {
+    const old = twinPages();
+    const now = twinPages();
+    const a = result();
+    old.stores.ctx.tx(() => old.stores.ctx.bulk(() => old.stores.wiki.withFileWritesRecorded(() => clearRecordAtATime(old, U, a))));
+    const b = result();
+    now.stores.ctx.tx(() => now.stores.ctx.bulk(() => now.stores.wiki.withFileWritesRecorded(() => new ScopeClear(now.stores).clear(U, b))));
+    expect(b).toEqual(a);
+    expect(b.cleared.wiki_pages).toBeGreaterThan(120);
+    expect(b.cleared.wiki_links).toBeGreaterThanOrEqual(60);
+    const same = () => {
+      const [x, y] = [dump(old), dump(now)];
+      expect(Object.keys(y)).toEqual(Object.keys(x));
+      for (const t of Object.keys(x)) expect(y[t], t).toEqual(x[t]);
+      return y;
+    };
+    same();
+    const bin = now.stores.shadowBin.list(U, { origin_store: 'wiki', limit: 1000 });
+    expect(bin.find((e) => e.origin_id === 'Page 5')!.content).toMatchObject({ content: 'edited by hand' });
+    expect(now.stores.wiki.getByTitle(U2, 'Page 1')!.content).toBe('the other scope keeps its page');
+    // The files go once the writer's queue is done (flush finishes it at once), the other scope's stays.
+    old.stores.flush();
+    now.stores.flush();
+    const files = Object.keys(same().files as Record<string, string>);
+    expect(files.filter((f) => f.startsWith(`wiki${path.sep}${U.layer}${path.sep}${U.user_id}${path.sep}`))).toEqual([]);
+    expect(files.some((f) => f.includes(`${path.sep}${U2.user_id}${path.sep}`))).toBe(true);
+    expect(now.db.prepare('SELECT COUNT(*) FROM wiki_file_removals').pluck(true).get()).toBe(0);
   });
 
   it('a failure after the clear undoes it whole: rows, Shadow Bin, versions, audit trail and files as before', () => {

@@ -6,12 +6,15 @@ import type { ShadowOrigin } from './shadow-bin.js';
 import type { Stores } from './stores.js';
 import type { Scope } from './types.js';
 import { checkScope } from './util.js';
+import type { WikiRow } from './wiki-row.js';
 
 /** The reason a replace's Shadow Bin copies (and their audit rows) give. */
 export const REPLACE_REASON = 'memory_data import replace';
 
 /** Records archived per multi-row INSERT: 7 values a Shadow Bin row, 14 for its two audit rows (within SQLite's 32,766). */
 const CHUNK = 500;
+/** Most bytes of page text (the rows' `size`) read and archived per statement: a page holds up to 10,000,000 characters. */
+const PAGE_CHUNK_BYTES = 16 * 1024 * 1024;
 
 /** One record of the scope as its store answers it, the id its Shadow Bin entry names and its delete audit row. */
 interface Archived {
@@ -30,8 +33,11 @@ interface Archived {
  * archive's, then the deletion's, record after record), each fact keeps one `delete` version (its
  * earlier versions go), the rows go by `DELETE ... WHERE layer = ? AND user_id = ?` (the triggers
  * keep the retrieval change log and the scope's write counter, as for a delete of each; foreign
- * keys take the episodes' tags and the nodes' edges). Wiki pages (one per 40 episodes or so) still
- * go one at a time through ShadowBin.deleteWikiPage, which owns their files.
+ * keys take the episodes' tags and the nodes' edges). Wiki pages go by table too, each archived as
+ * a read answers it (its file's text), with the audit rows, links, `delete` versions and removal
+ * notes ShadowBin.deleteWikiPage wrote page after page; their files are removed after the commit
+ * with the files the import writes (WikiStore.forgetFilesInBulk), so it runs inside
+ * WikiStore.withFileWritesRecorded.
  */
 export class ScopeClear {
   constructor(private readonly stores: Stores) {}
@@ -43,6 +49,7 @@ export class ScopeClear {
     const c = s.ctx;
     const args = [scope.layer, scope.user_id] as const;
     const now = c.iso();
+    if (!s.wiki.forgetFilesInBulk([])) throw new Error('ScopeClear.clear runs inside WikiStore.withFileWritesRecorded (its page files are removed with the import\'s)');
 
     // Facts: archived, each with its delete version (importance and source kept, value and metadata
     // not), its earlier versions purged after (so the new versions take the ids they took before).
@@ -51,6 +58,10 @@ export class ScopeClear {
       return { origin_id: f.key, content: f, deleted: ['fact', f.entry_id, { key: f.key }] };
     });
     if (facts > 0) {
+      // The first fact's earlier versions go before the inserts, as the record-at-a-time delete
+      // purged each fact's just before its own insert: the new versions then take the same ids even
+      // when that fact's versions held the highest id (later facts' inserts are above them anyway).
+      c.stmt(`DELETE FROM fact_versions WHERE entry_id = (SELECT 'fact_' || MIN(id) FROM facts WHERE layer = ? AND user_id = ?)`).run(...args);
       const first = c
         .stmt(
           `INSERT INTO fact_versions (layer, user_id, key, entry_id, op, value, importance, source, metadata, reason, ts)
@@ -81,11 +92,40 @@ export class ScopeClear {
     res.archived += facts + episodes + nodes;
 
     res.cleared.wiki_links = c.stmt('SELECT COUNT(*) FROM wiki_links WHERE layer = ? AND user_id = ?').pluck(true).get(...args) as number;
-    for (const title of c.stmt('SELECT title FROM wiki_pages WHERE layer = ? AND user_id = ? ORDER BY id').pluck(true).all(...args) as string[]) {
-      s.shadowBin.deleteWikiPage(scope, title, true, REPLACE_REASON);
-      res.cleared.wiki_pages++;
-      res.archived++;
-    }
+    const paths: string[] = [];
+    const pages = this.archiveAll(scope, 'wiki', 'wiki_pages', now, (r) => {
+      const row = r as WikiRow;
+      paths.push(row.path);
+      const p = s.wiki.pageOfRow(row);
+      return { origin_id: p.title, content: p, deleted: ['wiki_page', p.id, { title: row.title, path: row.path }] };
+    });
+    if (pages > 0) this.removePages(scope, paths);
+    res.cleared.wiki_pages = pages;
+    res.archived += pages;
+  }
+
+  /**
+   * Delete the scope's pages (archived by now), as WikiStore's delete did one by one: the links from
+   * or to their titles, their files after the commit (noted now), each page's earlier versions
+   * replaced by one `delete` version (reason `delete`, tags and content empty), then the rows.
+   */
+  private removePages(scope: Scope, paths: readonly string[]): void {
+    const c = this.stores.ctx;
+    const args = [scope.layer, scope.user_id] as const;
+    const titles = 'SELECT title FROM wiki_pages WHERE layer = ? AND user_id = ?';
+    c.stmt(`DELETE FROM wiki_links WHERE layer = ? AND user_id = ? AND (from_title IN (${titles}) OR to_title IN (${titles}))`).run(...args, ...args, ...args);
+    this.stores.wiki.forgetFilesInBulk(paths);
+    // As for facts: the first page's earlier versions go first, the other pages' after the inserts.
+    c.stmt(`DELETE FROM wiki_page_versions WHERE page_id = (SELECT 'wiki_' || MIN(id) FROM wiki_pages WHERE layer = ? AND user_id = ?)`).run(...args);
+    const first = c
+      .stmt(
+        `INSERT INTO wiki_page_versions (layer, user_id, title, page_id, op, wiki_type, tags, content, reason, ts)
+         SELECT layer, user_id, title, 'wiki_' || id, 'delete', wiki_type, '[]', '', 'delete', ? FROM wiki_pages WHERE layer = ? AND user_id = ? ORDER BY id`,
+      )
+      .run(c.iso(), ...args);
+    const firstNew = Number(first.lastInsertRowid) - first.changes + 1;
+    c.stmt(`DELETE FROM wiki_page_versions WHERE id < ? AND page_id IN (SELECT 'wiki_' || id FROM wiki_pages WHERE layer = ? AND user_id = ?)`).run(firstNew, ...args);
+    c.stmt('DELETE FROM wiki_pages WHERE layer = ? AND user_id = ?').run(...args);
   }
 
   /**
@@ -93,7 +133,7 @@ export class ScopeClear {
    * its archive audit row and then its delete audit row, CHUNK records to a statement. The rows
    * themselves are left to the caller's DELETE. Answers how many were archived.
    */
-  private archiveAll(scope: Scope, origin: ShadowOrigin, table: 'facts' | 'episodes' | 'graph_nodes', now: string, record: (r: unknown) => Archived): number {
+  private archiveAll(scope: Scope, origin: ShadowOrigin, table: 'facts' | 'episodes' | 'graph_nodes' | 'wiki_pages', now: string, record: (r: unknown) => Archived): number {
     const c = this.stores.ctx;
     let n = 0;
     let chunk: Archived[] = [];
@@ -116,11 +156,16 @@ export class ScopeClear {
     // A chunk of rows at a time (a statement's iterator must not be open while the connection
     // writes, and the whole scope read at once would be a second copy of it in memory), each chunk a
     // range of the rowid: the scope's indexes on facts and nodes are not in id order.
-    const ids = c.stmt(`SELECT id FROM ${table} WHERE layer = ? AND user_id = ? ORDER BY id`).pluck(true).all(scope.layer, scope.user_id) as number[];
+    // Pages are cut by their text's bytes too, so a chunk of large pages stays within PAGE_CHUNK_BYTES (one page over it is a chunk of its own).
+    const sized = table === 'wiki_pages';
+    const rows = c.stmt(`SELECT id, ${sized ? 'size' : '0'} AS size FROM ${table} WHERE layer = ? AND user_id = ? ORDER BY id`).raw(true).all(scope.layer, scope.user_id) as [number, number][];
     const page = c.stmt(`SELECT * FROM ${table} WHERE id >= ? AND id <= ? AND +layer = ? AND +user_id = ? ORDER BY id`);
-    for (let i = 0; i < ids.length; i += CHUNK) {
-      for (const r of page.all(ids[i], ids[Math.min(i + CHUNK, ids.length) - 1], scope.layer, scope.user_id)) chunk.push(record(r));
+    for (let i = 0; i < rows.length; ) {
+      let j = i + 1;
+      for (let bytes = rows[i]![1]; j < rows.length && j - i < CHUNK && bytes + rows[j]![1] <= PAGE_CHUNK_BYTES; j++) bytes += rows[j]![1];
+      for (const r of page.all(rows[i]![0], rows[j - 1]![0], scope.layer, scope.user_id)) chunk.push(record(r));
       flush();
+      i = j;
     }
     return n;
   }

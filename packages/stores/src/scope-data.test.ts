@@ -67,7 +67,8 @@ describe('ScopeData', () => {
     });
     const again = env.stores.scopeData.exportScope(U2);
     expect(comparable(again)).toEqual(comparable(doc));
-    // The imported page has its file, and search finds the imported memories.
+    // The imported page has its file (written after the commit, a slice at a time; flush finishes them), and search finds the imported memories.
+    env.stores.flush();
     expect(fs.readFileSync(path.join(env.dir, env.stores.wiki.getByTitle(U2, 'Trips')!.path), 'utf8')).toBe('# Trips\nVercors');
     expect(env.stores.retrieval.search(U2, 'Vercors').length).toBeGreaterThan(0);
     // Importing the same document again adds nothing.

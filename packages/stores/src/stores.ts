@@ -483,6 +483,7 @@ export class Stores {
       this.flushDeferred(true);
     } finally {
       this.l1.flush();
+      this.wiki.filesBehind.bulk.drain();
       this.wiki.filesBehind.retry();
       // After the writes above, which ask for it too: nothing is lost, the next search applies the log.
       this.catchUp.cancel();

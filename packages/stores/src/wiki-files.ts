@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { StoreContext } from './context.js';
 import { clearFileNotes } from './file-notes.js';
+import { BulkPageFiles } from './wiki-files-bulk.js';
 import { fileHolds, writePageFile } from './wiki-page-file.js';
 import { removeStaleTemps, safeJoin } from './paths.js';
 import { LAYERS } from './types.js';
@@ -43,12 +44,16 @@ export class WikiFilesBehind {
   private failures = 0;
   /** The notes of written files (wiki_file_writes) whose clearing found the lock taken: cleared on the timer, or by flush. */
   private readonly uncleared = new Set<string>();
+  /** The files a bulk writer's commit owes, made to hold their rows a slice at a time (queued by WikiStore.withFileWritesRecorded). */
+  readonly bulk: BulkPageFiles;
 
-  constructor(private readonly ctx: StoreContext) {}
+  constructor(private readonly ctx: StoreContext) {
+    this.bulk = new BulkPageFiles(ctx, (rel, what, text) => this.mirror(rel, what, text), (rels) => this.clearWrites(rels));
+  }
 
-  /** Whether the file at `rel` is behind its row (reads take the row). */
+  /** Whether the file at `rel` is behind its row, or waits for its slice after a bulk commit (reads take the row). */
   has(rel: string): boolean {
-    return this.paths.has(rel);
+    return this.paths.has(rel) || this.bulk.has(rel);
   }
 
   get size(): number {
@@ -172,6 +177,17 @@ export class WikiFilesBehind {
    */
   oweWrite(rel: string): void {
     this.ctx.stmt('INSERT OR IGNORE INTO wiki_file_writes (path) VALUES (?)').run(rel);
+  }
+
+  /**
+   * Inside a bulk writer's transaction: note that the file at `rel` is to be removed once it commits
+   * (wiki_file_removals, as removeAfterCommit notes it); the removal itself is queued with the
+   * writer's files (BulkPageFiles), which follows the row at that path when its slice comes.
+   */
+  oweRemoval(rel: string): void {
+    this.ctx.stmt('INSERT OR IGNORE INTO wiki_file_removals (path) VALUES (?)').run(rel);
+    // A guard only: a page's path never leaves the data dir.
+    safeJoin(this.ctx.dataDir, rel);
   }
 
   /**

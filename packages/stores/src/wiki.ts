@@ -64,12 +64,18 @@ export class WikiStore {
    * Entries of another transaction (rolled back) are never read and are dropped at the next write.
    */
   private readonly unwritten = new Map<string, { tx: number; content: string | null }>();
+  /** The transaction the entries of `unwritten` were noted in (all of them: another's are dropped at the first write of the next). */
+  private unwrittenTx: number | null = null;
   /** The files that could not be written or removed after their commit, written again later. */
   readonly filesBehind: WikiFilesBehind;
   /** The page files over MAX_PAGE_FILE_BYTES a warning has named (once each). */
   private readonly warnedLarge = new Set<string>();
-  /** While a bulk writer runs (withFileWritesRecorded): the paths of the page files its saves owe, noted in wiki_file_writes. */
-  private owed: string[] | null = null;
+  /**
+   * While a bulk writer runs (withFileWritesRecorded): the paths of the page files its saves owe
+   * (noted in wiki_file_writes) and of those its deletes and moves owe (wiki_file_removals), done
+   * after its commit a slice at a time (BulkPageFiles) instead of by a commit hook each.
+   */
+  private owed: { writes: string[]; removals: string[] } | null = null;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -135,10 +141,9 @@ export class WikiStore {
       if (moved) this.holdUntilCommit(moved, null);
       if (this.owed !== null) {
         this.filesBehind.oweWrite(rel);
-        this.owed.push(rel);
-      }
-      this.ctx.whenCommitted(() => this.filesBehind.mirror(rel, 'writing the page file', { content, updated: now }));
-      if (moved) this.filesBehind.removeAfterCommit(moved, 'removing the moved page file');
+        this.owed.writes.push(rel);
+      } else this.ctx.whenCommitted(() => this.filesBehind.mirror(rel, 'writing the page file', { content, updated: now }));
+      if (moved) this.removeFileAfterCommit(moved, 'removing the moved page file');
       // The file will hold exactly `content`: the row is read back for its id and dates, not the file.
       const page: WikiPage = { ...toInfo(this.row(scope, title) as Row), content };
       this.audit.log(scope, before ? 'update' : 'create', 'wiki_page', page.id, { title, wiki_type: wikiType, path: rel });
@@ -161,12 +166,13 @@ export class WikiStore {
   withFileWritesRecorded<T>(fn: () => T): T {
     return this.ctx.tx(() => {
       const outer = this.owed;
-      const owed: string[] = [];
+      const owed = { writes: [] as string[], removals: [] as string[] };
       this.owed = owed;
       try {
         const out = fn();
-        // After the hooks of fn's saves, which write the files: the notes of those written go.
-        this.ctx.whenCommitted(() => this.filesBehind.clearWrites(owed));
+        // The files are made to hold their rows after the commit, a slice of them per turn of the
+        // event loop, and their notes cleared as they are (BulkPageFiles).
+        this.ctx.whenCommitted(() => this.filesBehind.bulk.add(owed.writes, owed.removals));
         return out;
       } finally {
         this.owed = outer;
@@ -486,18 +492,54 @@ export class WikiStore {
       .stmt('DELETE FROM wiki_links WHERE layer = ? AND user_id = ? AND (from_title = ? OR to_title = ?)')
       .run(scope.layer, scope.user_id, r.title, r.title);
     this.holdUntilCommit(r.path, null);
-    this.filesBehind.removeAfterCommit(r.path, 'removing the page file');
+    this.removeFileAfterCommit(r.path, 'removing the page file');
     this.audit.log(scope, 'delete', 'wiki_page', makeId('wiki', r.id), { title: r.title, path: r.path });
     const info = toInfo(r);
     if (reason === null) this.versions.purge('wiki', [info.id]);
     else this.versions.recordWikiDeletion(info, reason);
   }
 
+  /**
+   * Remove the file at `rel` once the open transaction commits (WikiFilesBehind.removeAfterCommit),
+   * or, inside a bulk writer, with the files it owes (noted in wiki_file_removals either way).
+   */
+  private removeFileAfterCommit(rel: string, what: string): void {
+    if (this.owed === null) return this.filesBehind.removeAfterCommit(rel, what);
+    this.filesBehind.oweRemoval(rel);
+    this.owed.removals.push(rel);
+  }
+
+  /**
+   * Inside a bulk writer (ScopeClear: a replace), note that the pages at `paths` are deleted by the
+   * caller's statements: each file's removal is noted (wiki_file_removals) and done after the
+   * commit with the files the writer owes, and reads in the transaction find no text for its path. Answers whether a bulk writer runs (false:
+   * the caller deletes page by page instead).
+   */
+  forgetFilesInBulk(paths: readonly string[]): boolean {
+    if (this.owed === null) return false;
+    for (const rel of paths) {
+      this.holdUntilCommit(rel, null);
+      this.filesBehind.oweRemoval(rel);
+      this.owed.removals.push(rel);
+    }
+    return true;
+  }
+
+  /** The page of a row as a read answers it (its file's text when the file holds any; see withFileContent). */
+  pageOfRow(r: Row): WikiPage {
+    return this.withFileContent(r);
+  }
+
   /** Note what the file at `rel` will hold once the open transaction commits (nothing outside one). */
   private holdUntilCommit(rel: string, content: string | null): void {
     const tx = this.ctx.openTransaction();
     if (tx === null) return;
-    for (const [key, u] of this.unwritten) if (u.tx !== tx) this.unwritten.delete(key);
+    // Dropped all at once when the transaction changed: a sweep of the map at every write made a
+    // bulk writer (a replace deleting and writing thousands of pages) grow with their square.
+    if (this.unwrittenTx !== tx) {
+      this.unwritten.clear();
+      this.unwrittenTx = tx;
+    }
     this.unwritten.set(rel, { tx, content });
     this.ctx.whenCommitted(() => this.unwritten.delete(rel));
   }
