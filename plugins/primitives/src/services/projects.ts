@@ -162,8 +162,8 @@ export class ProjectService {
         if (overChars(input.details.trim(), ARTIFACT_PATH_MAX)) {
           throw invalid('details', `is ${charLength(input.details.trim())} characters; an artifact's file path is at most ${ARTIFACT_PATH_MAX}`, { max: ARTIFACT_PATH_MAX });
         }
-        const path = input.details.trim();
-        const artifact = await this.stores.transactionWhenFree(() => this.stores.projects.addArtifact(name, { path, role: input.role, status: input.status }), wait);
+        const file = input.details.trim();
+        const artifact = await this.stores.transactionWhenFree(() => this.stores.projects.addArtifact(name, { path: file, role: input.role, status: input.status }), wait);
         return { status: 'mapped', project: name, artifacts: [artifact] };
       }
       case 'decision':
