@@ -25,6 +25,13 @@ export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
 export interface EventContext extends Scope {
   event: LifecycleEvent;
   payload: Record<string, unknown>;
+  /**
+   * When the event came through a tool call (memory_hook): the call's start and its cancel signal,
+   * so a handler that writes with `ctx.storage.transactionWhenFree(fn, e)` waits for another
+   * process's write lock within the call's budget and stops waiting when the client cancels.
+   */
+  since?: number;
+  signal?: AbortSignal;
 }
 
 /** Handler results of one lifecycle dispatch, keyed by the name of the plugin that answered. */

@@ -11,14 +11,13 @@ import { checkPluginDefinition, type PluginDefinition } from './plugin.js';
 import { checkEventPayload, TEXT_LIMIT_DEFAULT, TEXT_LIMIT_KEY } from './event-payloads.js';
 import { checkWellFormed } from './well-formed.js';
 import { checkNoProtoKeys } from './proto-keys.js';
-import { Storage } from './storage.js';
+import { Storage, type WriteWait } from './storage.js';
 import { pluginStorage } from './plugin-storage.js';
 import { restoreContainer, snapshotContainer } from './plugin-container.js';
 import { pluginContext, untap, type ContextHost, type Registration } from './plugin-context.js';
 import type { StorageFailureOptions } from './storage-failures.js';
 import { ToolRegistry } from './tool-registry.js';
-import { callFailure, runTool, waitEndError, type CallHost } from './tool-call.js';
-import { WriteQueue } from './write-queue.js';
+import { callFailure, runTool, type CallHost } from './tool-call.js';
 import { Inflight, runCloseTaps, runReadyTaps } from './kernel-lifecycle.js';
 import { layerSchema, userIdSchema, validationError, type RegisteredTool, type ToolCallContext } from './tools.js';
 import { KERNEL_VERSION } from './version.js';
@@ -124,7 +123,7 @@ export class Kernel {
     });
     this.callHost = {
       storage: this.storage,
-      writes: new WriteQueue((end) => waitEndError(this.storage.file, end)),
+      writes: this.storage.writes,
       failure: (err, plugin, failureOpts) => this.failure(err, plugin, failureOpts),
       track: (work, what) => this.track(work, what),
     };
@@ -277,8 +276,11 @@ export class Kernel {
     return this.callToolNow(name, args, call);
   }
 
-  /** Fire one lifecycle event; answers each handler's result keyed by plugin name. */
-  async dispatchEvent(event: string, payload: unknown = {}, layer: unknown = 'user', userId: unknown = 'default'): Promise<DispatchResult> {
+  /**
+   * Fire one lifecycle event; answers each handler's result keyed by plugin name. `call` (a tool
+   * call's context, memory_hook) hands its start and cancel signal to the handlers (EventContext).
+   */
+  async dispatchEvent(event: string, payload: unknown = {}, layer: unknown = 'user', userId: unknown = 'default', call?: WriteWait): Promise<DispatchResult> {
     this.assertOpen();
     if (!isLifecycleEvent(event)) {
       throw new MemoryError('KERNEL_ERR_UNKNOWN_EVENT', `Unknown event ${shownValue(event)}; known events: ${LIFECYCLE_EVENTS.join(', ')}`, {
@@ -303,6 +305,9 @@ export class Kernel {
     checkNoProtoKeys(payload, 'payload');
     checkEventPayload(event, payload as Record<string, unknown>, this.config.integer(TEXT_LIMIT_KEY, TEXT_LIMIT_DEFAULT, 100, 10_000_000));
     const ctx: EventContext = { event, payload: payload as Record<string, unknown>, layer: eventLayer, user_id };
+    // A tool call's start and cancel signal (memory_hook): the handlers' writes wait for the lock within its budget.
+    if (call?.since !== undefined) ctx.since = call.since;
+    if (call?.signal) ctx.signal = call.signal;
     const results = await this.track(this.hooks[event].promise({}, ctx), `event ${event}`);
     return { event, layer: eventLayer, user_id, results };
   }

@@ -10,6 +10,7 @@ import { movedError, readOnlyAdvice } from './storage-failures.js';
 import { openSqlite } from './sqlite-driver.js';
 import { unwatchSchema, watchSchema } from './schema-scope.js';
 import { ensureOwnerTables, ownedScope, recordOwners, schemaSnapshot } from './schema-owners.js';
+import { waitEndError, WriteQueue } from './write-queue.js';
 
 export { betterSqliteAddon, loadSqliteDriver, openSqlite, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, type SqliteDriver } from './sqlite-driver.js';
 
@@ -105,6 +106,19 @@ export interface TransactionFollower {
   savepointRolledBack(mark: number): void;
 }
 
+/** How a write that waits for another process's write lock (Storage.transactionWhenFree) counts its wait, and what ends it early. */
+export interface WriteWait {
+  /**
+   * performance.now() when the work began: the wait's budget, the connection's busy timeout, counts
+   * from it. A tool call's context carries its start (ToolCallContext.since), so a `transaction:
+   * false` handler passes its `call` and waits no longer in all than a call in the kernel's
+   * transaction. Now when absent.
+   */
+  since?: number;
+  /** Aborted (the client cancelled the call): the write leaves the queue, nothing of it written (KERNEL_ERR_TOOL_FAILED). */
+  signal?: AbortSignal;
+}
+
 export interface TransactionHost {
   /**
    * While the outermost transaction open on the connection is one Storage.transaction opened:
@@ -118,6 +132,11 @@ export interface TransactionHost {
    * what the transaction wrote would be lost at the next start.
    */
   checkFileInPlace(): void;
+  /**
+   * Run fn in a transaction once this process may take the write lock, waiting for another
+   * process's without blocking the event loop (Storage.transactionWhenFree).
+   */
+  transactionWhenFree<T>(fn: () => T, wait?: WriteWait): Promise<T>;
 }
 
 /** What to do about a database file SQLite refused, by its error code. */
@@ -190,6 +209,11 @@ export class Storage implements TransactionHost {
    * page files, saved indexes) rather than rewrite them from the new, empty tables.
    */
   readonly fresh: boolean;
+  /**
+   * The writes of this process that wait for another process's write lock, in the order they came
+   * (write-queue.ts): the kernel's write calls and transactionWhenFree's transactions.
+   */
+  readonly writes: WriteQueue = new WriteQueue((end) => waitEndError(this.file, end));
   private readonly statements = new Map<string, Database.Statement>();
   private readonly known = new Map<string, Migration[]>();
   private readonly scopes = new Map<string, SchemaScope>();
@@ -331,6 +355,35 @@ export class Storage implements TransactionHost {
     if (this.db.inTransaction) return this.savepoint(fn);
     this.checkFileInPlace();
     return this.outermost(() => runTransactionIfFree(this.db, fn));
+  }
+
+  /**
+   * transaction(fn) for code that can wait (a `transaction: false` tool's handler, an event
+   * handler, a timer): it answers a promise, and when another process holds the write lock it waits
+   * for it without blocking the event loop, in the kernel's WriteQueue (`writes`, with the write
+   * calls of this process, in order), tried again on SQLite's own busy schedule until the
+   * connection's busy timeout has passed since `wait.since` (now when absent); then it fails with
+   * the SQLITE_BUSY a BEGIN that waited in SQLite's busy handler got, its wait noted (a tool's
+   * failure is KERNEL_ERR_BUSY, storageFailureError). While other writes of this process wait, it
+   * waits behind them. An abort of `wait.signal` while it waits fails it (KERNEL_ERR_TOOL_FAILED),
+   * close() too (KERNEL_ERR_CLOSED); either way fn never ran. Inside an open transaction fn runs at
+   * once in a savepoint (no BEGIN of its own). fn must be synchronous, as for transaction().
+   */
+  transactionWhenFree<T>(fn: () => T, wait: WriteWait = {}): Promise<T> {
+    const since = wait.since ?? performance.now();
+    let first: LockTaken | undefined;
+    try {
+      if (this.db.inTransaction) return Promise.resolve(this.savepoint(fn));
+      if (this.writes.length === 0) {
+        const got = this.transactionIfFree(fn);
+        if (!(got instanceof LockTaken)) return Promise.resolve(got);
+        first = got;
+      }
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const budgetMs = first ? first.budgetMs : this.busyTimeoutMs();
+    return this.writes.wait(() => this.transactionIfFree(fn), { since, budgetMs, first, signal: wait.signal }) as Promise<T>;
   }
 
   /** The connection's busy timeout in ms: how long a write waits for another connection's write lock. */

@@ -1,9 +1,9 @@
 import { MemoryError, toMemoryError } from './errors.js';
-import { LockTaken, noteLockWait } from './sql-transaction.js';
+import { LockTaken } from './sql-transaction.js';
 import type { Storage } from './storage.js';
-import { lockWaitError, storageFailureError, type StorageFailureOptions } from './storage-failures.js';
+import { storageFailureError, type StorageFailureOptions } from './storage-failures.js';
 import { checkOutput, isPromiseLike, parseArgs, withKeysGivenInstead, type RegisteredTool, type ToolCallContext } from './tools.js';
-import { closedWhileWaiting, type WaitEnd, type WriteQueue } from './write-queue.js';
+import type { WriteQueue } from './write-queue.js';
 
 /** What of the kernel a tool call reaches (Kernel.callToolNow). */
 export interface CallHost {
@@ -44,7 +44,8 @@ export function runTool(host: CallHost, tool: RegisteredTool, args: unknown, cal
     }
     if (tool.annotations.readOnlyHint || tool.transaction === false) {
       try {
-        out = tool.handler(parsed, call);
+        // A transaction: false handler's own writes wait for the lock within the budget counted from now (Storage.transactionWhenFree).
+        out = tool.handler(parsed, tool.transaction === false ? { ...call, since: start } : call);
       } catch (err) {
         throw withKeysGivenInstead(host.failure(err, tool.plugin, { elapsedMs: performance.now() - start }), tool, args);
       }
@@ -130,7 +131,7 @@ function queued(
   const attempt = own
     ? () => host.storage.transactionIfFree(() => inTransaction(tool, parsed, call))
     : (): Answer => {
-        const value = tool.handler(parsed, call);
+        const value = tool.handler(parsed, { ...call, since: start });
         return isPromiseLike(value) ? { promise: value } : { value: checkOutput(tool, value) };
       };
   const budgetMs = first ? first.budgetMs : host.storage.busyTimeoutMs();
@@ -159,25 +160,4 @@ function queued(
       throw withKeysGivenInstead(host.failure(cause, tool.plugin, { rolledBack: own && !after, elapsedMs: performance.now() - start }), tool, args);
     },
   );
-}
-
-/**
- * The error of a write call that stopped waiting for the write lock without writing: out of budget,
- * SQLite's SQLITE_BUSY with the whole wait noted (callFailure makes it the KERNEL_ERR_BUSY a BEGIN
- * that waited in SQLite's busy handler got), or the same error made directly for a call that never
- * reached the head of the queue; cancelled by its client; or the kernel closed.
- */
-export function waitEndError(file: string, end: WaitEnd): Error {
-  if (end.kind === 'closed') return closedWhileWaiting(file, end.waitedMs);
-  if (end.kind === 'cancelled') {
-    return new MemoryError(
-      'KERNEL_ERR_TOOL_FAILED',
-      `cancelled by the client after waiting ${(Math.max(0, end.waitedMs) / 1000).toFixed(1)} s for the write lock of the database ${file} (another process holds it); nothing of this call was written`,
-    );
-  }
-  if (end.busy instanceof Error) {
-    noteLockWait(end.busy, end.waitedMs);
-    return end.busy;
-  }
-  return lockWaitError(file, end.waitedMs);
 }

@@ -28,6 +28,12 @@ export interface ToolCallContext {
   exposeAll: boolean;
   /** Aborted when the client cancels the request. */
   signal?: AbortSignal;
+  /**
+   * performance.now() when the kernel took the call, given to a `transaction: false` handler: it
+   * passes its call to ctx.storage.transactionWhenFree, whose wait for another process's write
+   * lock then counts from the call's start, as a call in the kernel's transaction does.
+   */
+  since?: number;
 }
 
 export type AnyZodObject = z.ZodObject<any>;
@@ -47,7 +53,9 @@ export interface ToolDefinition<I extends AnyZodObject = AnyZodObject, O = unkno
    * when the handler throws (default true; read-only tools never do). Set false only for a handler
    * that must run outside a transaction: one that runs VACUUM, ATTACH or a journal_mode pragma, or
    * that must not hold the write lock while it works (its writes are then its own to group with
-   * ctx.storage.transaction).
+   * `await ctx.storage.transactionWhenFree(fn, call)`, which waits for another process's write lock
+   * without blocking the server; ctx.storage.transaction waits in SQLite's busy handler, and the
+   * whole process with it).
    */
   transaction?: boolean;
   /**

@@ -8,6 +8,8 @@ import { silentLogger } from './logger.js';
 import { openSqlite } from './sqlite-driver.js';
 import { defineTool } from './tools.js';
 import { kernelScratch, plugin } from './kernel.fixture.js';
+import { LockTaken } from './sql-transaction.js';
+import { WriteQueue } from './write-queue.js';
 
 const { scratchpad, tmp, cleanup } = kernelScratch('ms-write-queue-');
 const holders: Database.Database[] = [];
@@ -178,5 +180,25 @@ describe('a write call while another process holds the write lock', () => {
     await k.close();
     await expect(waiting).resolves.toEqual({ text: 'a' });
     expect(other.prepare('SELECT body FROM tst_notes').pluck().all()).toEqual(['a']);
+  });
+});
+
+describe('WriteQueue', () => {
+  it('puts a wait asked from inside the head\'s try right behind it, before the calls that came after', async () => {
+    const q = new WriteQueue(() => new Error('ended'));
+    const order: string[] = [];
+    const opts = () => ({ since: performance.now(), budgetMs: 5000 });
+    let innerTries = 0;
+    let inner: Promise<unknown> | undefined;
+    const a = q.wait(() => {
+      // The head's handler asks for its own transaction; the lock is taken again at its first try.
+      inner = q.wait(() => (innerTries++ === 0 ? new LockTaken(new Error('busy'), 5000) : 'inner'), opts()).then((v) => order.push(String(v)));
+      return 'a';
+    }, opts()).then((v) => order.push(String(v)));
+    const b = q.wait(() => 'b', opts()).then((v) => order.push(String(v)));
+    await a;
+    await Promise.all([inner, b]);
+    expect(order).toEqual(['a', 'inner', 'b']);
+    expect(q.length).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { MemoryError } from './errors.js';
-import { LockTaken } from './sql-transaction.js';
+import { LockTaken, noteLockWait } from './sql-transaction.js';
+import { lockWaitError } from './storage-failures.js';
 
 /**
  * How long a call waiting for the write lock sleeps between two tries, by try: SQLite's own busy
@@ -42,6 +43,9 @@ export class WriteQueue {
   private readonly waiters: Waiter[] = [];
   private timer: NodeJS.Timeout | null = null;
   private readonly idle: (() => void)[] = [];
+  /** The waiting call whose try runs now (drain), and where a wait asked from inside that try goes in the queue. */
+  private trying: Waiter | null = null;
+  private insertAt = 0;
 
   /** `ended` makes the error a waiting call fails with. */
   constructor(private readonly ended: (end: WaitEnd) => Error) {}
@@ -55,6 +59,8 @@ export class WriteQueue {
    * Wait behind the calls already waiting, then try `attempt` until it answers something other
    * than a LockTaken; answers what it answered (or its throw). `first` is the LockTaken of the try
    * the call made at once, if it made one. An abort of `signal` drops the call from the queue.
+   * Asked from inside the try of the call at the head (its handler's own transaction), it goes
+   * right behind that call rather than at the end: its turn is the head's.
    */
   wait(attempt: () => unknown, opts: { since: number; budgetMs: number; first?: LockTaken; signal?: AbortSignal }): Promise<unknown> {
     return new Promise((resolve, reject) => {
@@ -77,8 +83,11 @@ export class WriteQueue {
         w.onAbort = () => this.drop(w, { kind: 'cancelled', waitedMs: performance.now() - w.since });
         w.signal.addEventListener('abort', w.onAbort, { once: true });
       }
-      this.waiters.push(w);
-      if (!this.timer) this.schedule();
+      // Asked from inside the head's try (a transaction: false handler's own write, Storage.transactionWhenFree):
+      // next in line, in the order asked, so tried as soon as the head is answered, in the same turn.
+      if (this.trying) this.waiters.splice(this.insertAt++, 0, w);
+      else this.waiters.push(w);
+      if (!this.timer && !this.trying) this.schedule();
     });
   }
 
@@ -116,12 +125,16 @@ export class WriteQueue {
     while (this.waiters.length) {
       const head = this.waiters[0] as Waiter;
       let answer: unknown;
+      this.trying = head;
+      this.insertAt = 1;
       try {
         answer = head.attempt();
       } catch (err) {
         this.remove(head);
         head.reject(err);
         continue;
+      } finally {
+        this.trying = null;
       }
       if (answer instanceof LockTaken) {
         head.tries++;
@@ -159,6 +172,27 @@ export class WriteQueue {
     }
     return true;
   }
+}
+
+/**
+ * The error of a write that stopped waiting for the write lock without writing: out of budget,
+ * SQLite's SQLITE_BUSY with the whole wait noted (storageFailureError makes it the KERNEL_ERR_BUSY a
+ * BEGIN that waited in SQLite's busy handler got), or the same error made directly for a write that
+ * never reached the head of the queue; cancelled by its client; or the kernel closed.
+ */
+export function waitEndError(file: string, end: WaitEnd): Error {
+  if (end.kind === 'closed') return closedWhileWaiting(file, end.waitedMs);
+  if (end.kind === 'cancelled') {
+    return new MemoryError(
+      'KERNEL_ERR_TOOL_FAILED',
+      `cancelled by the client after waiting ${(Math.max(0, end.waitedMs) / 1000).toFixed(1)} s for the write lock of the database ${file} (another process holds it); nothing of this call was written`,
+    );
+  }
+  if (end.busy instanceof Error) {
+    noteLockWait(end.busy, end.waitedMs);
+    return end.busy;
+  }
+  return lockWaitError(file, end.waitedMs);
 }
 
 /** KERNEL_ERR_CLOSED for a call that was still waiting for the write lock when the kernel closed. */

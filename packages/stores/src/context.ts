@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3';
-import { runTransaction, type Logger, type TransactionFollower, type TransactionHost } from '@memory-service/kernel';
+import { runTransaction, type Logger, type TransactionFollower, type TransactionHost, type WriteWait } from '@memory-service/kernel';
 import type { Clock, Database, Scope, StoresConfig } from './types.js';
 import { checkScope, nowIso, parseId, toIso } from './util.js';
 import { windowUntilNow, type TimeWindow } from './iso-time.js';
@@ -102,6 +102,30 @@ export class StoreContext {
     }
     this.committed();
     return result;
+  }
+
+  /**
+   * tx(fn) for a caller that can wait (a `transaction: false` tool, an event handler): when another
+   * process holds the write lock, it waits for it without blocking the event loop, in the kernel's
+   * write queue (TransactionHost.transactionWhenFree: within the busy timeout counted from
+   * `wait.since`, ended by `wait.signal` or close), instead of in SQLite's busy handler, which
+   * stops the whole server. fn runs in the kernel's transaction as if tx() had opened it (its
+   * commit hooks run when it commits, with no savepoint of its own). Inside an open transaction,
+   * and without a kernel (a Stores on a bare connection), it is tx(fn).
+   */
+  txWhenFree<T>(fn: () => T, wait?: WriteWait): Promise<T> {
+    const host = this.host;
+    if (!host || this.db.inTransaction) {
+      try {
+        return Promise.resolve(this.tx(fn));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return host.transactionWhenFree(() => {
+      this.follow();
+      return fn();
+    }, wait);
   }
 
   /**

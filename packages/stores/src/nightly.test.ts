@@ -63,6 +63,30 @@ describe('Nightly scheduling (catch-up)', () => {
     expect((await n.tick())?.id).toBe('night_2');
   });
 
+  it('does not wait for another process\'s write lock to record the first start: the check is skipped at once, the next one records it', async () => {
+    const logger = recordingLogger();
+    env.close();
+    env = makeEnv({}, logger);
+    const n = env.stores.nightly;
+    env.db.pragma('busy_timeout = 2000');
+    n.startScheduler(DAY);
+    const other = env.second();
+    other.db.exec('BEGIN IMMEDIATE');
+    try {
+      const started = performance.now();
+      expect(await n.tick()).toBeNull();
+      // Before, the INSERT waited in SQLite's busy handler (the event loop stopped) for the whole busy timeout, then failed.
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(n.firstStart(false)).toBeNull();
+      expect(logger.lines.filter((l) => l.level === 'error')).toEqual([]);
+      expect(env.db.pragma('busy_timeout', { simple: true })).toBe(2000);
+    } finally {
+      other.db.exec('ROLLBACK');
+    }
+    expect(await n.tick()).toBeNull();
+    expect(n.firstStart(false)).toBe('2026-01-01T00:00:00.000Z');
+  });
+
   it('catches up once after days down, and a restarted server (another Stores) finds the run due from the database', async () => {
     const n = env.stores.nightly;
     n.startScheduler(DAY);

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { processAlive, type NightlyContext, type NightlyResults } from '@memory-service/kernel';
+import { processAlive, writeIfFree, type NightlyContext, type NightlyResults } from '@memory-service/kernel';
 import { Consolidator } from './consolidation.js';
 import { mergeScopes, pluginScopes, storeScopesSince, type NightlyScopesHook, type PluginScopesOutcome } from './nightly-scopes.js';
 import type { Breaker } from './ops/breakers.js';
@@ -175,7 +175,8 @@ export class Nightly {
     if (this.intervalMs === 0 || this.running || !this.stores.ctx.db.open) return null;
     try {
       this.markStopped();
-      this.firstStart();
+      // Not recorded while another process holds the write lock: this check is skipped, the next one tries again.
+      if (this.firstStart() === null) return null;
       if (!this.isDue() || !this.breaker.allow()) return null;
       return await this.start('scheduled');
     } catch (err) {
@@ -187,16 +188,23 @@ export class Nightly {
 
   /**
    * ISO time the scheduler first started on this data dir (the ready of that start, recorded at its
-   * first check, so nothing written after ready is before it); null before.
+   * first check, so nothing written after ready is before it); null before. Recording it never
+   * waits for another process's write lock (writeIfFree: SQLite's busy handler would stop the whole
+   * server, on a timer, for up to the busy timeout): while the lock is taken it answers null and
+   * records nothing, and the scheduler's next check tries again.
    */
   firstStart(record = true): string | null {
     const get = () => this.stores.ctx.stmt('SELECT first_start FROM nightly_state WHERE id = 1').pluck(true).get() as string | undefined;
     const known = get();
     if (known !== undefined || !record) return known ?? null;
-    return this.stores.transaction(() => {
-      this.stores.ctx.stmt('INSERT OR IGNORE INTO nightly_state (id, first_start) VALUES (1, ?)').run(this.startedAt ?? this.stores.ctx.iso());
-      return get()!;
+    let recorded: string | null = null;
+    writeIfFree(this.stores.ctx.db, () => {
+      recorded = this.stores.transaction(() => {
+        this.stores.ctx.stmt('INSERT OR IGNORE INTO nightly_state (id, first_start) VALUES (1, ?)').run(this.startedAt ?? this.stores.ctx.iso());
+        return get()!;
+      });
     });
+    return recorded;
   }
 
   /** When the next run is due: an interval after the last run's start (or the first start); null when off or unknown. */

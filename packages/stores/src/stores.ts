@@ -1,4 +1,4 @@
-import { stderrLogger, writeIfFree } from '@memory-service/kernel';
+import { stderrLogger, writeIfFree, type WriteWait } from '@memory-service/kernel';
 import { AccessLog } from './access-log.js';
 import { AuditLog } from './audit.js';
 import { Cleanup } from './cleanup.js';
@@ -568,5 +568,14 @@ export class Stores {
   /** Run fn in one BEGIN IMMEDIATE transaction (nested calls become savepoints). */
   transaction<T>(fn: () => T): T {
     return this.ctx.tx(fn);
+  }
+
+  /**
+   * transaction(fn), waiting for another process's write lock without blocking the event loop
+   * (StoreContext.txWhenFree): for `transaction: false` tools and event handlers, which pass their
+   * call (or event) as `wait`.
+   */
+  transactionWhenFree<T>(fn: () => T, wait?: WriteWait): Promise<T> {
+    return this.ctx.txWhenFree(fn, wait);
   }
 }

@@ -88,6 +88,41 @@ describe('memory_data import and the write lock', () => {
     expect(done.imported.episodes).toBe(2);
   });
 
+  it('a valid import waits for another process\'s lock without holding up the server (pings answered), then writes (merge and replace)', async () => {
+    s = await createTestServer({ plugins: [primitives, admin], expose: 'all', clock: new ManualClock() });
+    seed(storesOf(s), U, 5);
+    const { data } = await s.call('memory_data', { action: 'export' });
+    // Before, its transaction waited in SQLite's busy handler inside a synchronous call: no ping was answered, and the call failed.
+    s.kernel.storage.db.pragma('busy_timeout = 4000');
+    for (const [mode, holdMs] of [['merge', 1000], ['replace', 300]] as const) {
+      const other = openSqlite(path.join(s.dataDir, 'memory.db'));
+      other.exec('BEGIN IMMEDIATE');
+      // Released by a timer of this process: it fires only while the event loop turns.
+      setTimeout(() => {
+        other.exec('COMMIT');
+        other.close();
+      }, holdMs);
+      let settled = false;
+      const call = s.call('memory_data', { action: 'import', data, mode, user_id: 'target' }).finally(() => (settled = true));
+      let worst = 0;
+      let pings = 0;
+      while (!settled) {
+        const t = performance.now();
+        await s.client.ping();
+        worst = Math.max(worst, performance.now() - t);
+        pings++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      const done = await call;
+      expect(done.imported.episodes, mode).toBe(5);
+      expect(worst, mode).toBeLessThan(holdMs / 2);
+      expect(pings, mode).toBeGreaterThan(3);
+    }
+    // The replace left the target holding the document, once.
+    expect(storesOf(s).episodes.count(T)).toBe(5);
+    expect(storesOf(s).facts.count(T)).toBe(5);
+  }, 30_000);
+
   it('an import that fails at its last step leaves the target as it was: rows, page files, Shadow Bin and exports/ (merge and replace)', async () => {
     s = await createTestServer({ plugins: [primitives, admin], expose: 'all', clock: new ManualClock() });
     const st = storesOf(s);

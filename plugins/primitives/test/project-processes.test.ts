@@ -35,17 +35,18 @@ const project = (args: Record<string, unknown>) => s.call('project', args);
  */
 function otherProcessWritesBeforeTransaction(sql: string, ...params: unknown[]): void {
   const stores = s.kernel.container.resolve<Stores>('stores');
-  const own = stores.transaction;
-  stores.transaction = function <T>(fn: () => T): T {
-    stores.transaction = own;
+  // project's actions write through transactionWhenFree (they wait for another process's lock without blocking).
+  const own = stores.transactionWhenFree;
+  stores.transactionWhenFree = function <T>(fn: () => T, wait?: Parameters<Stores['transactionWhenFree']>[1]): Promise<T> {
+    stores.transactionWhenFree = own;
     const other = new Storage(s.dataDir);
     try {
       other.db.prepare(sql).run(...params);
     } finally {
       other.close();
     }
-    return own.call(stores, fn);
-  } as Stores['transaction'];
+    return own.call(stores, fn, wait) as Promise<T>;
+  } as Stores['transactionWhenFree'];
 }
 
 const specFile = (rel: string) => fs.readFileSync(path.join(s.dataDir, rel), 'utf8');

@@ -1,4 +1,4 @@
-import { defineTool, storageFailureError, z } from '@memory-service/kernel';
+import { defineTool, storageFailureError, z, type WriteWait } from '@memory-service/kernel';
 import {
   EXPORT_INLINE_MAX_BYTES,
   EXPORTS_DIR,
@@ -73,11 +73,11 @@ export function memoryDataTool(stores: Stores) {
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     actionFields: FIELDS,
-    // The call opens its own transaction (stores.ctx.tx), after reading and checking the document:
-    // in the kernel's, the file's read, its JSON parse and the check of every record held the
-    // write lock of every process too (about 1 s of it at 48 MB).
+    // The call opens its own transaction (stores.ctx.txWhenFree), after reading and checking the
+    // document: in the kernel's, the file's read, its JSON parse and the check of every record held
+    // the write lock of every process too (about 1 s of it at 48 MB).
     transaction: false,
-    handler: async (args) => {
+    handler: async (args, call) => {
       const scope = scopeOf(args);
       const sd = stores.scopeData;
       if (args.action === 'export') {
@@ -103,7 +103,7 @@ export function memoryDataTool(stores: Stores) {
       const doc = sd.check(input, root);
       await loopTurn();
       try {
-        return importChecked(stores, scope, doc, args.mode, root);
+        return await importChecked(stores, scope, doc, args.mode, root, call);
       } catch (err) {
         // The import's transaction was rolled back: a busy lock or a full disk says nothing was written.
         throw storageFailureError(stores.ctx.db.name, err, { rolledBack: true }) ?? err;
@@ -121,10 +121,14 @@ async function loopTurn(): Promise<void> {
   for (let i = 0; i < 2; i++) await new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Write a checked document in one transaction (memory_data import), a replace's previous_export kept only if it commits. */
-function importChecked(stores: Stores, scope: Scope, doc: ScopeDocument, mode: ImportMode, root: string) {
+/**
+ * Write a checked document in one transaction (memory_data import), a replace's previous_export kept
+ * only if it commits. While another process holds the write lock it waits for it without blocking
+ * the server (txWhenFree), within the call's busy timeout.
+ */
+function importChecked(stores: Stores, scope: Scope, doc: ScopeDocument, mode: ImportMode, root: string, call: WriteWait) {
   const sd = stores.scopeData;
-  return stores.ctx.tx(() => {
+  return stores.ctx.txWhenFree(() => {
     // What the target held, written to a temp file a record at a time before the import, and named
     // once the import went through, inside the import's transaction: a file that cannot be written
     // fails the call, and the import is rolled back with it.
@@ -140,5 +144,5 @@ function importChecked(stores: Stores, scope: Scope, doc: ScopeDocument, mode: I
       throw err;
     }
     return { ...scope, action: 'import' as const, counts: ScopeData.counts(doc), ...res, ...(mode === 'replace' ? { previous_export: previous } : {}) };
-  });
+  }, call);
 }

@@ -32,7 +32,11 @@ function budgetOf(payload: Record<string, unknown>, fallback: number): number {
  */
 export const AUTO_SAVE_REPEAT_MS = 10 * 60_000;
 
-/** The primitives' answers to the seven lifecycle events of the spec. */
+/**
+ * The primitives' answers to the seven lifecycle events of the spec. Their writes wait for another
+ * process's write lock without blocking the server (Stores.transactionWhenFree), within the budget
+ * of the memory_hook call that fired the event (EventContext.since, signal).
+ */
 export class LifecycleHandlers {
   /** hooks.auto_save_threshold and hooks.l4_threshold, read (and checked) once, when the plugin starts. */
   private readonly threshold: number;
@@ -58,7 +62,7 @@ export class LifecycleHandlers {
     const scope = this.scope(e);
     const text = str(e.payload.text);
     const budget = budgetOf(e.payload, this.stores.config.tokenBudget);
-    const session = this.stores.transaction(() => this.stores.sessions.current(scope) ?? this.stores.sessions.start(scope));
+    const session = await this.stores.transactionWhenFree(() => this.stores.sessions.current(scope) ?? this.stores.sessions.start(scope), e);
     const blocks: InjectBlock[] = [];
     const relevant = !isBlank(text) ? this.stores.retrieval.search(scope, text, { limit: 5 }) : [];
     if (relevant.length) {
@@ -133,13 +137,13 @@ export class LifecycleHandlers {
     // A list of strings when present: the kernel refuses any other topics (EVENT_PAYLOAD_KEYS) before this runs.
     const topics = (e.payload.topics ?? undefined) as string[] | undefined;
     const state_deltas = e.payload.state_deltas ?? undefined;
-    const closed = this.stores.transaction(() => {
+    const closed = await this.stores.transactionWhenFree(() => {
       const earlier = this.endedRecently(scope, summary, topics ?? [], state_deltas ?? {});
       if (earlier) return { ...earlier, repeat: true };
       // Shared with memory_session_end (SessionCloser): score and close, then the summary episode.
       const { session, episode } = this.stores.sessionCloser.close(scope, { summary, topics, state_deltas }, { origin: 'session_ended' });
       return { session, episode, repeat: false };
-    });
+    }, e);
     const { session, episode } = closed;
     if (closed.repeat) {
       return {
@@ -178,14 +182,14 @@ export class LifecycleHandlers {
    * The text of an episode auto-saved in the scope within AUTO_SAVE_REPEAT_MS before now is not saved
    * again (one dated after now, the clock stepped back, is no recent save).
    */
-  autoSave(e: EventContext) {
+  async autoSave(e: EventContext) {
     const scope = this.scope(e);
     const text = str(e.payload.text).trim();
     const { threshold, l4Threshold } = this;
     if (isBlank(text)) return { saved: false, importance: 0, threshold, reason: 'payload.text is empty', actions: [] };
     const importance = scoreImportance(text);
     const actions: Action[] = [];
-    const earlier = this.stores.transaction(() => {
+    const earlier = await this.stores.transactionWhenFree(() => {
       const repeat = this.dispatch(scope, e, text, importance, actions);
       // One audit row per dispatch, with what it saved (memory_report_card sums them: AuditLog.autoSaveSums).
       const saved = (store: string) => (!repeat && actions.some((a) => a.store === store) ? 1 : 0);
@@ -197,7 +201,7 @@ export class LifecycleHandlers {
         ...(repeat ? { repeat_of: repeat.id } : {}),
       });
       return repeat;
-    });
+    }, e);
     if (earlier) {
       const origin = typeof earlier.meta.origin === 'string' ? earlier.meta.origin : 'an auto-save';
       return {

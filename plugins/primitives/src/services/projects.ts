@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { charLength, checkNoControlChars, checkNoHiddenFormat, invalid, isBlank, MemoryError, overChars, type Hooks, type Logger } from '@memory-service/kernel';
+import { charLength, checkNoControlChars, checkNoHiddenFormat, invalid, isBlank, MemoryError, overChars, type Hooks, type Logger, type WriteWait } from '@memory-service/kernel';
 import { ARTIFACT_PATH_MAX, lookupForms, scanCodeSymbols, type Fact, type Scope, type Stores, type WikiPage } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 import { mentionsAny } from './audit-words.js';
@@ -135,7 +135,12 @@ export class ProjectService {
     private readonly logger: Logger,
   ) {}
 
-  async run(input: ProjectInput): Promise<Record<string, unknown>> {
+  /**
+   * Run one action. Its writes wait for another process's write lock without blocking the server
+   * (Stores.transactionWhenFree), within the busy timeout counted from `wait.since` (the tool
+   * call's start) and until `wait.signal` aborts; recall and audit take no lock.
+   */
+  async run(input: ProjectInput, wait: WriteWait = {}): Promise<Record<string, unknown>> {
     const name = this.projectName(input.name.trim());
     if (isBlank(name)) throw invalid('name', 'must not be empty', 'a project name');
     checkOptionalTexts(input);
@@ -149,25 +154,26 @@ export class ProjectService {
     if (!held) checkNoHiddenFormat('name', name);
     switch (input.action) {
       case 'init':
-        return this.init(scope, name, input);
+        return this.init(scope, name, input, wait);
       case 'update':
-        return this.update(scope, name, input);
+        return this.update(scope, name, input, wait);
       case 'mapping': {
         if (input.details === undefined || isBlank(input.details)) throw invalid('details', 'is required for mapping: the artifact file path', 'file path');
         if (overChars(input.details.trim(), ARTIFACT_PATH_MAX)) {
           throw invalid('details', `is ${charLength(input.details.trim())} characters; an artifact's file path is at most ${ARTIFACT_PATH_MAX}`, { max: ARTIFACT_PATH_MAX });
         }
-        const artifact = this.stores.projects.addArtifact(name, { path: input.details.trim(), role: input.role, status: input.status });
+        const file = input.details.trim();
+        const artifact = await this.stores.transactionWhenFree(() => this.stores.projects.addArtifact(name, { path: file, role: input.role, status: input.status }), wait);
         return { status: 'mapped', project: name, artifacts: [artifact] };
       }
       case 'decision':
-        return this.decision(scope, name, input);
+        return this.decision(scope, name, input, wait);
       case 'recall':
         return this.recall(scope, name);
       case 'audit':
         return this.audit(scope, name);
       case 'archive':
-        return this.archive(scope, name);
+        return this.archive(scope, name, wait);
     }
   }
 
@@ -259,9 +265,9 @@ export class ProjectService {
     return abs;
   }
 
-  private init(scope: Scope, name: string, input: ProjectInput) {
+  private init(scope: Scope, name: string, input: ProjectInput, wait: WriteWait) {
     const dir = this.checkDir(input.path);
-    return this.stores.transaction(() => {
+    return this.stores.transactionWhenFree(() => {
       // Read under the write lock: another process may have archived or created the project since.
       const existing = this.stores.projects.get(name);
       if (existing?.status === ARCHIVED) return this.reopen(scope, name, input, dir);
@@ -278,7 +284,7 @@ export class ProjectService {
         ignored,
         warning: `Project "${name}" already exists, so init changed nothing and did not use ${ignored.join(', ')}; use action update to change them`,
       };
-    });
+    }, wait);
   }
 
   /**
@@ -308,7 +314,7 @@ export class ProjectService {
     );
   }
 
-  private update(scope: Scope, name: string, input: ProjectInput) {
+  private update(scope: Scope, name: string, input: ProjectInput, wait: WriteWait) {
     this.refuseArchived(name, 'update');
     refuseArchivedStatus(input, `in update: it would mark project "${name}" archived and leave its spec pages in the wiki; use action archive, which also moves them to the Shadow Bin`);
     const dir = this.checkDir(input.path);
@@ -317,7 +323,7 @@ export class ProjectService {
     const gone = !dir && before.path !== null && !isDirectory(before.path);
     const root = dir ?? (gone ? null : before.path);
     const scan = root ? scanCodeSymbols(root, CODE_MAP_LIMITS) : null;
-    return this.stores.transaction(() => {
+    return this.stores.transactionWhenFree(() => {
       // The scan ran outside the transaction, where another process may have archived or updated the
       // project: what is written is read again under the write lock, so neither is undone.
       this.refuseArchived(name, 'update');
@@ -343,10 +349,10 @@ export class ProjectService {
             }
           : {}),
       };
-    });
+    }, wait);
   }
 
-  private async decision(scope: Scope, name: string, input: ProjectInput) {
+  private async decision(scope: Scope, name: string, input: ProjectInput, wait: WriteWait) {
     if (input.details === undefined || isBlank(input.details)) throw invalid('details', 'is required for decision: the decision and its rationale', 'text');
     const { head, rest } = firstSentence(input.details);
     // The store holds the decision (the first sentence) to think.max_text_chars, which may be set below details' 20,000.
@@ -354,7 +360,7 @@ export class ProjectService {
     if (overChars(head, max)) {
       throw invalid('details', `has a decision (its first sentence) of ${charLength(head)} characters; the limit is ${max} (think.max_text_chars)`, { max });
     }
-    const decision = this.stores.transaction(() => {
+    const decision = await this.stores.transactionWhenFree(() => {
       const d = this.stores.projects.addDecision(name, { decision: head, rationale: rest, outcome: input.outcome ?? '' });
       this.stores.timeline.add(scope, {
         type: 'project_decision',
@@ -362,7 +368,7 @@ export class ProjectService {
         metadata: { project: name, decision_id: d.id, outcome: input.outcome ?? null },
       });
       return d;
-    });
+    }, wait);
     try {
       await this.hooks.project_decision.promise({ project: name, decision: head, outcome: input.outcome ?? null });
     } catch (err) {
@@ -438,8 +444,8 @@ export class ProjectService {
    * (found on either layer of its user) and those other users keep in their wiki spaces, each
    * archived in its own scope, since the project is global.
    */
-  private archive(scope: Scope, name: string) {
-    return this.stores.transaction(() => {
+  private archive(scope: Scope, name: string, wait: WriteWait) {
+    return this.stores.transactionWhenFree(() => {
       const found = this.findSpec(scope, name);
       const others = this.stores.wiki
         .listByTitle(specTitle(name))
@@ -460,6 +466,6 @@ export class ProjectService {
         wiki_ref: page ? { title: page.title, path: page.path, removed: true } : null,
         removed_pages: ids.length,
       };
-    });
+    }, wait);
   }
 }

@@ -29,6 +29,8 @@ export function memoryHookTool(kernel: Kernel) {
     // and in the call's, events that only read (post_context_compression, context_threshold) waited
     // for another process's write lock, and their searches could not use or build the index.
     transaction: false,
-    handler: (args) => kernel.dispatchEvent(args.event, args.payload, args.layer, args.user_id),
+    // The call's start and cancel signal go to the handlers (EventContext), whose writes wait for
+    // another process's write lock without blocking the server (LifecycleHandlers).
+    handler: (args, call) => kernel.dispatchEvent(args.event, args.payload, args.layer, args.user_id, call),
   });
 }

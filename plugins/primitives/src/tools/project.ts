@@ -30,8 +30,9 @@ export function projectTool(projects: ProjectService) {
     actionFields: PROJECT_FIELDS,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     // Each action writes in one transaction of its own (services/projects.ts), after the code map's
-    // directory scan: in the call's transaction, the scan, recall and audit held the write lock.
+    // directory scan: in the call's transaction, the scan, recall and audit held the write lock. It
+    // waits for another process's lock without blocking the server, within the call's budget (call).
     transaction: false,
-    handler: (args) => projects.run(args),
+    handler: (args, call) => projects.run(args, call),
   });
 }
