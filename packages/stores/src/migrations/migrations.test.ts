@@ -105,6 +105,14 @@ describe('stores migrations', () => {
     db.close();
   });
 
+  it("purge a wiki page's history through wiki_page_versions_page, not by reading every user's versions", () => {
+    const { db, migrateRest } = migratedTo(29);
+    migrateRest();
+    const detail = (db.prepare(`EXPLAIN QUERY PLAN DELETE FROM wiki_page_versions WHERE page_id = ?`).all('wiki_1') as { detail: string }[]).map((r) => r.detail).join(' | ');
+    expect(detail).toMatch(/USING (COVERING )?INDEX wiki_page_versions_page \(page_id=\?\)/);
+    db.close();
+  });
+
   it("give the nightly runs recorded before nightly_scopes an empty plugin_scopes, and run again as a no-op", () => {
     const { dir, db, migrateRest } = migratedTo(20);
     db.prepare("INSERT INTO nightly_runs (trigger, started, ended, since, status) VALUES ('manual', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:01.000Z', '0000-01-01T00:00:00.000Z', 'ok')").run();
