@@ -98,6 +98,12 @@ interface SourceSpec {
   map(r: unknown[]): Candidate;
 }
 
+/**
+ * Milliseconds of one slice of an index build at start (warmInSlices): the longest a request
+ * waits behind it, while the slices' own overhead (a read snapshot and a turn each) stays small.
+ */
+export const WARM_SLICE_MS = 10;
+
 /** Weight of an episode's neighbouring context against its own text. */
 export const EPISODE_CONTEXT_WEIGHT = 0.5;
 
@@ -438,6 +444,19 @@ export class Retrieval {
     for (const src of DEFAULT_SOURCES) this.index.view(src, max);
     // What was built from the tables is saved, so the next start reads it instead (index-sync.ts).
     this.index.persist('built');
+  }
+
+  /**
+   * warm() without stalling the process: the indexes of the default sources that no saved file
+   * gives are built from their tables in slices of about WARM_SLICE_MS, a turn of the event loop
+   * apart (RetrievalIndex.buildInSlices), so requests are answered during the build; a search
+   * arriving meanwhile reads what is left of its source's build at once. Then as warm(): what was
+   * built is saved. `stop` (the server closing) ends it between slices, leaving the rest unbuilt.
+   * `sliceMs` 0 reads one small batch of rows a slice.
+   */
+  async warmInSlices(stop: () => boolean = () => false, sliceMs = WARM_SLICE_MS): Promise<void> {
+    await this.index.buildInSlices(DEFAULT_SOURCES, sliceMs, stop);
+    if (!stop()) this.warm();
   }
 
   /**
