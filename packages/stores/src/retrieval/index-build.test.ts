@@ -197,6 +197,54 @@ describe('retrieval index built in slices (warmInSlices)', () => {
   });
 });
 
+describe('stale index rebuilt in slices (refreshInSlices, once writes stop)', () => {
+  /** A built index whose log then calls for a rebuild: more than half of its episodes edited. */
+  function staleIndex(seedNo: number): void {
+    fill(env.stores, 2000, seedNo);
+    env.stores.retrieval.warm();
+    const { text } = texts(seedNo + 100);
+    const update = env.db.prepare('UPDATE episodes SET summary = ? WHERE id = ?');
+    env.stores.transaction(() => {
+      for (const e of SCOPES.flatMap((sc) => env.stores.episodes.list(sc, { limit: 10_000 }))) update.run(text(), Number(e.id.slice(3)));
+    });
+    expect(env.stores.retrieval.catchUp().left).toContain('l3');
+  }
+
+  it('rebuilds it a turn at a time, writes during the rebuild counted once, and answers as a fresh build', async () => {
+    staleIndex(20);
+    const s = env.stores;
+    const { text, scope, rand } = texts(21);
+    const refresh = s.retrieval.refreshInSlices(() => false, 0);
+    let done = false;
+    void refresh.then(() => (done = true));
+    let turns = 0;
+    while (!done) {
+      if (rand() < 0.5) s.episodes.add(scope(), { summary: text() });
+      else s.graph.addNode(scope(), { node_type: 'concept', content: text() });
+      turns++;
+      await turn();
+    }
+    expect(turns).toBeGreaterThan(20);
+    expect(rebuilds()).toBe(0);
+    expect(s.retrieval.catchUp().left).toEqual([]);
+    fs.rmSync(path.join(env.dir, SNAPSHOT_DIR), { recursive: true, force: true });
+    const fresh = env.second().stores;
+    const queries = Array.from({ length: 30 }, texts(22).query);
+    expect(answers(s, queries, 200)).toEqual(answers(fresh, queries, 200));
+  });
+
+  it('a search during the rebuild reads the rest of it at once, and answers as a fresh build', async () => {
+    staleIndex(23);
+    const refresh = env.stores.retrieval.refreshInSlices(() => false, 0);
+    for (let i = 0; i < 5; i++) await turn();
+    fs.rmSync(path.join(env.dir, SNAPSHOT_DIR), { recursive: true, force: true });
+    const queries = Array.from({ length: 10 }, texts(24).query);
+    expect(answers(env.stores, queries, 200)).toEqual(answers(env.second().stores, queries, 200));
+    await refresh;
+    expect(env.stores.retrieval.catchUp().left).toEqual([]);
+  });
+});
+
 describe('IndexBuild', () => {
   /** A table of rows 1..n in memory whose log seq the test moves between slices. */
   function table(n: number) {

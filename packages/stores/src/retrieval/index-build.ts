@@ -77,11 +77,12 @@ export class IndexBuild {
   }
 
   /**
-   * Read one slice: rows after the last one read, until `deadline` (performance.now()) has passed
-   * or the table ends. With an infinite deadline the current pass is read to its end.
+   * Read one slice: rows after the last one read, for about `ms` milliseconds or until the table
+   * ends (0: one batch of ROWS_PER_CLOCK rows). With an infinite `ms` the current pass is read to its end.
    */
-  step(deadline: number): void {
+  step(ms: number): void {
     if (this.done) return;
+    const deadline = performance.now() + ms;
     const sizes = this.sizes;
     this.table.snapshot(() => {
       const seq = this.table.maxSeq();

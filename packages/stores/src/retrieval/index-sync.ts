@@ -252,6 +252,25 @@ export class RetrievalIndex {
     return result;
   }
 
+  /**
+   * refresh() without stalling the process: what is behind is applied as the catch-up applies it
+   * (never rebuilding), and the indexes the log or their wear call to rebuild are rebuilt from
+   * their tables in slices (buildInSlices), the stale index answering nothing meanwhile: a search
+   * of its source would rebuild it, so it reads the rest of the new build instead.
+   */
+  async refreshInSlices(sliceMs: number, stop: () => boolean = () => false): Promise<void> {
+    if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
+    const max = this.maxSeq();
+    const due: string[] = [];
+    for (const [source, b] of this.built) {
+      // A cursor past the log's newest seq is one from before a restore (see view()).
+      const past = b.cursor > max;
+      if (b.cursor < max) this.apply(source, b, false);
+      if (b.stale || past || wornOut(b.index)) due.push(source);
+    }
+    await this.buildInSlices(due, sliceMs, stop, true);
+  }
+
   /** view() each index built in this process: what is behind is applied, what needs it rebuilt. */
   refresh(): void {
     if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
@@ -453,9 +472,11 @@ export class RetrievalIndex {
    * transaction finds it not built, as before any build, and scores the scope's rows. A slice
    * waits while a transaction is open on the connection (it would read that transaction's writes).
    * Stops, leaving the source unbuilt, when `stop()` says so, the database closes, or drop() is
-   * called. Resolves once every source is built or it stopped.
+   * called. Resolves once every source is built or it stopped. With `rebuild`, the sources are
+   * built from their tables even when built already (refreshInSlices): the index they have stays
+   * until the new one is done, and a search that would rebuild it reads the rest of the new one.
    */
-  async buildInSlices(sources: readonly string[], sliceMs: number, stop: () => boolean = () => false): Promise<void> {
+  async buildInSlices(sources: readonly string[], sliceMs: number, stop: () => boolean = () => false, rebuild = false): Promise<void> {
     const db = this.ctx.db;
     const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
     for (const source of sources) {
@@ -464,10 +485,10 @@ export class RetrievalIndex {
         if (!db.inTransaction) break;
         await turn();
       }
-      if (this.built.has(source) || this.building.has(source)) continue;
+      if ((!rebuild && this.built.has(source)) || this.building.has(source)) continue;
       const weights = this.weights.get(source) ?? [];
       const table = this.table(source);
-      const loaded = this.snapshot(() => this.load(source, weights, this.maxSeq()));
+      const loaded = rebuild ? null : this.snapshot(() => this.load(source, weights, this.maxSeq()));
       if (loaded) {
         this.built.set(source, loaded);
         continue;
@@ -496,7 +517,7 @@ export class RetrievalIndex {
           return;
         }
         if (db.inTransaction) continue;
-        job.step(performance.now() + sliceMs);
+        job.step(sliceMs);
         if (!job.done) continue;
         this.building.delete(source);
         if (!this.complete(source, job)) this.build(source, false);

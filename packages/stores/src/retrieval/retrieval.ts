@@ -471,6 +471,16 @@ export class Retrieval {
   }
 
   /**
+   * refresh() without stalling the process (Stores runs it once writes stop for a second): what is
+   * behind is applied, the indexes to rebuild are rebuilt from their tables in slices a turn apart
+   * (RetrievalIndex.refreshInSlices), and what was built is saved. `stop` ends it between slices.
+   */
+  async refreshInSlices(stop: () => boolean = () => false, sliceMs = WARM_SLICE_MS): Promise<void> {
+    await this.index.refreshInSlices(sliceMs, stop);
+    if (!stop()) this.index.persist('built');
+  }
+
+  /**
    * Take the writes committed since the last search into the indexes already built (Stores runs it
    * once writes pause, after their answers), so a search that follows a write does not index it
    * first. A source that needs a rebuild is left to the next search (index-sync.ts).
