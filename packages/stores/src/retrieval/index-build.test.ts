@@ -176,6 +176,21 @@ describe('retrieval index built in slices (warmInSlices)', () => {
     expect(env.stores.retrieval.search(SCOPES[0], 'anything at all')).toEqual([]);
   });
 
+  it('waits while a transaction is open on the connection: rows it wrote and rolled back are never indexed', async () => {
+    fill(env.stores, 1500, 12);
+    const slices = env.stores.retrieval.warmInSlices(() => false, 0);
+    for (let i = 0; i < 3; i++) await turn();
+    env.db.exec('BEGIN');
+    for (let i = 0; i < 200; i++) env.stores.episodes.add(SCOPES[0], { summary: `rolled back entry ${i}` });
+    // Long enough for the episodes' whole build, had its slices not waited.
+    for (let i = 0; i < 200; i++) await new Promise((r) => setTimeout(r, 1));
+    env.db.exec('ROLLBACK');
+    await slices;
+    expect(rebuilds()).toBe(0);
+    const built = (env.stores.retrieval as unknown as { index: { built: Map<string, { index: { live: number } }> } }).index.built;
+    expect(built.get('l3')?.index.live).toBe((env.db.prepare('SELECT count(*) AS n FROM episodes').get() as { n: number }).n);
+  });
+
   it('lets the event loop turn while it builds 20,000 memories', async () => {
     const insert = env.db.prepare("INSERT INTO episodes (layer, user_id, summary, tags, created) VALUES ('user', 'default', ?, '[]', '2024-01-01T00:00:00.000Z')");
     const { text } = texts(11);

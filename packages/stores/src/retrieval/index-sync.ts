@@ -479,11 +479,13 @@ export class RetrievalIndex {
   async buildInSlices(sources: readonly string[], sliceMs: number, stop: () => boolean = () => false, rebuild = false): Promise<void> {
     const db = this.ctx.db;
     const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    // An open transaction is waited out a few milliseconds at a time, not spun on.
+    const later = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
     for (const source of sources) {
       for (;;) {
         if (stop() || !db.open) return;
         if (!db.inTransaction) break;
-        await turn();
+        await later();
       }
       if ((!rebuild && this.built.has(source)) || this.building.has(source)) continue;
       const weights = this.weights.get(source) ?? [];
@@ -516,8 +518,17 @@ export class RetrievalIndex {
           this.building.delete(source);
           return;
         }
-        if (db.inTransaction) continue;
-        job.step(sliceMs);
+        if (db.inTransaction) {
+          await later();
+          continue;
+        }
+        try {
+          job.step(sliceMs);
+        } catch (err) {
+          // A slice that failed leaves the source to the next search, which builds it (and reports).
+          this.building.delete(source);
+          throw err;
+        }
         if (!job.done) continue;
         this.building.delete(source);
         if (!this.complete(source, job)) this.build(source, false);
