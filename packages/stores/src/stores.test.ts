@@ -330,11 +330,11 @@ describe('retrieval index catch-up after writes', () => {
       expect(env.stores.retrieval.search(U, 'harbour', { limit: 500 }).length).toBeGreaterThan(1);
     }));
 
-  it('rebuilds (and saves) what the catch-up left once writes stop for INDEX_IDLE_REBUILD_MS; a write puts it off', () => {
+  it('rebuilds (and saves) what the catch-up left once writes stop for INDEX_IDLE_REBUILD_MS, in slices; a write puts it off', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     try {
       bulkEdit();
-      const refresh = vi.spyOn(env.stores.retrieval, 'refresh');
+      const refresh = vi.spyOn(env.stores.retrieval, 'refreshInSlices');
       vi.advanceTimersByTime(INDEX_CATCH_UP_MS);
       expect(env.stores.retrieval.catchUp().left).toContain('l3');
       vi.advanceTimersByTime(INDEX_IDLE_REBUILD_MS - 100);
@@ -343,6 +343,7 @@ describe('retrieval index catch-up after writes', () => {
       expect(refresh).not.toHaveBeenCalled();
       vi.advanceTimersByTime(INDEX_IDLE_REBUILD_MS);
       expect(refresh).toHaveBeenCalledTimes(1);
+      await refresh.mock.results[0]?.value;
       expect(env.stores.retrieval.catchUp()).toEqual({ applied: [], left: [] });
       expect(fs.existsSync(path.join(env.dir, 'retrieval', 'l3.idx'))).toBe(true);
       expect(env.stores.retrieval.search(U, 'pear', { limit: 200 })).toHaveLength(100);

@@ -354,7 +354,15 @@ export class Stores {
    * after a bulk edit, the first search would otherwise build the whole index (about 0.17 s at
    * 10,000 memories, 1.4 s at 100,000 on a small machine).
    */
-  private readonly idleRebuild = new QuietTask(INDEX_IDLE_REBUILD_MS, () => this.lastCommit, () => this.retrieval.refresh());
+  private readonly idleRebuild = new QuietTask(
+    INDEX_IDLE_REBUILD_MS,
+    () => this.lastCommit,
+    () => {
+      // In slices, so requests are answered during the rebuild (a search of its source reads the
+      // rest at once); a failure is left to the next search, as for the other work done ahead of time.
+      this.retrieval.refreshInSlices(() => !this.ctx.db.open).catch(() => undefined);
+    },
+  );
 
   /** After a commit: note its time, and have the indexes catch up once writes pause (one timer for a burst). */
   private indexSoon(): void {

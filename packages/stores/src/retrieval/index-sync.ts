@@ -6,6 +6,7 @@ import type { IndexedTable } from '../migrations/retrieval-changes.js';
 import { safeJoin, writeFileAtomic } from '../paths.js';
 import { writtenText } from '../thought-link.js';
 import { scopeKey } from '../util.js';
+import { IndexBuild } from './index-build.js';
 import { decodeSnapshot, encodeSnapshot } from './index-snapshot.js';
 import { INLINE_POSTINGS } from './small-postings.js';
 import { MAX_SLOT, SourceIndex, type IndexedDoc } from './term-index.js';
@@ -96,6 +97,11 @@ function wornOut(index: SourceIndex): boolean {
  */
 export class RetrievalIndex {
   private readonly built = new Map<string, Built>();
+  /**
+   * Builds from the tables in progress in slices (buildInSlices), of sources not in `built` yet: a
+   * search of such a source outside a transaction reads what is left of it at once (build()).
+   */
+  private readonly building = new Map<string, IndexBuild>();
 
   constructor(
     private readonly ctx: StoreContext,
@@ -106,6 +112,8 @@ export class RetrievalIndex {
   /** Forget every index built in this process (Retrieval.reset). */
   drop(): void {
     this.built.clear();
+    // A build in slices in progress stops at its next slice (it is no longer the source's).
+    this.building.clear();
   }
 
   /**
@@ -244,6 +252,25 @@ export class RetrievalIndex {
     return result;
   }
 
+  /**
+   * refresh() without stalling the process: what is behind is applied as the catch-up applies it
+   * (never rebuilding), and the indexes the log or their wear call to rebuild are rebuilt from
+   * their tables in slices (buildInSlices), the stale index answering nothing meanwhile: a search
+   * of its source would rebuild it, so it reads the rest of the new build instead.
+   */
+  async refreshInSlices(sliceMs: number, stop: () => boolean = () => false): Promise<void> {
+    if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
+    const max = this.maxSeq();
+    const due: string[] = [];
+    for (const [source, b] of this.built) {
+      // A cursor past the log's newest seq is one from before a restore (see view()).
+      const past = b.cursor > max;
+      if (b.cursor < max) this.apply(source, b, false);
+      if (b.stale || past || wornOut(b.index)) due.push(source);
+    }
+    await this.buildInSlices(due, sliceMs, stop, true);
+  }
+
   /** view() each index built in this process: what is behind is applied, what needs it rebuilt. */
   refresh(): void {
     if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
@@ -361,6 +388,13 @@ export class RetrievalIndex {
 
   /** The source's index from its saved file when `saved` and the file matches, else from its table. */
   private build(source: string, saved: boolean): Built {
+    // A build in slices of the source in progress is read to its end now (the rest in one block).
+    const job = this.building.get(source);
+    if (job) {
+      this.building.delete(source);
+      const done = this.complete(source, job);
+      if (done) return done;
+    }
     const t = this.table(source);
     const weights = this.weights.get(source) ?? [];
     const b = this.snapshot((): Built => {
@@ -381,38 +415,143 @@ export class RetrievalIndex {
   }
 
   /**
+   * Inside a read snapshot: apply the log's changes of a source after seq `from` to its index, and
+   * answer the log's newest seq (the index's new cursor), or null, leaving the index as it was,
+   * when the log calls for a rebuild (trimmed past `from`, more than half the index edited or
+   * deleted, an old text cleared). `since` gives, when not null, each record's own seq (at least
+   * `from`) after which its changes count: a build in slices read each row at its slice's seq.
+   */
+  private applyChanges(source: string, index: SourceIndex, from: number, since: ((doc: number) => number) | null): number | null {
+    const min = (this.ctx.stmt('SELECT min(seq) AS m FROM retrieval_changes').get() as { m: number | null }).m;
+    if (min !== null && min > from + 1) return null;
+    const rows = this.changes(source, from);
+    // The first change of each record after the indexed version holds that version's old text.
+    const first = new Map<number, ChangeRow>();
+    let removals = 0;
+    for (const r of rows) {
+      if (first.has(r.doc) || (since !== null && r.seq <= since(r.doc))) continue;
+      first.set(r.doc, r);
+      if (index.has(r.doc)) removals++;
+    }
+    // New records cost the same added here as in a build, so only records to take out (edits and
+    // deletes) weigh for a rebuild: a bulk load is applied as it comes, never rebuilt at its end.
+    if (removals > 64 && removals > index.live * REBUILD_SHARE) return null;
+    // Checked before anything is taken out, so an index that is not rebuilt is left whole.
+    for (const [doc, r] of first) if (r.old === null && index.has(doc)) return null;
+    for (const [doc, r] of first) {
+      if (!index.has(doc)) continue;
+      const old = JSON.parse(r.old as string) as unknown[];
+      index.remove(doc, old.map((v) => (v === null || v === undefined ? '' : String(v))));
+    }
+    for (const d of this.readDocs(source, [...first.keys()])) index.add(d);
+    return this.maxSeq();
+  }
+
+  /**
+   * A build in slices whose slices are read (what is left of them is read now, at once), brought to
+   * the log's newest seq: each row's changes after the slice that read it are applied
+   * (IndexBuild.seqOf), in one snapshot. Null when the log calls for a rebuild instead (the caller
+   * builds in one block). The index then goes into `built`.
+   */
+  private complete(source: string, job: IndexBuild): Built | null {
+    job.finish();
+    const cursor = this.snapshot(() => this.applyChanges(source, job.index, job.firstSeq, (doc) => job.seqOf(doc)));
+    if (cursor === null) return null;
+    // Rows the first pass measured and the second no longer found left terms no posting filled.
+    if (job.movedSince(cursor)) job.index.dropUnreserved();
+    const b: Built = { index: job.index, cursor, saved: -1 };
+    this.built.set(source, b);
+    return b;
+  }
+
+  /**
+   * Build the indexes of `sources` not built yet, each read from its saved file when that matches
+   * (as a search would), else from its table in slices of about `sliceMs` each, with a turn of the
+   * event loop between them (IndexBuild), so the process answers other work meanwhile. A search of
+   * a source whose build is in progress reads the rest of it at once (build()); one inside a
+   * transaction finds it not built, as before any build, and scores the scope's rows. A slice
+   * waits while a transaction is open on the connection (it would read that transaction's writes).
+   * Stops, leaving the source unbuilt, when `stop()` says so, the database closes, or drop() is
+   * called. Resolves once every source is built or it stopped. With `rebuild`, the sources are
+   * built from their tables even when built already (refreshInSlices): the index they have stays
+   * until the new one is done, and a search that would rebuild it reads the rest of the new one.
+   */
+  async buildInSlices(sources: readonly string[], sliceMs: number, stop: () => boolean = () => false, rebuild = false): Promise<void> {
+    const db = this.ctx.db;
+    const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    // An open transaction is waited out a few milliseconds at a time, not spun on.
+    const later = () => new Promise<void>((resolve) => setTimeout(resolve, 5));
+    for (const source of sources) {
+      for (;;) {
+        if (stop() || !db.open) return;
+        if (!db.inTransaction) break;
+        await later();
+      }
+      if ((!rebuild && this.built.has(source)) || this.building.has(source)) continue;
+      const weights = this.weights.get(source) ?? [];
+      const table = this.table(source);
+      const loaded = rebuild ? null : this.snapshot(() => this.load(source, weights, this.maxSeq()));
+      if (loaded) {
+        this.built.set(source, loaded);
+        continue;
+      }
+      const select = this.ctx.stmt(`${this.selectSql(table)} WHERE id > ? ORDER BY id`);
+      const toDoc = (r: Record<string, unknown>) => this.toDoc(table, r);
+      const job = new IndexBuild(
+        {
+          snapshot: (fn) => this.snapshot(fn),
+          maxSeq: () => this.maxSeq(),
+          *rowsAfter(after: number) {
+            for (const r of select.iterate(after) as IterableIterator<Record<string, unknown>>) yield toDoc(r);
+          },
+        },
+        weights,
+        INLINE_POSTINGS,
+        this.ctx.config.indexMaxScopes,
+      );
+      this.building.set(source, job);
+      for (;;) {
+        await turn();
+        // Taken over by a search (build()) or dropped (drop()).
+        if (this.building.get(source) !== job) break;
+        if (stop() || !db.open) {
+          this.building.delete(source);
+          return;
+        }
+        if (db.inTransaction) {
+          await later();
+          continue;
+        }
+        try {
+          job.step(sliceMs);
+        } catch (err) {
+          // A slice that failed leaves the source to the next search, which builds it (and reports).
+          this.building.delete(source);
+          throw err;
+        }
+        if (!job.done) continue;
+        this.building.delete(source);
+        if (!this.complete(source, job)) this.build(source, false);
+        break;
+      }
+    }
+  }
+
+  /**
    * Bring an index up to the log: the changed records are taken out and put back in, or, when the
    * log says so, the index is rebuilt from its table. With `mayRebuild` false a rebuild is not done
    * and the index is left as it was (cursor included), for a later call to rebuild.
    */
   private apply(source: string, b: Built, mayRebuild = true): Built {
     // A log that called for a rebuild still does with more rows behind it: it is not read again.
-    const outcome = b.stale ? 'rebuild' : this.snapshot((): 'rebuild' | 'done' => {
-      const min = (this.ctx.stmt('SELECT min(seq) AS m FROM retrieval_changes').get() as { m: number | null }).m;
-      if (min !== null && min > b.cursor + 1) return 'rebuild';
-      const rows = this.changes(source, b.cursor);
-      // The first change of each record after the cursor holds the old text of the indexed version.
-      const first = new Map<number, ChangeRow>();
-      let removals = 0;
-      for (const r of rows) {
-        if (first.has(r.doc)) continue;
-        first.set(r.doc, r);
-        if (b.index.has(r.doc)) removals++;
-      }
-      // New records cost the same added here as in a build, so only records to take out (edits and
-      // deletes) weigh for a rebuild: a bulk load is applied as it comes, never rebuilt at its end.
-      if (removals > 64 && removals > b.index.live * REBUILD_SHARE) return 'rebuild';
-      // Checked before anything is taken out, so an index that is not rebuilt is left whole.
-      for (const [doc, r] of first) if (r.old === null && b.index.has(doc)) return 'rebuild';
-      for (const [doc, r] of first) {
-        if (!b.index.has(doc)) continue;
-        const old = JSON.parse(r.old as string) as unknown[];
-        b.index.remove(doc, old.map((v) => (v === null || v === undefined ? '' : String(v))));
-      }
-      for (const d of this.readDocs(source, [...first.keys()])) b.index.add(d);
-      b.cursor = this.maxSeq();
-      return 'done';
-    });
+    const outcome = b.stale
+      ? 'rebuild'
+      : this.snapshot((): 'rebuild' | 'done' => {
+          const cursor = this.applyChanges(source, b.index, b.cursor, null);
+          if (cursor === null) return 'rebuild';
+          b.cursor = cursor;
+          return 'done';
+        });
     if (outcome === 'rebuild') b.stale = true;
     if (!mayRebuild) return b;
     if (outcome === 'rebuild' || wornOut(b.index)) {

@@ -98,6 +98,12 @@ interface SourceSpec {
   map(r: unknown[]): Candidate;
 }
 
+/**
+ * Milliseconds of one slice of an index build at start (warmInSlices): the longest a request
+ * waits behind it, while the slices' own overhead (a read snapshot and a turn each) stays small.
+ */
+export const WARM_SLICE_MS = 10;
+
 /** Weight of an episode's neighbouring context against its own text. */
 export const EPISODE_CONTEXT_WEIGHT = 0.5;
 
@@ -441,6 +447,19 @@ export class Retrieval {
   }
 
   /**
+   * warm() without stalling the process: the indexes of the default sources that no saved file
+   * gives are built from their tables in slices of about WARM_SLICE_MS, a turn of the event loop
+   * apart (RetrievalIndex.buildInSlices), so requests are answered during the build; a search
+   * arriving meanwhile reads what is left of its source's build at once. Then as warm(): what was
+   * built is saved. `stop` (the server closing) ends it between slices, leaving the rest unbuilt.
+   * `sliceMs` 0 reads one small batch of rows a slice.
+   */
+  async warmInSlices(stop: () => boolean = () => false, sliceMs = WARM_SLICE_MS): Promise<void> {
+    await this.index.buildInSlices(DEFAULT_SOURCES, sliceMs, stop);
+    if (!stop()) this.warm();
+  }
+
+  /**
    * Bring every index built in this process up to date now, rebuilding those the log or their
    * wear calls for (as the next search would), and save what was built from the tables. Nothing
    * happens inside a transaction or on a closed database.
@@ -449,6 +468,16 @@ export class Retrieval {
     if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
     this.index.refresh();
     this.index.persist('built');
+  }
+
+  /**
+   * refresh() without stalling the process (Stores runs it once writes stop for a second): what is
+   * behind is applied, the indexes to rebuild are rebuilt from their tables in slices a turn apart
+   * (RetrievalIndex.refreshInSlices), and what was built is saved. `stop` ends it between slices.
+   */
+  async refreshInSlices(stop: () => boolean = () => false, sliceMs = WARM_SLICE_MS): Promise<void> {
+    await this.index.refreshInSlices(sliceMs, stop);
+    if (!stop()) this.index.persist('built');
   }
 
   /**

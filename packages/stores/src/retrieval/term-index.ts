@@ -1,9 +1,10 @@
 import { BM25_B, BM25_K1 } from './score.js';
-import { PostingCursor, PostingList, SKIP_EVERY, postingSize, writePosting } from './postings.js';
+import { PostingCursor, PostingList, SKIP_EVERY, writePosting } from './postings.js';
 import { INLINE_POSTINGS, INLINE_SKIPS, NO_BYTES, Term, appendInline, asOne, isOne, onePosting, onePostingOf, oneQ, oneSlot, type InlinePart } from './small-postings.js';
 import { TopK } from './top-k.js';
 import { walkPostings } from './posting-walk.js';
 import { quantise, termFrequencies } from './doc-terms.js';
+import { LoadSizes } from './load-sizes.js';
 import type { PartState, SourceIndexState, TermState } from './index-state.js';
 
 export { columnTerms } from './doc-terms.js';
@@ -100,7 +101,11 @@ export class SourceIndex {
   private slotLen = new Float64Array(64);
   private docSlot = new Int32Array(64);
   private readonly parts = new Map<string, Part>();
-  private readonly partList: Part[] = [];
+  /**
+   * Parts by id - 1; null where a part was emptied (see empty()): part ids are the slots' and cannot
+   * be renumbered without a rebuild, but its record goes, and a saved index leaves it out.
+   */
+  private readonly partList: (Part | null)[] = [];
   private readonly facets = new Map<string, number>();
   /** Where top() writes the one posting of single-posting terms for its cursors. */
   private scratch = new Uint8Array(64);
@@ -148,23 +153,21 @@ export class SourceIndex {
    */
   load(docs: () => Iterable<IndexedDoc>, expected = 0): void {
     if (this.nextSlot !== 1) throw new Error('load() builds an empty index');
-    this.ensureSlot(expected);
-    const sizes = new Map<string, Map<string, { n: number; bytes: number; last: number; q: number }>>();
-    let slot = 0;
-    for (const d of docs()) {
-      slot++;
-      let perPart = sizes.get(d.scope);
-      if (!perPart) sizes.set(d.scope, (perPart = new Map()));
-      for (const [stem, wtf] of termFrequencies(this.weights, d.columns).tf) {
-        let e = perPart.get(stem);
-        if (!e) perPart.set(stem, (e = { n: 0, bytes: 0, last: 0, q: 0 }));
-        e.q = quantise(wtf);
-        e.bytes += postingSize(slot, e.last, e.q);
-        e.last = slot;
-        e.n++;
-      }
-    }
-    for (const [scope, perPart] of sizes) {
+    const sizes = new LoadSizes(this.weights);
+    for (const d of docs()) sizes.measure(d.scope, d.columns);
+    this.reserve(sizes, expected);
+    for (const d of docs()) this.add(d);
+  }
+
+  /**
+   * Between the two passes of a build into an empty index (load(), or a build in slices:
+   * index-build.ts): make the parts of the measured scopes and allocate each term's postings at
+   * the measured size, so the second pass's add() fills them without growing them.
+   */
+  reserve(sizes: LoadSizes, expected = 0): void {
+    if (this.nextSlot !== 1) throw new Error('reserve() prepares an empty index');
+    this.ensureSlot(Math.max(expected, sizes.docs));
+    for (const [scope, perPart] of sizes.parts) {
       const part = this.part(scope);
       let inline = 0;
       for (const e of perPart.values()) if (e.n <= this.inlinePostings && !isOne(e.n, e.q, this.inlinePostings)) inline += e.bytes;
@@ -182,7 +185,27 @@ export class SourceIndex {
         part.terms.set(stem, t);
       }
     }
-    for (const d of docs()) this.add(d);
+  }
+
+  /**
+   * After a build whose second pass indexed other documents than its first measured (a build in
+   * slices while the table changed): take out the terms reserve() made that no document holds
+   * (a removed record's words must not stay, see unpost), and the parts left without documents.
+   */
+  dropUnreserved(): void {
+    for (const part of this.partList) {
+      if (part === null) continue;
+      if (part.docs === 0) {
+        if (part.resident) this.empty(part);
+        continue;
+      }
+      if (!part.resident) continue;
+      for (const [stem, t] of part.terms) {
+        if (typeof t === 'number' || t.df > 0) continue;
+        part.terms.delete(stem);
+        if (t.list === null) part.garbage += t.cap;
+      }
+    }
   }
 
   /**
@@ -192,8 +215,22 @@ export class SourceIndex {
    */
   state(): SourceIndexState {
     const slots = this.nextSlot;
+    // The parts with documents, numbered anew when emptied ones left holes (their slots are all dead).
+    const list: Part[] = [];
+    const renumber = new Int32Array(this.partList.length + 1);
+    for (const p of this.partList) {
+      if (p === null) continue;
+      list.push(p);
+      renumber[p.id] = list.length;
+    }
+    let slotPart = this.slotPart.subarray(0, slots);
+    if (list.length < this.partList.length) {
+      const mapped = new Int32Array(slots);
+      for (let s = 1; s < slots; s++) mapped[s] = renumber[slotPart[s]];
+      slotPart = mapped;
+    }
     const recency = new Map<Part, number>();
-    const waiting = this.partList.filter((p) => p.saved !== null).sort((a, b) => (a.saved as PartState).recency - (b.saved as PartState).recency);
+    const waiting = list.filter((p) => p.saved !== null).sort((a, b) => (a.saved as PartState).recency - (b.saved as PartState).recency);
     for (const p of waiting) recency.set(p, recency.size + 1);
     for (const p of this.lru.keys()) recency.set(p, recency.size + 1);
     return {
@@ -202,12 +239,12 @@ export class SourceIndex {
       live: this.live,
       dead: this.dead,
       slotDoc: this.slotDoc.subarray(0, slots),
-      slotPart: this.slotPart.subarray(0, slots),
+      slotPart,
       slotFacet: this.slotFacet.subarray(0, Math.min(this.slotFacet.length, slots)),
       slotLen: this.slotLen.subarray(0, slots),
       docSlot: this.docSlot,
       facets: [...this.facets.keys()],
-      parts: this.partList.map((p): PartState => {
+      parts: list.map((p): PartState => {
         const rank = recency.get(p) ?? 0;
         // A part not decoded yet is saved again as it was read.
         if (p.saved !== null) return { ...p.saved, recency: rank };
@@ -243,7 +280,7 @@ export class SourceIndex {
    * of its own), so their arrays may view a larger buffer, such as the file they were read from.
    * A part whose terms are `saved` (read from a file: decodeSnapshot) is not decoded here but at
    * its first use, and does not count as resident until then; of those, at most `maxResident` are
-   * kept (the most recently used), the others are evicted. A part without documents is empty.
+   * kept (the most recently used), the others are evicted. A part without documents (an older save) gets no record, only its id.
    */
   static fromState(s: SourceIndexState, inlinePostings = INLINE_POSTINGS, maxResident = Number.POSITIVE_INFINITY): SourceIndex {
     const index = new SourceIndex(s.weights, inlinePostings, maxResident);
@@ -259,10 +296,15 @@ export class SourceIndex {
     for (const f of s.facets) index.facetId(f);
     const saved: Part[] = [];
     for (const p of s.parts) {
-      // Made evicted unless empty: no dictionary is made for a part that will not be decoded now.
-      const part = index.part(p.scope, p.docs === 0);
+      // A part without documents (saved by an earlier version) keeps its id, but no record.
+      if (p.docs === 0) {
+        index.partList.push(null);
+        continue;
+      }
+      // Made evicted: no dictionary is made for a part that will not be decoded now.
+      const part = index.part(p.scope, false);
       part.docs = p.docs;
-      if (p.docs === 0 || !p.resident) continue;
+      if (!p.resident) continue;
       if (p.saved) {
         part.saved = p;
         saved.push(part);
@@ -453,7 +495,7 @@ export class SourceIndex {
   /** Scope parts read from a saved index and not decoded yet: at most maxResident. */
   get savedParts(): number {
     let n = 0;
-    for (const p of this.partList) if (p.saved !== null) n++;
+    for (const p of this.partList) if (p !== null && p.saved !== null) n++;
     return n;
   }
 
@@ -506,7 +548,8 @@ export class SourceIndex {
   remove(id: number, columns: readonly string[]): boolean {
     if (!this.has(id)) return false;
     const slot = this.docSlot[id];
-    const part = this.partList[this.slotPart[slot] - 1];
+    // A live slot's part has documents, so it was not emptied.
+    const part = this.partList[this.slotPart[slot] - 1] as Part;
     // A part not decoded yet is decoded first; an evicted part only counts the document out:
     // reload() reads what is left from the rows.
     this.materialise(part);
@@ -522,12 +565,15 @@ export class SourceIndex {
 
   /**
    * A part its last document left: it drops its inline buffer (dead postings only) and totals and
-   * leaves the resident parts, so it counts neither towards the bound nor in memory. It is
-   * resident, with nothing in it (an evicted one too: it has no postings to reload), so a search
-   * of the scope reads it as empty and a new document starts it again.
+   * leaves the resident parts, so it counts neither towards the bound nor in memory, and its record
+   * goes too (its id stays taken: the slots' part ids cannot be renumbered without a rebuild; a
+   * saved index numbers its parts anew, see state()). A search of the scope then finds no part, as
+   * for a scope never written, and a new document starts a new part.
    */
   private empty(part: Part): void {
     this.release(part, true);
+    this.parts.delete(part.scope);
+    this.partList[part.id - 1] = null;
   }
 
   /** Take a removed version's terms off a resident part's frequencies, and its lengths off the totals. */
