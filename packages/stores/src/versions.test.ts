@@ -133,11 +133,13 @@ describe('versions migration', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'versions-mig-'));
     const db = openDb(path.join(dir, 'memory.db'));
     try {
-      const before = [...storesMigrations].sort((a, b) => a.id - b.id).filter((m) => m.name !== 'stores_versions_branches_stashes_procedures');
-      for (const m of before) db.transaction(() => m.up(db)).immediate();
-      db.prepare("INSERT INTO facts (layer, user_id, key, value, importance, source, metadata, created, updated) VALUES ('user', 'default', 'k', 'old', 0.5, 'manual', '{}', 't0', 't1')").run();
       const mig = storesMigrations.find((m) => m.name === 'stores_versions_branches_stashes_procedures')!;
+      const byId = [...storesMigrations].sort((a, b) => a.id - b.id);
+      // The migrations before it, then it on a fact older than the history, then the later ones (one indexes its table).
+      for (const m of byId.filter((m) => m.id < mig.id)) db.transaction(() => m.up(db)).immediate();
+      db.prepare("INSERT INTO facts (layer, user_id, key, value, importance, source, metadata, created, updated) VALUES ('user', 'default', 'k', 'old', 0.5, 'manual', '{}', 't0', 't1')").run();
       db.transaction(() => mig.up(db)).immediate();
+      for (const m of byId.filter((m) => m.id > mig.id)) db.transaction(() => m.up(db)).immediate();
       const stores = new Stores({ db, dataDir: dir, clock: env.clock });
       const h = stores.versions.factHistory(U, { key: 'k' });
       expect(h.versions.map((v) => [v.op, v.value, v.ts])).toEqual([['snapshot', 'old', 't1']]);
