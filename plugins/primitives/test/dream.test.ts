@@ -211,6 +211,29 @@ describe('telemetry is bounded', () => {
   });
 });
 
+describe('neighbouring context', () => {
+  it('ranks a thought that only followed a match below every thought that holds a query word itself', async () => {
+    s = await start();
+    // Five notes in a row: each episode indexes the two before it as its neighbouring context.
+    const notes = [
+      'Kafka consumer lag alerts go to the data on-call channel.',
+      'Jonas manages the Kafka cluster in Frankfurt.',
+      'Bought oat milk and bread.',
+      'Need to call the plumber about the sink.',
+      'The dentist moved my appointment to Tuesday.',
+    ];
+    const ids: string[] = [];
+    for (const text of notes) ids.push(actionsIn(await s.call('think', { text, layer: 'user' }), 'l3')[0]!.id);
+    const [alerts, cluster, milk, plumber] = ids;
+    for (const query of ['Kafka cluster Frankfurt', 'who manages Kafka']) {
+      const episodes = (await dreamIds(s, { query })).filter((id) => id.startsWith('ep_'));
+      // The shopping and plumber notes share no word with the query: still found through their
+      // context, but after the other Kafka note.
+      expect(episodes).toEqual([cluster, alerts, milk, plumber]);
+    }
+  });
+});
+
 describe('access counts', () => {
   it("count each hit once per call, coalesced into the deferred batch, and only the hits' rows", async () => {
     s = await start();
@@ -316,10 +339,13 @@ describe('scripts written without spaces', () => {
     // Pinned again when the proximity bonus stopped reading an episode's neighbouring context: the
     // harbour thought that says "ferry ... island" itself (ep_2) now leads the bakery (ep_3), which
     // had the bonus for the harbour thoughts in its context.
-    expect(await ranked('ferry island pier')).toEqual(['ep_2 0.947500', 'ep_3 0.925287', 'ep_1 0.905611', 'ep_4 0.604431', 'ep_5 0.482535', 'ep_7 0.124212', 'ep_6 0.114187']);
-    expect(await ranked('cafe creme brulee')).toEqual(['ep_5 0.952053', 'ep_7 0.676765', 'ep_6 0.585235', 'node_1 0.408542', 'ep_3 0.376130', 'ep_4 0.228082']);
-    expect(await ranked('how does Caroline destress?')).toEqual(['ep_4 0.952217', 'ep_6 0.745221', 'ep_5 0.660171']);
-    expect(await ranked('паром')).toEqual(['ep_6 0.951607', 'ep_7 0.742729']);
+    // Pinned again when an episode matching through its context alone kept a quarter of its BM25
+    // (CONTEXT_ONLY_SHARE): ep_4, ep_6 and ep_7 say none of the query's words themselves, and ep_4
+    // (which followed the harbour notes) now ranks below ep_5, which says "pier".
+    expect(await ranked('ferry island pier')).toEqual(['ep_2 0.947500', 'ep_3 0.925287', 'ep_1 0.905611', 'ep_5 0.482535', 'ep_4 0.184858', 'ep_7 0.061053', 'ep_6 0.060422']);
+    expect(await ranked('cafe creme brulee')).toEqual(['ep_5 0.952053', 'node_1 0.408542', 'ep_3 0.376130', 'ep_7 0.202606', 'ep_6 0.181599', 'ep_4 0.094185']);
+    expect(await ranked('how does Caroline destress?')).toEqual(['ep_4 0.952217', 'ep_6 0.223593', 'ep_5 0.206080']);
+    expect(await ranked('паром')).toEqual(['ep_6 0.951607', 'ep_7 0.221095']);
     expect(await ranked('서울에서')).toEqual(['ep_7 0.949107']);
   });
 });

@@ -57,6 +57,27 @@ describe('Retrieval', () => {
     expect(noContext[0].text).not.toContain('Caroline');
   });
 
+  it('ranks an episode matching only through its neighbouring context below one whose own text holds a query term', () => {
+    const s = env.stores;
+    // Five notes as think writes them: each with the two before it as its context, nearest first.
+    const notes = [
+      'Kafka consumer lag alerts go to the data on-call channel.',
+      'Jonas manages the Kafka cluster in Frankfurt.',
+      'Bought oat milk and bread.',
+      'Need to call the plumber about the sink.',
+      'The dentist moved my appointment to Tuesday.',
+    ];
+    const ids = notes.map((summary, i) => s.episodes.add(U, { summary, context: notes.slice(Math.max(0, i - 2), i).reverse().join('\n') }).id);
+    const [alerts, cluster, milk, plumber] = ids;
+    for (const query of ['Kafka cluster Frankfurt', 'who manages Kafka']) {
+      const hits = s.retrieval.search(U, query);
+      // Still found through their context, but after both notes that name Kafka themselves.
+      expect(hits.map((h) => h.id)).toEqual([cluster, alerts, milk, plumber]);
+    }
+    // The note itself still leads its followers, which hold it in their context.
+    expect(s.retrieval.search(U, 'oat milk')[0].id).toBe(milk);
+  });
+
   it('gives the proximity bonus for a phrase an episode says itself, not for one in its neighbouring context', () => {
     const s = env.stores;
     // Each pair holds the same words in another order, so BM25 is the same: the phrase (two query

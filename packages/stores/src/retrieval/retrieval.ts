@@ -92,6 +92,8 @@ interface SourceSpec {
   table: string;
   /** Column weights, in the order of the indexed text columns (migrations/retrieval-changes.ts). */
   weights: number[];
+  /** How many of the first columns are the record's own text; the others are context. */
+  own: number;
   /** Columns read for a candidate, from the content table aliased `c`; the first is `c.id`. */
   select: string;
   /** A candidate from its row, read as an array in the order of `select`. */
@@ -100,15 +102,28 @@ interface SourceSpec {
 
 /** Weight of an episode's neighbouring context against its own text. */
 export const EPISODE_CONTEXT_WEIGHT = 0.5;
+/**
+ * Share of its BM25 an episode keeps when its own text (summary, tags) holds none of the query's
+ * terms, matching through its neighbouring context alone: the index tells from its postings
+ * (SourceIndex.top, mask 0), so a note written just after a match does not outrank a record that
+ * holds a query term itself. LoCoMo development pair recall@5/10/20 with shares 1, 0.5, 0.4, 0.3,
+ * 0.25, 0.2, 0: 0.659/0.748/0.823, 0.654/0.747/0.823, 0.650/0.747/0.819, 0.650/0.742/0.814,
+ * 0.650/0.742/0.814, 0.650/0.742/0.810, 0.650/0.742/0.810; the audit bench (133 questions) had an
+ * unrelated episode above a real match for 32, 15, 9, 5, 1, -, 0 of them.
+ */
+export const CONTEXT_ONLY_SHARE = 0.25;
 
 const SOURCES: Record<RetrievalSource, SourceSpec> = {
   l3: {
     table: 'episodes',
     weights: [1.0, 0.3, EPISODE_CONTEXT_WEIGHT],
+    own: 2,
     // The neighbouring context counts in BM25 (the index) but not in the proximity bonus, which
     // reads the texts of `columns`: a phrase of the query said in a neighbouring turn is that
     // turn's, and its own record gets the bonus. Not read, the context (about twice an episode's
-    // own text) costs neither the row read nor the scan.
+    // own text) costs neither the row read nor the scan. It is not the episode's own text (`own`:
+    // the hit's mask marks only the terms summary and tags hold), and a match through it alone
+    // keeps CONTEXT_ONLY_SHARE of its BM25.
     select: 'c.id, c.summary, c.tags, c.importance, c.created, c.access_count',
     map: (r) => ({
       source: 'l3',
@@ -126,6 +141,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   l4: {
     table: 'facts',
     weights: [0.5, 1.0],
+    own: 2,
     select: 'c.id, c.key, c.value, c.importance, c.created, c.access_count',
     map: (r) => ({
       source: 'l4',
@@ -142,6 +158,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   wiki: {
     table: 'wiki_pages',
     weights: [2.0, 1.0],
+    own: 2,
     select: 'c.id, c.title, c.content, c.updated',
     map: (r) => ({
       source: 'wiki',
@@ -158,6 +175,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   graph: {
     table: 'graph_nodes',
     weights: [1.0, 0.3],
+    own: 2,
     select: 'c.id, c.content, c.tags, c.node_type, c.confidence, c.created, c.access_count',
     map: (r) => ({
       source: 'graph',
@@ -174,6 +192,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   timeline: {
     table: 'timeline_events',
     weights: [0.3, 1.0],
+    own: 2,
     select: 'c.id, c.type, c.summary, c.created',
     map: (r) => ({
       source: 'timeline',
@@ -281,7 +300,7 @@ export class Retrieval {
     this.index = new RetrievalIndex(
       ctx,
       new Map(INDEXED_TABLES.map((t) => [t.source, t])),
-      new Map(RETRIEVAL_SOURCES.map((s) => [s, SOURCES[s].weights])),
+      new Map(RETRIEVAL_SOURCES.map((s) => [s, { weights: SOURCES[s].weights, own: SOURCES[s].own }])),
     );
   }
 
@@ -351,8 +370,8 @@ export class Retrieval {
       const spec = SOURCES[v.source];
       const avgdl = spec.weights.reduce((sum, w, i) => sum + w * (v.stats.avgLen[i] ?? 0), 0);
       const facet = v.source === 'wiki' ? wikiType : null;
-      let best = v.index.top(key, terms, pool, avgdl, facet, v.pending);
-      if (v.fresh) best = [...best, ...v.fresh.top(key, terms, pool, avgdl, facet)].sort((a, b) => b.score - a.score || b.id - a.id).slice(0, pool);
+      let best = v.index.top(key, terms, pool, avgdl, facet, v.pending, CONTEXT_ONLY_SHARE);
+      if (v.fresh) best = [...best, ...v.fresh.top(key, terms, pool, avgdl, facet, undefined, CONTEXT_ONLY_SHARE)].sort((a, b) => b.score - a.score || b.id - a.id).slice(0, pool);
       for (const hit of best) found.push({ view: v, hit, bound: proximityBound(terms, hit.mask) });
     }
     const contenders = keepContenders(found, w, limit);
@@ -399,15 +418,15 @@ export class Retrieval {
    * transaction that changed the log), is scored from all of the scope's rows.
    */
   private sourceView(source: RetrievalSource, scope: Scope, key: string, max: number): SourceView {
-    const weights = SOURCES[source].weights;
+    const { weights, own } = SOURCES[source];
     const view: IndexView | null = this.index.view(source, max, { layer: scope.layer, user_id: scope.user_id, key });
     if (!view) {
-      const index = new SourceIndex(weights);
+      const index = new SourceIndex(weights, undefined, undefined, own);
       for (const d of this.index.scopeDocs(source, scope.layer, scope.user_id)) index.add(d);
       return { source, index, pending: new Set(), fresh: null, stats: index.stats(key) };
     }
     if (view.pending.size === 0) return { source, index: view.index, pending: view.pending, fresh: null, stats: view.index.stats(key) };
-    const fresh = new SourceIndex(weights);
+    const fresh = new SourceIndex(weights, undefined, undefined, own);
     for (const d of this.index.readDocs(source, [...view.pending])) if (d.scope === key) fresh.add(d);
     return { source, index: view.index, pending: view.pending, fresh, stats: view.index.stats(key) };
   }
