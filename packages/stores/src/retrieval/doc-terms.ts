@@ -15,9 +15,23 @@ export function columnTerms(text: string): { length: number; stems: string[] } {
 }
 
 /**
+ * A question mark, in the scripts that have their own: a context holding one asks something.
+ * (The Greek question mark is a semicolon once normalised to NFC, so it cannot be told apart.)
+ */
+const QUESTION_MARK = /[?\uFF1F\u061F\u055E\u1367\u2E2E]/u;
+
+/** Whether a context text asks something: holds a question mark. */
+export function asksSomething(text: string): boolean {
+  return QUESTION_MARK.test(text);
+}
+
+/**
  * A document's postings: per stem the value its posting keeps (postingValue), its weighted length
  * and each column's token count. Column c weighs `weights[c]`; the first `own` columns are the
- * document's own text, the others its context (an episode's neighbouring thoughts).
+ * document's own text, the others its context (an episode's neighbouring thoughts). A term counts
+ * as the document's own (its posting's own flag) when an own column holds it, or a context column
+ * that asks something: an answer is found through the question it answers, which is often in the
+ * thoughts just before it, while a note that merely followed another shares none of its subject.
  */
 export function postingTerms(weights: readonly number[], own: number, columns: readonly string[]): { tf: Map<string, number>; len: number; lengths: number[] } {
   const wtf = new Map<string, number>();
@@ -29,9 +43,10 @@ export function postingTerms(weights: readonly number[], own: number, columns: r
     const w = weights[c];
     len += w * length;
     lengths.push(length);
+    const counts = c < own || asksSomething(columns[c] ?? '');
     for (const s of stems) {
       wtf.set(s, (wtf.get(s) ?? 0) + w);
-      if (c < own) owned.add(s);
+      if (counts) owned.add(s);
     }
   }
   const flagged = own < weights.length;
@@ -47,7 +62,8 @@ export function quantise(wtf: number): number {
 
 /**
  * The value a posting keeps: the quantised frequency; in an index with context columns (`flagged`)
- * that times 2, plus 1 when the document's own columns hold the term (see OWN_FLAG in posting-walk.ts).
+ * that times 2, plus 1 when the term counts as the document's own (postingTerms; see OWN_FLAG in
+ * posting-walk.ts).
  */
 export function postingValue(wtf: number, flagged: boolean, own: boolean): number {
   const q = quantise(wtf);

@@ -11,8 +11,8 @@
  * Format 6: a part's stems are in the body (not the header), and each part records how recently
  * it was used (`recency`), so a reader decodes only the parts it keeps, and only when first read.
  * Format 7: an index records how many of its columns are the documents' own text (`own`), and in
- * one with context columns (episodes) each posting's value carries whether the document's own
- * columns hold the term (doc-terms.ts postingValue).
+ * one with context columns (episodes) each posting's value carries whether the term counts as the
+ * document's own (doc-terms.ts postingTerms).
  */
 export const INDEX_FORMAT = 7;
 

@@ -6,7 +6,8 @@ export const WTF_SCALE = 10;
 
 /**
  * In an index with context columns, a posting's value is its quantised frequency times 2, plus
- * this flag when the document's own columns hold the term (doc-terms.ts postingValue).
+ * this flag when the term counts as the document's own: an own column holds it, or a context
+ * that asks something (doc-terms.ts postingTerms).
  */
 export const OWN_FLAG = 1;
 
@@ -19,9 +20,9 @@ const DONE = 0x7fffffff;
  * `bits[i]` its bit of the answer's mask. Each document's BM25 is offered to `heap` when it would
  * be kept and `admits` its slot. `base` and `perLen` make a document's length norm:
  * base + perLen * slotLen[slot]. With `flagged` (an index with context columns), a posting's value
- * carries OWN_FLAG, and a term's bit is set only for a document whose own columns hold it; a
- * document left with mask 0 matched in its context alone, and its score is multiplied by
- * `contextOnly`.
+ * carries OWN_FLAG, and a term's bit is set only for a document it counts as the own term of; a
+ * document left with mask 0 matched in a context that asks nothing alone, and its score is
+ * multiplied by `contextOnly`.
  */
 export function walkPostings(
   cursors: readonly PostingCursor[],

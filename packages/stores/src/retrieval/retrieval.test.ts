@@ -3,6 +3,7 @@ import { A, U, makeEnv, type Env } from '../test-helpers.js';
 import { buildMatch, hyphenJoins, queryTerms } from './query.js';
 import { fitToBudget, estimateTokens } from './budget.js';
 import { thoughtLinkText } from '../thought-link.js';
+import { CONTEXT_ONLY_SHARE } from './retrieval.js';
 
 let env: Env;
 beforeEach(() => {
@@ -76,6 +77,16 @@ describe('Retrieval', () => {
     }
     // The note itself still leads its followers, which hold it in their context.
     expect(s.retrieval.search(U, 'oat milk')[0].id).toBe(milk);
+  });
+
+  it('scores an answer through the question in its neighbouring context in full, and one through a statement at CONTEXT_ONLY_SHARE', () => {
+    const s = env.stores;
+    const answer = s.episodes.add(U, { summary: 'Melanie: We pitched the tent by the river.', context: 'Caroline: What did you do last weekend?' });
+    const follower = s.episodes.add(U, { summary: 'Melanie: We pitched the tent by the river.', context: 'Caroline: What did you do last weekend.' });
+    s.episodes.add(U, { summary: 'Caroline: The bakery on Main Street closes early.' });
+    const raw = new Map(s.retrieval.search(U, 'last weekend').map((h) => [h.id, h.explain.signals.bm25_raw]));
+    expect(raw.get(answer.id)).toBeGreaterThan(0);
+    expect(raw.get(follower.id)).toBeCloseTo(raw.get(answer.id)! * CONTEXT_ONLY_SHARE, 5);
   });
 
   it('gives the proximity bonus for a phrase an episode says itself, not for one in its neighbouring context', () => {

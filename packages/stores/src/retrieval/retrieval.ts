@@ -104,14 +104,16 @@ interface SourceSpec {
 export const EPISODE_CONTEXT_WEIGHT = 0.5;
 /**
  * Share of its BM25 an episode keeps when its own text (summary, tags) holds none of the query's
- * terms, matching through its neighbouring context alone: the index tells from its postings
- * (SourceIndex.top, mask 0), so a note written just after a match does not outrank a record that
- * holds a query term itself. LoCoMo development pair recall@5/10/20 with shares 1, 0.5, 0.4, 0.3,
- * 0.25, 0.2, 0: 0.659/0.748/0.823, 0.654/0.747/0.823, 0.650/0.747/0.819, 0.650/0.742/0.814,
- * 0.650/0.742/0.814, 0.650/0.742/0.810, 0.650/0.742/0.810; the audit bench (133 questions) had an
- * unrelated episode above a real match for 32, 15, 9, 5, 1, -, 0 of them.
+ * terms and it matched through a neighbouring context that asks nothing (no question mark): the
+ * index tells from its postings (SourceIndex.top, mask 0), so a note written just after a match
+ * does not outrank a record that holds a query term itself. A context that asks something counts
+ * as the episode's own text (doc-terms.ts postingTerms): an answer is found through its question.
+ * LoCoMo development pair recall@5/10/20 and the audit bench's questions (of 133) with an
+ * unrelated episode above a real match: without the rule 0.659/0.748/0.823 and 32; with it, shares
+ * 0.5, 0.25, 0.1 and 0: 0.659/0.748/0.823 each, and 15, 1, 0, 0. Without the exception for
+ * questions, shares 0.5, 0.25 and 0: 0.654/0.747/0.823, 0.650/0.742/0.814, 0.650/0.742/0.810.
  */
-export const CONTEXT_ONLY_SHARE = 0.25;
+export const CONTEXT_ONLY_SHARE = 0.1;
 
 const SOURCES: Record<RetrievalSource, SourceSpec> = {
   l3: {
@@ -122,8 +124,9 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
     // reads the texts of `columns`: a phrase of the query said in a neighbouring turn is that
     // turn's, and its own record gets the bonus. Not read, the context (about twice an episode's
     // own text) costs neither the row read nor the scan. It is not the episode's own text (`own`:
-    // the hit's mask marks only the terms summary and tags hold), and a match through it alone
-    // keeps CONTEXT_ONLY_SHARE of its BM25.
+    // the hit's mask marks the terms summary and tags hold, and those of a context that asks
+    // something), and a match through a context that asks nothing, alone, keeps
+    // CONTEXT_ONLY_SHARE of its BM25.
     select: 'c.id, c.summary, c.tags, c.importance, c.created, c.access_count',
     map: (r) => ({
       source: 'l3',

@@ -5,8 +5,9 @@ import { SourceIndex, type IndexedDoc, type ScoredTerm } from './term-index.js';
 
 /**
  * An index whose last column is context (an episode's neighbouring thoughts, `own` = 1): a hit's
- * mask marks only the terms its own column holds, and a document matching in its context alone
- * (mask 0) keeps `contextOnly` of its BM25, computed from the postings.
+ * mask marks only the terms its own column holds (or a context that asks something), and a
+ * document matching in a context that asks nothing, alone (mask 0), keeps `contextOnly` of its
+ * BM25, computed from the postings.
  */
 
 const OWN = ['kafka cluster frankfurt', 'oat milk and bread', 'kafka consumer lag alerts', 'the plumber and the sink', 'frankfurt airport'];
@@ -77,6 +78,26 @@ describe('SourceIndex with a context column', () => {
     const terms = QUERIES[2];
     expect(ix.top('u', terms, 10, 8).map((h) => h.id)).toEqual([2, 3, 1]);
     expect(ix.top('u', terms, 10, 8, null, undefined, 0.25).map((h) => h.id)).toEqual([2, 1, 3]);
+  });
+
+  it('counts the terms of a context that asks something as the document\'s own', () => {
+    const ix = new SourceIndex([1, 0.5], INLINE_POSTINGS, Number.POSITIVE_INFINITY, 1);
+    const plain = new SourceIndex([1, 0.5]);
+    const all: IndexedDoc[] = [
+      { id: 1, scope: 'u', facet: null, columns: ['we went camping by the river', 'what did you do last weekend?'] },
+      { id: 2, scope: 'u', facet: null, columns: ['we went camping by the river', 'we did a lot last weekend'] },
+      { id: 3, scope: 'u', facet: null, columns: ['we went camping by the river', 'ne yaptınız geçen hafta sonu؟ weekend'] },
+      { id: 4, scope: 'u', facet: null, columns: ['we went camping by the river', '週末は何をしましたか？ weekend'] },
+    ];
+    for (const d of all) {
+      ix.add(d);
+      plain.add(d);
+    }
+    const terms = [{ stem: 'weekend', idf: 1 }];
+    const ref = new Map(plain.top('u', terms, 10, 8).map((h) => [h.id, h.score]));
+    const got = new Map(ix.top('u', terms, 10, 8, null, undefined, 0.1).map((h) => [h.id, h]));
+    for (const id of [1, 3, 4]) expect([got.get(id)!.mask, got.get(id)!.score]).toEqual([1, ref.get(id)]);
+    expect([got.get(2)!.mask, got.get(2)!.score]).toEqual([0, ref.get(2)! * 0.1]);
   });
 
   it('keeps which columns are own text, and the postings saying so, through a saved snapshot', () => {

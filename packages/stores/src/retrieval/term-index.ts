@@ -135,8 +135,9 @@ export class SourceIndex {
    * term gets one at once; the answers are the same either way, only the memory differs).
    * `maxResident`: scope parts kept with their postings; past it the least recently used is
    * evicted (see evict()). `own`: how many of the first columns are the document's own text; the
-   * others are its context (an episode's neighbouring thoughts), which counts in BM25 but leaves a
-   * document holding a term only there out of the term's bit of a hit's mask (see top()).
+   * others are its context (an episode's neighbouring thoughts), which counts in BM25 but, unless
+   * it asks something (doc-terms.ts postingTerms), leaves a document holding a term only there out
+   * of the term's bit of a hit's mask (see top()).
    */
   constructor(
     readonly weights: readonly number[],
@@ -580,9 +581,10 @@ export class SourceIndex {
    * score.ts without the proximity bonus), reading at most WALK_BUDGET postings, each term from its
    * newest end. Ties go to the newer version. `avgdl` is the weighted mean length the scores are
    * normalised against; `skip` holds row ids to leave out. Each answer's `mask` has bit i set when
-   * the document's own columns hold terms[i] (bit 31 for every term past the 31st: see hasTerm in
-   * score.ts), so it is 0 only for a document that holds the query's terms in its context alone;
-   * such a document's score is multiplied by `contextOnly` (1: scored as any other).
+   * terms[i] counts as the document's own: its own columns hold it, or a context column that asks
+   * something (bit 31 for every term past the 31st: see hasTerm in score.ts). It is 0 only for a
+   * document that holds the query's terms in a context that asks nothing, alone; such a
+   * document's score is multiplied by `contextOnly` (1: scored as any other).
    */
   top(
     scope: string,
