@@ -211,6 +211,47 @@ describe('telemetry is bounded', () => {
   });
 });
 
+describe('neighbouring context', () => {
+  it('ranks a thought that only followed a match below every thought that holds a query word itself', async () => {
+    s = await start();
+    // Five notes in a row: each episode indexes the two before it as its neighbouring context.
+    const notes = [
+      'Kafka consumer lag alerts go to the data on-call channel.',
+      'Jonas manages the Kafka cluster in Frankfurt.',
+      'Bought oat milk and bread.',
+      'Need to call the plumber about the sink.',
+      'The dentist moved my appointment to Tuesday.',
+    ];
+    const ids: string[] = [];
+    for (const text of notes) ids.push(actionsIn(await s.call('think', { text, layer: 'user' }), 'l3')[0]!.id);
+    const [alerts, cluster, milk, plumber] = ids;
+    for (const query of ['Kafka cluster Frankfurt', 'who manages Kafka']) {
+      const episodes = (await dreamIds(s, { query })).filter((id) => id.startsWith('ep_'));
+      // The shopping and plumber notes share no word with the query: still found through their
+      // context, but after the other Kafka note.
+      expect(episodes).toEqual([cluster, alerts, milk, plumber]);
+    }
+  });
+
+  it('scores an answer found through the question before it in full, and a thought that followed a statement at a tenth', async () => {
+    s = await start();
+    // The same words in two scopes, asked in one and stated in the other: the same BM25 but for the
+    // rule, and the same best hit (the first thought, which says "last weekend") to normalise it by.
+    const answers: string[] = [];
+    for (const [user_id, first] of [['asked', 'Caroline: What did you do last weekend?'], ['stated', 'Caroline: What did you do last weekend.']]) {
+      await s.call('think', { text: first, layer: 'user', user_id });
+      answers.push(actionsIn(await s.call('think', { text: 'Melanie: We pitched the tent by the river.', layer: 'user', user_id }), 'l3')[0]!.id);
+    }
+    const raw = async (user_id: string, id: string) => {
+      const r = await s.call('dream', { query: 'last weekend', layer: 'user', user_id, hits: true, explain: true });
+      return (r.hits as { id: string; explain: { bm25: number } }[]).find((h) => h.id === id)!.explain.bm25;
+    };
+    const asked = await raw('asked', answers[0]!);
+    expect(asked).toBeGreaterThan(0);
+    expect(await raw('stated', answers[1]!)).toBeCloseTo(asked * 0.1, 5);
+  });
+});
+
 describe('access counts', () => {
   it("count each hit once per call, coalesced into the deferred batch, and only the hits' rows", async () => {
     s = await start();
@@ -316,10 +357,13 @@ describe('scripts written without spaces', () => {
     // Pinned again when the proximity bonus stopped reading an episode's neighbouring context: the
     // harbour thought that says "ferry ... island" itself (ep_2) now leads the bakery (ep_3), which
     // had the bonus for the harbour thoughts in its context.
-    expect(await ranked('ferry island pier')).toEqual(['ep_2 0.947500', 'ep_3 0.925287', 'ep_1 0.905611', 'ep_4 0.604431', 'ep_5 0.482535', 'ep_7 0.124212', 'ep_6 0.114187']);
-    expect(await ranked('cafe creme brulee')).toEqual(['ep_5 0.952053', 'ep_7 0.676765', 'ep_6 0.585235', 'node_1 0.408542', 'ep_3 0.376130', 'ep_4 0.228082']);
-    expect(await ranked('how does Caroline destress?')).toEqual(['ep_4 0.952217', 'ep_6 0.745221', 'ep_5 0.660171']);
-    expect(await ranked('паром')).toEqual(['ep_6 0.951607', 'ep_7 0.742729']);
+    // Pinned again when an episode matching through a context that asks nothing, alone, kept a
+    // tenth of its BM25 (CONTEXT_ONLY_SHARE): ep_4, ep_6 and ep_7 say none of the query's words
+    // themselves, and ep_4 (which followed the harbour notes) now ranks below ep_5, which says "pier".
+    expect(await ranked('ferry island pier')).toEqual(['ep_2 0.947500', 'ep_3 0.925287', 'ep_1 0.905611', 'ep_5 0.482535', 'ep_4 0.100943', 'ep_6 0.049669', 'ep_7 0.048421']);
+    expect(await ranked('cafe creme brulee')).toEqual(['ep_5 0.952053', 'node_1 0.408542', 'ep_3 0.376130', 'ep_7 0.107774', 'ep_6 0.100871', 'ep_4 0.067406']);
+    expect(await ranked('how does Caroline destress?')).toEqual(['ep_4 0.952217', 'ep_6 0.119267', 'ep_5 0.115262']);
+    expect(await ranked('паром')).toEqual(['ep_6 0.951607', 'ep_7 0.116768']);
     expect(await ranked('서울에서')).toEqual(['ep_7 0.949107']);
   });
 });

@@ -277,7 +277,7 @@ describe('IndexBuild', () => {
 
   it('records the seq each row was read at: the slice whose id range holds it', () => {
     const t = table(100);
-    const job = new IndexBuild(t, [1], INLINE_POSTINGS, Number.POSITIVE_INFINITY);
+    const job = new IndexBuild(t, { weights: [1], own: 1 }, INLINE_POSTINGS, Number.POSITIVE_INFINITY);
     // A deadline already past: a slice reads one batch of 32 rows.
     for (let i = 0; !job.done; i++) {
       t.seq++;
@@ -292,7 +292,7 @@ describe('IndexBuild', () => {
 
   it('fills the index a one-block load makes, rows removed between its passes leaving no term behind', () => {
     const t = table(100);
-    const job = new IndexBuild(t, [1], INLINE_POSTINGS, Number.POSITIVE_INFINITY);
+    const job = new IndexBuild(t, { weights: [1], own: 1 }, INLINE_POSTINGS, Number.POSITIVE_INFINITY);
     job.step(Number.POSITIVE_INFINITY);
     // Between the passes every row of scope user/0, and every row holding word6, goes.
     t.ids = t.ids.filter((id) => id % 3 !== 0 && id % 7 !== 6);

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { LoadSizes } from './load-sizes.js';
-import { SourceIndex, type IndexedDoc } from './term-index.js';
+import { SourceIndex, type IndexColumns, type IndexedDoc } from './term-index.js';
 
 /** What a build in slices reads of its source's table (index-sync.ts gives it). */
 export interface BuildTable {
@@ -45,12 +45,12 @@ export class IndexBuild {
 
   constructor(
     private readonly table: BuildTable,
-    weights: readonly number[],
+    { weights, own }: IndexColumns,
     inlinePostings: number,
     maxResident: number,
   ) {
-    this.index = new SourceIndex(weights, inlinePostings, maxResident);
-    this.sizes = new LoadSizes(weights);
+    this.index = new SourceIndex(weights, inlinePostings, maxResident, own);
+    this.sizes = new LoadSizes(weights, own);
   }
 
   /** The seq of the second pass's first slice: every row was read at it or later. */

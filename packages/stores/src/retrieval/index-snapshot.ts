@@ -32,6 +32,7 @@ interface Header extends SnapshotMeta {
   /** The arrays are written in the machine's byte order: a file from a machine of the other order is refused. */
   endian: 'LE' | 'BE';
   weights: number[];
+  own: number;
   nextSlot: number;
   live: number;
   dead: number;
@@ -92,6 +93,7 @@ export function encodeSnapshot(meta: SnapshotMeta, s: SourceIndexState): Uint8Ar
     endian: endianness(),
     ...meta,
     weights: [...s.weights],
+    own: s.own,
     nextSlot: s.nextSlot,
     live: s.live,
     dead: s.dead,
@@ -181,6 +183,7 @@ export function decodeSnapshot(file: Buffer, keep = Number.POSITIVE_INFINITY): {
   };
   const i32 = (span: Span) => new Int32Array(copy(span, 4));
   const weights = h.weights.length;
+  if (!(Number.isInteger(h.own) && h.own >= 1 && h.own <= weights)) throw new Error('retrieval index snapshot has a bad own column count');
   const n = h.scopes.length;
   const table = new Float64Array(copy(h.parts, 8));
   const totals = new Float64Array(copy(h.colTotals, 8));
@@ -202,6 +205,7 @@ export function decodeSnapshot(file: Buffer, keep = Number.POSITIVE_INFINITY): {
   }
   const state: SourceIndexState = {
     weights: h.weights,
+    own: h.own,
     nextSlot: h.nextSlot,
     live: h.live,
     dead: h.dead,

@@ -10,8 +10,11 @@
  * terms, `resident: false`), which a reader of format 4 would take for a scope without words.
  * Format 6: a part's stems are in the body (not the header), and each part records how recently
  * it was used (`recency`), so a reader decodes only the parts it keeps, and only when first read.
+ * Format 7: an index records how many of its columns are the documents' own text (`own`), and in
+ * one with context columns (episodes) each posting's value carries whether the term counts as the
+ * document's own (doc-terms.ts postingTerms).
  */
-export const INDEX_FORMAT = 6;
+export const INDEX_FORMAT = 7;
 
 /** One term of a snapshot: its document frequency and its posting list's contents. */
 export interface TermState {
@@ -27,6 +30,8 @@ export interface TermState {
 /** Everything a SourceIndex holds, as arrays (index-snapshot.ts writes and reads it). */
 export interface SourceIndexState {
   weights: readonly number[];
+  /** How many of the first columns are the documents' own text (the others: context). */
+  own: number;
   nextSlot: number;
   live: number;
   dead: number;

@@ -9,7 +9,7 @@ import { scopeKey } from '../util.js';
 import { IndexBuild } from './index-build.js';
 import { decodeSnapshot, encodeSnapshot } from './index-snapshot.js';
 import { INLINE_POSTINGS } from './small-postings.js';
-import { MAX_SLOT, SourceIndex, type IndexedDoc } from './term-index.js';
+import { MAX_SLOT, SourceIndex, type IndexColumns, type IndexedDoc } from './term-index.js';
 
 /** A scope a search reads: its layer and user_id, and their scopeKey (the index's part key). */
 export interface ScopeRef {
@@ -92,7 +92,7 @@ function wornOut(index: SourceIndex): boolean {
  *   and on close) and a later start reads it instead of building, then applies the log from the
  *   saved cursor as above. The file is used only when the token in it is the one retrieval_snapshots
  *   recorded for its last save, its cursor is not past the log and the log holds everything after
- *   it, and it is whole (checksum) and of this format and these column weights; otherwise the
+ *   it, and it is whole (checksum) and of this format and these columns (weights, own); otherwise the
  *   index is built from the table.
  */
 export class RetrievalIndex {
@@ -106,7 +106,7 @@ export class RetrievalIndex {
   constructor(
     private readonly ctx: StoreContext,
     private readonly tables: ReadonlyMap<string, IndexedTable>,
-    private readonly weights: ReadonlyMap<string, readonly number[]>,
+    private readonly columns: ReadonlyMap<string, IndexColumns>,
   ) {}
 
   /** Forget every index built in this process (Retrieval.reset). */
@@ -317,7 +317,7 @@ export class RetrievalIndex {
   }
 
   /** The saved index of a source when it matches the database (see the class comment), else null. */
-  private load(source: string, weights: readonly number[], max: number): Built | null {
+  private load(source: string, { weights, own }: IndexColumns, max: number): Built | null {
     const row = this.ctx.stmt('SELECT token, cursor, (SELECT min(seq) FROM retrieval_changes) AS min FROM retrieval_snapshots WHERE source = ?').get(source) as
       | { token: string; cursor: number; min: number | null }
       | undefined;
@@ -329,7 +329,7 @@ export class RetrievalIndex {
       // use (SourceIndex.fromState): a start with many scopes neither stalls nor spikes on them.
       const { meta, state } = decodeSnapshot(fs.readFileSync(this.snapshotFile(source)), this.ctx.config.indexMaxScopes);
       if (meta.source !== source || meta.token !== row.token || meta.cursor !== row.cursor || meta.cursor > max) return null;
-      if (state.weights.length !== weights.length || state.weights.some((w, i) => w !== weights[i])) return null;
+      if (state.weights.length !== weights.length || state.weights.some((w, i) => w !== weights[i]) || state.own !== own) return null;
       return { index: SourceIndex.fromState(state, INLINE_POSTINGS, this.ctx.config.indexMaxScopes), cursor: meta.cursor, saved: meta.cursor };
     } catch {
       return null;
@@ -396,12 +396,12 @@ export class RetrievalIndex {
       if (done) return done;
     }
     const t = this.table(source);
-    const weights = this.weights.get(source) ?? [];
+    const columns = this.columns.get(source) ?? { weights: [], own: 0 };
     const b = this.snapshot((): Built => {
       const cursor = this.maxSeq();
-      const loaded = saved ? this.load(source, weights, cursor) : null;
+      const loaded = saved ? this.load(source, columns, cursor) : null;
       if (loaded) return loaded;
-      const index = new SourceIndex(weights, INLINE_POSTINGS, this.ctx.config.indexMaxScopes);
+      const index = new SourceIndex(columns.weights, INLINE_POSTINGS, this.ctx.config.indexMaxScopes, columns.own);
       const count = (this.ctx.stmt(`SELECT count(*) AS n FROM ${t.table}`).get() as { n: number }).n;
       const select = this.ctx.stmt(`${this.selectSql(t)} ORDER BY id`);
       const toDoc = (r: Record<string, unknown>) => this.toDoc(t, r);
@@ -488,9 +488,9 @@ export class RetrievalIndex {
         await later();
       }
       if ((!rebuild && this.built.has(source)) || this.building.has(source)) continue;
-      const weights = this.weights.get(source) ?? [];
+      const columns = this.columns.get(source) ?? { weights: [], own: 0 };
       const table = this.table(source);
-      const loaded = rebuild ? null : this.snapshot(() => this.load(source, weights, this.maxSeq()));
+      const loaded = rebuild ? null : this.snapshot(() => this.load(source, columns, this.maxSeq()));
       if (loaded) {
         this.built.set(source, loaded);
         continue;
@@ -505,7 +505,7 @@ export class RetrievalIndex {
             for (const r of select.iterate(after) as IterableIterator<Record<string, unknown>>) yield toDoc(r);
           },
         },
-        weights,
+        columns,
         INLINE_POSTINGS,
         this.ctx.config.indexMaxScopes,
       );

@@ -1,5 +1,5 @@
 import { postingSize } from './postings.js';
-import { quantise, termFrequencies } from './doc-terms.js';
+import { postingTerms } from './doc-terms.js';
 
 /** What a build's first pass learns of one term of one scope part (see LoadSizes). */
 export interface TermSize {
@@ -9,7 +9,7 @@ export interface TermSize {
   bytes: number;
   /** Slot of the last posting. */
   last: number;
-  /** Quantised weighted frequency of the last posting. */
+  /** Value of the last posting (doc-terms.ts postingValue). */
   q: number;
 }
 
@@ -26,16 +26,19 @@ export class LoadSizes {
   /** Documents measured (the slot of the last one). */
   docs = 0;
 
-  constructor(private readonly weights: readonly number[]) {}
+  constructor(
+    private readonly weights: readonly number[],
+    private readonly own: number,
+  ) {}
 
   measure(scope: string, columns: readonly string[]): void {
     const slot = ++this.docs;
     let perPart = this.parts.get(scope);
     if (!perPart) this.parts.set(scope, (perPart = new Map()));
-    for (const [stem, wtf] of termFrequencies(this.weights, columns).tf) {
+    for (const [stem, q] of postingTerms(this.weights, this.own, columns).tf) {
       let e = perPart.get(stem);
       if (!e) perPart.set(stem, (e = { n: 0, bytes: 0, last: 0, q: 0 }));
-      e.q = quantise(wtf);
+      e.q = q;
       e.bytes += postingSize(slot, e.last, e.q);
       e.last = slot;
       e.n++;

@@ -4,6 +4,13 @@ import type { TopK } from './top-k.js';
 /** Weighted term frequencies are kept times this, rounded (column weights are tenths). */
 export const WTF_SCALE = 10;
 
+/**
+ * In an index with context columns, a posting's value is its quantised frequency times 2, plus
+ * this flag when the term counts as the document's own: an own column holds it, or a context
+ * that asks something (doc-terms.ts postingTerms).
+ */
+export const OWN_FLAG = 1;
+
 /** A cursor's slot once its postings are all read: above every real slot (slots are int32). */
 const DONE = 0x7fffffff;
 
@@ -12,7 +19,10 @@ const DONE = 0x7fffffff;
  * already on its first posting, walked in slot order; `nums[i]` is term i's idf * (k1 + 1) and
  * `bits[i]` its bit of the answer's mask. Each document's BM25 is offered to `heap` when it would
  * be kept and `admits` its slot. `base` and `perLen` make a document's length norm:
- * base + perLen * slotLen[slot].
+ * base + perLen * slotLen[slot]. With `flagged` (an index with context columns), a posting's value
+ * carries OWN_FLAG, and a term's bit is set only for a document it counts as the own term of; a
+ * document left with mask 0 matched in a context that asks nothing alone, and its score is
+ * multiplied by `contextOnly`.
  */
 export function walkPostings(
   cursors: readonly PostingCursor[],
@@ -23,7 +33,13 @@ export function walkPostings(
   perLen: number,
   heap: TopK,
   admits: (slot: number) => boolean,
+  flagged = false,
+  contextOnly = 1,
 ): void {
+  // Branch-free: the value's frequency is value >>> shift, and its own flag (value | always) & 1,
+  // always 1 without context columns (every posting then sets its term's bit).
+  const shift = flagged ? 1 : 0;
+  const always = flagged ? 0 : OWN_FLAG;
   // A document is offered only when it would be kept (the heap's floor, tested inline): most are
   // not, and a call per posting was most of the walk's cost. Every path computes a term's weight
   // as idf * (k1 + 1) * wtf / (wtf + norm), norm = k1 * (1 - b) + k1 * b * len / avgdl, in that
@@ -35,9 +51,11 @@ export function walkPostings(
     const bit = bits[0];
     do {
       const slot = c.slot;
-      const wtf = c.q / WTF_SCALE;
-      const score = (num * wtf) / (wtf + (base + perLen * slotLen[slot]));
-      if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, bit);
+      const wtf = (c.q >>> shift) / WTF_SCALE;
+      let score = (num * wtf) / (wtf + (base + perLen * slotLen[slot]));
+      const mask = bit & -((c.q | always) & OWN_FLAG);
+      if (mask === 0) score *= contextOnly;
+      if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, mask);
     } while (c.next());
   }
   if (cursors.length === 2) {
@@ -54,27 +72,28 @@ export function walkPostings(
       let mask: number;
       if (bLive && (!aLive || b.slot < a.slot)) {
         slot = b.slot;
-        const wtf = b.q / WTF_SCALE;
+        const wtf = (b.q >>> shift) / WTF_SCALE;
         score = (nb * wtf) / (wtf + (base + perLen * slotLen[slot]));
-        mask = bb;
+        mask = bb & -((b.q | always) & OWN_FLAG);
         bLive = b.next();
       } else if (!bLive || a.slot < b.slot) {
         slot = a.slot;
-        const wtf = a.q / WTF_SCALE;
+        const wtf = (a.q >>> shift) / WTF_SCALE;
         score = (na * wtf) / (wtf + (base + perLen * slotLen[slot]));
-        mask = ba;
+        mask = ba & -((a.q | always) & OWN_FLAG);
         aLive = a.next();
       } else {
         slot = a.slot;
         const norm = base + perLen * slotLen[slot];
-        const wa = a.q / WTF_SCALE;
-        const wb = b.q / WTF_SCALE;
+        const wa = (a.q >>> shift) / WTF_SCALE;
+        const wb = (b.q >>> shift) / WTF_SCALE;
         score = (na * wa) / (wa + norm);
         score += (nb * wb) / (wb + norm);
-        mask = ba | bb;
+        mask = (ba & -((a.q | always) & OWN_FLAG)) | (bb & -((b.q | always) & OWN_FLAG));
         aLive = a.next();
         bLive = b.next();
       }
+      if (mask === 0) score *= contextOnly;
       if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, mask);
     }
   }
@@ -91,14 +110,15 @@ export function walkPostings(
     for (let i = 0; i < cursors.length; i++) {
       const c = cursors[i];
       if (c.slot !== slot) continue;
-      const wtf = c.q / WTF_SCALE;
+      const wtf = (c.q >>> shift) / WTF_SCALE;
       score += (nums[i] * wtf) / (wtf + norm);
-      mask |= bits[i];
+      mask |= bits[i] & -((c.q | always) & OWN_FLAG);
       if (!c.next()) {
         c.slot = DONE;
         live--;
       }
     }
+    if (mask === 0) score *= contextOnly;
     if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, mask);
   }
 }

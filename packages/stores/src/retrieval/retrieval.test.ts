@@ -3,6 +3,7 @@ import { A, U, makeEnv, type Env } from '../test-helpers.js';
 import { buildMatch, hyphenJoins, queryTerms } from './query.js';
 import { fitToBudget, estimateTokens } from './budget.js';
 import { thoughtLinkText } from '../thought-link.js';
+import { CONTEXT_ONLY_SHARE } from './retrieval.js';
 
 let env: Env;
 beforeEach(() => {
@@ -55,6 +56,37 @@ describe('Retrieval', () => {
     const noContext = s.retrieval.search(U, 'marshmallows');
     expect(noContext[0].id).toBe(answer.id);
     expect(noContext[0].text).not.toContain('Caroline');
+  });
+
+  it('ranks an episode matching only through its neighbouring context below one whose own text holds a query term', () => {
+    const s = env.stores;
+    // Five notes as think writes them: each with the two before it as its context, nearest first.
+    const notes = [
+      'Kafka consumer lag alerts go to the data on-call channel.',
+      'Jonas manages the Kafka cluster in Frankfurt.',
+      'Bought oat milk and bread.',
+      'Need to call the plumber about the sink.',
+      'The dentist moved my appointment to Tuesday.',
+    ];
+    const ids = notes.map((summary, i) => s.episodes.add(U, { summary, context: notes.slice(Math.max(0, i - 2), i).reverse().join('\n') }).id);
+    const [alerts, cluster, milk, plumber] = ids;
+    for (const query of ['Kafka cluster Frankfurt', 'who manages Kafka']) {
+      const hits = s.retrieval.search(U, query);
+      // Still found through their context, but after both notes that name Kafka themselves.
+      expect(hits.map((h) => h.id)).toEqual([cluster, alerts, milk, plumber]);
+    }
+    // The note itself still leads its followers, which hold it in their context.
+    expect(s.retrieval.search(U, 'oat milk')[0].id).toBe(milk);
+  });
+
+  it('scores an answer through the question in its neighbouring context in full, and one through a statement at CONTEXT_ONLY_SHARE', () => {
+    const s = env.stores;
+    const answer = s.episodes.add(U, { summary: 'Melanie: We pitched the tent by the river.', context: 'Caroline: What did you do last weekend?' });
+    const follower = s.episodes.add(U, { summary: 'Melanie: We pitched the tent by the river.', context: 'Caroline: What did you do last weekend.' });
+    s.episodes.add(U, { summary: 'Caroline: The bakery on Main Street closes early.' });
+    const raw = new Map(s.retrieval.search(U, 'last weekend').map((h) => [h.id, h.explain.signals.bm25_raw]));
+    expect(raw.get(answer.id)).toBeGreaterThan(0);
+    expect(raw.get(follower.id)).toBeCloseTo(raw.get(answer.id)! * CONTEXT_ONLY_SHARE, 5);
   });
 
   it('gives the proximity bonus for a phrase an episode says itself, not for one in its neighbouring context', () => {

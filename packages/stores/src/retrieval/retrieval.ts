@@ -92,6 +92,8 @@ interface SourceSpec {
   table: string;
   /** Column weights, in the order of the indexed text columns (migrations/retrieval-changes.ts). */
   weights: number[];
+  /** How many of the first columns are the record's own text; the others are context. */
+  own: number;
   /** Columns read for a candidate, from the content table aliased `c`; the first is `c.id`. */
   select: string;
   /** A candidate from its row, read as an array in the order of `select`. */
@@ -106,15 +108,31 @@ export const WARM_SLICE_MS = 10;
 
 /** Weight of an episode's neighbouring context against its own text. */
 export const EPISODE_CONTEXT_WEIGHT = 0.5;
+/**
+ * Share of its BM25 an episode keeps when its own text (summary, tags) holds none of the query's
+ * terms and it matched through a neighbouring context that asks nothing (no question mark): the
+ * index tells from its postings (SourceIndex.top, mask 0), so a note written just after a match
+ * does not outrank a record that holds a query term itself. A context that asks something counts
+ * as the episode's own text (doc-terms.ts postingTerms): an answer is found through its question.
+ * LoCoMo development pair recall@5/10/20 and the audit bench's questions (of 133) with an
+ * unrelated episode above a real match: without the rule 0.659/0.748/0.823 and 32; with it, shares
+ * 0.5, 0.25, 0.1 and 0: 0.659/0.748/0.823 each, and 15, 1, 0, 0. Without the exception for
+ * questions, shares 0.5, 0.25 and 0: 0.654/0.747/0.823, 0.650/0.742/0.814, 0.650/0.742/0.810.
+ */
+export const CONTEXT_ONLY_SHARE = 0.1;
 
 const SOURCES: Record<RetrievalSource, SourceSpec> = {
   l3: {
     table: 'episodes',
     weights: [1.0, 0.3, EPISODE_CONTEXT_WEIGHT],
+    own: 2,
     // The neighbouring context counts in BM25 (the index) but not in the proximity bonus, which
     // reads the texts of `columns`: a phrase of the query said in a neighbouring turn is that
     // turn's, and its own record gets the bonus. Not read, the context (about twice an episode's
-    // own text) costs neither the row read nor the scan.
+    // own text) costs neither the row read nor the scan. It is not the episode's own text (`own`:
+    // the hit's mask marks the terms summary and tags hold, and those of a context that asks
+    // something), and a match through a context that asks nothing, alone, keeps
+    // CONTEXT_ONLY_SHARE of its BM25.
     select: 'c.id, c.summary, c.tags, c.importance, c.created, c.access_count',
     map: (r) => ({
       source: 'l3',
@@ -132,6 +150,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   l4: {
     table: 'facts',
     weights: [0.5, 1.0],
+    own: 2,
     select: 'c.id, c.key, c.value, c.importance, c.created, c.access_count',
     map: (r) => ({
       source: 'l4',
@@ -148,6 +167,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   wiki: {
     table: 'wiki_pages',
     weights: [2.0, 1.0],
+    own: 2,
     select: 'c.id, c.title, c.content, c.updated',
     map: (r) => ({
       source: 'wiki',
@@ -164,6 +184,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   graph: {
     table: 'graph_nodes',
     weights: [1.0, 0.3],
+    own: 2,
     select: 'c.id, c.content, c.tags, c.node_type, c.confidence, c.created, c.access_count',
     map: (r) => ({
       source: 'graph',
@@ -180,6 +201,7 @@ const SOURCES: Record<RetrievalSource, SourceSpec> = {
   timeline: {
     table: 'timeline_events',
     weights: [0.3, 1.0],
+    own: 2,
     select: 'c.id, c.type, c.summary, c.created',
     map: (r) => ({
       source: 'timeline',
@@ -287,7 +309,7 @@ export class Retrieval {
     this.index = new RetrievalIndex(
       ctx,
       new Map(INDEXED_TABLES.map((t) => [t.source, t])),
-      new Map(RETRIEVAL_SOURCES.map((s) => [s, SOURCES[s].weights])),
+      new Map(RETRIEVAL_SOURCES.map((s) => [s, { weights: SOURCES[s].weights, own: SOURCES[s].own }])),
     );
   }
 
@@ -357,8 +379,8 @@ export class Retrieval {
       const spec = SOURCES[v.source];
       const avgdl = spec.weights.reduce((sum, w, i) => sum + w * (v.stats.avgLen[i] ?? 0), 0);
       const facet = v.source === 'wiki' ? wikiType : null;
-      let best = v.index.top(key, terms, pool, avgdl, facet, v.pending);
-      if (v.fresh) best = [...best, ...v.fresh.top(key, terms, pool, avgdl, facet)].sort((a, b) => b.score - a.score || b.id - a.id).slice(0, pool);
+      let best = v.index.top(key, terms, pool, avgdl, facet, v.pending, CONTEXT_ONLY_SHARE);
+      if (v.fresh) best = [...best, ...v.fresh.top(key, terms, pool, avgdl, facet, undefined, CONTEXT_ONLY_SHARE)].sort((a, b) => b.score - a.score || b.id - a.id).slice(0, pool);
       for (const hit of best) found.push({ view: v, hit, bound: proximityBound(terms, hit.mask) });
     }
     const contenders = keepContenders(found, w, limit);
@@ -405,15 +427,15 @@ export class Retrieval {
    * transaction that changed the log), is scored from all of the scope's rows.
    */
   private sourceView(source: RetrievalSource, scope: Scope, key: string, max: number): SourceView {
-    const weights = SOURCES[source].weights;
+    const { weights, own } = SOURCES[source];
     const view: IndexView | null = this.index.view(source, max, { layer: scope.layer, user_id: scope.user_id, key });
     if (!view) {
-      const index = new SourceIndex(weights);
+      const index = new SourceIndex(weights, undefined, undefined, own);
       for (const d of this.index.scopeDocs(source, scope.layer, scope.user_id)) index.add(d);
       return { source, index, pending: new Set(), fresh: null, stats: index.stats(key) };
     }
     if (view.pending.size === 0) return { source, index: view.index, pending: view.pending, fresh: null, stats: view.index.stats(key) };
-    const fresh = new SourceIndex(weights);
+    const fresh = new SourceIndex(weights, undefined, undefined, own);
     for (const d of this.index.readDocs(source, [...view.pending])) if (d.scope === key) fresh.add(d);
     return { source, index: view.index, pending: view.pending, fresh, stats: view.index.stats(key) };
   }

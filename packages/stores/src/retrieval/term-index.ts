@@ -3,7 +3,7 @@ import { PostingCursor, PostingList, SKIP_EVERY, writePosting } from './postings
 import { INLINE_POSTINGS, INLINE_SKIPS, NO_BYTES, Term, appendInline, asOne, isOne, onePosting, onePostingOf, oneQ, oneSlot, type InlinePart } from './small-postings.js';
 import { TopK } from './top-k.js';
 import { walkPostings } from './posting-walk.js';
-import { quantise, termFrequencies } from './doc-terms.js';
+import { postingTerms } from './doc-terms.js';
 import { LoadSizes } from './load-sizes.js';
 import type { PartState, SourceIndexState, TermState } from './index-state.js';
 
@@ -51,6 +51,15 @@ export interface IndexedDoc {
   scope: string;
   facet: string | null;
   columns: readonly string[];
+}
+
+/**
+ * A source's indexed columns: each one's weight, and how many of the first are the record's own
+ * text (the others are context: an episode's neighbouring thoughts).
+ */
+export interface IndexColumns {
+  weights: readonly number[];
+  own: number;
 }
 
 /** A query term with the idf the caller computed over every searched source. */
@@ -130,13 +139,18 @@ export class SourceIndex {
    * `inlinePostings`: how many postings a term keeps inline before it gets a PostingList (0: every
    * term gets one at once; the answers are the same either way, only the memory differs).
    * `maxResident`: scope parts kept with their postings; past it the least recently used is
-   * evicted (see evict()).
+   * evicted (see evict()). `own`: how many of the first columns are the document's own text; the
+   * others are its context (an episode's neighbouring thoughts), which counts in BM25 but, unless
+   * it asks something (doc-terms.ts postingTerms), leaves a document holding a term only there out
+   * of the term's bit of a hit's mask (see top()).
    */
   constructor(
     readonly weights: readonly number[],
     private readonly inlinePostings = INLINE_POSTINGS,
     private readonly maxResident = Number.POSITIVE_INFINITY,
+    readonly own = weights.length,
   ) {
+    if (!Number.isInteger(own) || own < 1 || own > weights.length) throw new Error(`own must be an integer from 1 to ${weights.length}, not ${own}`);
     if (!Number.isInteger(inlinePostings) || inlinePostings < 0 || inlinePostings > SKIP_EVERY) {
       throw new Error(`inlinePostings must be an integer from 0 to ${SKIP_EVERY}, not ${inlinePostings}`);
     }
@@ -153,7 +167,7 @@ export class SourceIndex {
    */
   load(docs: () => Iterable<IndexedDoc>, expected = 0): void {
     if (this.nextSlot !== 1) throw new Error('load() builds an empty index');
-    const sizes = new LoadSizes(this.weights);
+    const sizes = new LoadSizes(this.weights, this.own);
     for (const d of docs()) sizes.measure(d.scope, d.columns);
     this.reserve(sizes, expected);
     for (const d of docs()) this.add(d);
@@ -235,6 +249,7 @@ export class SourceIndex {
     for (const p of this.lru.keys()) recency.set(p, recency.size + 1);
     return {
       weights: this.weights,
+      own: this.own,
       nextSlot: slots,
       live: this.live,
       dead: this.dead,
@@ -283,7 +298,7 @@ export class SourceIndex {
    * kept (the most recently used), the others are evicted. A part without documents (an older save) gets no record, only its id.
    */
   static fromState(s: SourceIndexState, inlinePostings = INLINE_POSTINGS, maxResident = Number.POSITIVE_INFINITY): SourceIndex {
-    const index = new SourceIndex(s.weights, inlinePostings, maxResident);
+    const index = new SourceIndex(s.weights, inlinePostings, maxResident, s.own);
     // Taken as they are: add() grows them (ensureSlot) when the next slot does not fit.
     index.slotDoc = s.slotDoc;
     index.slotPart = s.slotPart;
@@ -387,7 +402,7 @@ export class SourceIndex {
     if (slot > MAX_SLOT) throw new Error(`the retrieval index holds at most ${MAX_SLOT} document versions per source`);
     this.ensureSlot(slot);
     const part = this.part(doc.scope);
-    const { tf, len, lengths } = termFrequencies(this.weights, doc.columns);
+    const { tf, len, lengths } = postingTerms(this.weights, this.own, doc.columns);
     // A part not decoded yet is decoded first; an evicted part only counts the document: reload()
     // reads its postings from the rows. Counted before touch(), which leaves out empty parts.
     this.materialise(part);
@@ -408,12 +423,11 @@ export class SourceIndex {
     this.live++;
   }
 
-  /** Add a document's postings at `slot` to a resident part, and its column lengths to the totals. */
+  /** Add a document's postings (stem to posting value: postingTerms) at `slot` to a resident part, and its column lengths to the totals. */
   private post(part: Part, slot: number, tf: Map<string, number>, lengths: readonly number[]): void {
     if (part.colTotals === this.noTotals) part.colTotals = new Float64Array(this.weights.length);
     for (let c = 0; c < lengths.length; c++) part.colTotals[c] += lengths[c];
-    for (const [stem, wtf] of tf) {
-      const q = quantise(wtf);
+    for (const [stem, q] of tf) {
       const was = part.terms.get(stem);
       if (was === undefined && isOne(1, q, this.inlinePostings)) {
         part.terms.set(stem, onePostingOf(slot, q));
@@ -465,7 +479,7 @@ export class SourceIndex {
     for (const d of docs) {
       if (!this.has(d.id)) return false;
       const slot = this.docSlot[d.id];
-      const { tf, len, lengths } = termFrequencies(this.weights, d.columns);
+      const { tf, len, lengths } = postingTerms(this.weights, this.own, d.columns);
       if (this.slotPart[slot] !== part.id || this.slotLen[slot] !== len) return false;
       found.push({ slot, tf, lengths });
     }
@@ -578,7 +592,7 @@ export class SourceIndex {
 
   /** Take a removed version's terms off a resident part's frequencies, and its lengths off the totals. */
   private unpost(part: Part, columns: readonly string[]): void {
-    const { tf, lengths } = termFrequencies(this.weights, columns);
+    const { tf, lengths } = postingTerms(this.weights, this.own, columns);
     for (let c = 0; c < lengths.length; c++) part.colTotals[c] -= lengths[c];
     for (const stem of tf.keys()) {
       const t = part.terms.get(stem);
@@ -613,9 +627,20 @@ export class SourceIndex {
    * score.ts without the proximity bonus), reading at most WALK_BUDGET postings, each term from its
    * newest end. Ties go to the newer version. `avgdl` is the weighted mean length the scores are
    * normalised against; `skip` holds row ids to leave out. Each answer's `mask` has bit i set when
-   * the document holds terms[i] (bits past 30: see hasTerm in score.ts).
+   * terms[i] counts as the document's own: its own columns hold it, or a context column that asks
+   * something (bit 31 for every term past the 31st: see hasTerm in score.ts). It is 0 only for a
+   * document that holds the query's terms in a context that asks nothing, alone; such a
+   * document's score is multiplied by `contextOnly` (1: scored as any other).
    */
-  top(scope: string, terms: readonly ScoredTerm[], pool: number, avgdl: number, facet?: string | null, skip?: ReadonlySet<number>): IndexHit[] {
+  top(
+    scope: string,
+    terms: readonly ScoredTerm[],
+    pool: number,
+    avgdl: number,
+    facet?: string | null,
+    skip?: ReadonlySet<number>,
+    contextOnly = 1,
+  ): IndexHit[] {
     const part = this.resident(scope);
     if (!part || pool <= 0 || terms.length === 0) return [];
     const facetId = facet === undefined || facet === null ? 0 : (this.facets.get(facet) ?? -1);
@@ -653,14 +678,14 @@ export class SourceIndex {
       if (!c.next()) continue;
       cursors.push(c);
       nums.push(qt.idf * (BM25_K1 + 1));
-      bits.push(ti < 31 ? 1 << ti : 0);
+      bits.push(1 << Math.min(ti, 31));
     }
     const heap = new TopK(pool);
     const { slotPart, slotFacet, slotLen, slotDoc } = this;
     const pid = part.id;
     const admits = (slot: number): boolean =>
       slotPart[slot] === pid && (facetId === 0 || slotFacet[slot] === facetId) && !(skipping && skip.has(slotDoc[slot]));
-    walkPostings(cursors, nums, bits, slotLen, base, perLen, heap, admits);
+    walkPostings(cursors, nums, bits, slotLen, base, perLen, heap, admits, this.own < this.weights.length, contextOnly);
     return heap.sorted().map((e) => ({ id: slotDoc[e.slot], score: e.score, mask: e.mask }));
   }
 
