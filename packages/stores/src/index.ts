@@ -168,6 +168,7 @@ export {
   DEFAULT_SOURCES,
   INTENTS,
   INTENT_WEIGHTS,
+  SEARCH_LIMIT_MAX,
   RECENCY_HALF_LIFE_MS,
   ACCESS_SATURATION,
   type Hit,
@@ -178,6 +179,7 @@ export {
   type FusionWeights,
 } from './retrieval/retrieval.js';
 export { STOP_WORDS, queryTerms, buildMatch, wordTokens, foldText } from './retrieval/query.js';
+export { collapseRedundant, searchDistinct, standsIn, DISTINCT_ASK_MAX, type DistinctSearch } from './retrieval/distinct.js';
 export { fitToBudget, type BudgetSection, type FittedSections } from './retrieval/budget.js';
 export * from './scorers/index.js';
 export { useStores, STORES_OWNER, BACKUP_INTERVAL_HOURS_DEFAULT } from './kernel-binding.js';

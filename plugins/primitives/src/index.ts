@@ -15,7 +15,7 @@ import { thinkTool } from './tools/think.js';
 import { wakeUpTool } from './tools/wake-up.js';
 
 export { Thinker, Dreamer, Forgetter, LifecycleHandlers, ProjectService, WakeUp };
-export { collapseRedundant } from './services/dreamer.js';
+export { collapseRedundant } from '@memory-service/stores';
 export { carriesValue } from './services/forgetter.js';
 export { baseKey, freeFactKey, LONG_THOUGHT_TYPE } from './services/thinker.js';
 

@@ -17,6 +17,9 @@ export type RetrievalSource = (typeof RETRIEVAL_SOURCES)[number];
 /** Searched when the caller names no sources. */
 export const DEFAULT_SOURCES: readonly RetrievalSource[] = ['l3', 'l4', 'wiki', 'graph'];
 
+/** The most hits one search answers (a larger limit is taken as this). */
+export const SEARCH_LIMIT_MAX = 200;
+
 export const INTENTS = ['recent', 'core', 'balanced'] as const;
 export type Intent = (typeof INTENTS)[number];
 
@@ -327,7 +330,7 @@ export class Retrieval {
       }
     }
     const wikiType = opts.wiki_type === undefined ? null : checkWikiType(opts.wiki_type);
-    const limit = Math.max(1, Math.min(200, Math.floor(opts.limit ?? 10)));
+    const limit = Math.max(1, Math.min(SEARCH_LIMIT_MAX, Math.floor(opts.limit ?? 10)));
     const stems: string[] = [];
     for (const word of queryTerms(query)) {
       const stem = porterStem(word);

@@ -1,6 +1,6 @@
 import { isBlank } from '@memory-service/kernel';
-import { DISCLOSURE_MATCH_SCORE, DREAM_MARKER_TAG, fitToBudget, recentWindow, type Hit, type Scope, type Stores } from '@memory-service/stores';
-import { excerpt } from './text.js';
+import { DISCLOSURE_MATCH_SCORE, DREAM_MARKER_TAG, fitToBudget, recentWindow, searchDistinct, type Hit, type Scope, type Stores } from '@memory-service/stores';
+import { excerpt, titledText } from './text.js';
 
 /** Dream markers listed at most (newest first). */
 export const MARKERS_MAX = 10;
@@ -113,13 +113,16 @@ export function sessionBlock(stores: Stores, scope: Scope, seen: Seen, withOpen:
   return { kind: 'session', title: 'Last session', items: seen.keep(items) };
 }
 
-/** Hits of the dream retrieval for the query; reads only (no access counts, no recall_events row). */
+/**
+ * Distinct hits of the dream retrieval for the query, collapsed and refilled as dream's are (a hit whose
+ * text stands in a better one's left out); reads only (no access counts, no recall_events row).
+ */
 export function semanticHits(stores: Stores, scope: Scope, query: string): Hit[] {
-  return isBlank(query) ? [] : stores.retrieval.search(scope, query, { limit: SEMANTIC_LIMIT });
+  return isBlank(query) ? [] : searchDistinct(stores.retrieval, scope, query, SEMANTIC_LIMIT);
 }
 
 export function semanticBlock(hits: Hit[], seen: Seen): Block {
-  return { kind: 'semantic', title: 'Relevant memories', items: seen.keep(hits.map((h) => ({ source: h.source, id: h.id, text: h.title ? `${h.title}: ${h.text}` : h.text }))) };
+  return { kind: 'semantic', title: 'Relevant memories', items: seen.keep(hits.map((h) => ({ source: h.source, id: h.id, text: titledText(h) }))) };
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Clock } from '@memory-service/kernel';
-import { fitToBudget, type Scope, type Stores } from '@memory-service/stores';
-import { excerpt } from './text.js';
+import { fitToBudget, searchDistinct, type Scope, type Stores } from '@memory-service/stores';
+import { excerpt, titledText } from './text.js';
 
 export const SMART_SOURCES = ['important', 'relevant', 'recent', 'day', 'ops'] as const;
 export type SmartSource = (typeof SMART_SOURCES)[number];
@@ -98,7 +98,8 @@ export class SmartContextBuilder {
   items(scope: Scope, query: string): Record<SmartSource, string[]> {
     const s = this.stores;
     const important = s.facts.list(scope, { limit: SMART_ITEMS }).map((f) => `${f.key}: ${excerpt(f.value)} (importance ${f.importance})`);
-    const relevant = query.trim() === '' ? [] : s.retrieval.search(scope, query, { limit: SMART_ITEMS }).map((h) => `[${h.source} ${h.id}] ${excerpt(h.title ? `${h.title}: ${h.text}` : h.text)}`);
+    // Distinct memories, as dream answers them (a fact's graph node from memory_remember left out).
+    const relevant = query.trim() === '' ? [] : searchDistinct(s.retrieval, scope, query, SMART_ITEMS).map((h) => `[${h.source} ${h.id}] ${excerpt(titledText(h))}`);
     const recent = s.l1.list(scope, SMART_ITEMS).map((t) => `${t.created}: ${excerpt(t.text)}`);
     const day0 = new Date(this.clock.now());
     day0.setUTCHours(0, 0, 0, 0);

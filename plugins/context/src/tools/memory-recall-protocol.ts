@@ -28,7 +28,7 @@ export function memoryRecallProtocolTool(stores: Stores) {
     description:
       'A fixed recall routine over the layer and user_id within a token budget (default 2000). Axes in order: markers (the ' +
       `${MARKERS_MAX} newest episodes tagged ${DREAM_MARKER_TAG}), session (the last closed session: summary, topics, state deltas; and ` +
-      `the open one), semantic (dream's hybrid retrieval for the query, ${SEMANTIC_LIMIT} hits), expand (what lies around those hits: the ` +
+      `the open one), semantic (dream's hybrid retrieval for the query, ${SEMANTIC_LIMIT} distinct memories as dream answers them), expand (what lies around those hits: the ` +
       'episodes just before and after, the episode a fact was promoted from, linked wiki pages, graph neighbours; ' +
       `${EXPAND_MAX} at most), day (today's activity: counts and the newest facts, episodes, wiki pages, timeline events). An empty ` +
       'query runs only markers and day; a query runs all five. A record appears once, in the first axis that finds it. Enabled ' +

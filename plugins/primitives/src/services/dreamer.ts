@@ -1,5 +1,5 @@
-import { fitToBudget, type BudgetSection, type Hit, type Intent, type RecallEventInput, type Scope, type Stores, type TimelineEvent } from '@memory-service/stores';
-import { invalid, isBlank, toNfc } from '@memory-service/kernel';
+import { fitToBudget, searchDistinct, type BudgetSection, type Intent, type RecallEventInput, type Scope, type Stores, type TimelineEvent } from '@memory-service/stores';
+import { invalid, isBlank } from '@memory-service/kernel';
 import { excerpt } from '../common.js';
 
 /** dream with intent recent puts this many of the latest timeline events first. */
@@ -31,57 +31,6 @@ export interface DreamResult {
   /** When asked (`hits` or `explain`), and when the summary names none of the hits (over the token budget). */
   hits?: { source: string; id: string; score: number; title?: string; created: string; explain?: DreamExplain }[];
   recent_events?: { id: string; type: string; summary: string; created: string }[];
-}
-
-/**
- * In NFC, lower-cased, each run of white space one space, trimmed (a text with no run and no tab or
- * line break skips the replace): a copy of a memory with decomposed accents (macOS, some keyboards)
- * is the same text. toNfc reads a text below U+0300 (ASCII, Latin-1) once and gives it back as it
- * is, so the common case pays one scan, not a normalisation.
- */
-function normal(s: string): string {
-  const lower = toNfc(s).toLowerCase();
-  return (/\s{2}|[^\S ]/.test(lower) ? lower.replace(/\s+/g, ' ') : lower).trim();
-}
-
-/** A letter, digit or mark at the start or end of a text: a word goes on across the join. */
-const WORD_START = /^[\p{L}\p{N}\p{M}]/u;
-const WORD_END = /[\p{L}\p{N}\p{M}]$/u;
-
-/**
- * Whether `inner` stands in `outer` as whole words: "the cat" does not stand in "the caterpillar",
- * nor "code is 45" in "code is 4512" (another memory, which dropping would lose). Two units each
- * side keep a surrogate pair whole.
- */
-export function standsIn(outer: string, inner: string): boolean {
-  const start = WORD_START.test(inner);
-  const end = WORD_END.test(inner);
-  for (let i = outer.indexOf(inner); i !== -1; i = outer.indexOf(inner, i + 1)) {
-    if (start && WORD_END.test(outer.slice(Math.max(0, i - 2), i))) continue;
-    const after = i + inner.length;
-    if (end && WORD_START.test(outer.slice(after, after + 2))) continue;
-    return true;
-  }
-  return false;
-}
-
-/**
- * Drop a hit whose whole text already stands inside a better-ranked hit, as whole words (a relation node made
- * from the same thought as an episode, say), so the limit is spent on distinct memories; keep at
- * most `limit` (built by push, not sliced: one array shape for V8 whatever the tier).
- */
-export function collapseRedundant(hits: Hit[], limit = Infinity): Hit[] {
-  const kept: Hit[] = [];
-  const texts: string[] = [];
-  for (const h of hits) {
-    if (kept.length >= limit) break;
-    const t = normal(h.text);
-    // A text longer than a kept one cannot stand inside it: no search through it.
-    if (t && texts.some((k) => k.length >= t.length && k.includes(t) && standsIn(k, t))) continue;
-    kept.push(h);
-    texts.push(t);
-  }
-  return kept;
 }
 
 function eventSection(events: TimelineEvent[]): BudgetSection {
@@ -120,9 +69,8 @@ export class Dreamer {
     const started = performance.now();
     if (isBlank(input.query)) throw invalid('query', 'must not be empty or only white space and invisible characters', 'text with a visible character');
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
-    // A few extra hits make up for the ones collapseRedundant drops.
-    const raw = this.stores.retrieval.search(scope, input.query, { limit: input.limit + Math.ceil(input.limit / 5), intent: input.intent });
-    const hits = collapseRedundant(raw, input.limit);
+    // Distinct memories: a hit whose text stands in a better one's is dropped, and retrieval asked again for more when that leaves fewer than the limit.
+    const hits = searchDistinct(this.stores.retrieval, scope, input.query, input.limit, { intent: input.intent });
     const sections: BudgetSection[] = [];
     let events: TimelineEvent[] = [];
     if (input.intent === 'recent') {
