@@ -10,8 +10,11 @@
  * terms, `resident: false`), which a reader of format 4 would take for a scope without words.
  * Format 6: a part's stems are in the body (not the header), and each part records how recently
  * it was used (`recency`), so a reader decodes only the parts it keeps, and only when first read.
+ * Format 7: a document also holds the word-delimiter terms (word-delimiter.ts: `fetchUserProfile`
+ * as fetch, user, profile; `Node.js` as nodejs; `03` as 3; emoji; `C++`) and its stop words
+ * written as names (`Will`, `IT`), so a saved index of format 6 lacks them and is rebuilt once.
  */
-export const INDEX_FORMAT = 6;
+export const INDEX_FORMAT = 7;
 
 /** One term of a snapshot: its document frequency and its posting list's contents. */
 export interface TermState {
