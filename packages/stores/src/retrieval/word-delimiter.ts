@@ -40,17 +40,66 @@ const ASCII = /^[\x00-\x7f]*$/;
  * one test.
  */
 const ASCII_HINT = /[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Za-z0-9][._-][A-Za-z0-9]|(?<![A-Za-z0-9])0[0-9]|[0-9][,_'][0-9]{3}|\+\+|#/;
-/** A chain: runs of letters and digits separated by single `_`, `.` or `-`. */
-const ASCII_CHAIN = /[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*/g;
+/** A chain of two runs or more: runs of letters and digits separated by single `_`, `.` or `-`. */
+const ASCII_CHAIN = /[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)+/g;
+/**
+ * A place in ASCII text where a chain rule 1, 2 or 3 reads begins or goes on: a case or letter-digit
+ * change, a separator between two runs, a digit run's leading zero (asciiChains).
+ */
+const ASCII_READ_AT = /[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z][0-9]|[0-9][A-Za-z]|[A-Za-z0-9][._-][A-Za-z0-9]|(?<![A-Za-z0-9])0[0-9]/g;
+
+function isAlnum(c: number): boolean {
+  return (c >= 48 && c <= 57) || (c >= 97 && c <= 122) || (c >= 65 && c <= 90);
+}
+
+function isSeparator(c: number): boolean {
+  return c === 46 || c === 95 || c === 45;
+}
+
+/**
+ * The chains of ASCII text a rule can read, whole (as ASCII_CHAIN would cut them): each place
+ * ASCII_READ_AT finds, widened to its chain over letters, digits and single separators. Other
+ * words are never cut out of the text, one search over it finds the few that are.
+ */
+function asciiChains(s: string): string[] {
+  const out: string[] = [];
+  const re = ASCII_READ_AT;
+  re.lastIndex = 0;
+  for (let m = re.exec(s); m !== null; m = re.exec(s)) {
+    let a = m.index;
+    let b = m.index;
+    while (a > 0) {
+      const c = s.charCodeAt(a - 1);
+      if (isAlnum(c) || (isSeparator(c) && a >= 2 && isAlnum(s.charCodeAt(a - 2)))) a--;
+      else break;
+    }
+    while (b < s.length) {
+      const c = s.charCodeAt(b);
+      if (isAlnum(c) || (isSeparator(c) && b + 1 < s.length && isAlnum(s.charCodeAt(b + 1)))) b++;
+      else break;
+    }
+    out.push(s.slice(a, b));
+    re.lastIndex = b;
+  }
+  return out;
+}
 const SPACED_RUN = '[\\p{L}\\p{N}][\\p{L}\\p{N}\\p{M}]*';
-const CHAIN = new RegExp(`${SPACED_RUN}(?:[._-]${SPACED_RUN})*`, 'gu');
+const CHAIN = new RegExp(`${SPACED_RUN}(?:[._-]${SPACED_RUN})+`, 'gu');
+/** Any chain beyond ASCII, of one run or more. */
+const ANY_CHAIN = new RegExp(`${SPACED_RUN}(?:[._-]${SPACED_RUN})*`, 'gu');
+/** A chain beyond ASCII a rule can read: a case change (marks between), a letter next to a digit, a separator, a leading zero. */
+const READ_BEYOND_ASCII = /\p{Ll}\p{M}*\p{Lu}|\p{Lu}\p{M}*\p{Lu}\p{M}*\p{Ll}|\p{L}\p{M}*\p{N}|\p{N}\p{L}|[._-]|^0/u;
 /** A chain in text holding a script written without spaces: its runs leave that script out (it is cut into bigrams). */
 const MIXED_CHAIN = lazyRegExp(() => {
   const alnum = `(?:(?!${UNSPACED})[\\p{L}\\p{N}])`;
   const run = `${alnum}(?:${alnum}|\\p{M})*`;
   return `${run}(?:[._-]${run})*`;
 }, 'gu');
+/** A piece of text between white space that holds a character beyond ASCII. */
+// eslint-disable-next-line no-control-regex
+const WIDE_PIECE = /\S*[^\x00-\x7f]\S*/g;
 const SEPARATOR = /[._-]/;
+const SEPARATOR_RUN = /[._-]/g;
 /** A number grouped by thousands with one separator throughout (rule 3). */
 const GROUPED = /(?<![\d.,_'’\u00a0\u202f\u2009])\d{1,3}([,_'’\u00a0\u202f\u2009])\d{3}(?:\1\d{3})*(?!\d|\1\d)/gu;
 const GROUPED_HINT = /\d[,_'’\u00a0\u202f\u2009]\d{3}/u;
@@ -80,11 +129,32 @@ export function delimiterTerms(text: string, doc: boolean): string[] {
   };
   const ascii = ASCII.test(s);
   if (ascii && !ASCII_HINT.test(s)) return out;
-  // Letters keep their case (the splits read it); accents and format characters go as foldText drops them.
-  const cased = ascii ? s : s.normalize('NFKD').replace(OPTIONAL_MARKS, '');
-  const chains = ascii ? cased.match(ASCII_CHAIN) : cased.match(hasUnspaced(cased) ? MIXED_CHAIN() : CHAIN);
+  // No chain crosses white space: in text beyond ASCII, its pieces of ASCII alone are read as ASCII
+  // text is (no Unicode class to test at each character), the others as Unicode text.
+  const wide = ascii ? '' : (s.match(WIDE_PIECE) ?? []).join(' ');
+  const narrow = ascii ? s : s.replace(WIDE_PIECE, ' ');
+  if (ascii || ASCII_HINT.test(narrow)) readChains(asciiChains(narrow), true, add);
+  if (wide !== '') {
+    // Letters keep their case (the splits read it); accents and format characters go as foldText drops them.
+    const cased = wide.normalize('NFKD').replace(OPTIONAL_MARKS, '');
+    const chains = cased.match(hasUnspaced(cased) ? MIXED_CHAIN() : ANY_CHAIN) ?? [];
+    readChains(
+      chains.filter((c) => READ_BEYOND_ASCII.test(c)),
+      false,
+      add,
+    );
+    for (const m of wide.matchAll(EMOJI)) add(m[0].replace(/\ufe0f/g, ''));
+    if (doc) for (const u of umlautSpellings(wide)) add(u);
+  }
+  if (GROUPED_HINT.test(s)) for (const m of s.matchAll(GROUPED)) add(m[0].replace(/\D/g, ''));
+  if (s.includes('+') || s.includes('#')) for (const m of s.matchAll(SYMBOL_NAME)) add(m[0].toLowerCase());
+  return out;
+}
+
+/** The terms of rules 1 to 3 (splits, joins, unpadded numbers) of a text's chains, given to `add`. */
+function readChains(chains: readonly string[] | null, ascii: boolean, add: (t: string) => void): void {
   for (const chain of chains ?? []) {
-    const runs = chain.split(SEPARATOR);
+    const runs = chain.split(SEPARATOR_RUN);
     for (const run of runs) {
       const pieces = caseDigitPieces(run);
       if (pieces.length > 1) for (const p of pieces) add(fold(p, ascii));
@@ -94,13 +164,6 @@ export function delimiterTerms(text: string, doc: boolean): string[] {
     const joined = joinChain(chain, runs);
     if (joined !== null) add(fold(joined, ascii));
   }
-  if (GROUPED_HINT.test(s)) for (const m of s.matchAll(GROUPED)) add(m[0].replace(/\D/g, ''));
-  if (s.includes('+') || s.includes('#')) for (const m of s.matchAll(SYMBOL_NAME)) add(m[0].toLowerCase());
-  if (!ascii) {
-    for (const m of s.matchAll(EMOJI)) add(m[0].replace(/\ufe0f/g, ''));
-    if (doc) for (const u of umlautSpellings(s)) add(u);
-  }
-  return out;
 }
 
 function fold(t: string, ascii: boolean): string {
@@ -120,7 +183,7 @@ export function delimiterJoins(text: string): string[] {
   const chains = ascii ? cased.match(ASCII_CHAIN) : cased.match(hasUnspaced(cased) ? MIXED_CHAIN() : CHAIN);
   const out: string[] = [];
   for (const chain of chains ?? []) {
-    const joined = joinChain(chain, chain.split(SEPARATOR));
+    const joined = joinChain(chain, chain.split(SEPARATOR_RUN));
     if (joined === null) continue;
     const f = fold(joined, ascii);
     if (f.length <= MAX_WORD_CHARS && !out.includes(f)) out.push(f);
@@ -128,8 +191,12 @@ export function delimiterJoins(text: string): string[] {
   return out;
 }
 
-const DIGIT_END = /\p{N}$/u;
-const DIGIT_START = /^\p{N}/u;
+/** Whether the character at `i` of a run is a digit (an ASCII one, or any \p{N}; a mark is none). */
+function isDigitAt(run: string, i: number): boolean {
+  const c = run.charCodeAt(i);
+  if (c < 128) return c >= 48 && c <= 57;
+  return /\p{N}/u.test(run[i]!);
+}
 const LETTERS_ONLY = /^[\p{L}\p{M}]+$/u;
 
 /**
@@ -138,7 +205,7 @@ const LETTERS_ONLY = /^[\p{L}\p{M}]+$/u;
  */
 function joinChain(chain: string, runs: readonly string[]): string | null {
   if (runs.length < 2) return null;
-  for (let i = 1; i < runs.length; i++) if (DIGIT_END.test(runs[i - 1]!) && DIGIT_START.test(runs[i]!)) return null;
+  for (let i = 1; i < runs.length; i++) if (isDigitAt(runs[i - 1]!, runs[i - 1]!.length - 1) && isDigitAt(runs[i]!, 0)) return null;
   if (runs.length > 4 && !(!/[._]/.test(chain) && runs.every((r) => LETTERS_ONLY.test(r)))) return null;
   return runs.join('');
 }
@@ -150,6 +217,10 @@ function withoutLeadingZeros(run: string): string | null {
 }
 
 const VERSION = /^[vV]\d+$/;
+/** An ASCII run with a case or letter-digit change: the others have no cut. */
+const ASCII_CHANGE = /[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z][0-9]|[0-9][A-Za-z]/;
+
+const DIGIT = /^\p{N}/u;
 
 const enum Kind {
   Upper,
@@ -166,9 +237,11 @@ function kindOf(ch: string): Kind {
     if (c >= 65 && c <= 90) return Kind.Upper;
     return Kind.Lower;
   }
-  if (/\p{N}/u.test(ch)) return Kind.Digit;
-  if (/\p{Lu}/u.test(ch)) return Kind.Upper;
-  if (/\p{Ll}/u.test(ch)) return Kind.Lower;
+  if (DIGIT.test(ch)) return Kind.Digit;
+  // The letter without the marks after it.
+  const base = String.fromCodePoint(ch.codePointAt(0)!);
+  if (base.toLowerCase() !== base) return Kind.Upper;
+  if (base.toUpperCase() !== base) return Kind.Lower;
   return Kind.Other;
 }
 
@@ -182,9 +255,12 @@ function kindOf(ch: string): Kind {
  * character before them. A `v` and digits alone (a version: `v14`) is cut after the `v`.
  */
 export function caseDigitPieces(run: string): string[] {
+  if (run.length < 3) return [run];
   // A version's `v` before its number (`v14` of v14.9.2) lets the number be found alone.
   if (VERSION.test(run)) return [run[0]!, run.slice(1)];
-  const chars = run.match(/\P{M}\p{M}*/gu) ?? [];
+  const ascii = ASCII.test(run);
+  if (ascii && !ASCII_CHANGE.test(run)) return [run];
+  const chars = ascii ? run.split('') : (run.match(/\P{M}\p{M}*/gu) ?? []);
   if (chars.length < 3) return [run];
   const kinds = chars.map((c) => kindOf(c));
   // Segment starts, and whether each start is a letter-digit change.
@@ -271,8 +347,9 @@ export function umlautSpellings(text: string): string[] {
 const GIVEN_NAMES: ReadonlySet<string> = new Set(['will', 'don']);
 /** Stop words that search syntax writes in capitals as operators (`cats OR dogs`), not names. */
 const OPERATORS: ReadonlySet<string> = new Set(['and', 'or', 'not']);
-/** A capitalised or all-capital word of ASCII letters, whole. */
-const CAPITALISED = /(?<![\p{L}\p{N}\p{M}])[A-Z][A-Za-z]*(?![\p{L}\p{N}\p{M}])/gu;
+/** A capitalised or all-capital word of ASCII letters, whole (in ASCII text, and in any text). */
+const ASCII_CAPITALISED = /(?<![A-Za-z0-9])[A-Z][A-Za-z]+(?![A-Za-z0-9])/g;
+const CAPITALISED = /(?<![\p{L}\p{N}\p{M}])[A-Z][A-Za-z]+(?![\p{L}\p{N}\p{M}])/gu;
 
 /**
  * The stop words of a text written as names, lower-cased, each once: in capitals of at least two
@@ -284,9 +361,9 @@ const CAPITALISED = /(?<![\p{L}\p{N}\p{M}])[A-Z][A-Za-z]*(?![\p{L}\p{N}\p{M}])/g
 export function nameTerms(text: string): string[] {
   const s = String(text);
   const out: string[] = [];
-  for (const m of s.matchAll(CAPITALISED)) {
+  for (const m of s.matchAll(ASCII.test(s) ? ASCII_CAPITALISED : CAPITALISED)) {
     const w = m[0];
-    if (w.length < 2) continue;
+    if (w.length > 10) continue;
     const lower = w.toLowerCase();
     if (!STOP_WORDS.has(lower) || out.includes(lower)) continue;
     const end = m.index + w.length;
