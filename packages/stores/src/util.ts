@@ -225,13 +225,13 @@ export function holdsWord(text: string): boolean {
 
 /**
  * A pattern for a bulk delete by words (the stores' deleteMatching): it must hold a letter or
- * digit. One of punctuation alone ("-", ":") has no word to match and, taken as a bare substring,
+ * digit, or an emoji (a retrieval term of its own). One of punctuation alone ("-", ":") has no word to match and, taken as a bare substring,
  * matched nearly every record.
  */
 export function checkWordPattern(pattern: unknown, field = 'pattern'): string {
   const p = checkText(pattern, field, 10_000);
   if (!holdsWord(p)) {
-    throw validationError(field, `${field} must hold at least one letter or digit: punctuation alone would match almost every memory`, 'a word or phrase');
+    throw validationError(field, `${field} must hold at least one letter or digit (or an emoji): punctuation alone would match almost every memory`, 'a word or phrase');
   }
   return p;
 }
