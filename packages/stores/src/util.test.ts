@@ -192,6 +192,48 @@ describe('hyphenated words', () => {
   });
 });
 
+// Regression guard, fixed: retrieval indexes identifiers, units and numbers also in their other
+// spellings (word-delimiter.ts), so dream "fetch user profile" finds "fetchUserProfile"; the word
+// match took only the spelling written, and fuzzy forget with that word deleted nothing.
+describe('other spellings retrieval indexes', () => {
+  const cases: [string, string, boolean][] = [
+    ['fetch user profile', 'The retry logic lives in fetchUserProfile.', true],
+    ['user', 'The retry logic lives in fetchUserProfile.', true],
+    ['fetchUserProfile', 'see fetch_user_profile', true],
+    ['fetch_user_profile', 'see fetchUserProfile', true],
+    ['nodejs', 'The build needs Node.js 20', true],
+    ['250 ms', 'p95 is 250ms', true],
+    ['250ms', 'p95 is 250 ms', true],
+    ['ms', 'p95 is 250ms', true],
+    ['3', 'Dentist on 2026-03-07', true],
+    ['Kuendigungsfrist', 'Die Kündigungsfrist ist lang', true],
+    ['🍕', 'Team lunch: 🍕 beat 🍣', true],
+    ['C++', 'the engine is in C++', true],
+    // What retrieval keeps apart stays apart.
+    ['8', 'we run k8s', false],
+    ['x8664', 'builds for x86_64', false],
+    ['20260307', 'Dentist on 2026-03-07', false],
+    ['profile', 'fetchuserprofile', false],
+  ];
+
+  it('match in the word match, both ways, as dream finds them', () => {
+    for (const [pattern, text, want] of cases) {
+      expect(wordsMatcher(pattern)(text), `${pattern} in ${text}`).toBe(want);
+      expect(scanWordsMatcher(pattern)(text), `scan: ${pattern} in ${text}`).toBe(want);
+    }
+  });
+
+  it('are taken by the SQL prefilter', () => {
+    const db = openDb(':memory:');
+    db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
+    const ins = db.prepare('INSERT INTO t (body) VALUES (?)');
+    for (const [, text] of cases) ins.run(text);
+    const pre = (p: string) => db.prepare(`SELECT body FROM t WHERE ${wordFilterSql('body')} ORDER BY id`).pluck().all(...wordFilterArgs(p)) as string[];
+    for (const [pattern, text, want] of cases) if (want) expect(pre(pattern), pattern).toContain(text);
+    db.close();
+  });
+});
+
 /** A text of `n` characters of ordinary words, as a long fact's value would be. */
 function prose(n: number): string {
   const words = ['the', 'harbour', 'ferry', 'Café', 'leaves', 'at', 'eight', 'from', 'north', 'pier', 'every', 'morning'];
@@ -245,7 +287,8 @@ describe('long patterns', () => {
 describe('prefilter SQL without GLOB, json_each or a copy of each text', () => {
   /** What wordFilterSql and foldedTermsFilter took before (a GLOB for the rows beyond ASCII, replace() on every text): the reference. */
   const GLOB = '*[^\u0001-\u007f]*';
-  const oldWordFilter = (c: string) => `(replace(${c}, '-', '') LIKE ? ESCAPE '\\' OR ${c} GLOB ?)`;
+  // With the separators retrieval joins over (`-`, `_`, `.`) dropped, as wordFilterSql drops them.
+  const oldWordFilter = (c: string) => `(replace(replace(replace(${c}, '-', ''), '_', ''), '.', '') LIKE ? ESCAPE '\\' OR ${c} GLOB ?)`;
   const oldTermsFilter = (c: string) => `(EXISTS (SELECT 1 FROM json_each(?) t WHERE ${c} LIKE t.value ESCAPE '\\') OR ${c} GLOB ?)`;
 
   it('takes exactly the rows the former GLOB and replace() prefilters took (seeded random texts)', () => {
@@ -253,7 +296,7 @@ describe('prefilter SQL without GLOB, json_each or a copy of each text', () => {
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT)');
     const rand = seededRandom(11);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
-    const words = ['cafe', 'Café', 'e-mail', 'email', 'E-MAIL', 'the', 'vacation', 'x-ray', '-', '--', '100%', 'a_b', '\uff23\uff21\uff26\uff25', 'Zürich', '猫', '😀', 'tab\there', 'new\nline'];
+    const words = ['cafe', 'Café', 'e-mail', 'email', 'E-MAIL', 'the', 'vacation', 'x-ray', '-', '--', '100%', 'a_b', 'node.js', '.', '\uff23\uff21\uff26\uff25', 'Zürich', '猫', '😀', 'tab\there', 'new\nline'];
     const texts: string[] = [];
     for (let i = 0; i < 600; i++) texts.push(Array.from({ length: Math.floor(rand() * 6) }, () => pick(words)).join(pick([' ', '', '-', '  '])));
     texts.push('', ' ');
@@ -261,7 +304,7 @@ describe('prefilter SQL without GLOB, json_each or a copy of each text', () => {
     for (const t of texts) ins.run(t);
     ins.run(null);
     const ids = (sql: string, args: unknown[]) => db.prepare(`SELECT id FROM t WHERE ${sql} ORDER BY id`).pluck().all(...args);
-    for (const p of ['cafe', 'Café', 'e-mail', 'email', 'the vacation', 'x-ray', '100%', 'a_b', '猫', 'zurich', 'new line']) {
+    for (const p of ['cafe', 'Café', 'e-mail', 'email', 'the vacation', 'x-ray', '100%', 'a_b', 'nodejs', '猫', 'zurich', 'new line']) {
       const [like] = wordFilterArgs(p);
       expect(ids(wordFilterSql('body'), wordFilterArgs(p)), p).toEqual(ids(oldWordFilter('body'), [like, GLOB]));
       const terms = [p, pick(words)];

@@ -2,7 +2,8 @@ import type { Clock, Layer, Scope } from './types.js';
 import { LAYERS } from './types.js';
 import { checkNoControlChars, checkNoHiddenFormat, cutUnits, isBlank, overChars, toNfc, USER_ID_MAX } from '@memory-service/kernel';
 import { validationError } from './errors.js';
-import { foldText, hyphenJoins } from './retrieval/query.js';
+import { foldText } from './retrieval/query.js';
+import { delimiterJoins, spelledApart } from './retrieval/word-delimiter.js';
 import { lazyRegExp, UNSPACED } from './scripts.js';
 import { isoOf } from './iso-time.js';
 
@@ -111,11 +112,12 @@ function beyondAsciiSql(column: string): string {
 }
 
 /**
- * The column without its hyphens, as wordFilterSql compares it: replace() copies every text it is
- * given, so only a text holding a hyphen goes through it (the same value for any text).
+ * The column without the separators retrieval joins runs over (`-`, `_`, `.`: word-delimiter.ts),
+ * as wordFilterSql compares it: replace() copies every text it is given, so only a text holding
+ * one goes through it (the same value for any text).
  */
-function unhyphenatedSql(column: string): string {
-  return `(CASE WHEN instr(${column}, '-') > 0 THEN replace(${column}, '-', '') ELSE ${column} END)`;
+function unseparatedSql(column: string): string {
+  return `(CASE WHEN instr(${column}, '-') > 0 OR instr(${column}, '_') > 0 OR instr(${column}, '.') > 0 THEN replace(replace(replace(${column}, '-', ''), '_', ''), '.', '') ELSE ${column} END)`;
 }
 
 /**
@@ -124,17 +126,19 @@ function unhyphenatedSql(column: string): string {
  * folded pattern takes every such row that can match; a text with any other character ("Café",
  * full-width "ＣＡＦＥ") may fold to the pattern without holding any of its characters, so it is
  * taken too and the exact folded check runs in JavaScript (rowsMatching). The LIKE compares the
- * text and the pattern without their hyphens, since the match also takes a hyphenated word joined
- * ("email" is in "e-mail"); a text holding the pattern still holds it with every hyphen dropped
- * from both. Matches are a superset.
+ * text and the pattern without their separators (`-`, `_`, `.`), since the match also takes runs
+ * joined over them ("email" is in "e-mail", "nodejs" in "Node.js"), and the pattern written apart
+ * (word-delimiter.ts spelledApart: "250ms" as "250 ms", "03" as "3"), whose words in order the
+ * text holds whenever it holds the pattern: a text holding the pattern still holds it with every
+ * separator dropped from both. Matches are a superset.
  */
 export function wordFilterSql(column: string): string {
-  return `(${unhyphenatedSql(column)} LIKE ? ESCAPE '\\' OR ${beyondAsciiSql(column)})`;
+  return `(${unseparatedSql(column)} LIKE ? ESCAPE '\\' OR ${beyondAsciiSql(column)})`;
 }
 
-/** The parameter of wordFilterSql for a pattern: the LIKE of its folded head without hyphens (wordFilterSql). */
+/** The parameter of wordFilterSql for a pattern: the LIKE of its folded head, written apart, without separators (wordFilterSql). */
 export function wordFilterArgs(pattern: string): [string] {
-  return [likePattern(foldedHead(pattern).replace(/-/g, ''))];
+  return [likePattern(foldedHead(spelledApart(pattern, false)).replace(/[-_.]/g, ''))];
 }
 
 /**
@@ -214,20 +218,20 @@ export function rowsMatching<R>(rows: Iterable<R>, pattern: string, texts: (row:
   return out;
 }
 
-/** Whether a text holds a letter or digit: a pattern without one has no word to match. */
+/** Whether a text holds a letter, digit or emoji (a retrieval term too): a pattern without one has no word to match. */
 export function holdsWord(text: string): boolean {
-  return /[\p{L}\p{N}]/u.test(text);
+  return /[\p{L}\p{N}\p{Extended_Pictographic}]/u.test(text);
 }
 
 /**
  * A pattern for a bulk delete by words (the stores' deleteMatching): it must hold a letter or
- * digit. One of punctuation alone ("-", ":") has no word to match and, taken as a bare substring,
+ * digit, or an emoji (a retrieval term of its own). One of punctuation alone ("-", ":") has no word to match and, taken as a bare substring,
  * matched nearly every record.
  */
 export function checkWordPattern(pattern: unknown, field = 'pattern'): string {
   const p = checkText(pattern, field, 10_000);
   if (!holdsWord(p)) {
-    throw validationError(field, `${field} must hold at least one letter or digit: punctuation alone would match almost every memory`, 'a word or phrase');
+    throw validationError(field, `${field} must hold at least one letter or digit (or an emoji): punctuation alone would match almost every memory`, 'a word or phrase');
   }
   return p;
 }
@@ -256,52 +260,63 @@ const ENDS_WITH_WORD = lazyRegExp(() => `${SPACED_WORD_CHAR}$`, 'u');
  * "education"), and a run of white space in the pattern matches any run. In scripts written
  * without spaces (Chinese, Japanese, Thai...) no boundary is asked for, but the pattern must not
  * end inside a character with marks ("カ" is not in "ガ", which folds to カ and a voicing mark),
- * as retrieval keeps such a character whole. A hyphenated word also matches joined, both in the
- * text and in the pattern, as retrieval indexes and searches it (joinedHyphens): "email" is in
- * "e-mail" and "e-mail" in "email". Used after a prefilter (wordFilterSql), whose matches are a
- * superset.
+ * as retrieval keeps such a character whole. The other spellings retrieval indexes and searches
+ * (word-delimiter.ts) match too, in the text and in the pattern: runs joined over `-`, `_`, `.`
+ * ("email" is in "e-mail", "nodejs" in "Node.js"; joinedRuns) and written apart ("user" and
+ * "fetch user profile" are in "fetchUserProfile", "250 ms" in "250ms", "3" in "2026-03-07",
+ * "Kuendigung" in "Kündigung"; spelledApart). Used after a prefilter (wordFilterSql), whose
+ * matches are a superset.
  */
 export function wordsMatcher(pattern: string): (text: string) => boolean {
   return matchingFolded(pattern, (p) => (p.length > LONG_PATTERN_CHARS ? foldedScan(p) : foldedRegExp(p)));
 }
 
 /**
- * The forms of a pattern a text is tested against, folded and trimmed: the pattern, and when it
- * has a hyphenated word, the pattern with it joined. A pattern that folding would empty keeps its
- * own characters: an empty one matches everything.
+ * The forms of a pattern a text is tested against, folded and trimmed: the pattern, with its runs
+ * joined (joinedRuns) when it has any, and written apart (spelledApart without umlauts, as
+ * retrieval's query side) when that differs. A pattern that folding would empty keeps its own
+ * characters: an empty one matches everything.
  */
 function patternForms(pattern: string): string[] {
   const folded = foldText(pattern).trim();
   if (!holdsWord(folded)) return [pattern.trim()];
-  const joined = joinedHyphens(pattern, folded);
-  return joined === null ? [folded] : [folded, joined];
+  const forms = [folded];
+  const joined = joinedRuns(pattern, folded);
+  if (joined !== null) forms.push(joined.trim());
+  const apart = foldText(spelledApart(pattern, false)).trim();
+  if (!forms.includes(apart)) forms.push(apart);
+  return forms;
 }
 
 /**
  * A test of a text, folded, against each form of the pattern (patternForms) with `make`'s test of a
- * folded text, and again with the text's hyphenated words joined (joinedHyphens) when it has any.
+ * folded text, and again with the text's runs joined (joinedRuns) and written apart (spelledApart
+ * with umlauts spelled ae, oe, ue, as retrieval's document side) when they differ: the spellings
+ * retrieval indexes beside the words (word-delimiter.ts).
  */
 function matchingFolded(pattern: string, make: (form: string) => (folded: string) => boolean): (text: string) => boolean {
   const tests = patternForms(pattern).map(make);
   return (text) => {
     const folded = foldText(text);
     if (tests.some((t) => t(folded))) return true;
-    const joined = joinedHyphens(text, folded);
-    return joined !== null && tests.some((t) => t(joined));
+    const joined = joinedRuns(text, folded);
+    if (joined !== null && tests.some((t) => t(joined))) return true;
+    const apart = spelledApart(text, true);
+    return apart !== text && tests.some((t) => t(foldText(apart)));
   };
 }
 
 /**
- * A folded text with the hyphenated words retrieval also indexes joined (retrieval's hyphenJoins:
- * "e-mail" as "email", "state-of-the-art" as "stateoftheart", no numbers, the whole run only)
- * written joined, or null when it has none. Each joined form replaces its spellings with hyphens
- * in the text, so the list of what joins stays retrieval's.
+ * A folded text with the runs retrieval also indexes joined (word-delimiter.ts delimiterJoins:
+ * "e-mail" as "email", "Node.js" as "nodejs", "fetch_user_profile" as "fetchuserprofile", never a
+ * version or a date) written joined, or null when it has none. Each joined form replaces its
+ * spellings with separators in the text, so the list of what joins stays retrieval's.
  */
-function joinedHyphens(text: string, folded: string): string | null {
-  const joins = hyphenJoins(text);
+function joinedRuns(text: string, folded: string): string | null {
+  const joins = delimiterJoins(text);
   if (joins.length === 0) return null;
   let out = folded;
-  for (const j of joins) out = out.replace(new RegExp(Array.from(j, escapeRegExp).join('-?'), 'gu'), j);
+  for (const j of joins) out = out.replace(new RegExp(Array.from(j, escapeRegExp).join('[._-]?'), 'gu'), j);
   return out === folded ? null : out;
 }
 
@@ -398,7 +413,7 @@ const IS_MARK = lazyRegExp(() => '^\\p{M}$', 'u');
  * and collapsed the same way, and each place it stands is checked for the same word boundaries
  * (no letter, digit or mark of a spaced script just before a pattern that starts with one, or
  * just after one that ends with one; no mark after a pattern ending in a character of a script
- * without spaces), hyphenated words joined as wordsMatcher joins them. Linear in the text for each
+ * without spaces), other spellings matched as wordsMatcher matches them. Linear in the text for each
  * place the pattern starts; wordsMatcher uses it for patterns over LONG_PATTERN_CHARS, whose
  * regular expression overflowed the stack.
  */

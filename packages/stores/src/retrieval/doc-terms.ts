@@ -1,4 +1,5 @@
-import { hyphenJoins, isQueryWord, wordTokens } from './query.js';
+import { isQueryWord, wordTokens } from './query.js';
+import { delimiterTerms, nameTerms } from './word-delimiter.js';
 import { scoredText } from './score.js';
 import { porterStem } from './stemmer.js';
 import { WTF_SCALE } from './posting-walk.js';
@@ -9,8 +10,11 @@ export function columnTerms(text: string): { length: number; stems: string[] } {
   const words = wordTokens(scored);
   const stems: string[] = [];
   for (const w of words) if (isQueryWord(w)) stems.push(porterStem(w));
-  // A hyphenated word is also indexed joined (query.ts); it adds a term, not a token to the length.
-  for (const j of hyphenJoins(scored)) if (isQueryWord(j)) stems.push(porterStem(j));
+  // The other spellings of identifiers, numbers and symbols (`fetchUserProfile` also as fetch, user,
+  // profile; `Node.js` as nodejs), and stop words written as names (word-delimiter.ts): they add
+  // terms, not tokens to the length.
+  for (const j of delimiterTerms(scored, true)) stems.push(porterStem(j));
+  for (const n of nameTerms(scored)) stems.push(porterStem(n));
   return { length: words.length, stems };
 }
 

@@ -13,8 +13,11 @@
  * Format 7: an index records how many of its columns are the documents' own text (`own`), and in
  * one with context columns (episodes) each posting's value carries whether the term counts as the
  * document's own (doc-terms.ts postingTerms).
+ * Format 8: a document also holds the word-delimiter terms (word-delimiter.ts: `fetchUserProfile`
+ * as fetch, user, profile; `Node.js` as nodejs; `03` as 3; emoji; `C++`) and its stop words
+ * written as names (`Will`, `IT`), so a saved index of format 7 or older lacks them and is rebuilt once.
  */
-export const INDEX_FORMAT = 7;
+export const INDEX_FORMAT = 8;
 
 /** One term of a snapshot: its document frequency and its posting list's contents. */
 export interface TermState {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hyphenJoins, isQueryWord, MAX_WORD_CHARS, queryTerms, wordTokens } from './query.js';
+import { isQueryWord, MAX_WORD_CHARS, queryTerms, wordTokens } from './query.js';
+import { delimiterJoins } from './word-delimiter.js';
 import { porterStem } from './stemmer.js';
 
 /** Tokens come folded by NFKD: a kana with a voiced sound mark (で) is two code points. */
@@ -25,7 +26,7 @@ describe('wordTokens in scripts written without spaces', () => {
 
   it('splits where such a run meets other letters, which tokenise as before', () => {
     expect(wordTokens('iPhone15を買った Café')).toEqual(['iphone15', 'を買', '買っ', 'った', 'cafe']);
-    expect(hyphenJoins('東京-大阪へ e-mailを送る')).toEqual(['email']);
+    expect(delimiterJoins('東京-大阪へ e-mailを送る')).toEqual(['email']);
   });
 
   it('leaves spaced scripts as they were: Latin, accented, Korean, Cyrillic', () => {
@@ -55,7 +56,7 @@ describe('wordTokens in scripts with marks inside words, and letters folded plai
     expect(queryTerms('दिल्ली')).toEqual(['दिल्ली']);
     // Two words differing in their marks stay two terms.
     expect(queryTerms('नमस्ते नमस्कार')).toHaveLength(2);
-    expect(hyphenJoins('दिल्ली-मुंबई')).toEqual(['दिल्लीमुंबई']);
+    expect(delimiterJoins('दिल्ली-मुंबई')).toEqual(['दिल्लीमुंबई']);
   });
 
   it('removes the marks a writer may leave out: Hebrew points, Arabic harakat and tatweel', () => {

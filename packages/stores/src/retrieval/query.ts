@@ -11,6 +11,7 @@
 
 import { cutUnits } from '@memory-service/kernel';
 import { hasUnspaced, lazyRegExp, UNSPACED } from '../scripts.js';
+import { delimiterTerms, nameTerms } from './word-delimiter.js';
 
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   `a about above after again against all also am an and any are aren as at be because been before being below
@@ -44,16 +45,6 @@ const MIXED_TOKEN = lazyRegExp(
  * viramas sit inside words, and splitting there left one-letter pieces that no query could find.
  */
 const SPACED_WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
-/** A letter, or a letter or digit, of a script written with spaces. */
-const SPACED_LETTER = `(?:(?!${UNSPACED})\\p{L})`;
-const SPACED_ALNUM = `(?:(?!${UNSPACED})[\\p{L}\\p{N}])`;
-/** hyphenJoins' runs in text that holds a script written without spaces. */
-const MIXED_HYPHENATED = lazyRegExp(() => {
-  const word = `${SPACED_LETTER}(?:${SPACED_LETTER}|\\p{M})*`;
-  return `(?<!${SPACED_ALNUM}|\\p{M}|-)${word}(?:-${word})+(?!${SPACED_ALNUM}|\\p{M})`;
-}, 'gu');
-/** hyphenJoins' runs in other text beyond ASCII: words of letters (and their marks) joined by single hyphens. */
-const HYPHENATED = /(?<![\p{L}\p{N}\p{M}-])\p{L}[\p{L}\p{M}]*(?:-\p{L}[\p{L}\p{M}]*)+(?![\p{L}\p{N}\p{M}])/gu;
 /** The characters of a run, each with the marks that follow it. */
 const CHARACTER = /\P{M}\p{M}*|\p{M}+/gu;
 
@@ -65,7 +56,7 @@ const CHARACTER = /\P{M}\p{M}*|\p{M}+/gu;
  */
 // Each mark stands alone in the class on purpose: none is meant combined with a character before it.
 // eslint-disable-next-line no-misleading-character-class
-const OPTIONAL_MARKS = /[\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e8\u06ea-\u06ed]|\p{Cf}/gu;
+export const OPTIONAL_MARKS = /[\u0300-\u036f\u0591-\u05bd\u05bf\u05c1\u05c2\u05c4\u05c5\u05c7\u0610-\u061a\u0640\u064b-\u065f\u0670\u06d6-\u06dc\u06df-\u06e8\u06ea-\u06ed]|\p{Cf}/gu;
 /**
  * Letters with no decomposition that are written as plain Latin (or, for the final sigma, as the
  * other form of the same letter) where a keyboard lacks them: "Straße" is found by "strasse",
@@ -130,31 +121,6 @@ export function wordTokens(text: string): string[] {
 }
 
 /**
- * The joined forms of a text's hyphenated words (`de-stress` -> `destress`, `e-mail` -> `email`,
- * `check-in` -> `checkin`), lower-cased and folded as wordTokens folds: one text writes the
- * compound with a hyphen, another without, and each side also gets the other's spelling. Only
- * runs of letters joined by single hyphens count (not numbers: `2023-05-01` is a date), and only
- * letters of scripts written with spaces (a script without them is cut into bigrams instead).
- */
-export function hyphenJoins(text: string): string[] {
-  const s = String(text);
-  if (s.indexOf('-') < 0) return [];
-  // eslint-disable-next-line no-control-regex
-  const ascii = /^[\x00-\x7f]*$/.test(s);
-  const folded = foldText(s);
-  const runs = ascii
-    ? folded.match(/(?<![a-z0-9-])[a-z]+(?:-[a-z]+)+(?![a-z0-9])/g)
-    : folded.match(hasUnspaced(folded) ? MIXED_HYPHENATED() : HYPHENATED);
-  if (!runs) return [];
-  const out: string[] = [];
-  for (const r of runs) {
-    const joined = r.replace(/-/g, '');
-    if (joined.length <= MAX_WORD_CHARS && !out.includes(joined)) out.push(joined);
-  }
-  return out;
-}
-
-/**
  * Whether a lower-cased word can be a query term: no stop word, two to MAX_WORD_CHARS characters (one if a
  * digit, or a character of a script written without spaces: a Chinese word can be one character).
  */
@@ -169,8 +135,12 @@ export function isQueryWord(w: string): boolean {
 const CATEGORY_NOUNS: ReadonlySet<string> = new Set(['kind', 'kinds', 'type', 'types', 'sort', 'sorts']);
 const INTERROGATIVES: ReadonlySet<string> = new Set(['what', 'which']);
 
-/** The content terms of a query: stop words and one-letter tokens dropped, duplicates removed, order kept. */
-export function queryTerms(query: string): string[] {
+/**
+ * The content terms of a query: stop words and one-letter tokens dropped, duplicates removed, order
+ * kept; then the extra terms the index also holds (word-delimiter.ts: `fetch_user_profile` gives
+ * `fetchuserprofile`, `250ms` gives `250` and `ms`, `C++`, emoji, stop words written as names).
+ */
+export function queryTerms(query: string, opts: { names?: boolean } = {}): string[] {
   const out: string[] = [];
   const tokens = wordTokens(query);
   for (let i = 0; i < tokens.length; i++) {
@@ -180,10 +150,20 @@ export function queryTerms(query: string): string[] {
     if (!out.includes(t)) out.push(t);
     if (out.length >= MAX_QUERY_TERMS) return out;
   }
-  for (const j of hyphenJoins(query)) {
-    if (!isQueryWord(j) || out.includes(j)) continue;
+  // The other spellings of its identifiers, numbers and symbols, and its stop words written as names (word-delimiter.ts).
+  const names = opts.names ?? true;
+  for (const j of [...delimiterTerms(query, false), ...(names ? nameTerms(query) : [])]) {
+    if (out.includes(j)) continue;
     out.push(j);
-    if (out.length >= MAX_QUERY_TERMS) break;
+    if (out.length >= MAX_QUERY_TERMS) return out;
+  }
+  // A query of stop words alone ("who is will") searches them as the names they may be.
+  if (out.length === 0 && names) {
+    for (const t of tokens) {
+      if (t.length < 2 || !STOP_WORDS.has(t) || out.includes(t)) continue;
+      out.push(t);
+      if (out.length >= MAX_QUERY_TERMS) break;
+    }
   }
   return out;
 }
@@ -198,9 +178,12 @@ export function ftsOr(terms: readonly string[]): string {
   return terms.map(ftsQuote).join(' OR ');
 }
 
-/** The OR-ed MATCH expression for a query, or null when no content term is left (empty or all stop words). */
+/**
+ * The OR-ed MATCH expression for a query, or null when no content term is left (empty or all stop
+ * words). No stop word is searched as a name: an FTS5 table holds every word, names or not.
+ */
 export function buildMatch(query: string): { match: string; terms: string[] } | null {
-  const terms = queryTerms(query);
+  const terms = queryTerms(query, { names: false });
   if (terms.length === 0) return null;
   return { match: ftsOr(terms), terms };
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { A, U, makeEnv, type Env } from '../test-helpers.js';
-import { buildMatch, hyphenJoins, queryTerms } from './query.js';
+import { buildMatch, queryTerms } from './query.js';
+import { delimiterJoins } from './word-delimiter.js';
 import { fitToBudget, estimateTokens } from './budget.js';
 import { thoughtLinkText } from '../thought-link.js';
 import { CONTEXT_ONLY_SHARE } from './retrieval.js';
@@ -204,9 +205,10 @@ describe('Retrieval', () => {
   });
 
   it('joins hyphenated words of letters, in queries and in what is stored', () => {
-    expect(hyphenJoins('I run to de-stress; E-mail me after the check-in.')).toEqual(['destress', 'email', 'checkin']);
-    expect(hyphenJoins('A state-of-the-art café-crème, not 2023-05-01 nor x-1 or -dash-')).toEqual(['stateoftheart', 'cafecreme']);
-    expect(hyphenJoins('no hyphen here')).toEqual([]);
+    expect(delimiterJoins('I run to de-stress; E-mail me after the check-in.')).toEqual(['destress', 'email', 'checkin']);
+    // A letter run and a number join too (`GPT-4`), two numbers never (a date).
+    expect(delimiterJoins('A state-of-the-art café-crème, not 2023-05-01 nor x-1 or -dash-')).toEqual(['stateoftheart', 'cafecreme', 'x1']);
+    expect(delimiterJoins('no hyphen here')).toEqual([]);
     expect(queryTerms('How does she de-stress?')).toEqual(['de', 'stress', 'destress']);
     const a = env.stores.episodes.add(U, { summary: 'Melanie: I have been running farther to de-stress.', importance: 0.5 });
     const b = env.stores.episodes.add(U, { summary: 'Caroline: Painting is how I destress after work.', importance: 0.5 });

@@ -163,7 +163,7 @@ export class Forgetter {
     if (isBlank(key) && input.scope !== 'recent') throw invalid('key', 'must not be empty', 'a fact key or a search pattern');
     // Punctuation alone has no word to match: as a bare substring it matched nearly every memory.
     if (input.scope === 'fuzzy' && !holdsWord(key)) {
-      throw invalid('key', `must hold at least one letter or digit for scope fuzzy (got ${JSON.stringify(key).slice(0, 40)})`, 'a word or phrase with a letter or digit');
+      throw invalid('key', `must hold at least one letter or digit (or an emoji) for scope fuzzy (got ${JSON.stringify(key).slice(0, 40)})`, 'a word or phrase with a letter or digit, or an emoji');
     }
     const scope: Scope = { layer: input.layer, user_id: input.user_id };
     let changes = null as [number, number] | null;

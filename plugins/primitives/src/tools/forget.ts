@@ -10,7 +10,7 @@ export function forgetTool(forgetter: Forgetter) {
       'Delete memories. scope exact (default): the L4 core fact with this key, plus the L3 episodes and graph nodes that ' +
       'carry its value and older Shadow Bin copies of it. scope fuzzy: every L4 fact, L3 episode and graph node whose text ' +
       'holds the pattern as whole words, ignoring case, accents and full-width forms as dream does ("cat" matches "my cat" and "cat-food", not "vacation"; "cafe" matches "Café"); a fact\'s value ' +
-      'is matched, and its key only when not generated (note:, thought:, auto:, personality:); the pattern needs a letter or digit. ' +
+      'is matched, and its key only when not generated (note:, thought:, auto:, personality:); the pattern needs a letter or digit (or an emoji). ' +
       'scope recent: everything created in the last `minutes` (default 60), never archived: facts, episodes, graph nodes, ' +
       "wiki pages (except a project's spec page), L1 items and timeline events, and the counterfactuals, procedures, stashes, branches, reflections, disclosure and watch rules, " +
       'standing queries, pending proposals and L3 to L4 promotions made in the window (counted in deleted_records), and it clears the summary and topics of sessions that ended in the window; a memory created earlier and only updated in the window stays. ' +
