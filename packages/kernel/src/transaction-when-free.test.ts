@@ -1,21 +1,16 @@
-import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { MemoryError } from './errors.js';
 import { createKernel, type Kernel } from './kernel.js';
 import { silentLogger } from './logger.js';
-import { openSqlite } from './sqlite-driver.js';
 import { defineTool } from './tools.js';
-import { kernelScratch, plugin } from './kernel.fixture.js';
+import { kernelScratch, otherConnections, plugin } from './kernel.fixture.js';
 
 const { scratchpad, tmp, cleanup } = kernelScratch('ms-tx-when-free-');
-const holders: Database.Database[] = [];
+const others = otherConnections();
 afterEach(async () => {
-  for (const h of holders.splice(0)) {
-    if (h.inTransaction) h.exec('ROLLBACK');
-    h.close();
-  }
+  others.closeAll();
   await cleanup();
 });
 
@@ -90,8 +85,7 @@ async function setup(opts: { closeWaitMs?: number } = {}): Promise<{ k: Kernel; 
     ],
   });
   scratchpad.kernel(k);
-  const other = openSqlite(path.join(k.dataDir, 'memory.db'));
-  holders.push(other);
+  const other = others.open(k.dataDir);
   const rows = () => k.storage.db.prepare('SELECT body FROM tst_notes ORDER BY id').pluck().all() as string[];
   return { k, other, rows };
 }

@@ -5,19 +5,15 @@ import { z } from 'zod';
 import type { MemoryError } from './errors.js';
 import { createKernel, type Kernel } from './kernel.js';
 import { silentLogger } from './logger.js';
-import { openSqlite } from './sqlite-driver.js';
 import { defineTool } from './tools.js';
-import { kernelScratch, plugin } from './kernel.fixture.js';
+import { kernelScratch, otherConnections, plugin } from './kernel.fixture.js';
 import { LockTaken } from './sql-transaction.js';
 import { WriteQueue } from './write-queue.js';
 
 const { scratchpad, tmp, cleanup } = kernelScratch('ms-write-queue-');
-const holders: Database.Database[] = [];
+const others = otherConnections();
 afterEach(async () => {
-  for (const h of holders.splice(0)) {
-    if (h.inTransaction) h.exec('ROLLBACK');
-    h.close();
-  }
+  others.closeAll();
   await cleanup();
 });
 
@@ -63,8 +59,7 @@ async function setup(opts: { closeWaitMs?: number } = {}): Promise<{ k: Kernel; 
     ],
   });
   scratchpad.kernel(k);
-  const other = openSqlite(path.join(k.dataDir, 'memory.db'));
-  holders.push(other);
+  const other = others.open(k.dataDir);
   const rows = () => (k.storage.db.prepare('SELECT body FROM tst_notes ORDER BY id').pluck().all() as string[]);
   return { k, other, rows };
 }
