@@ -1,5 +1,5 @@
-import { toNfc } from '@memory-service/kernel';
 import type { Migration } from '../types.js';
+import { nfcRuleNames } from './watch-names.js';
 
 /**
  * Disclosure rule names in NFC, as memory_disclose now takes them: "Café" sent decomposed and
@@ -13,10 +13,6 @@ export const disclosureNamesSchema: Migration = {
   id: 29,
   name: 'stores_disclosure_rule_names',
   up(db) {
-    const update = db.prepare('UPDATE OR IGNORE disclosure_rules SET name = ? WHERE id = ?');
-    for (const r of db.prepare('SELECT id, name FROM disclosure_rules WHERE length(CAST(name AS BLOB)) <> length(name)').all() as { id: number; name: string }[]) {
-      const nfc = toNfc(r.name);
-      if (nfc !== r.name) update.run(nfc, r.id);
-    }
+    nfcRuleNames(db, 'disclosure_rules');
   },
 };
