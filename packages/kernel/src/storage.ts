@@ -10,7 +10,7 @@ import { movedError, readOnlyAdvice } from './storage-failures.js';
 import { openSqlite } from './sqlite-driver.js';
 import { unwatchSchema, watchSchema } from './schema-scope.js';
 import { ensureOwnerTables, ownedScope, recordOwners, schemaSnapshot } from './schema-owners.js';
-import { waitEndError, WriteQueue } from './write-queue.js';
+import { closedStorageError, waitEndError, WriteQueue } from './write-queue.js';
 
 export { betterSqliteAddon, loadSqliteDriver, openSqlite, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, type SqliteDriver } from './sqlite-driver.js';
 
@@ -366,12 +366,14 @@ export class Storage implements TransactionHost {
    * the SQLITE_BUSY a BEGIN that waited in SQLite's busy handler got, its wait noted (a tool's
    * failure is KERNEL_ERR_BUSY, storageFailureError). While other writes of this process wait, it
    * waits behind them. An abort of `wait.signal` while it waits fails it (KERNEL_ERR_TOOL_FAILED),
-   * close() too (KERNEL_ERR_CLOSED); either way fn never ran. Inside an open transaction fn runs at
+   * close() too (KERNEL_ERR_CLOSED), and one asked after close() fails with it at once; either way fn never ran. Inside an open transaction fn runs at
    * once in a savepoint (no BEGIN of its own). fn must be synchronous, as for transaction().
    */
   transactionWhenFree<T>(fn: () => T, wait: WriteWait = {}): Promise<T> {
     const since = wait.since ?? performance.now();
     let first: LockTaken | undefined;
+    // After close(): the driver's "database connection is not open" named no cause the caller could act on.
+    if (!this.db.open || this.writes.closed) return Promise.reject(closedStorageError(this.file));
     try {
       if (this.db.inTransaction) return Promise.resolve(this.savepoint(fn));
       if (this.writes.length === 0) {
@@ -611,6 +613,8 @@ export class Storage implements TransactionHost {
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = null;
     this.statements.clear();
+    // Writes still waiting for another process's lock fail KERNEL_ERR_CLOSED, not on a closed connection.
+    this.writes.close();
     if (this.db.open) this.db.close();
   }
 }

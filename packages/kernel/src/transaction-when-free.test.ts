@@ -171,6 +171,32 @@ describe('ctx.storage.transactionWhenFree (a transaction: false handler\'s own w
     void rows;
   });
 
+  it('fails KERNEL_ERR_CLOSED when asked after close(), not with the driver\'s error, nothing written', async () => {
+    const { k, other } = await setup();
+    const storage = k.storage;
+    await k.close();
+    const write = () => storage.transactionWhenFree(() => storage.db.prepare('INSERT INTO tst_notes (body) VALUES (?)').run('late'));
+    await expect(write()).rejects.toMatchObject({ code: 'KERNEL_ERR_CLOSED', message: expect.stringContaining('nothing of it was written') });
+    expect(other.prepare('SELECT count(*) FROM tst_notes').pluck().get()).toBe(0);
+  });
+
+  it('fails KERNEL_ERR_CLOSED when the database closes while it waits for another process\'s lock (asked after the write queue settled)', async () => {
+    const { k, other } = await setup({ closeWaitMs: 100 });
+    other.exec('BEGIN IMMEDIATE');
+    const storage = k.storage;
+    // An event handler or tap that writes while close() runs: after the queue settled, before the database closes.
+    let late: Promise<unknown> | undefined;
+    const settle = storage.writes.settle.bind(storage.writes);
+    storage.writes.settle = async (ms: number) => {
+      await settle(ms);
+      late = storage.transactionWhenFree(() => storage.db.prepare('INSERT INTO tst_notes (body) VALUES (?)').run('late')).catch((e: MemoryError) => e);
+    };
+    await k.close();
+    expect(await late).toMatchObject({ code: 'KERNEL_ERR_CLOSED' });
+    other.exec('ROLLBACK');
+    expect(other.prepare('SELECT count(*) FROM tst_notes').pluck().get()).toBe(0);
+  });
+
   it('answers at once, in the same turn\'s transaction, when the lock is free', async () => {
     const { k, rows } = await setup();
     let answered = false;

@@ -196,4 +196,17 @@ describe('WriteQueue', () => {
     expect(order).toEqual(['a', 'inner', 'b']);
     expect(q.length).toBe(0);
   });
+
+  it('close() fails the calls waiting and any asked after it at once, without trying them', async () => {
+    const q = new WriteQueue((end) => new Error(end.kind));
+    let tries = 0;
+    const taken = () => (tries++, new LockTaken(new Error('busy'), 5000));
+    const waiting = q.wait(taken, { since: performance.now(), budgetMs: 5000 }).catch((e: Error) => e.message);
+    q.close();
+    expect(await waiting).toBe('closed');
+    const tried = tries;
+    await expect(q.wait(taken, { since: performance.now(), budgetMs: 5000 })).rejects.toThrow('after-close');
+    expect(tries).toBe(tried);
+    expect(q.closed).toBe(true);
+  });
 });

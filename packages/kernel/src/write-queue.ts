@@ -13,7 +13,9 @@ export type WaitEnd =
   /** The call waited its whole budget: `busy` is the last SQLITE_BUSY its BEGIN got (undefined when it never reached the head). */
   | { kind: 'expired'; waitedMs: number; busy: unknown }
   | { kind: 'cancelled'; waitedMs: number }
-  | { kind: 'closed'; waitedMs: number };
+  | { kind: 'closed'; waitedMs: number }
+  /** Asked after the queue was closed (Storage.close()): nothing would ever try it. */
+  | { kind: 'after-close' };
 
 interface Waiter {
   /** One try: a LockTaken while another connection holds the write lock (nothing done), else the call's answer; throws as the call failed. */
@@ -46,6 +48,8 @@ export class WriteQueue {
   /** The waiting call whose try runs now (drain), and where a wait asked from inside that try goes in the queue. */
   private trying: Waiter | null = null;
   private insertAt = 0;
+  /** Set by close(): a wait asked after it fails at once (nothing would ever try it). */
+  private closedValue = false;
 
   /** `ended` makes the error a waiting call fails with. */
   constructor(private readonly ended: (end: WaitEnd) => Error) {}
@@ -53,6 +57,11 @@ export class WriteQueue {
   /** How many calls wait. */
   get length(): number {
     return this.waiters.length;
+  }
+
+  /** Whether close() was called: no call waits here any more. */
+  get closed(): boolean {
+    return this.closedValue;
   }
 
   /**
@@ -64,6 +73,10 @@ export class WriteQueue {
    */
   wait(attempt: () => unknown, opts: { since: number; budgetMs: number; first?: LockTaken; signal?: AbortSignal }): Promise<unknown> {
     return new Promise((resolve, reject) => {
+      if (this.closedValue) {
+        reject(this.ended({ kind: 'after-close' }));
+        return;
+      }
       const w: Waiter = {
         attempt,
         resolve,
@@ -104,6 +117,15 @@ export class WriteQueue {
       });
       clearTimeout(timer);
     }
+    for (const w of [...this.waiters]) this.drop(w, { kind: 'closed', waitedMs: performance.now() - w.since });
+  }
+
+  /**
+   * For the database's close (Storage.close()): fail the calls still waiting (KERNEL_ERR_CLOSED
+   * through `ended`), and any asked from now on at once, rather than try them on a closed connection.
+   */
+  close(): void {
+    this.closedValue = true;
     for (const w of [...this.waiters]) this.drop(w, { kind: 'closed', waitedMs: performance.now() - w.since });
   }
 
@@ -182,6 +204,7 @@ export class WriteQueue {
  */
 export function waitEndError(file: string, end: WaitEnd): Error {
   if (end.kind === 'closed') return closedWhileWaiting(file, end.waitedMs);
+  if (end.kind === 'after-close') return closedStorageError(file);
   if (end.kind === 'cancelled') {
     return new MemoryError(
       'KERNEL_ERR_TOOL_FAILED',
@@ -202,4 +225,9 @@ export function closedWhileWaiting(file: string, waitedMs: number): MemoryError 
     `The kernel is closed: this call waited ${(Math.max(0, waitedMs) / 1000).toFixed(1)} s for the write lock of the database ${file} (another process holds it) and the server closed first; nothing of this call was written`,
     { details: { waited_ms: Math.round(waitedMs) } },
   );
+}
+
+/** KERNEL_ERR_CLOSED for a write asked of a closed database (Storage.transactionWhenFree after close()). */
+export function closedStorageError(file: string): MemoryError {
+  return new MemoryError('KERNEL_ERR_CLOSED', `The kernel is closed: the database ${file} was closed before this write was asked for; nothing of it was written`);
 }

@@ -209,11 +209,21 @@ describe('other spellings retrieval indexes', () => {
     ['Kuendigungsfrist', 'Die Kündigungsfrist ist lang', true],
     ['🍕', 'Team lunch: 🍕 beat 🍣', true],
     ['C++', 'the engine is in C++', true],
+    // Numbers grouped by thousands, joined as retrieval also indexes them.
+    ['12400', 'Our AWS bill was $12,400 in October.', true],
+    ['12,400', 'the bill: 12400 dollars', true],
+    ['1000000', 'we hit 1_000_000 rows', true],
+    ['12400', "a fee of 12'400 CHF", true],
+    ['12400', 'a fee of 12\u00a0400 EUR', true],
+    ['1234567 rows', 'exactly 1,234,567 rows', true],
     // What retrieval keeps apart stays apart.
     ['8', 'we run k8s', false],
     ['x8664', 'builds for x86_64', false],
     ['20260307', 'Dentist on 2026-03-07', false],
     ['profile', 'fetchuserprofile', false],
+    ['12400', 'it weighs 12.400 kg', false],
+    ['12400', 'rooms 12 400', false],
+    ['12400', 'about 112,400 people', false],
   ];
 
   it('match in the word match, both ways, as dream finds them', () => {

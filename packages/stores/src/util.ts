@@ -3,7 +3,7 @@ import { LAYERS } from './types.js';
 import { checkNoControlChars, checkNoHiddenFormat, cutUnits, isBlank, overChars, toNfc, USER_ID_MAX } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 import { foldText } from './retrieval/query.js';
-import { delimiterJoins, spelledApart } from './retrieval/word-delimiter.js';
+import { delimiterJoins, groupedJoined, spelledApart } from './retrieval/word-delimiter.js';
 import { lazyRegExp, UNSPACED } from './scripts.js';
 import { isoOf } from './iso-time.js';
 
@@ -136,9 +136,15 @@ export function wordFilterSql(column: string): string {
   return `(${unseparatedSql(column)} LIKE ? ESCAPE '\\' OR ${beyondAsciiSql(column)})`;
 }
 
-/** The parameter of wordFilterSql for a pattern: the LIKE of its folded head, written apart, without separators (wordFilterSql). */
+/**
+ * The parameter of wordFilterSql for a pattern: the LIKE of its folded head, its numbers grouped by
+ * thousands joined (groupedJoined), written apart, without separators (wordFilterSql), and with
+ * `%` between the thousands of a number of four digits or more ("12400" as "12%400"), so a text
+ * holding the number grouped ("$12,400", "12'400") is taken too (wordsMatcher joins them).
+ */
 export function wordFilterArgs(pattern: string): [string] {
-  return [likePattern(foldedHead(spelledApart(pattern, false)).replace(/[-_.]/g, ''))];
+  const like = likePattern(foldedHead(spelledApart(groupedJoined(pattern), false)).replace(/[-_.]/g, ''));
+  return [like.replace(/\d{4,}/g, (n) => n.replace(/\B(?=(\d{3})+$)/g, '%'))];
 }
 
 /**
@@ -274,35 +280,45 @@ export function wordsMatcher(pattern: string): (text: string) => boolean {
 /**
  * The forms of a pattern a text is tested against, folded and trimmed: the pattern, with its runs
  * joined (joinedRuns) when it has any, and written apart (spelledApart without umlauts, as
- * retrieval's query side) when that differs. A pattern that folding would empty keeps its own
- * characters: an empty one matches everything.
+ * retrieval's query side) when that differs; and the same of the pattern with its numbers grouped
+ * by thousands joined (groupedJoined: "12,400" as "12400") when it has any. A pattern that folding
+ * would empty keeps its own characters: an empty one matches everything.
  */
 function patternForms(pattern: string): string[] {
   const folded = foldText(pattern).trim();
   if (!holdsWord(folded)) return [pattern.trim()];
-  const forms = [folded];
-  const joined = joinedRuns(pattern, folded);
-  if (joined !== null) forms.push(joined.trim());
-  const apart = foldText(spelledApart(pattern, false)).trim();
-  if (!forms.includes(apart)) forms.push(apart);
+  const forms: string[] = [];
+  const grouped = groupedJoined(pattern);
+  for (const p of grouped === pattern ? [pattern] : [pattern, grouped]) {
+    const f = foldText(p).trim();
+    const joined = joinedRuns(p, f);
+    const apart = foldText(spelledApart(p, false)).trim();
+    for (const form of [f, joined?.trim(), apart]) if (form !== undefined && !forms.includes(form)) forms.push(form);
+  }
   return forms;
 }
 
 /**
  * A test of a text, folded, against each form of the pattern (patternForms) with `make`'s test of a
  * folded text, and again with the text's runs joined (joinedRuns) and written apart (spelledApart
- * with umlauts spelled ae, oe, ue, as retrieval's document side) when they differ: the spellings
- * retrieval indexes beside the words (word-delimiter.ts).
+ * with umlauts spelled ae, oe, ue, as retrieval's document side) when they differ; then all of it
+ * again with the text's numbers grouped by thousands joined (groupedJoined: "$12,400" as
+ * "$12400") when it has any: the spellings retrieval indexes beside the words (word-delimiter.ts).
  */
 function matchingFolded(pattern: string, make: (form: string) => (folded: string) => boolean): (text: string) => boolean {
   const tests = patternForms(pattern).map(make);
-  return (text) => {
+  const matches = (text: string): boolean => {
     const folded = foldText(text);
     if (tests.some((t) => t(folded))) return true;
     const joined = joinedRuns(text, folded);
     if (joined !== null && tests.some((t) => t(joined))) return true;
     const apart = spelledApart(text, true);
     return apart !== text && tests.some((t) => t(foldText(apart)));
+  };
+  return (text) => {
+    if (matches(text)) return true;
+    const grouped = groupedJoined(text);
+    return grouped !== text && matches(grouped);
   };
 }
 

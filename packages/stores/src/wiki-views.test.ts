@@ -132,6 +132,20 @@ describe('WikiViews', () => {
     expect(at('Wir wohnen in der Goethestraße 5.', 'goethestrasse')).toMatch(/^….*Goethestraße 5/);
   });
 
+  it('excerptAround() finds a query word matched through another spelling retrieval indexes: joined, split, grouped', () => {
+    const filler = 'Lorem ipsum dolor sit amet. '.repeat(8);
+    const at = (text: string, query: string) => excerptAround(`${filler}${text}`, queryTerms(query), 100);
+    expect(at('The bill was $12,400 in October.', '12400')).toMatch(/^….*\$12,400 in October/);
+    expect(at("A fee of 12'400 CHF.", '12400')).toMatch(/^….*12'400 CHF/);
+    expect(at('Retries live in fetch_user_profile now.', 'fetchuserprofile')).toMatch(/^….*fetch_user_profile now/);
+    expect(at('Send it by e-mail please.', 'email')).toMatch(/^….*e-mail please/);
+    expect(at('Retries live in fetchUserProfile now.', 'fetch user profile')).toMatch(/^….*fetchUserProfile now/);
+    // The first match, whichever spelling it has: the grouped number before the word as written.
+    expect(excerptAround(`${filler}$12,400 ${filler}12400 later`, queryTerms('12400'), 100)).toMatch(/^….*\$12,400 Lorem/);
+    // What retrieval keeps apart is no match: the page's start.
+    expect(at('It weighs 12.400 kg.', '12400')).toMatch(/^Lorem ipsum/);
+  });
+
   it('summarize() reads the canonical layer and type of each perspective', () => {
     const w = env.stores.wiki;
     for (const [name, { layer, wiki_type }] of Object.entries(WIKI_PERSPECTIVES)) {

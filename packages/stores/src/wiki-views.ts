@@ -3,6 +3,7 @@ import { validationError } from './errors.js';
 import { estimateTokens, fitToBudget, type BudgetSection } from './retrieval/budget.js';
 import { foldText, queryTerms } from './retrieval/query.js';
 import type { Retrieval } from './retrieval/retrieval.js';
+import { delimiterTerms } from './retrieval/word-delimiter.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope } from './util.js';
 import type { WikiPageInfo, WikiStore } from './wiki.js';
@@ -27,7 +28,7 @@ export const WIKI_EXCERPT_CHARS = 240;
 
 export interface WikiSearchHit extends WikiPageInfo {
   score: number;
-  /** A single-line excerpt of the content around the first query word it holds (else its start). */
+  /** A single-line excerpt of the content around the first query word it holds, in any spelling retrieval matches (else its start). */
   excerpt: string;
 }
 
@@ -47,12 +48,15 @@ export interface WikiSummary {
 
 /**
  * Excerpt of `text` of at most `max` characters, on one line, starting a little before the first
- * of `words` it holds (ignoring case), else at its start. Never splits a surrogate pair.
+ * of `words` it holds (ignoring case), or the first word whose other spellings retrieval indexes
+ * hold one of them (firstSpelledIndex), else at its start. Never splits a surrogate pair.
  */
 export function excerptAround(text: string, words: readonly string[], max = WIKI_EXCERPT_CHARS): string {
   // Only the head of a long page is searched for the word: an excerpt is a pointer, not a scan.
   const head = text.length > 20_000 ? text.slice(0, 20_000) : text;
-  const at = firstFoldedIndex(head, words);
+  const found = firstFoldedIndex(head, words);
+  const spelled = firstSpelledIndex(found < 0 ? head : head.slice(0, found), words);
+  const at = spelled >= 0 ? spelled : found;
   let start = at <= 40 ? 0 : at - 40;
   if (start > 0 && isLowSurrogate(head.charCodeAt(start))) start--;
   let end = Math.min(head.length, start + max * 2);
@@ -92,6 +96,27 @@ function firstFoldedIndex(text: string, words: readonly string[]): number {
     if (j >= 0 && (at < 0 || j < at)) at = j;
   }
   return at;
+}
+
+/**
+ * A piece of text between white space, whose thin and no-break spaces stay in it (they group a
+ * number's thousands): no spelling retrieval indexes beside the words crosses white space.
+ */
+const SPELLING_PIECE = /(?:[^\s]|[\u00a0\u202f\u2009])+/gu;
+
+/**
+ * Where in `text` the first piece begins whose other spellings retrieval indexes (word-delimiter.ts
+ * delimiterTerms, as a document's: "fetch_user_profile" as "fetchuserprofile", "$12,400" as
+ * "12400", "e-mail" as "email") hold one of `words`, or -1: a page found through such a spelling
+ * holds no query word as written, and its excerpt showed the page's start. The whole text is read
+ * once for the terms (as the index reads it); only when one of them is a query word are its pieces
+ * read one by one to find where.
+ */
+function firstSpelledIndex(text: string, words: readonly string[]): number {
+  const wanted = (terms: readonly string[]) => terms.some((t) => words.includes(t));
+  if (!wanted(delimiterTerms(text, true))) return -1;
+  for (const m of text.matchAll(SPELLING_PIECE)) if (wanted(delimiterTerms(m[0], true))) return m.index;
+  return -1;
 }
 
 function isLowSurrogate(code: number): boolean {

@@ -34,6 +34,21 @@ describe('wiki_search', () => {
     expect((await s.call('wiki_search', { query: '부산에' })).results[0].excerpt).toMatch(/^….*부산에 기차로/);
   });
 
+  // Regression guard, fixed: the page was found through a spelling retrieval also indexes, and the
+  // excerpt, which looked for the query's words as written, showed the page's start.
+  it('puts the excerpt where the match is when the page writes it another way (joined, split, grouped)', async () => {
+    s = await start();
+    const filler = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit. '.repeat(6);
+    await add(s, 'Client code', `${filler}The retry logic lives in fetchUserProfile, next to the cache.`);
+    await add(s, 'Snake code', `${filler}The old handler was fetch_user_profile in the v1 module.`);
+    await add(s, 'Costs', `${filler}Our AWS bill was $12,400 in October.`);
+    const excerpt = async (query: string, title: string) =>
+      ((await s.call('wiki_search', { query })).results.find((h: any) => h.title === title) ?? { excerpt: `no page ${title}` }).excerpt;
+    expect(await excerpt('fetch user profile', 'Client code')).toMatch(/^….*fetchUserProfile, next to/);
+    expect(await excerpt('fetchuserprofile', 'Snake code')).toMatch(/^….*fetch_user_profile in the v1/);
+    expect(await excerpt('12400', 'Costs')).toMatch(/^….*\$12,400 in October/);
+  });
+
   it('refuses bad input naming the field', async () => {
     s = await start();
     for (const query of ['', '   ', '\u200b\u2060']) expect((await toolError(s.call('wiki_search', { query }))).field).toBe('query');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { queryTerms } from './query.js';
 import { columnTerms } from './doc-terms.js';
 import { porterStem } from './stemmer.js';
-import { caseDigitPieces, delimiterJoins, delimiterTerms, nameTerms, spelledApart, umlautSpellings } from './word-delimiter.js';
+import { caseDigitPieces, delimiterJoins, delimiterTerms, groupedJoined, nameTerms, spelledApart, umlautSpellings } from './word-delimiter.js';
 
 /**
  * Whether the index terms of `doc` hold the query's terms (stemmed): all of them, or two when it
@@ -166,5 +166,18 @@ describe('spelledApart (forget word match)', () => {
     expect(spelledApart('Kündigungsfrist k8s', true)).toBe('Kuendigungsfrist k8s');
     expect(spelledApart('Kündigungsfrist', false)).toBe('Kündigungsfrist');
     expect(spelledApart('plain words here', true)).toBe('plain words here');
+  });
+});
+
+describe('groupedJoined (forget word match)', () => {
+  it('joins the numbers grouped by thousands that delimiterTerms also indexes joined, and no other', () => {
+    expect(groupedJoined('Our AWS bill was $12,400 in October.')).toBe('Our AWS bill was $12400 in October.');
+    expect(groupedJoined("1_000_000 rows, 12'400 CHF, 12\u00a0400 EUR")).toBe('1000000 rows, 12400 CHF, 12400 EUR');
+    for (const text of ['it weighs 12.400 kg', 'rooms 12 400', '1,2345', 'plain words here']) expect(groupedJoined(text)).toBe(text);
+    // The same numbers as the index's terms: one rule.
+    for (const text of ['$12,400 and 1,234,567 but 12.400', "12'400 or 1_000"]) {
+      const joined = groupedJoined(text).match(/\d+/g) ?? [];
+      for (const t of delimiterTerms(text, true).filter((x) => /^\d{4,}$/.test(x))) expect(joined).toContain(t);
+    }
   });
 });

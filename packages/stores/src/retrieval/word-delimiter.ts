@@ -146,7 +146,7 @@ export function delimiterTerms(text: string, doc: boolean): string[] {
     for (const m of wide.matchAll(EMOJI)) add(m[0].replace(/\ufe0f/g, ''));
     if (doc) for (const u of umlautSpellings(wide)) add(u);
   }
-  if (GROUPED_HINT.test(s)) for (const m of s.matchAll(GROUPED)) add(m[0].replace(/\D/g, ''));
+  if (GROUPED_HINT.test(s)) for (const m of s.matchAll(GROUPED)) add(ungrouped(m[0]));
   if (s.includes('+') || s.includes('#')) for (const m of s.matchAll(SYMBOL_NAME)) add(m[0].toLowerCase());
   return out;
 }
@@ -189,6 +189,22 @@ export function delimiterJoins(text: string): string[] {
     if (f.length <= MAX_WORD_CHARS && !out.includes(f)) out.push(f);
   }
   return out;
+}
+
+/** A number grouped by thousands (GROUPED) written without its separators (`12,400` -> `12400`). */
+function ungrouped(number: string): string {
+  return number.replace(/\D/g, '');
+}
+
+/**
+ * A text with each number grouped by thousands written joined (rule 3: `$12,400` as `$12400`,
+ * `1_000_000` as `1000000`; `12.400` and `12 400` stay), not folded; the text itself when it has
+ * none. forget's word match (util.ts) tests a text and a pattern in this form too, so what dream
+ * finds for a number, fuzzy forget with it deletes.
+ */
+export function groupedJoined(text: string): string {
+  const s = String(text);
+  return GROUPED_HINT.test(s) ? s.replace(GROUPED, ungrouped) : s;
 }
 
 /** Whether the character at `i` of a run is a digit (an ASCII one, or any \p{N}; a mark is none). */

@@ -9,7 +9,8 @@ export function wikiSearchTool(stores: Stores) {
     description:
       'Full-text search over the wiki pages of the layer and user_id (stemmed, BM25 over title and content, as dream ranks them, ' +
       'wiki pages only), optionally of one wiki_type. Returns the pages best first, each with its score, its fields ' +
-      '(title, wiki_type, tags, path for wiki_read, dates, size) and a one-line excerpt around the first query word it holds.',
+      '(title, wiki_type, tags, path for wiki_read, dates, size) and a one-line excerpt around the first query word it holds, ' +
+        'in any spelling dream matches (fetch_user_profile for fetchuserprofile, $12,400 for 12400).',
     input: () => z.object({
       query: z.string().min(1).max(4000).describe('Words to find in page titles and content'),
       wiki_type: wikiTypeInput.optional().describe('Only pages of this type'),
