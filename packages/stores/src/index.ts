@@ -179,7 +179,7 @@ export {
   type FusionWeights,
 } from './retrieval/retrieval.js';
 export { STOP_WORDS, queryTerms, buildMatch, wordTokens, foldText } from './retrieval/query.js';
-export { collapseRedundant, searchDistinct, standsIn, DISTINCT_ASK_MAX, type DistinctSearch } from './retrieval/distinct.js';
+export { collapseRedundant, comparableText, searchDistinct, standsIn, standsInAny, DISTINCT_ASK_MAX, type DistinctSearch } from './retrieval/distinct.js';
 export { fitToBudget, type BudgetSection, type FittedSections } from './retrieval/budget.js';
 export * from './scorers/index.js';
 export { useStores, STORES_OWNER, BACKUP_INTERVAL_HOURS_DEFAULT } from './kernel-binding.js';

@@ -123,6 +123,25 @@ describe('RecallCache', () => {
   });
 });
 
+describe('RecallCache distinct hits', () => {
+  // An episode whose text a fact holds whole (`key: text`), ranked below the fact: one memory, which
+  // filled two of the limit's slots. (Ranked above the fact it stays: only a hit that stands inside a
+  // better-ranked one is dropped, as dream drops it.)
+  it('answers each memory once and fills its limit when a fact holds an episode of the same text', () => {
+    for (let i = 1; i <= 6; i++) {
+      const text = `Database setting number ${i} for the reporting cluster`;
+      env.stores.facts.upsert(U, { key: `db.note${i}`, value: text, importance: 1 });
+      env.stores.episodes.add(U, { summary: text, importance: 0.05 });
+    }
+    const hits = env.stores.recall.recall(U, 'database', 4).hits;
+    expect(hits).toHaveLength(4);
+    const settings = hits.map((h) => /number (\d+)/.exec(h.text)?.[1]);
+    expect(new Set(settings).size, hits.map((h) => `${h.source} ${h.text}`).join(' | ')).toBe(4);
+    // All six, once each, when more are asked for.
+    expect(env.stores.recall.recall(U, 'database', 20).hits.map((h) => h.source)).toEqual(Array(6).fill('l4'));
+  });
+});
+
 describe('strategyOptions', () => {
   it('maps each strategy to a weighting of the one retrieval ranking; keyword ranks by text relevance alone', () => {
     expect(strategyOptions('hybrid')).toEqual({ intent: 'balanced' });

@@ -1,5 +1,6 @@
 import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
+import { searchDistinct } from './retrieval/distinct.js';
 import type { FusionWeights, Hit, Intent, Retrieval, RetrievalSource, SearchOptions } from './retrieval/retrieval.js';
 import type { Scope } from './types.js';
 import { checkScope, isoOf } from './util.js';
@@ -53,7 +54,7 @@ interface Entry {
 }
 
 /**
- * memory_recall: hybrid retrieval over L3 and L4 (balanced intent), with answers cached per scope,
+ * memory_recall: hybrid retrieval over L3 and L4 (balanced intent), each memory once (searchDistinct), with answers cached per scope,
  * query and limit for RECALL_CACHE_TTL_MS of the clock. An answer is served from the cache only
  * while the scope's write count (scope_writes, moved by triggers on every insert, update and
  * delete of its episodes and facts, by any process) and the database's restore token (replaced
@@ -97,7 +98,7 @@ export class RecallCache {
       this.entries.set(key, hit);
       return this.answer(hit, true);
     }
-    const entry: Entry = { hits: this.retrieval.search(scope, query, { limit, intent: 'balanced', sources: RECALL_SOURCES }), stamp, at: now };
+    const entry: Entry = { hits: searchDistinct(this.retrieval, scope, query, limit, { intent: 'balanced', sources: RECALL_SOURCES }), stamp, at: now };
     // Inside a transaction the answer may hold writes a rollback takes back (and the count with them): not kept.
     if (this.ctx.db.inTransaction) return this.answer(entry, false);
     this.entries.delete(key);

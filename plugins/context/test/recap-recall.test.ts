@@ -126,14 +126,20 @@ describe('memory_recall_protocol', () => {
     expect(new Set(all).size).toBe(all.length);
   });
 
-  it('expands a promoted fact to its source episode', async () => {
+  it('expands a promoted fact to its source episode once the fact says more than it; while it holds it whole, the episode is the same memory, shown once', async () => {
     s = await start();
     const st = storesOf(s);
     const ep = st.episodes.add(U, { summary: 'Quarterly taxes are filed by the accountant Maria', importance: 0.9 });
     const r0 = await s.call('memory_context_inject', {});
     expect(r0.consolidated[0].transition_id).toMatch(/^tr_\d+$/);
+    const fact = st.facts.getByEntryId(r0.consolidated[0].entry_id)!;
+    const same = await s.call('memory_recall_protocol', { query: 'quarterly taxes accountant' });
+    expect(ids(same, 'semantic')).toContain(fact.entry_id);
+    expect([...ids(same, 'semantic'), ...ids(same, 'expand'), ...ids(same, 'day')]).not.toContain(ep.id);
+    // The fact rewritten (its source kept): the episode now says something the fact does not.
+    st.facts.upsert(U, { key: fact.key, value: 'Quarterly taxes go to the accountant Jonas from April', importance: 0.9, metadata: fact.metadata });
     const r = await s.call('memory_recall_protocol', { query: 'quarterly taxes accountant' });
-    expect([...ids(r, 'semantic'), ...ids(r, 'expand')]).toEqual(expect.arrayContaining([ep.id, r0.consolidated[0].entry_id]));
+    expect([...ids(r, 'semantic'), ...ids(r, 'expand')]).toEqual(expect.arrayContaining([ep.id, fact.entry_id]));
   });
 
   it('expands a wiki hit to its linked pages and a graph hit to its neighbours', async () => {

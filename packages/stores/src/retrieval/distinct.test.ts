@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collapseRedundant, DISTINCT_ASK_MAX, searchDistinct, type DistinctSearch } from './distinct.js';
+import { collapseRedundant, comparableText, DISTINCT_ASK_MAX, searchDistinct, standsInAny, type DistinctSearch } from './distinct.js';
 import type { Hit, SearchOptions } from './retrieval.js';
 
 /** collapseRedundant: a hit whose whole text stands inside a better-ranked hit is dropped. */
@@ -146,5 +146,27 @@ describe('searchDistinct', () => {
     expect(ids(out)).toEqual(['fact_12', ...Array.from({ length: 9 }, (_, i) => `fact_${i + 1}`)]);
     for (const o of r.asked) expect(o).toMatchObject({ intent: 'core', sources: ['l4', 'graph'], wiki_type: 'work_notes', weights });
     expect(limits(r)).toEqual([12, 24]);
+  });
+});
+
+describe('standsInAny', () => {
+  const shown = ['Postgres is related to the event store, we said', 'db.note1: Database setting 1'].map(comparableText);
+  it("is collapseRedundant's test against texts shown before: whole words, case, space and NFC aside", () => {
+    expect(standsInAny(shown, comparableText('postgres is related to the  EVENT store'))).toBe(true);
+    expect(standsInAny(shown, comparableText('DB.note1:\tdatabase setting 1'))).toBe(true);
+    expect(standsInAny(shown, comparableText('db.note1: Database setting 10'))).toBe(false);
+    expect(standsInAny(shown, comparableText('gres is related'))).toBe(false);
+    expect(standsInAny(shown, comparableText('caf\u00e9'))).toBe(false);
+    expect(standsInAny([comparableText('Meet at the Caf\u00e9')], comparableText('cafe\u0301'))).toBe(true);
+  });
+  it('finds nothing in an empty list, and an empty text stands in nothing', () => {
+    expect(standsInAny([], comparableText('anything'))).toBe(false);
+    expect(standsInAny(shown, comparableText('  '))).toBe(false);
+  });
+  it('agrees with collapseRedundant on the same texts', () => {
+    const texts = ['the ferry to the island', 'ferry to the island', 'weather report', 'the cat', 'the caterpillar', 'report'];
+    const kept: string[] = [];
+    for (const t of texts) if (!standsInAny(kept, comparableText(t))) kept.push(comparableText(t));
+    expect(kept).toEqual(collapseRedundant(texts.map((t, i) => hit(`h${i}`, t))).map((h) => comparableText(h.text)));
   });
 });

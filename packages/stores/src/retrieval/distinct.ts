@@ -59,6 +59,20 @@ export function collapseRedundant(hits: readonly Hit[], limit = Infinity): Hit[]
   return kept;
 }
 
+/** A text as collapseRedundant compares it: NFC, lower case, white space runs as one space, trimmed. */
+export function comparableText(s: string): string {
+  return normal(s);
+}
+
+/**
+ * collapseRedundant's test outside a search, for listings made of several blocks (the recall
+ * protocol's axes): whether `t` (a comparableText) stands, as whole words, inside one of `shown`
+ * (comparableTexts), so the memory it is is already shown. An empty text stands in none.
+ */
+export function standsInAny(shown: readonly string[], t: string): boolean {
+  return t !== '' && shown.some((k) => k.length >= t.length && k.includes(t) && standsIn(k, t));
+}
+
 /** What searchDistinct needs of Retrieval. */
 export interface DistinctSearch {
   search(scope: Scope, query: string, opts: SearchOptions): Hit[];

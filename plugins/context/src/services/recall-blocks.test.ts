@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Storage, systemClock } from '@memory-service/kernel';
 import { Stores, storesMigrations, type Hit } from '@memory-service/stores';
-import { Seen, semanticBlock, semanticHits } from './recall-blocks.js';
+import { dayBlock, Seen, semanticBlock, semanticHits } from './recall-blocks.js';
 import { SmartContextBuilder } from './smart-context.js';
 
 const scope = { layer: 'user' as const, user_id: 'default' };
@@ -65,6 +65,47 @@ describe('SmartContextBuilder relevant', () => {
       expect(relevant).toHaveLength(12);
       expect(new Set(relevant.map(keyOf)).size).toBe(12);
       for (const line of relevant) expect(line).not.toMatch(/(db\.note\d+): \1:/);
+    });
+  });
+});
+
+describe('Seen', () => {
+  const item = (source: string, id: string, text: string) => ({ source, id, text });
+  it('leaves out a record shown before, and a memory whose whole text stands in one shown before', () => {
+    const seen = new Seen();
+    expect(seen.keep([item('graph', 'node_1', 'fact: db.cache: Redis caches the sessions.'), item('l3', 'ep_1', 'The ferry leaves at eight, we said')])).toHaveLength(2);
+    const later = seen.keep([
+      item('graph', 'node_1', 'anything'),
+      item('l4', 'fact_1', 'DB.cache:  Redis caches the sessions.'),
+      item('l3', 'ep_2', 'the ferry leaves at eight'),
+      item('l4', 'fact_2', 'db.cache: Redis caches the sessions and the carts.'),
+      item('l3', 'ep_3', 'ferry leaves at eighty'),
+    ]);
+    expect(later.map((i) => i.id)).toEqual(['fact_2', 'ep_3']);
+    // Kept items count too: a later copy of one is left out.
+    expect(seen.keep([item('l3', 'ep_4', 'redis caches the sessions and the carts')])).toEqual([]);
+  });
+
+  it('compares by text only records whose text is a whole memory (episodes, facts, nodes)', () => {
+    const seen = new Seen();
+    seen.keep([item('session', 'sess_1', 'closed 2026-01-01: Deploy | topics: deploy'), item('l4', 'fact_1', 'deploy: blue green')]);
+    // A wiki page's day line is its title only, a timeline event is not a copy of a memory: kept. An
+    // episode whose whole text stands in the fact is left out, as dream leaves it out.
+    const kept = seen.keep([item('wiki', 'wiki_1', 'Deploy'), item('timeline', 'evt_1', 'deploy: blue green'), item('l3', 'ep_1', 'Deploy')]);
+    expect(kept.map((i) => i.id)).toEqual(['wiki_1', 'evt_1']);
+  });
+});
+
+describe('dayBlock after semanticBlock', () => {
+  it("leaves out the day's newest facts whose graph nodes the semantic block showed, keeping the counts", async () => {
+    await withRemembered((stores) => {
+      const seen = new Seen();
+      const nodes = stores.graph.nodes(scope).filter((n) => /db\.note1[012]:/.test(n.content));
+      expect(nodes).toHaveLength(3);
+      semanticBlock(nodes.map((n) => hit('graph', n.node_id, n.content, 'fact')), seen);
+      const day = dayBlock(stores, scope, seen);
+      expect(day.items).toEqual([]);
+      expect(day.lead).toMatch(/^12 facts, 0 episodes/);
     });
   });
 });

@@ -1,5 +1,5 @@
 import { isBlank } from '@memory-service/kernel';
-import { DISCLOSURE_MATCH_SCORE, DREAM_MARKER_TAG, fitToBudget, recentWindow, searchDistinct, type Hit, type Scope, type Stores } from '@memory-service/stores';
+import { comparableText, DISCLOSURE_MATCH_SCORE, DREAM_MARKER_TAG, fitToBudget, recentWindow, searchDistinct, standsInAny, type Hit, type Scope, type Stores } from '@memory-service/stores';
 import { excerpt, titledText } from './text.js';
 
 /** Dream markers listed at most (newest first). */
@@ -48,11 +48,34 @@ export interface Rendered {
 
 const key = (i: { source: string; id: string }) => `${i.source}:${i.id}`;
 
-/** Items not yet shown (by source and id), marking them shown. */
+/**
+ * The stores whose item text is a whole memory (an episode's summary, a fact's `key: value`, a node's
+ * content, with a title before it at most): the ones compared by text. A day block's wiki item is
+ * only a page's title, a session's or a timeline event's text is not a memory another store copies.
+ */
+const TEXT_SOURCES: ReadonlySet<string> = new Set(['l3', 'l4', 'graph']);
+
+/**
+ * Items not yet shown, marking them shown: by source and id, and for a memory (TEXT_SOURCES) by text
+ * as collapseRedundant compares hits (its whole text standing, as whole words, in one shown before),
+ * so a remembered fact whose graph node an earlier block showed (the same `key: value`) is not
+ * shown again, nor an auto-save's episode after its fact.
+ */
 export class Seen {
   private readonly keys = new Set<string>();
+  private readonly texts: string[] = [];
   keep(items: BlockItem[]): BlockItem[] {
-    return items.filter((i) => (this.keys.has(key(i)) ? false : (this.keys.add(key(i)), true)));
+    return items.filter((i) => {
+      const k = key(i);
+      if (this.keys.has(k)) return false;
+      if (TEXT_SOURCES.has(i.source)) {
+        const t = comparableText(i.text);
+        if (standsInAny(this.texts, t)) return false;
+        this.texts.push(t);
+      }
+      this.keys.add(k);
+      return true;
+    });
   }
 }
 

@@ -31,7 +31,8 @@ export function memoryRecallProtocolTool(stores: Stores) {
       `the open one), semantic (dream's hybrid retrieval for the query, ${SEMANTIC_LIMIT} distinct memories as dream answers them), expand (what lies around those hits: the ` +
       'episodes just before and after, the episode a fact was promoted from, linked wiki pages, graph neighbours; ' +
       `${EXPAND_MAX} at most), day (today's activity: counts and the newest facts, episodes, wiki pages, timeline events). An empty ` +
-      'query runs only markers and day; a query runs all five. A record appears once, in the first axis that finds it. Enabled ' +
+      'query runs only markers and day; a query runs all five. A record appears once, in the first axis that finds it, and so does a memory: ' +
+      'an episode, fact or graph node whose whole text stands in one shown before (a fact whose node semantic showed) is left out. Enabled ' +
       `disclosure rules (memory_disclose) whose keywords the query holds come first, as a triggered block with score ${DISCLOSURE_MATCH_SCORE}. ` +
       'Blocks with nothing are left out; the blocks are cut to the budget in order. Returns query, axes (those run), text (Markdown), ' +
       'blocks (kind, title, text, score, items, truncated), estimated_tokens, truncated. Read-only: unlike dream it records no ' +

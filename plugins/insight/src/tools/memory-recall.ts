@@ -9,7 +9,7 @@ export function memoryRecallTool(stores: Stores) {
     title: 'Recall episodes and facts (cached)',
     description:
       'Recall the episodes (L3) and core facts (L4) of the layer and user_id that best match query, ranked as dream ranks them ' +
-      `(balanced). Answers are cached per layer, user_id, query and limit for ${RECALL_CACHE_TTL_MS / 1000} s, and dropped at once by any write ` +
+      `(balanced), each memory once as dream answers it (a hit whose text stands whole in a better-ranked one is left out). Answers are cached per layer, user_id, query and limit for ${RECALL_CACHE_TTL_MS / 1000} s, and dropped at once by any write ` +
       'to the episodes or facts of that layer and user_id or by a memory_backup restore, so a repeated recall is cheap and never stale. Returns hits (source, id, score, ' +
       `title, text, explain), count, cached (true when served from the cache), computed_at and expires_at. limit default ${RECALL_DEFAULT_LIMIT}, ` +
       `at most ${RECALL_MAX_LIMIT}. A read: it records no access counts and no recall telemetry. A blank query is an error naming query.`,

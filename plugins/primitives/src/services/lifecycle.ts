@@ -1,5 +1,5 @@
 import { callTap, isBlank, shownValue, type Config, type EventContext, type Hooks, type InjectBlock, type Logger } from '@memory-service/kernel';
-import { derivedNodeIds, fitToBudget, recentWindow, scoreImportance, SESSION_SUMMARY_TAG, type Episode, type Scope, type Session, type Stores } from '@memory-service/stores';
+import { derivedNodeIds, fitToBudget, recentWindow, scoreImportance, searchDistinct, SESSION_SUMMARY_TAG, type Episode, type Scope, type Session, type Stores } from '@memory-service/stores';
 import { excerpt, type Action } from '../common.js';
 import { freeFactKey } from './thinker.js';
 
@@ -64,7 +64,8 @@ export class LifecycleHandlers {
     const budget = budgetOf(e.payload, this.stores.config.tokenBudget);
     const session = await this.stores.transactionWhenFree(() => this.stores.sessions.current(scope) ?? this.stores.sessions.start(scope), e);
     const blocks: InjectBlock[] = [];
-    const relevant = !isBlank(text) ? this.stores.retrieval.search(scope, text, { limit: 5 }) : [];
+    // Each memory once, as dream answers them (a remembered fact and its graph node are one hit).
+    const relevant = !isBlank(text) ? searchDistinct(this.stores.retrieval, scope, text, 5) : [];
     if (relevant.length) {
       blocks.push({ source: 'retrieval', title: 'Relevant', text: relevant.map((h) => `- [${h.source}] ${excerpt(h.text, 300)}`).join('\n') });
     }
@@ -277,7 +278,7 @@ export class LifecycleHandlers {
   /** Rehydrate candidates for a query after the caller compressed its context. */
   postContextCompression(e: EventContext) {
     const query = str(e.payload.query);
-    const hits = !isBlank(query) ? this.stores.retrieval.search(this.scope(e), query, { limit: 10 }) : [];
+    const hits = !isBlank(query) ? searchDistinct(this.stores.retrieval, this.scope(e), query, 10) : [];
     return { query, candidates: hits.map((h) => ({ source: h.source, id: h.id, score: h.score, excerpt: excerpt(h.text) })) };
   }
 

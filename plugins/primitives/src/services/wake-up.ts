@@ -1,11 +1,14 @@
 import { isBlank } from '@memory-service/kernel';
-import { fitToBudget, type BudgetSection, type Scope, type Stores } from '@memory-service/stores';
+import { fitToBudget, searchDistinct, type BudgetSection, type Scope, type Stores } from '@memory-service/stores';
 import { excerpt } from '../common.js';
 
 export interface WakeUpInput extends Scope {
   budget: number;
   query?: string;
 }
+
+/** Distinct hits the query section lists at most. */
+export const WAKE_UP_QUERY_HITS = 5;
 
 /** Facts whose key starts with one of these are pending work. */
 export const PENDING_KEY_PREFIXES = ['todo', 'task', 'pending'];
@@ -29,7 +32,8 @@ export class WakeUp {
       sections.push({ key: 'last_session', title: `Last session (ended ${last.ended})`, text: `${last.summary ?? ''}${topics}${changes}` });
     }
     if (input.query !== undefined && !isBlank(input.query)) {
-      const hits = this.stores.retrieval.search(scope, input.query, { limit: 5 });
+      // Each memory once (a remembered fact and its graph node are one): 5 distinct hits.
+      const hits = searchDistinct(this.stores.retrieval, scope, input.query, WAKE_UP_QUERY_HITS);
       if (hits.length) sections.push({ key: 'query', title: `About "${excerpt(input.query, 60)}"`, text: hits.map((h) => `- [${h.source}] ${excerpt(h.text, 300)}`).join('\n') });
     }
     const facts = this.stores.facts.list(scope, { limit: 10, orderBy: 'importance' });

@@ -7,9 +7,9 @@ export function memoryHookTool(kernel: Kernel) {
     title: 'Fire a lifecycle event',
     description:
       `Fire one lifecycle event into the hook dispatcher (the same one as POST /api/hooks/<event>). Events: ${LIFECYCLE_EVENTS.join(', ')}. ` +
-      'session_started {text?, budget?} returns the critical inject block; session_ended {summary, topics?: string[], state_deltas?: object or list} saves the summary as an episode and closes the session; ' +
+      'session_started {text?, budget?} returns the critical inject block (its Relevant block: 5 distinct memories for text); session_ended {summary, topics?: string[], state_deltas?: object or list} saves the summary as an episode and closes the session; ' +
       'new_message / auto_save_candidate {text} auto-save by importance (>= 0.5 to L3 and the graph, >= 0.8 also to L4); the same text saved in the last 10 minutes answers already_saved with its ids and is not saved again; ' +
-      'post_context_compression {query} returns rehydrate candidates; context_threshold and memory_pressure return advice. ' +
+      'post_context_compression {query} returns 10 distinct rehydrate candidates; context_threshold and memory_pressure return advice. ' +
       'An unknown event is a ValueError. Returns every handler\'s result keyed by plugin name.',
     input: () => z.object({
       // Any string: the dispatcher answers every name it does not know, as over HTTP, with a ValueError.

@@ -9,7 +9,7 @@ export function wakeUpTool(wakeUp: WakeUp) {
     description:
       'Call at the start of a session to get a brief of what you remember: the last closed session, the most important ' +
       'core facts, pending work (todo facts and scratchpad notes), recent buffer items and the latest timeline events, plus ' +
-      'memories about an optional query, in Markdown within a token budget (default 2000).',
+      'up to 5 distinct memories about an optional query (each once: a remembered fact and its graph node are one), in Markdown within a token budget (default 2000).',
     input: () => z.object({
       budget: z.number().int().min(100).max(100_000).default(2000).describe('Token budget of the brief'),
       query: z.string().max(2000).optional().describe('Optional topic to recall memories about'),
