@@ -1,13 +1,11 @@
-import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { MemoryError } from './errors.js';
-import { createKernel, type Kernel } from './kernel.js';
-import { silentLogger } from './logger.js';
 import { defineTool } from './tools.js';
-import { kernelScratch, otherConnections, plugin } from './kernel.fixture.js';
+import { kernelScratch, notesBesideOther, otherConnections } from './kernel.fixture.js';
 
-const { scratchpad, tmp, cleanup } = kernelScratch('ms-tx-when-free-');
+const scratch = kernelScratch('ms-tx-when-free-');
+const { cleanup } = scratch;
 const others = otherConnections();
 afterEach(async () => {
   others.closeAll();
@@ -21,73 +19,48 @@ afterEach(async () => {
  * `sync_later` (`transaction: false`) asks for its transaction synchronously. Another connection on
  * its memory.db stands for another process's.
  */
-async function setup(opts: { closeWaitMs?: number } = {}): Promise<{ k: Kernel; other: Database.Database; rows: () => string[] }> {
-  const k = await createKernel({
-    dataDir: tmp(),
-    logger: silentLogger(),
+function setup(opts: { closeWaitMs?: number } = {}) {
+  return notesBesideOther(scratch, others, {
+    name: 'p-later',
     closeWaitMs: opts.closeWaitMs,
-    plugins: [
-      plugin({
-        name: 'p-later',
-        migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE tst_notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
-        setup(ctx) {
-          const insert = (text: string) => ctx.db.prepare('INSERT INTO tst_notes (body) VALUES (?)').run(text);
-          ctx.tools.register(
-            defineTool({
-              name: 'note',
-              title: 'note',
-              description: 'note',
-              input: z.object({ text: z.string() }),
-              annotations: { readOnlyHint: false },
-              handler: (a: { text: string }) => {
-                insert(a.text);
-                return { text: a.text };
-              },
-            }),
-          );
-          ctx.tools.register(
-            defineTool({
-              name: 'later',
-              title: 'later',
-              description: 'later',
-              input: z.object({ text: z.string(), delay: z.number().default(0), fail: z.boolean().default(false) }),
-              annotations: { readOnlyHint: false },
-              transaction: false,
-              handler: async (a: { text: string; delay: number; fail: boolean }, call) => {
-                if (a.delay) await new Promise((resolve) => setTimeout(resolve, a.delay));
-                let inner: Promise<number> | undefined;
-                await ctx.storage.transactionWhenFree(() => {
-                  insert(a.text);
-                  // Already in a transaction: a savepoint, at once (a nested BEGIN would throw).
-                  inner = ctx.storage.transactionWhenFree(() => {
-                    insert(`${a.text}+`);
-                    return ctx.db.inTransaction ? 1 : 0;
-                  }, call);
-                  if (a.fail) throw new Error('refused after writing');
-                }, call);
-                return { text: a.text, nested: await inner };
-              },
-            }),
-          );
-          ctx.tools.register(
-            defineTool({
-              name: 'sync_later',
-              title: 'sync_later',
-              description: 'sync_later',
-              input: z.object({ text: z.string() }),
-              annotations: { readOnlyHint: false },
-              transaction: false,
-              handler: (a: { text: string }, call) => ctx.storage.transactionWhenFree(() => insert(a.text), call).then(() => ({ text: a.text })),
-            }),
-          );
-        },
-      }),
-    ],
+    more(ctx, insert) {
+      ctx.tools.register(
+        defineTool({
+          name: 'later',
+          title: 'later',
+          description: 'later',
+          input: z.object({ text: z.string(), delay: z.number().default(0), fail: z.boolean().default(false) }),
+          annotations: { readOnlyHint: false },
+          transaction: false,
+          handler: async (a: { text: string; delay: number; fail: boolean }, call) => {
+            if (a.delay) await new Promise((resolve) => setTimeout(resolve, a.delay));
+            let inner: Promise<number> | undefined;
+            await ctx.storage.transactionWhenFree(() => {
+              insert(a.text);
+              // Already in a transaction: a savepoint, at once (a nested BEGIN would throw).
+              inner = ctx.storage.transactionWhenFree(() => {
+                insert(`${a.text}+`);
+                return ctx.db.inTransaction ? 1 : 0;
+              }, call);
+              if (a.fail) throw new Error('refused after writing');
+            }, call);
+            return { text: a.text, nested: await inner };
+          },
+        }),
+      );
+      ctx.tools.register(
+        defineTool({
+          name: 'sync_later',
+          title: 'sync_later',
+          description: 'sync_later',
+          input: z.object({ text: z.string() }),
+          annotations: { readOnlyHint: false },
+          transaction: false,
+          handler: (a: { text: string }, call) => ctx.storage.transactionWhenFree(() => insert(a.text), call).then(() => ({ text: a.text })),
+        }),
+      );
+    },
   });
-  scratchpad.kernel(k);
-  const other = others.open(k.dataDir);
-  const rows = () => k.storage.db.prepare('SELECT body FROM tst_notes ORDER BY id').pluck().all() as string[];
-  return { k, other, rows };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,16 +1,14 @@
 import path from 'node:path';
-import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { MemoryError } from './errors.js';
-import { createKernel, type Kernel } from './kernel.js';
-import { silentLogger } from './logger.js';
 import { defineTool } from './tools.js';
-import { kernelScratch, otherConnections, plugin } from './kernel.fixture.js';
+import { kernelScratch, notesBesideOther, otherConnections } from './kernel.fixture.js';
 import { LockTaken } from './sql-transaction.js';
 import { WriteQueue } from './write-queue.js';
 
-const { scratchpad, tmp, cleanup } = kernelScratch('ms-write-queue-');
+const scratch = kernelScratch('ms-write-queue-');
+const { cleanup } = scratch;
 const others = otherConnections();
 afterEach(async () => {
   others.closeAll();
@@ -21,47 +19,23 @@ afterEach(async () => {
  * A ready kernel with a write tool `note` (it inserts its text, in the call's transaction) and a
  * read-only `count`, and another connection on its memory.db, as another process's.
  */
-async function setup(opts: { closeWaitMs?: number } = {}): Promise<{ k: Kernel; other: Database.Database; rows: () => string[] }> {
-  const k = await createKernel({
-    dataDir: tmp(),
-    logger: silentLogger(),
+function setup(opts: { closeWaitMs?: number } = {}) {
+  return notesBesideOther(scratch, others, {
+    name: 'p-write',
     closeWaitMs: opts.closeWaitMs,
-    plugins: [
-      plugin({
-        name: 'p-write',
-        migrations: [{ id: 1, name: 'notes', up: (db) => db.exec('CREATE TABLE tst_notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)') }],
-        setup(ctx) {
-          ctx.tools.register(
-            defineTool({
-              name: 'note',
-              title: 'note',
-              description: 'note',
-              input: z.object({ text: z.string() }),
-              annotations: { readOnlyHint: false },
-              handler: (a: { text: string }) => {
-                ctx.db.prepare('INSERT INTO tst_notes (body) VALUES (?)').run(a.text);
-                return { text: a.text };
-              },
-            }),
-          );
-          ctx.tools.register(
-            defineTool({
-              name: 'count',
-              title: 'count',
-              description: 'count',
-              input: z.object({}),
-              annotations: { readOnlyHint: true },
-              handler: () => ({ n: (ctx.db.prepare('SELECT count(*) AS n FROM tst_notes').get() as { n: number }).n }),
-            }),
-          );
-        },
-      }),
-    ],
+    more(ctx) {
+      ctx.tools.register(
+        defineTool({
+          name: 'count',
+          title: 'count',
+          description: 'count',
+          input: z.object({}),
+          annotations: { readOnlyHint: true },
+          handler: () => ({ n: (ctx.db.prepare('SELECT count(*) AS n FROM tst_notes').get() as { n: number }).n }),
+        }),
+      );
+    },
   });
-  scratchpad.kernel(k);
-  const other = others.open(k.dataDir);
-  const rows = () => (k.storage.db.prepare('SELECT body FROM tst_notes ORDER BY id').pluck().all() as string[]);
-  return { k, other, rows };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
