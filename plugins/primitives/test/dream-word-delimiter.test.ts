@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import { dreamIds, ManualClock, start, type TestServer } from './helpers.js';
+import { dreamIds, thinkApart, type TestServer } from './helpers.js';
 
 /**
  * dream finds an identifier, a number with a unit, an emoji, C++ and a name that is also a stop
@@ -10,9 +10,6 @@ let s: TestServer;
 afterEach(async () => {
   await s?.close();
 });
-
-/** Past the window in which think indexes the previous thought as an episode's neighbouring context. */
-const HOUR = 3600_000;
 
 const MEMORIES = [
   'The retry logic lives in fetchUserProfile, next to the cache.',
@@ -28,15 +25,9 @@ const MEMORIES = [
 
 /** Each memory's ids (episode, fact, nodes: what think wrote besides the L1 turn), in MEMORIES' order. */
 async function thinkAll(): Promise<string[][]> {
-  const clock = new ManualClock();
-  s = await start({ clock });
-  const ids: string[][] = [];
-  for (const text of MEMORIES) {
-    const r = await s.call('think', { text, layer: 'user' });
-    ids.push(r.actions.filter((a: { store: string }) => a.store !== 'l1').map((a: { id: string }) => a.id));
-    clock.advance(HOUR);
-  }
-  return ids;
+  const { s: server, results } = await thinkApart(MEMORIES);
+  s = server;
+  return results.map((r) => r.actions.filter((a: { store: string }) => a.store !== 'l1').map((a: { id: string }) => a.id));
 }
 
 it('dream finds each memory first by its other spelling', async () => {

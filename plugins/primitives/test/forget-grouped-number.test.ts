@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import { count, dreamIds, ManualClock, start, type TestServer } from './helpers.js';
+import { count, dreamIds, thinkApart, type TestServer } from './helpers.js';
 
 /**
  * dream indexes a number grouped by thousands also joined ("$12,400" is found by "12400"; stores
@@ -11,16 +11,8 @@ afterEach(async () => {
   await s?.close();
 });
 
-/** Past the window in which think indexes the previous thought as an episode's neighbouring context. */
-const HOUR = 3600_000;
-
 async function thinkAll(texts: string[]): Promise<void> {
-  const clock = new ManualClock();
-  s = await start({ clock });
-  for (const text of texts) {
-    await s.call('think', { text, layer: 'user' });
-    clock.advance(HOUR);
-  }
+  ({ s } = await thinkApart(texts));
 }
 
 // Regression guard, fixed: dream "12400" found "Our AWS bill was $12,400 in October.", and forget fuzzy "12400" deleted nothing.

@@ -1,5 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import { count, dreamIds, ManualClock, start, type TestServer } from './helpers.js';
+import { count, dreamIds, thinkApart, type TestServer } from './helpers.js';
 
 /**
  * dream indexes a hyphenated word also joined up ("e-mail" is found by "email"): what dream finds
@@ -10,16 +10,8 @@ afterEach(async () => {
   await s?.close();
 });
 
-/** Past the window in which think indexes the previous thought as an episode's neighbouring context. */
-const HOUR = 3600_000;
-
 async function thinkAll(texts: string[]): Promise<void> {
-  const clock = new ManualClock();
-  s = await start({ clock });
-  for (const text of texts) {
-    await s.call('think', { text, layer: 'user' });
-    clock.advance(HOUR);
-  }
+  ({ s } = await thinkApart(texts));
 }
 
 // Regression guard, fixed: dream "email" found "My private e-mail address ...", and forget fuzzy "email" deleted nothing.

@@ -70,6 +70,24 @@ export function actionsIn(result: { actions: Action[] }, store: string): Action[
   return result.actions.filter((a) => a.store === store);
 }
 
+/** Past the window in which think indexes the previous thought as an episode's neighbouring context. */
+const NEIGHBOUR_GAP_MS = 3600_000;
+
+/**
+ * A server on a manual clock, with `texts` thought in the user layer in order, the clock moved an
+ * hour after each (so no thought is another's neighbouring context); with each think's answer.
+ */
+export async function thinkApart(texts: readonly string[]): Promise<{ s: TestServer; results: any[] }> {
+  const clock = new ManualClock();
+  const s = await start({ clock });
+  const results: any[] = [];
+  for (const text of texts) {
+    results.push(await s.call('think', { text, layer: 'user' }));
+    clock.advance(NEIGHBOUR_GAP_MS);
+  }
+  return { s, results };
+}
+
 /** Hit ids of a dream call. */
 export async function dreamIds(s: TestServer, args: Record<string, unknown>): Promise<string[]> {
   const r = await s.call('dream', { ...args, hits: true });
