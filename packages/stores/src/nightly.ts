@@ -17,8 +17,8 @@ import { PeriodicCheck } from './ops/periodic.js';
  *    promotion revertible (memory_proposals revert_transition).
  * 2. dream_buffer: trims the scope's dream telemetry (recall_events) to retrieval.recall_events_keep,
  *    as every dream already does in chunks (memory_cleanup's dream_buffer task); no memory is touched.
- * 3. index_refresh: brings the retrieval indexes up to date with the writes above (what the idle
- *    rebuild does once writes pause), so the morning's first search does not do it.
+ * 3. index_refresh: brings the retrieval indexes up to date with the writes above, rebuilding in
+ *    slices as the idle rebuild does once writes pause, so the morning's first search does not do it.
  * 4. skill_promotion: dream_skill episodes created since the run before and not yet promoted become
  *    skill pages (SkillStore.promoteEpisodes); an episode refused (a page over 4 KB) is counted.
  * 5. reflection: the daily reflection (ReflectionStore.write over NIGHTLY_REFLECTION_HOURS);
