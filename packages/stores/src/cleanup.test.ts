@@ -35,7 +35,7 @@ function seed(scope = U) {
 }
 
 describe('Cleanup', () => {
-  it('a dry run reports what each task would remove and changes nothing in the database or on disk', () => {
+  it('a dry run reports what each task would remove and changes nothing in the database or on disk', async () => {
     seed();
     for (let i = 0; i < 5; i++) env.db.prepare("INSERT INTO recall_events (layer, user_id, query, intent, result_count, ms, created) VALUES ('user', 'default', ?, 'balanced', 0, 1, ?)").run(`q${i}`, env.stores.ctx.iso());
     fs.mkdirSync(path.join(env.dir, 'backups'));
@@ -47,7 +47,7 @@ describe('Cleanup', () => {
     env.clock.advance(100 * DAY);
     env.stores.facts.upsert(U, { key: 'fresh', value: 'new' });
     const before = snapshot();
-    const r = env.stores.cleanup.run(U, { dryRun: true, backupsKeep: 2 });
+    const r = await env.stores.cleanup.run(U, { dryRun: true, backupsKeep: 2 });
     expect(snapshot()).toBe(before);
     expect(r.dry_run).toBe(true);
     expect(r.dedup_core).toEqual({ groups: 1, removed: 2, removed_nodes: 0, archived: 0, removed_keys: ['colour again', 'color'] });
@@ -59,12 +59,12 @@ describe('Cleanup', () => {
     expect(r.compaction?.vacuum).toBe('none');
   });
 
-  it('applied, archives and removes the duplicates and trims, each task as its dry run said', () => {
+  it('applied, archives and removes the duplicates and trims, each task as its dry run said', async () => {
     seed();
     seed(U2);
     for (let i = 0; i < 5; i++) env.stores.recallEvents.record(U, { query: `q${i}`, intent: 'balanced', result_count: 0, ms: 1 });
-    const dry = env.stores.cleanup.run(U, { dryRun: true, tasks: ['dedup_core', 'compress_episodes', 'dream_buffer'] });
-    const r = env.stores.cleanup.run(U, { dryRun: false, tasks: ['dedup_core', 'compress_episodes', 'dream_buffer'] });
+    const dry = await env.stores.cleanup.run(U, { dryRun: true, tasks: ['dedup_core', 'compress_episodes', 'dream_buffer'] });
+    const r = await env.stores.cleanup.run(U, { dryRun: false, tasks: ['dedup_core', 'compress_episodes', 'dream_buffer'] });
     expect(r.dedup_core?.removed).toBe(dry.dedup_core?.removed);
     expect(r.dedup_core?.archived).toBe(2);
     expect(env.stores.facts.holding(U, 'blue').map((f) => f.key)).toEqual(['favourite colour']);
@@ -78,11 +78,11 @@ describe('Cleanup', () => {
     expect(env.stores.facts.holding(U2, 'blue')).toHaveLength(3);
     expect(env.stores.episodes.count(U2)).toBe(3);
     // A second run finds nothing more.
-    const again = env.stores.cleanup.run(U, { dryRun: false, tasks: ['dedup_core', 'compress_episodes'] });
+    const again = await env.stores.cleanup.run(U, { dryRun: false, tasks: ['dedup_core', 'compress_episodes'] });
     expect([again.dedup_core?.removed, again.compress_episodes?.removed]).toEqual([0, 0]);
   });
 
-  it('dedup_core removes the graph nodes made from a removed fact, archived, unless a remaining record names them', () => {
+  it('dedup_core removes the graph nodes made from a removed fact, archived, unless a remaining record names them', async () => {
     const s = env.stores;
     s.rememberer.remember(U, { key: 'editor', value: 'uses neovim daily', importance: 0.5 });
     const kept = s.rememberer.remember(U, { key: 'tool_pref', value: 'uses neovim daily', importance: 0.8 });
@@ -91,10 +91,10 @@ describe('Cleanup', () => {
     s.episodes.add(U, { summary: 'uses neovim daily', meta: { derived_nodes: [shared.node_id] } });
     s.facts.upsert(U, { key: 'auto:neovim', value: 'uses neovim daily', importance: 0.3, metadata: { derived_nodes: [shared.node_id] } });
     const editorNode = derivedNodeIds(s.facts.get(U, 'editor')!.metadata)[0]!;
-    const dry = s.cleanup.run(U, { dryRun: true, tasks: ['dedup_core'] });
+    const dry = await s.cleanup.run(U, { dryRun: true, tasks: ['dedup_core'] });
     expect(dry.dedup_core).toEqual({ groups: 1, removed: 2, removed_nodes: 1, archived: 0, removed_keys: ['editor', 'auto:neovim'] });
     expect(s.graph.getNode(U, editorNode)).not.toBeNull();
-    const r = s.cleanup.run(U, { dryRun: false, tasks: ['dedup_core'] });
+    const r = await s.cleanup.run(U, { dryRun: false, tasks: ['dedup_core'] });
     expect(r.dedup_core).toEqual({ ...dry.dedup_core, archived: 3 });
     expect(s.graph.nodes(U).map((n) => n.node_id).sort()).toEqual([kept.node_id, shared.node_id].sort());
     const archived = s.shadowBin.list(U).filter((e) => e.origin_store === 'graph');
@@ -104,19 +104,19 @@ describe('Cleanup', () => {
     expect(s.graph.getNode(U, editorNode)?.content).toBe('editor: uses neovim daily');
   });
 
-  it('dream_buffer counts the dreams still queued in a dry run too: it reports what the applied run removes', () => {
+  it('dream_buffer counts the dreams still queued in a dry run too: it reports what the applied run removes', async () => {
     env.close();
     // A bound above one trim step, so the rows the writes leave past it are the task's to remove.
     env = makeEnv({ recallEventsKeep: 20 });
     for (let i = 0; i < 22; i++) env.stores.defer(() => env.stores.recallEvents.record(U, { query: `q${i}`, intent: 'balanced', result_count: 0, ms: 1 }));
-    const dry = env.stores.cleanup.run(U, { dryRun: true, tasks: ['dream_buffer'] });
+    const dry = await env.stores.cleanup.run(U, { dryRun: true, tasks: ['dream_buffer'] });
     expect(dry.dream_buffer).toEqual({ rows: 21, keep: 20, removed: 1 });
-    const applied = env.stores.cleanup.run(U, { dryRun: false, tasks: ['dream_buffer'] });
+    const applied = await env.stores.cleanup.run(U, { dryRun: false, tasks: ['dream_buffer'] });
     expect(applied.dream_buffer).toEqual(dry.dream_buffer);
     expect(env.stores.recallEvents.count(U)).toBe(20);
   });
 
-  it('trims audit rows past the retention and backups past the count; compaction vacuums free pages', () => {
+  it('trims audit rows past the retention and backups past the count; compaction vacuums free pages', async () => {
     env.stores.facts.upsert(U, { key: 'old', value: 'x'.repeat(20_000) });
     env.stores.facts.upsert(A, { key: 'agent', value: 'kept' });
     env.clock.advance(10 * DAY);
@@ -128,7 +128,7 @@ describe('Cleanup', () => {
       fs.writeFileSync(f, 'x');
       fs.utimesSync(f, 1000 + i, 1000 + i);
     }
-    const r = env.stores.cleanup.run(U, { dryRun: false, tasks: ['audit', 'backups', 'compaction'], auditRetentionDays: 5, backupsKeep: 1 });
+    const r = await env.stores.cleanup.run(U, { dryRun: false, tasks: ['audit', 'backups', 'compaction'], auditRetentionDays: 5, backupsKeep: 1 });
     expect(r.audit?.removed).toBe(1);
     expect(env.db.prepare("SELECT COUNT(*) FROM audit_log WHERE layer = 'user' AND ts < ?").pluck(true).get(r.audit?.cutoff)).toBe(0);
     expect(env.db.prepare("SELECT COUNT(*) FROM audit_log WHERE layer = 'agent'").pluck(true).get()).toBe(1);
@@ -142,7 +142,7 @@ describe('Cleanup', () => {
     expect(env.stores.retrieval.search(A, 'kept').map((h) => h.id)).toEqual([env.stores.facts.get(A, 'agent')?.entry_id]);
   });
 
-  it('backups task counts only backups: a temp copy being taken and journals are not kept in place of a backup, and each removed backup\'s journal goes with it', () => {
+  it('backups task counts only backups: a temp copy being taken and journals are not kept in place of a backup, and each removed backup\'s journal goes with it', async () => {
     const dir = path.join(env.dir, 'backups');
     fs.mkdirSync(dir);
     const put = (name: string, t: number) => {
@@ -156,7 +156,7 @@ describe('Cleanup', () => {
     // Newer than every backup: a copy another process is taking now, with its journal.
     put(`manual-20260104T000000000Z.db.${process.pid}.0123456789ab.tmp`, 4000);
     put(`manual-20260104T000000000Z.db.${process.pid}.0123456789ab.tmp-journal`, 4000);
-    const r = env.stores.cleanup.run(U, { dryRun: false, tasks: ['backups'], backupsKeep: 2 });
+    const r = await env.stores.cleanup.run(U, { dryRun: false, tasks: ['backups'], backupsKeep: 2 });
     expect(r.backups).toMatchObject({ files: 3, removed: 1, removed_files: ['manual-20260101T000000000Z.db'] });
     expect(fs.readdirSync(dir).sort()).toEqual([
       'manual-20260102T000000000Z.db',
@@ -175,10 +175,10 @@ describe('Cleanup', () => {
     const unfinished = s.sagas.journal.begin('noop', U);
     env.clock.advance(100 * DAY);
     const recent = await s.sagas.run('noop', U2);
-    const dry = s.cleanup.run(U, { dryRun: true, tasks: ['backups'] });
+    const dry = await s.cleanup.run(U, { dryRun: true, tasks: ['backups'] });
     expect(dry.backups).toMatchObject({ saga_table: true, saga_rows_removed: 1 });
     expect(s.sagas.journal.get(oldDone.run_id)).not.toBeNull();
-    const r = s.cleanup.run(U, { dryRun: false, tasks: ['backups'], auditRetentionDays: 90 });
+    const r = await s.cleanup.run(U, { dryRun: false, tasks: ['backups'], auditRetentionDays: 90 });
     expect(r.backups?.saga_rows_removed).toBe(1);
     expect(s.sagas.journal.get(oldDone.run_id)).toBeNull();
     expect(env.db.prepare('SELECT count(*) FROM saga_steps WHERE run_id = ?').pluck(true).get(oldDone.run_id)).toBe(0);
@@ -187,7 +187,7 @@ describe('Cleanup', () => {
 
   // Regression guard, fixed (audit-s F2): project's audit rows carry no scope, the audit task trims only the
   // caller's scope, and nothing ever removed them.
-  it('backups task: removes the audit_log rows of no scope older than the retention, keeps young ones and every scope\'s rows; a dry run only counts', () => {
+  it('backups task: removes the audit_log rows of no scope older than the retention, keeps young ones and every scope\'s rows; a dry run only counts', async () => {
     const s = env.stores;
     s.projects.init('apollo');
     s.projects.addDecision('apollo', { decision: 'use sqlite' });
@@ -200,21 +200,21 @@ describe('Cleanup', () => {
     env.clock.advance(100 * DAY);
     s.projects.addDecision('apollo', { decision: 'keep the audit trail short' });
     const before = snapshot();
-    const dry = s.cleanup.run(U, { dryRun: true, tasks: ['backups'], auditRetentionDays: 90 });
+    const dry = await s.cleanup.run(U, { dryRun: true, tasks: ['backups'], auditRetentionDays: 90 });
     expect(dry.backups?.scopeless_audit_removed).toBe(old);
     expect(snapshot()).toBe(before);
-    const r = s.cleanup.run(U, { dryRun: false, tasks: ['backups'], auditRetentionDays: 90 });
+    const r = await s.cleanup.run(U, { dryRun: false, tasks: ['backups'], auditRetentionDays: 90 });
     expect(r.backups?.scopeless_audit_removed).toBe(old);
     expect(scopeless()).toBe(1);
     expect(env.db.prepare("SELECT detail FROM audit_log WHERE layer IS NULL").pluck(true).get()).toMatch(/keep the audit trail short/);
     expect(ofU2()).toBe(u2Before);
-    expect(s.cleanup.run(U, { dryRun: false, tasks: ['backups'], auditRetentionDays: 90 }).backups?.scopeless_audit_removed).toBe(0);
+    expect((await s.cleanup.run(U, { dryRun: false, tasks: ['backups'], auditRetentionDays: 90 })).backups?.scopeless_audit_removed).toBe(0);
   });
 
-  it('refuses an empty task list and out-of-range options, naming the field', () => {
-    expect(() => env.stores.cleanup.run(U, { dryRun: true, tasks: [] })).toThrow(expect.objectContaining({ field: 'tasks' }));
-    expect(() => env.stores.cleanup.run(U, { dryRun: true, auditRetentionDays: 0 })).toThrow(expect.objectContaining({ field: 'audit_retention_days' }));
-    expect(() => env.stores.cleanup.run(U, { dryRun: true, backupsKeep: 1.5 })).toThrow(expect.objectContaining({ field: 'backups_keep' }));
+  it('refuses an empty task list and out-of-range options, naming the field', async () => {
+    await expect(env.stores.cleanup.run(U, { dryRun: true, tasks: [] })).rejects.toThrow(expect.objectContaining({ field: 'tasks' }));
+    await expect(env.stores.cleanup.run(U, { dryRun: true, auditRetentionDays: 0 })).rejects.toThrow(expect.objectContaining({ field: 'audit_retention_days' }));
+    await expect(env.stores.cleanup.run(U, { dryRun: true, backupsKeep: 1.5 })).rejects.toThrow(expect.objectContaining({ field: 'backups_keep' }));
   });
 
   it('episodeKey folds case, accents, punctuation and spacing', () => {
@@ -254,7 +254,7 @@ describe('Cleanup', () => {
     }
   });
 
-  it('compress_episodes groups seeded random summaries as the Unicode key groups them, and dedup_core with no duplicate removes nothing', () => {
+  it('compress_episodes groups seeded random summaries as the Unicode key groups them, and dedup_core with no duplicate removes nothing', async () => {
     const rand = seededRandom(9);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
     const words = ['Met', 'met', 'ANA', 'Ana', 'at', 'the', 'Café', 'cafe', 'CAFE', 'garden', '42', 'x'];
@@ -264,7 +264,7 @@ describe('Cleanup', () => {
     const groups = new Map<string, string[]>();
     summaries.forEach((t, i) => groups.set(reference(t), [...(groups.get(reference(t)) ?? []), ids[i]!]));
     const dup = [...groups.values()].filter((g) => g.length > 1);
-    const r = env.stores.cleanup.run(U, { dryRun: true, tasks: ['compress_episodes', 'dedup_core'] });
+    const r = await env.stores.cleanup.run(U, { dryRun: true, tasks: ['compress_episodes', 'dedup_core'] });
     expect(r.compress_episodes!.groups).toBe(dup.length);
     expect(r.compress_episodes!.removed).toBe(dup.reduce((n, g) => n + g.length - 1, 0));
     expect(r.dedup_core).toEqual({ groups: 0, removed: 0, removed_nodes: 0, archived: 0, removed_keys: [] });
@@ -272,11 +272,11 @@ describe('Cleanup', () => {
 });
 
 describe('Cleanup: tags stored before they were checked', () => {
-  it('compress_episodes merges a duplicate\'s tag holding an invisible format character into the kept episode', () => {
+  it('compress_episodes merges a duplicate\'s tag holding an invisible format character into the kept episode', async () => {
     const a = env.stores.episodes.add(U, { summary: 'Met Ana at the cafe.', tags: ['social'], importance: 0.3 });
     env.stores.episodes.add(U, { summary: 'met ana at the cafe', tags: ['food'], importance: 0.6 });
     env.db.prepare('UPDATE episodes SET tags = ? WHERE id = ?').run(JSON.stringify(['wo\u200brk']), Number(a.id.slice(3)));
-    const r = env.stores.cleanup.run(U, { dryRun: false, tasks: ['compress_episodes'] });
+    const r = await env.stores.cleanup.run(U, { dryRun: false, tasks: ['compress_episodes'] });
     expect(r.compress_episodes).toMatchObject({ removed: 1, retagged: 1 });
     expect(env.stores.episodes.list(U).map((e) => e.tags)).toEqual([['food', 'wo\u200brk']]);
   });

@@ -175,7 +175,12 @@ const newestFirst = (a: { created: string }, b: { created: string }) => (a.creat
 export class Cleanup {
   constructor(private readonly stores: Stores) {}
 
-  run(scope: Scope, opts: CleanupOptions): CleanupResult {
+  /**
+   * Run the tasks. A bad scope or option rejects before anything is done; the answer comes once
+   * every task is done, compaction's index rebuild included (done in slices, so
+   * other calls are answered meanwhile).
+   */
+  async run(scope: Scope, opts: CleanupOptions): Promise<CleanupResult> {
     checkScope(scope);
     const tasks = CLEANUP_TASKS.filter((t) => (opts.tasks ?? CLEANUP_TASKS).includes(t));
     if (opts.tasks !== undefined && opts.tasks.length === 0) throw validationError('tasks', 'tasks must name at least one task (or be left out for all)', CLEANUP_TASKS);
@@ -202,7 +207,7 @@ export class Cleanup {
     if (dry) scoped();
     else this.stores.transaction(scoped);
     if (has('backups')) out.backups = this.backups(keep, retention, dry);
-    if (has('compaction')) out.compaction = this.compaction(dry);
+    if (has('compaction')) out.compaction = await this.compaction(dry);
     return out;
   }
 
@@ -387,15 +392,19 @@ export class Cleanup {
    * cleared (the indexes here take them in first), the indexes due for it are rebuilt, SQLite's
    * statistics refreshed, and the free pages deleted records left are given back (VACUUM, or an
    * incremental vacuum when auto_vacuum is incremental), so what was forgotten is no longer in the file.
+   * The rebuild goes in slices a turn apart (Retrieval.refreshInSlices): at 50,000 memories one block
+   * left every other call unanswered for seconds. Should the database close meanwhile, the rest is
+   * not done (indexes_refreshed false, no vacuum) and nothing is written after the close.
    */
-  private compaction(dry: boolean): CompactionResult {
+  private async compaction(dry: boolean): Promise<CompactionResult> {
     const s = this.stores;
     const freelist = () => s.ctx.db.pragma('freelist_count', { simple: true }) as number;
     const before = freelist();
     const oldTexts = s.ctx.stmt('SELECT COUNT(*) FROM retrieval_changes WHERE old IS NOT NULL').pluck(true).get() as number;
-    if (dry || s.ctx.db.inTransaction) return { old_texts: oldTexts, freelist_pages_before: before, freelist_pages_after: before, vacuum: 'none', indexes_refreshed: false };
+    const untouched: CompactionResult = { old_texts: oldTexts, freelist_pages_before: before, freelist_pages_after: before, vacuum: 'none', indexes_refreshed: false };
+    if (dry || s.ctx.db.inTransaction) return untouched;
     s.retrieval.dropOldTexts(0, s.retrieval.changeSeq());
-    s.retrieval.refresh();
+    if (!(await s.retrieval.refreshInSlices(() => !s.ctx.db.open)) || !s.ctx.db.open) return untouched;
     s.ctx.db.pragma('optimize');
     let vacuum: CompactionResult['vacuum'] = 'none';
     if (before > 0) {

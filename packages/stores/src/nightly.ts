@@ -17,8 +17,8 @@ import { PeriodicCheck } from './ops/periodic.js';
  *    promotion revertible (memory_proposals revert_transition).
  * 2. dream_buffer: trims the scope's dream telemetry (recall_events) to retrieval.recall_events_keep,
  *    as every dream already does in chunks (memory_cleanup's dream_buffer task); no memory is touched.
- * 3. index_refresh: brings the retrieval indexes up to date with the writes above (what the idle
- *    rebuild does once writes pause), so the morning's first search does not do it.
+ * 3. index_refresh: brings the retrieval indexes up to date with the writes above, rebuilding in
+ *    slices as the idle rebuild does once writes pause, so the morning's first search does not do it.
  * 4. skill_promotion: dream_skill episodes created since the run before and not yet promoted become
  *    skill pages (SkillStore.promoteEpisodes); an episode refused (a page over 4 KB) is counted.
  * 5. reflection: the daily reflection (ReflectionStore.write over NIGHTLY_REFLECTION_HOURS);
@@ -54,6 +54,9 @@ export interface PhaseOutcome {
   /** A note (why it was skipped, the reflection written, the episodes refused); null when there is none. */
   detail: string | null;
 }
+
+/** What a built-in phase's work answers (phase() makes its PhaseOutcome). */
+type PhaseResult = { counts: Record<string, number>; status?: PhaseStatus; detail?: string | null };
 
 export interface ScopeOutcome extends Scope {
   phases: PhaseOutcome[];
@@ -443,8 +446,8 @@ export class Nightly {
       active = err instanceof Error ? err : new Error(String(err));
     }
     const phases: PhaseOutcome[] = [
-      this.phase('consolidation', true, () => ({ counts: { facts: new Consolidator(s, s.ctx.clock).consolidate(scope).consolidated.length } })),
-      this.phase('dream_buffer', true, () => {
+      await this.phase('consolidation', true, () => ({ counts: { facts: new Consolidator(s, s.ctx.clock).consolidate(scope).consolidated.length } })),
+      await this.phase('dream_buffer', true, () => {
         let removed = 0;
         for (;;) {
           const n = s.recallEvents.trim(scope);
@@ -453,13 +456,14 @@ export class Nightly {
         }
         return { counts: { removed } };
       }),
-      // The indexes are brought up to date outside a transaction (Retrieval.refresh does nothing inside one).
-      this.phase('index_refresh', false, () => {
-        s.retrieval.refresh();
+      // Outside a transaction, in slices a turn apart (Retrieval.refreshInSlices): a rebuild in one
+      // block left every other call of the process unanswered for seconds at 50,000 memories.
+      await this.phase('index_refresh', false, async () => {
+        if (!(await s.retrieval.refreshInSlices(() => !s.ctx.db.open))) throw new Error('the database closed before the retrieval indexes were brought up to date');
         return { counts: {} };
       }),
-      this.phase('skill_promotion', true, () => this.promoteSkills(scope, run.skillSince)),
-      this.phase('reflection', true, () => {
+      await this.phase('skill_promotion', true, () => this.promoteSkills(scope, run.skillSince)),
+      await this.phase('reflection', true, () => {
         if (active instanceof Error) throw active;
         if (!active) return { status: 'skipped', counts: { reflections: 0 }, detail: `nothing was recorded since ${run.since}` };
         const r = s.reflections.write(scope, { period_hours: NIGHTLY_REFLECTION_HOURS });
@@ -498,13 +502,14 @@ export class Nightly {
     };
   }
 
-  private phase(
+  /** One phase: `fn` in a transaction of its own when `tx` (it must then answer at once), else awaited. */
+  private async phase(
     name: NightlyPhase,
     tx: boolean,
-    fn: () => { counts: Record<string, number>; status?: PhaseStatus; detail?: string | null },
-  ): PhaseOutcome {
+    fn: () => PhaseResult | Promise<PhaseResult>,
+  ): Promise<PhaseOutcome> {
     try {
-      const r = tx ? this.stores.transaction(fn) : fn();
+      const r = tx ? this.stores.transaction(fn as () => PhaseResult) : await fn();
       return { phase: name, status: r.status ?? 'ok', counts: r.counts, error: null, detail: r.detail ?? null };
     } catch (err) {
       this.stores.ctx.logger.error(`nightly phase ${name} failed: ${message(err)}`);

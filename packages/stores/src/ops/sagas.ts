@@ -101,6 +101,16 @@ function auditStep(action: string, target: 'saga' | 'backup', targetOf: (c: Saga
 }
 
 /**
+ * The saga step `reindex`: the retrieval indexes brought up to date, rebuilt in slices a turn apart
+ * (Retrieval.refreshInSlices), so the process answers other calls meanwhile. Fails when the
+ * database closed before they were.
+ */
+async function reindex(stores: Stores): Promise<{ indexes: 'current' }> {
+  if (!(await stores.retrieval.refreshInSlices(() => !stores.ctx.db.open))) throw new Error('the database closed before the retrieval indexes were brought up to date');
+  return { indexes: 'current' };
+}
+
+/**
  * The compensation sagas of memory_saga, keyed by name; each compensation takes only the step's
  * stored result and the run's scope, so a new process can undo a run from the journal:
  * - consolidate (a scope): `consolidate` (the L3 to L4 Consolidator; undone by deleting the facts
@@ -126,7 +136,7 @@ export const SAGA_DEFS: Readonly<Record<SagaName, SagaDef>> = Object.freeze({
           })),
       },
       auditStep('saga_consolidate', 'saga', (c) => c.runId),
-      { name: 'reindex', run: (c) => (c.stores.retrieval.refresh(), { indexes: 'current' }) },
+      { name: 'reindex', run: (c) => reindex(c.stores) },
     ],
   },
   backup: {

@@ -102,6 +102,8 @@ export class RetrievalIndex {
    * search of such a source outside a transaction reads what is left of it at once (build()).
    */
   private readonly building = new Map<string, IndexBuild>();
+  /** The refresh in slices under way (refreshInSlices), settled whatever its outcome; null when none. */
+  private refreshing: Promise<void> | null = null;
 
   constructor(
     private readonly ctx: StoreContext,
@@ -253,13 +255,37 @@ export class RetrievalIndex {
   }
 
   /**
-   * refresh() without stalling the process: what is behind is applied as the catch-up applies it
-   * (never rebuilding), and the indexes the log or their wear call to rebuild are rebuilt from
-   * their tables in slices (buildInSlices), the stale index answering nothing meanwhile: a search
-   * of its source would rebuild it, so it reads the rest of the new build instead.
+   * Bring every index built in this process up to date without stalling the process: what is
+   * behind is applied as the catch-up applies it (never rebuilding), and the indexes the log or
+   * their wear call to rebuild are rebuilt from their tables in slices (buildInSlices), the stale
+   * index answering nothing meanwhile: a search of its source would rebuild it, so it reads the
+   * rest of the new build instead. One refresh at a time: a call made while another runs waits for
+   * it to end, then does its own (what was written after the first one began may call for more).
+   * Resolves true once every index is current as of the call, false when `stop()` said so or the
+   * database closed first (nothing is written after that). It begins in a later microtask, once
+   * the caller's synchronous work (a transaction it has open) is over.
    */
-  async refreshInSlices(sliceMs: number, stop: () => boolean = () => false): Promise<void> {
-    if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
+  refreshInSlices(sliceMs: number, stop: () => boolean = () => false): Promise<boolean> {
+    const run = (this.refreshing ?? Promise.resolve()).then(() => this.refreshNow(sliceMs, stop));
+    // The next call waits for this one whatever its outcome (its own caller sees a failure).
+    const waited = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.refreshing = waited;
+    void waited.then(() => {
+      if (this.refreshing === waited) this.refreshing = null;
+    });
+    return run;
+  }
+
+  private async refreshNow(sliceMs: number, stop: () => boolean): Promise<boolean> {
+    if (stop() || !this.ctx.db.open) return false;
+    // Never inside a transaction (a rollback could undo what is applied); buildInSlices waits one out.
+    while (this.ctx.db.inTransaction) {
+      await new Promise<void>((resolve) => setTimeout(resolve, 5));
+      if (stop() || !this.ctx.db.open) return false;
+    }
     const max = this.maxSeq();
     const due: string[] = [];
     for (const [source, b] of this.built) {
@@ -269,13 +295,7 @@ export class RetrievalIndex {
       if (b.stale || past || wornOut(b.index)) due.push(source);
     }
     await this.buildInSlices(due, sliceMs, stop, true);
-  }
-
-  /** view() each index built in this process: what is behind is applied, what needs it rebuilt. */
-  refresh(): void {
-    if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
-    const max = this.maxSeq();
-    for (const source of [...this.built.keys()]) this.view(source, max);
+    return !stop() && this.ctx.db.open;
   }
 
   /**

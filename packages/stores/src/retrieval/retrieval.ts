@@ -485,24 +485,20 @@ export class Retrieval {
   }
 
   /**
-   * Bring every index built in this process up to date now, rebuilding those the log or their
-   * wear calls for (as the next search would), and save what was built from the tables. Nothing
-   * happens inside a transaction or on a closed database.
+   * Bring every index built in this process up to date, rebuilding those the log or their wear
+   * calls for (as the next search would), and save what was built from the tables, without
+   * stalling the process: what is behind is applied, the indexes to rebuild are rebuilt from their
+   * tables in slices of about `sliceMs` a turn apart (RetrievalIndex.refreshInSlices), a search
+   * meanwhile reading the rest of a rebuild at once. A call made while another runs waits for it,
+   * then does its own. Resolves true once the indexes are current as of the call (the idle rebuild
+   * after writes stop, memory_cleanup's compaction, the saga's reindex, the nightly phase), false
+   * when `stop()` ended it between slices or the database closed first: nothing is written then.
+   * It begins once the current turn's synchronous work is over (a transaction open then has ended).
    */
-  refresh(): void {
-    if (!this.ctx.db.open || this.ctx.db.inTransaction) return;
-    this.index.refresh();
+  async refreshInSlices(stop: () => boolean = () => false, sliceMs = WARM_SLICE_MS): Promise<boolean> {
+    if (!(await this.index.refreshInSlices(sliceMs, stop))) return false;
     this.index.persist('built');
-  }
-
-  /**
-   * refresh() without stalling the process (Stores runs it once writes stop for a second): what is
-   * behind is applied, the indexes to rebuild are rebuilt from their tables in slices a turn apart
-   * (RetrievalIndex.refreshInSlices), and what was built is saved. `stop` ends it between slices.
-   */
-  async refreshInSlices(stop: () => boolean = () => false, sliceMs = WARM_SLICE_MS): Promise<void> {
-    await this.index.refreshInSlices(sliceMs, stop);
-    if (!stop()) this.index.persist('built');
+    return true;
   }
 
   /**

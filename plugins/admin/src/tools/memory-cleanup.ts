@@ -79,9 +79,9 @@ export function memoryCleanupTool(stores: Stores) {
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     // VACUUM cannot run in a transaction: the scope tasks group their writes in one themselves.
     transaction: false,
-    handler: (args) => {
+    handler: async (args) => {
       const scope = scopeOf(args);
-      const result = stores.cleanup.run(scope, { dryRun: args.dry_run, tasks: args.tasks, auditRetentionDays: args.audit_retention_days, backupsKeep: args.backups_keep });
+      const result = await stores.cleanup.run(scope, { dryRun: args.dry_run, tasks: args.tasks, auditRetentionDays: args.audit_retention_days, backupsKeep: args.backups_keep });
       return { ...scope, ...result };
     },
   });
