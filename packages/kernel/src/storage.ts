@@ -4,43 +4,18 @@ import type Database from 'better-sqlite3';
 import { MemoryError } from './errors.js';
 import { makeDirs } from './paths.js';
 import { busyTimeoutStatements, LockTaken, runTransaction, runTransactionIfFree } from './sql-transaction.js';
-import { isPromiseLike } from './promise-like.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { movedError, readOnlyAdvice } from './storage-failures.js';
 import { openSqlite } from './sqlite-driver.js';
-import { unwatchSchema, watchSchema } from './schema-scope.js';
-import { ensureOwnerTables, ownedScope, recordOwners, schemaSnapshot } from './schema-owners.js';
+import { ensureOwnerTables } from './schema-owners.js';
+import { MigrationRunner, type Migration, type MigrationStatus, type SchemaScope } from './migrations.js';
 import { closedStorageError, waitEndError, WriteQueue } from './write-queue.js';
 
 export { betterSqliteAddon, loadSqliteDriver, openSqlite, SQLITE_DRIVERS, sqliteDriver, sqliteDriverFor, type SqliteDriver } from './sqlite-driver.js';
 
+export type { Migration, MigrationStatus, SchemaScope } from './migrations.js';
+
 export type Db = Database.Database;
-
-/** A numbered schema step of one package. Ids are per owner and applied in ascending order. */
-export interface Migration {
-  id: number;
-  name: string;
-  /** Runs in one transaction the kernel opens: synchronous, without BEGIN, COMMIT or ROLLBACK of its own. */
-  up(db: Db): void;
-}
-
-/**
- * The schema objects an owner's migrations may touch: Kernel.register gives a plugin's migrations
- * the names of its tier (schema-scope.ts). Without one (the stores' own migrations) nothing is checked.
- */
-export interface SchemaScope {
-  /** Whether the owner may create, change or drop a table, index, trigger or view of this name, or write rows of this table. */
-  owns(name: string): boolean;
-  /** The names it owns, in words, for the error ("named notes or notes_*"). */
-  rule: string;
-}
-
-export interface MigrationStatus {
-  owner: string;
-  applied: number;
-  head: number;
-  pending: number[];
-}
 
 /**
  * A write transaction checks that memory.db's path still leads to the file the connection has open
@@ -215,8 +190,8 @@ export class Storage implements TransactionHost {
    */
   readonly writes: WriteQueue = new WriteQueue((end) => waitEndError(this.file, end));
   private readonly statements = new Map<string, Database.Statement>();
-  private readonly known = new Map<string, Migration[]>();
-  private readonly scopes = new Map<string, SchemaScope>();
+  /** The migrations of every owner known in this process, and what they applied (migrations.ts). */
+  private readonly migrations: MigrationRunner;
   private checkpointTimer: NodeJS.Timeout | null = null;
   /** Set while the outermost transaction is one transaction() opened: who follows it (see afterTransaction). */
   private followers: TransactionFollower[] | null = null;
@@ -280,6 +255,7 @@ export class Storage implements TransactionHost {
     const abs = path.resolve(this.file);
     const st = fs.statSync(abs, { throwIfNoEntry: false });
     this.identity = st?.isFile() ? { path: abs, dev: st.dev, ino: st.ino } : undefined;
+    this.migrations = new MigrationRunner(this.db, (fn) => this.transaction(fn), this.logger);
   }
 
   /**
@@ -489,115 +465,21 @@ export class Storage implements TransactionHost {
   }
 
   /**
-   * Apply the owner's pending migrations, each in its own transaction. Idempotent. An owner's
-   * migrations come from one list per process: another list under a name already in use (two
-   * plugins of one name, a plugin named like a package that migrates, such as the stores) is
-   * refused, since the ids the first list applied would count as applied for the second.
-   * `up` must be synchronous and leave the transaction alone: one answering a promise, or ending
-   * the transaction itself (COMMIT, END, ROLLBACK), is refused and not recorded as applied.
-   * With a `scope` (a plugin's migrations), a migration that creates, changes or drops a schema
-   * object outside it, or writes rows of a table outside it, is refused with
-   * KERNEL_ERR_MIGRATION_SCOPE naming the object, and rolled back (schema-scope.ts).
+   * Apply the owner's pending migrations, each in its own transaction; answers the ids applied.
+   * Idempotent. See MigrationRunner.migrate (migrations.ts) for what is refused.
    */
   migrate(owner: string, migrations: readonly Migration[], scope?: SchemaScope): number[] {
-    const sorted = [...migrations].sort((a, b) => a.id - b.id);
-    const ids = new Set<number>();
-    for (const m of sorted) {
-      if (!Number.isInteger(m.id) || m.id < 1 || ids.has(m.id)) {
-        throw new MemoryError('KERNEL_ERR_MIGRATION', `${owner}: migration ids must be unique positive integers`, {
-          plugin: owner,
-        });
-      }
-      ids.add(m.id);
-    }
-    const known = this.known.get(owner);
-    if (known && (known.length !== sorted.length || known.some((m, i) => m.id !== sorted[i]!.id || m.up !== sorted[i]!.up))) {
-      throw new MemoryError(
-        'KERNEL_ERR_MIGRATION',
-        `${owner}: another list of migrations is already applied under the owner name ${owner} in this process (a plugin or package of the same name); each owner's migrations must come from one place`,
-        { plugin: owner },
-      );
-    }
-    this.known.set(owner, sorted);
-    // Made at open; again here for a database put in place since (a backup from before them, restored).
-    ensureOwnerTables(this.db);
-    if (scope) this.scopes.set(owner, scope);
-    scope ??= this.scopes.get(owner);
-    const applied: number[] = [];
-    for (const m of sorted) {
-      let done: boolean;
-      try {
-        done = this.transaction(() => {
-          const row = this.db.prepare('SELECT 1 FROM kernel_migrations WHERE owner = ? AND id = ?').get(owner, m.id);
-          if (row) return false;
-          // A plugin's scope is its tier's names less what another owner made (schema-owners.ts).
-          const before = schemaSnapshot(this.db);
-          const owned = scope && ownedScope(this.db, owner, scope, before);
-          const failed = (why: string, cause?: unknown) =>
-            new MemoryError('KERNEL_ERR_MIGRATION', `${owner} migration ${m.id} (${m.name}) failed: ${why}`, { plugin: owner, cause });
-          const outside = (what: string, cause?: unknown) =>
-            new MemoryError(
-              'KERNEL_ERR_MIGRATION_SCOPE',
-              `${owner} migration ${m.id} (${m.name}) ${what}, which it does not own: a plugin's migrations may create, change, drop and write only tables, indexes, triggers and views ${owned!.rule}; it was rolled back`,
-              { plugin: owner, cause },
-            );
-          const watch = owned ? watchSchema(this.db, owned) : undefined;
-          let out: unknown;
-          try {
-            out = m.up(watch ? watch.db : this.db);
-          } catch (err) {
-            const refused = watch?.refused(err);
-            throw refused ? outside(refused, err) : failed((err as Error).message, err);
-          }
-          if (isPromiseLike(out)) {
-            // What it does after an await would run outside the transaction, after it was recorded.
-            out.then(undefined, (err: unknown) => this.logger.error(`${owner} migration ${m.id} (${m.name}) failed after answering: ${(err as Error)?.message ?? err}`));
-            throw failed('up answered a promise; a migration must be synchronous (it runs in one transaction, which cannot be held across an await)');
-          }
-          if (!this.db.inTransaction) {
-            throw failed('it ended the transaction the kernel runs it in (a COMMIT, END or ROLLBACK in its SQL): what it wrote before that stays, and it is not recorded as applied; remove the transaction statements');
-          }
-          const change = watch?.done();
-          if (change) throw outside(change);
-          recordOwners(this.db, owner, before, schemaSnapshot(this.db));
-          this.db
-            .prepare('INSERT INTO kernel_migrations (owner, id, name, applied_at) VALUES (?, ?, ?, ?)')
-            .run(owner, m.id, m.name, new Date().toISOString());
-          return true;
-        });
-      } finally {
-        // A migration that ended the transaction itself (refused above) committed the guards too.
-        if (scope) unwatchSchema(this.db);
-      }
-      if (done) applied.push(m.id);
-    }
-    return applied;
+    return this.migrations.migrate(owner, migrations, scope);
   }
 
   /** Re-run migrate for every owner known in this process (memory_heal remigrate). */
   remigrate(): Record<string, number[]> {
-    const out: Record<string, number[]> = {};
-    for (const [owner, list] of this.known) out[owner] = this.migrate(owner, list);
-    return out;
+    return this.migrations.remigrate();
   }
 
   /** The migration head per owner: what is applied against what this process knows. */
   status(): MigrationStatus[] {
-    const rows = this.db.prepare('SELECT owner, id FROM kernel_migrations').all() as { owner: string; id: number }[];
-    const appliedBy = new Map<string, Set<number>>();
-    for (const r of rows) {
-      if (!appliedBy.has(r.owner)) appliedBy.set(r.owner, new Set());
-      appliedBy.get(r.owner)!.add(r.id);
-    }
-    return [...this.known.entries()].map(([owner, list]) => {
-      const done = appliedBy.get(owner) ?? new Set<number>();
-      return {
-        owner,
-        applied: Math.max(0, ...[...done]),
-        head: Math.max(0, ...list.map((m) => m.id)),
-        pending: list.filter((m) => !done.has(m.id)).map((m) => m.id),
-      };
-    });
+    return this.migrations.status();
   }
 
   /** True when the database answers a trivial query. */

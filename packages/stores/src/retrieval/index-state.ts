@@ -52,7 +52,7 @@ export interface SourceIndexState {
 }
 
 /**
- * One scope part of a snapshot. A part not `resident` (evicted: see SourceIndex.evict) has no
+ * One scope part of a snapshot. A part not `resident` (evicted: see ScopeParts.evict, scope-parts.ts) has no
  * terms and no column totals here; its documents' slots are in the slot arrays, and reload()
  * gives it its postings again from the scope's rows.
  */

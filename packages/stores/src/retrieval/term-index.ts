@@ -1,11 +1,12 @@
 import { BM25_B, BM25_K1 } from './score.js';
 import { PostingCursor, PostingList, SKIP_EVERY, writePosting } from './postings.js';
-import { INLINE_POSTINGS, INLINE_SKIPS, NO_BYTES, Term, appendInline, asOne, isOne, onePosting, onePostingOf, oneQ, oneSlot, type InlinePart } from './small-postings.js';
+import { INLINE_POSTINGS, NO_BYTES, Term, appendInline, isOne, onePostingOf, oneQ, oneSlot } from './small-postings.js';
 import { TopK } from './top-k.js';
 import { walkPostings } from './posting-walk.js';
 import { postingTerms } from './doc-terms.js';
 import { LoadSizes } from './load-sizes.js';
-import type { PartState, SourceIndexState, TermState } from './index-state.js';
+import { ScopeParts, type Part } from './scope-parts.js';
+import type { SourceIndexState } from './index-state.js';
 
 export { columnTerms } from './doc-terms.js';
 export { INDEX_FORMAT, type PartState, type SourceIndexState, type TermState } from './index-state.js';
@@ -14,7 +15,9 @@ export { INDEX_FORMAT, type PartState, type SourceIndexState, type TermState } f
  * An in-memory inverted index of one retrieval source (episodes, facts, ...), partitioned by scope
  * (layer and user_id): each scope has its own terms, document frequencies and column lengths, so
  * one user's records never change another's ranking and a small scope is never crowded out by a
- * large one. No database code here: index-sync.ts keeps it in step with SQLite.
+ * large one. No database code here: index-sync.ts keeps it in step with SQLite. This file indexes
+ * documents and scores them (top); which scope parts hold their postings in memory (eviction,
+ * reload, decoding a saved part at its first use) is scope-parts.ts's.
  *
  * Layout, chosen for memory (about two bytes a posting, no object per document):
  *  - every indexed version of a document gets a slot; per-slot typed arrays hold its row id, its
@@ -39,11 +42,6 @@ export const MAX_SLOT = 2 ** 31 - 1;
  * (the rescoring of the candidates still counts every term).
  */
 export const WALK_BUDGET = 12_000;
-
-
-/** The terms of every evicted part: never written (add and remove skip an evicted part's terms). */
-const EVICTED: Map<string, Term | number> = new Map();
-
 
 /** A document as the index sees it: its row id, scope key, optional facet and indexed column texts. */
 export interface IndexedDoc {
@@ -81,20 +79,6 @@ export interface PartStats {
   avgLen: number[];
 }
 
-interface Part extends InlinePart {
-  id: number;
-  scope: string;
-  docs: number;
-  colTotals: Float64Array;
-  /** False once evicted, or while `saved`: no terms, column totals or inline buffer until then. */
-  resident: boolean;
-  /**
-   * A part read from a saved index and not decoded yet (see fromState): its terms and totals,
-   * decoded at its first use, read or write (materialise()). Null otherwise.
-   */
-  saved: PartState | null;
-}
-
 function grow<T extends Int32Array | Float64Array>(a: T, min: number): T {
   if (a.length > min) return a;
   const next = new (a.constructor as new (n: number) => T)(Math.max(min + 1, Math.ceil(a.length * 1.5) + 16));
@@ -109,12 +93,8 @@ export class SourceIndex {
   private slotFacet = new Int32Array(0);
   private slotLen = new Float64Array(64);
   private docSlot = new Int32Array(64);
-  private readonly parts = new Map<string, Part>();
-  /**
-   * Parts by id - 1; null where a part was emptied (see empty()): part ids are the slots' and cannot
-   * be renumbered without a rebuild, but its record goes, and a saved index leaves it out.
-   */
-  private readonly partList: (Part | null)[] = [];
+  /** The scope parts, and which of them hold their postings in memory (scope-parts.ts). */
+  private readonly parts: ScopeParts;
   private readonly facets = new Map<string, number>();
   /** Where top() writes the one posting of single-posting terms for its cursors. */
   private scratch = new Uint8Array(64);
@@ -124,22 +104,11 @@ export class SourceIndex {
   /** Slots freed since the index was built: their postings are dead weight until a rebuild. */
   dead = 0;
 
-  /** The resident parts, least recently used first (add, use and reload move a part to the end). */
-  private readonly lru = new Map<Part, true>();
-  /** The last part of `lru` (the most recently used), null when none. */
-  private newest: Part | null = null;
-  /**
-   * The column totals of every part without postings (evicted, not decoded yet, or empty): all
-   * zero, never written. A part gets its own at its first posting (post) or decode, so 10,000
-   * scopes read from a file do not cost 10,000 typed arrays.
-   */
-  private readonly noTotals: Float64Array;
-
   /**
    * `inlinePostings`: how many postings a term keeps inline before it gets a PostingList (0: every
    * term gets one at once; the answers are the same either way, only the memory differs).
    * `maxResident`: scope parts kept with their postings; past it the least recently used is
-   * evicted (see evict()). `own`: how many of the first columns are the document's own text; the
+   * evicted (scope-parts.ts). `own`: how many of the first columns are the document's own text; the
    * others are its context (an episode's neighbouring thoughts), which counts in BM25 but, unless
    * it asks something (doc-terms.ts postingTerms), leaves a document holding a term only there out
    * of the term's bit of a hit's mask (see top()).
@@ -147,7 +116,7 @@ export class SourceIndex {
   constructor(
     readonly weights: readonly number[],
     private readonly inlinePostings = INLINE_POSTINGS,
-    private readonly maxResident = Number.POSITIVE_INFINITY,
+    maxResident = Number.POSITIVE_INFINITY,
     readonly own = weights.length,
   ) {
     if (!Number.isInteger(own) || own < 1 || own > weights.length) throw new Error(`own must be an integer from 1 to ${weights.length}, not ${own}`);
@@ -155,7 +124,7 @@ export class SourceIndex {
       throw new Error(`inlinePostings must be an integer from 0 to ${SKIP_EVERY}, not ${inlinePostings}`);
     }
     if (!(maxResident >= 1)) throw new Error(`maxResident must be at least 1, not ${maxResident}`);
-    this.noTotals = new Float64Array(weights.length);
+    this.parts = new ScopeParts(weights.length, inlinePostings, maxResident);
   }
 
   /**
@@ -182,7 +151,7 @@ export class SourceIndex {
     if (this.nextSlot !== 1) throw new Error('reserve() prepares an empty index');
     this.ensureSlot(Math.max(expected, sizes.docs));
     for (const [scope, perPart] of sizes.parts) {
-      const part = this.part(scope);
+      const part = this.parts.part(scope);
       let inline = 0;
       for (const e of perPart.values()) if (e.n <= this.inlinePostings && !isOne(e.n, e.q, this.inlinePostings)) inline += e.bytes;
       part.inline = inline > 0 ? new Uint8Array(inline) : NO_BYTES;
@@ -207,10 +176,10 @@ export class SourceIndex {
    * (a removed record's words must not stay, see unpost), and the parts left without documents.
    */
   dropUnreserved(): void {
-    for (const part of this.partList) {
+    for (const part of this.parts.list) {
       if (part === null) continue;
       if (part.docs === 0) {
-        if (part.resident) this.empty(part);
+        if (part.resident) this.parts.empty(part);
         continue;
       }
       if (!part.resident) continue;
@@ -229,24 +198,13 @@ export class SourceIndex {
    */
   state(): SourceIndexState {
     const slots = this.nextSlot;
-    // The parts with documents, numbered anew when emptied ones left holes (their slots are all dead).
-    const list: Part[] = [];
-    const renumber = new Int32Array(this.partList.length + 1);
-    for (const p of this.partList) {
-      if (p === null) continue;
-      list.push(p);
-      renumber[p.id] = list.length;
-    }
+    const { renumber, parts } = this.parts.snapshot();
     let slotPart = this.slotPart.subarray(0, slots);
-    if (list.length < this.partList.length) {
+    if (renumber !== null) {
       const mapped = new Int32Array(slots);
       for (let s = 1; s < slots; s++) mapped[s] = renumber[slotPart[s]];
       slotPart = mapped;
     }
-    const recency = new Map<Part, number>();
-    const waiting = list.filter((p) => p.saved !== null).sort((a, b) => (a.saved as PartState).recency - (b.saved as PartState).recency);
-    for (const p of waiting) recency.set(p, recency.size + 1);
-    for (const p of this.lru.keys()) recency.set(p, recency.size + 1);
     return {
       weights: this.weights,
       own: this.own,
@@ -259,33 +217,7 @@ export class SourceIndex {
       slotLen: this.slotLen.subarray(0, slots),
       docSlot: this.docSlot,
       facets: [...this.facets.keys()],
-      parts: list.map((p): PartState => {
-        const rank = recency.get(p) ?? 0;
-        // A part not decoded yet is saved again as it was read.
-        if (p.saved !== null) return { ...p.saved, recency: rank };
-        return {
-          scope: p.scope,
-          docs: p.docs,
-          resident: p.resident,
-          recency: rank,
-          colTotals: p.colTotals,
-          terms: [...p.terms].map(([stem, t]) =>
-            typeof t === 'number'
-              ? onePosting(stem, t)
-              : t.list === null
-              ? { stem, df: t.df, n: t.n, len: t.len, last: t.last, bytes: p.inline.subarray(t.off, t.off + t.len), skips: INLINE_SKIPS }
-              : {
-                  stem,
-                  df: t.df,
-                  n: t.list.n,
-                  len: t.list.len,
-                  last: t.list.last,
-                  bytes: t.list.bytes.subarray(0, t.list.len),
-                  skips: t.list.skips.subarray(0, t.list.skipsUsed),
-                },
-          ),
-        };
-      }),
+      parts,
     };
   }
 
@@ -293,9 +225,8 @@ export class SourceIndex {
    * An index holding a state() taken earlier. It owns the slot arrays (the caller hands over
    * copies); the terms' postings are copied (inline into their part's buffer, or each into a list
    * of its own), so their arrays may view a larger buffer, such as the file they were read from.
-   * A part whose terms are `saved` (read from a file: decodeSnapshot) is not decoded here but at
-   * its first use, and does not count as resident until then; of those, at most `maxResident` are
-   * kept (the most recently used), the others are evicted. A part without documents (an older save) gets no record, only its id.
+   * Its parts come back as ScopeParts.restore says: one read from a file is decoded at its first
+   * use, and at most `maxResident` of those are kept.
    */
   static fromState(s: SourceIndexState, inlinePostings = INLINE_POSTINGS, maxResident = Number.POSITIVE_INFINITY): SourceIndex {
     const index = new SourceIndex(s.weights, inlinePostings, maxResident, s.own);
@@ -309,81 +240,8 @@ export class SourceIndex {
     index.live = s.live;
     index.dead = s.dead;
     for (const f of s.facets) index.facetId(f);
-    const saved: Part[] = [];
-    for (const p of s.parts) {
-      // A part without documents (saved by an earlier version) keeps its id, but no record.
-      if (p.docs === 0) {
-        index.partList.push(null);
-        continue;
-      }
-      // Made evicted: no dictionary is made for a part that will not be decoded now.
-      const part = index.part(p.scope, false);
-      part.docs = p.docs;
-      if (!p.resident) continue;
-      if (p.saved) {
-        part.saved = p;
-        saved.push(part);
-        continue;
-      }
-      index.decode(part, p.colTotals, p.terms);
-      // In the file's order, so past maxResident the parts made first are evicted.
-      index.touch(part);
-    }
-    if (saved.length > maxResident) {
-      const byUse = saved.map((part, i) => ({ part, i })).sort((a, b) => (a.part.saved as PartState).recency - (b.part.saved as PartState).recency || a.i - b.i);
-      for (const { part } of byUse.slice(0, saved.length - maxResident)) part.saved = null;
-    }
+    index.parts.restore(s.parts);
     return index;
-  }
-
-  /** Give a part the postings and totals of a state's terms (copied). */
-  private decode(part: Part, colTotals: Float64Array, terms: readonly TermState[]): void {
-    const inlinePostings = this.inlinePostings;
-    part.resident = true;
-    part.terms = new Map();
-    part.used = 0;
-    part.garbage = 0;
-    part.colTotals = new Float64Array(colTotals);
-    let inline = 0;
-    const ones: (number | null)[] = terms.map((t) => (t.n === 1 && t.df === 1 ? asOne(t.bytes, inlinePostings) : null));
-    terms.forEach((t, i) => {
-      if (t.n <= inlinePostings && ones[i] === null) inline += t.len;
-    });
-    part.inline = inline > 0 ? new Uint8Array(inline) : NO_BYTES;
-    for (const [i, t] of terms.entries()) {
-      const one = ones[i];
-      if (one !== null) {
-        part.terms.set(t.stem, one);
-        continue;
-      }
-      const term = new Term();
-      term.df = t.df;
-      if (t.n > inlinePostings) term.list = PostingList.restore(t.n, t.len, t.last, t.bytes.slice(), t.skips.slice());
-      else {
-        // A list of 1..SKIP_EVERY postings has the one skip entry (0, 0): its bytes say it all.
-        part.inline.set(t.bytes, part.used);
-        term.n = t.n;
-        term.len = t.len;
-        term.last = t.last;
-        term.off = part.used;
-        term.cap = t.len;
-        part.used += t.len;
-      }
-      part.terms.set(t.stem, term);
-    }
-  }
-
-  /**
-   * Decode a part read from a saved index that was not decoded yet (see fromState): it becomes
-   * resident and the most recently used. Returns whether the part is resident now.
-   */
-  private materialise(part: Part): boolean {
-    const saved = part.saved;
-    if (saved === null || !saved.saved) return part.resident;
-    part.saved = null;
-    this.decode(part, saved.colTotals, saved.saved());
-    this.touch(part);
-    return true;
   }
 
   /** Slots handed out so far; the owner rebuilds before MAX_SLOT. */
@@ -401,15 +259,15 @@ export class SourceIndex {
     const slot = this.nextSlot++;
     if (slot > MAX_SLOT) throw new Error(`the retrieval index holds at most ${MAX_SLOT} document versions per source`);
     this.ensureSlot(slot);
-    const part = this.part(doc.scope);
+    const part = this.parts.part(doc.scope);
     const { tf, len, lengths } = postingTerms(this.weights, this.own, doc.columns);
     // A part not decoded yet is decoded first; an evicted part only counts the document: reload()
     // reads its postings from the rows. Counted before touch(), which leaves out empty parts.
-    this.materialise(part);
+    this.parts.materialise(part);
     part.docs++;
     if (part.resident) {
       this.post(part, slot, tf, lengths);
-      this.touch(part);
+      this.parts.touch(part);
     }
     this.slotDoc[slot] = doc.id;
     this.slotPart[slot] = part.id;
@@ -425,7 +283,7 @@ export class SourceIndex {
 
   /** Add a document's postings (stem to posting value: postingTerms) at `slot` to a resident part, and its column lengths to the totals. */
   private post(part: Part, slot: number, tf: Map<string, number>, lengths: readonly number[]): void {
-    if (part.colTotals === this.noTotals) part.colTotals = new Float64Array(this.weights.length);
+    if (part.colTotals === this.parts.noTotals) part.colTotals = new Float64Array(this.weights.length);
     for (let c = 0; c < lengths.length; c++) part.colTotals[c] += lengths[c];
     for (const [stem, q] of tf) {
       const was = part.terms.get(stem);
@@ -455,11 +313,7 @@ export class SourceIndex {
    * stats(), df() or top() of it; true when it is resident or the index has nothing of the scope.
    */
   use(scope: string): boolean {
-    const part = this.parts.get(scope);
-    if (!part) return true;
-    if (part.resident) this.touch(part);
-    else this.materialise(part);
-    return part.resident;
+    return this.parts.use(scope);
   }
 
   /**
@@ -473,7 +327,7 @@ export class SourceIndex {
   reload(scope: string, docs: readonly IndexedDoc[]): boolean {
     const part = this.parts.get(scope);
     if (!part) return docs.length === 0;
-    if (this.materialise(part)) return true;
+    if (this.parts.materialise(part)) return true;
     if (docs.length !== part.docs) return false;
     const found: { slot: number; tf: Map<string, number>; lengths: number[] }[] = [];
     for (const d of docs) {
@@ -484,74 +338,20 @@ export class SourceIndex {
       found.push({ slot, tf, lengths });
     }
     found.sort((a, b) => a.slot - b.slot);
-    part.resident = true;
-    part.terms = new Map();
+    this.parts.reinstate(part);
     for (const f of found) this.post(part, f.slot, f.tf, f.lengths);
-    this.touch(part);
+    this.parts.touch(part);
     return true;
-  }
-
-  /**
-   * A scope's part, which must not be evicted (the caller reloads it first: see use()); one read
-   * from a saved index and not decoded yet is decoded now.
-   */
-  private resident(scope: string): Part | undefined {
-    const part = this.parts.get(scope);
-    if (part !== undefined && !part.resident && !this.materialise(part)) throw new Error(`the index part of scope ${scope} is evicted: reload() it before reading it`);
-    return part;
   }
 
   /** Scope parts resident now with documents (with their postings): at most maxResident. */
   get residentParts(): number {
-    return this.lru.size;
+    return this.parts.residentParts;
   }
 
   /** Scope parts read from a saved index and not decoded yet: at most maxResident. */
   get savedParts(): number {
-    let n = 0;
-    for (const p of this.partList) if (p !== null && p.saved !== null) n++;
-    return n;
-  }
-
-  /**
-   * Drop a part's postings, column totals and inline buffer: its documents keep their slots, and
-   * add() and remove() keep counting them, so reload() can make its postings again at the same
-   * slots from the scope's rows.
-   */
-  private evict(part: Part): void {
-    this.release(part, false);
-  }
-
-  /** Drop a part's postings, inline buffer and totals and take it off the LRU list: evicted, or resident and empty. */
-  private release(part: Part, resident: boolean): void {
-    part.resident = resident;
-    part.saved = null;
-    part.terms = resident ? new Map() : EVICTED;
-    part.inline = NO_BYTES;
-    part.used = 0;
-    part.garbage = 0;
-    part.colTotals = this.noTotals;
-    this.lru.delete(part);
-    if (this.newest === part) this.newest = null;
-  }
-
-  /** Make a resident part the most recently used, and evict the least recently used past the bound. */
-  private touch(part: Part): void {
-    // The common case, a scope searched or written again, moves nothing. A part without documents
-    // has nothing to keep, and does not count towards the bound (see empty()).
-    if (this.newest === part || part.docs === 0) return;
-    this.newest = part;
-    this.lru.delete(part);
-    this.lru.set(part, true);
-    this.trim();
-  }
-
-  /** Evict the least recently used parts while more than maxResident are resident. */
-  private trim(): void {
-    while (this.lru.size > this.maxResident) {
-      const oldest = this.lru.keys().next().value as Part;
-      this.evict(oldest);
-    }
+    return this.parts.savedParts;
   }
 
   /**
@@ -563,31 +363,18 @@ export class SourceIndex {
     if (!this.has(id)) return false;
     const slot = this.docSlot[id];
     // A live slot's part has documents, so it was not emptied.
-    const part = this.partList[this.slotPart[slot] - 1] as Part;
+    const part = this.parts.list[this.slotPart[slot] - 1] as Part;
     // A part not decoded yet is decoded first; an evicted part only counts the document out:
     // reload() reads what is left from the rows.
-    this.materialise(part);
+    this.parts.materialise(part);
     if (part.resident) this.unpost(part, columns);
     part.docs--;
     this.slotPart[slot] = 0;
     this.docSlot[id] = 0;
     this.live--;
     this.dead++;
-    if (part.docs === 0) this.empty(part);
+    if (part.docs === 0) this.parts.empty(part);
     return true;
-  }
-
-  /**
-   * A part its last document left: it drops its inline buffer (dead postings only) and totals and
-   * leaves the resident parts, so it counts neither towards the bound nor in memory, and its record
-   * goes too (its id stays taken: the slots' part ids cannot be renumbered without a rebuild; a
-   * saved index numbers its parts anew, see state()). A search of the scope then finds no part, as
-   * for a scope never written, and a new document starts a new part.
-   */
-  private empty(part: Part): void {
-    this.release(part, true);
-    this.parts.delete(part.scope);
-    this.partList[part.id - 1] = null;
   }
 
   /** Take a removed version's terms off a resident part's frequencies, and its lengths off the totals. */
@@ -611,14 +398,14 @@ export class SourceIndex {
   }
 
   stats(scope: string): PartStats {
-    const part = this.resident(scope);
+    const part = this.parts.resident(scope);
     const docs = part?.docs ?? 0;
     return { docs, avgLen: this.weights.map((_, c) => (part && docs > 0 ? part.colTotals[c] / docs : 0)) };
   }
 
   /** Documents of the scope holding the stem. */
   df(scope: string, stem: string): number {
-    const t = this.resident(scope)?.terms.get(stem);
+    const t = this.parts.resident(scope)?.terms.get(stem);
     return t === undefined ? 0 : typeof t === 'number' ? 1 : t.df;
   }
 
@@ -641,7 +428,7 @@ export class SourceIndex {
     skip?: ReadonlySet<number>,
     contextOnly = 1,
   ): IndexHit[] {
-    const part = this.resident(scope);
+    const part = this.parts.resident(scope);
     if (!part || pool <= 0 || terms.length === 0) return [];
     const facetId = facet === undefined || facet === null ? 0 : (this.facets.get(facet) ?? -1);
     if (facetId < 0) return [];
@@ -689,28 +476,6 @@ export class SourceIndex {
     return heap.sorted().map((e) => ({ id: slotDoc[e.slot], score: e.score, mask: e.mask }));
   }
 
-  /** A scope's part, made when missing: resident and empty, or else evicted (fromState). */
-  private part(scope: string, resident = true): Part {
-    let part = this.parts.get(scope);
-    if (!part) {
-      part = {
-        id: this.partList.length + 1,
-        scope,
-        terms: resident ? new Map() : EVICTED,
-        docs: 0,
-        colTotals: this.noTotals,
-        inline: NO_BYTES,
-        used: 0,
-        garbage: 0,
-        resident,
-        saved: null,
-      };
-      this.parts.set(scope, part);
-      this.partList.push(part);
-    }
-    return part;
-  }
-
   private facetId(facet: string): number {
     let id = this.facets.get(facet);
     if (id === undefined) {
@@ -728,6 +493,3 @@ export class SourceIndex {
     this.slotLen = grow(this.slotLen, slot);
   }
 }
-
-
-/** Round a weighted term frequency for a posting (at least 1, so a posting always counts). */
