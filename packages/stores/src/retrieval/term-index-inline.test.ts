@@ -2,7 +2,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { decodeSnapshot, encodeSnapshot } from './index-snapshot.js';
-import { INLINE_POSTINGS, SourceIndex, type IndexedDoc, type ScoredTerm } from './term-index.js';
+import { INLINE_POSTINGS } from './small-postings.js';
+import { SourceIndex, type IndexedDoc, type ScoredTerm } from './term-index.js';
 
 /** A seeded generator (Park-Miller), so a failure repeats. */
 function rng(seed: number): () => number {
