@@ -17,18 +17,19 @@ const DONE = 0x7fffffff;
 /**
  * The merge of one search over a scope part (SourceIndex.top): one cursor per query term, each
  * already on its first posting, walked in slot order; `nums[i]` is term i's idf * (k1 + 1) and
- * `bits[i]` its bit of the answer's mask. Each document's BM25 is offered to `heap` when it would
- * be kept and `admits` its slot. `base` and `perLen` make a document's length norm:
- * base + perLen * slotLen[slot]. With `flagged` (an index with context columns), a posting's value
- * carries OWN_FLAG, and a term's bit is set only for a document it counts as the own term of; a
- * document left with mask 0 matched in a context that asks nothing alone, and its score is
- * multiplied by `contextOnly`.
+ * `bits[i]` its bit of the answer's mask. Each document's BM25 is offered to `heap` under its row
+ * id (`slotDoc`) when it can be kept and `admits` its slot. `base` and `perLen` make a document's
+ * length norm: base + perLen * slotLen[slot]. With `flagged` (an index with context columns), a
+ * posting's value carries OWN_FLAG, and a term's bit is set only for a document it counts as the
+ * own term of; a document left with mask 0 matched in a context that asks nothing alone, and its
+ * score is multiplied by `contextOnly`.
  */
 export function walkPostings(
   cursors: readonly PostingCursor[],
   nums: readonly number[],
   bits: readonly number[],
   slotLen: Float64Array,
+  slotDoc: Int32Array,
   base: number,
   perLen: number,
   heap: TopK,
@@ -40,10 +41,11 @@ export function walkPostings(
   // always 1 without context columns (every posting then sets its term's bit).
   const shift = flagged ? 1 : 0;
   const always = flagged ? 0 : OWN_FLAG;
-  // A document is offered only when it would be kept (the heap's floor, tested inline): most are
-  // not, and a call per posting was most of the walk's cost. Every path computes a term's weight
-  // as idf * (k1 + 1) * wtf / (wtf + norm), norm = k1 * (1 - b) + k1 * b * len / avgdl, in that
-  // order of operations, so a document scores the same to the last bit whichever path reads it.
+  // A document is offered only when it can be kept (at or above the heap's floor, tested inline;
+  // a tie with the heap's worst entry is decided in offer(), by row id): most are not, and a call
+  // per posting was most of the walk's cost. Every path computes a term's weight as
+  // idf * (k1 + 1) * wtf / (wtf + norm), norm = k1 * (1 - b) + k1 * b * len / avgdl, in that order
+  // of operations, so a document scores the same to the last bit whichever path reads it.
   if (cursors.length === 1) {
     // One term: no merge, each posting is a document.
     const c = cursors[0];
@@ -55,7 +57,7 @@ export function walkPostings(
       let score = (num * wtf) / (wtf + (base + perLen * slotLen[slot]));
       const mask = bit & -((c.q | always) & OWN_FLAG);
       if (mask === 0) score *= contextOnly;
-      if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, mask);
+      if (score >= heap.floorScore && admits(slot)) heap.offer(slotDoc[slot], score, mask);
     } while (c.next());
   }
   if (cursors.length === 2) {
@@ -94,7 +96,7 @@ export function walkPostings(
         bLive = b.next();
       }
       if (mask === 0) score *= contextOnly;
-      if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, mask);
+      if (score >= heap.floorScore && admits(slot)) heap.offer(slotDoc[slot], score, mask);
     }
   }
   let live = cursors.length > 2 ? cursors.length : 0;
@@ -119,6 +121,6 @@ export function walkPostings(
       }
     }
     if (mask === 0) score *= contextOnly;
-    if ((score > heap.floorScore || (score === heap.floorScore && slot > heap.floorSlot)) && admits(slot)) heap.offer(slot, score, mask);
+    if (score >= heap.floorScore && admits(slot)) heap.offer(slotDoc[slot], score, mask);
   }
 }

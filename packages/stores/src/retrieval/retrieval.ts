@@ -9,6 +9,7 @@ import { INDEXED_TABLES } from '../migrations/retrieval-changes.js';
 import { RetrievalIndex, type CatchUp, type IndexView } from './index-sync.js';
 import { queryTerms } from './query.js';
 import { idf, ProximityScorer, proximityBound, type QueryTerm } from './score.js';
+import { rankOrder } from './rank.js';
 import { porterStem } from './stemmer.js';
 import { SourceIndex, type IndexHit, type PartStats } from './term-index.js';
 import { RETRIEVAL_SOURCES, SOURCES, sourceRows, type Candidate, type RetrievalSource } from './sources.js';
@@ -162,7 +163,7 @@ interface SearchQuery {
   w: FusionWeights;
 }
 
-/** Tie-break order of the sources. */
+/** Tie-break order of the sources (rankOrder). */
 const SOURCE_ORDER: Record<RetrievalSource, number> = Object.fromEntries(RETRIEVAL_SOURCES.map((s, i) => [s, i])) as Record<RetrievalSource, number>;
 
 function round6(v: number): number {
@@ -178,7 +179,8 @@ function round6(v: number): number {
  *   fused = w.bm25 * bm25/max_bm25 + w.importance * importance + w.recency * 0.5^(age/7d)
  *         + w.access * log(1+access)/log(1+20)
  * Corpus statistics (document counts, document frequencies, mean column lengths) are the scope's
- * own. Deterministic: ties are broken by source order and id.
+ * own. Deterministic: ties are broken by source order, then the newer record first, in the index's
+ * pools as in the ranking (rankOrder, rank.ts).
  */
 export class Retrieval {
   private readonly index: RetrievalIndex;
@@ -266,7 +268,7 @@ export class Retrieval {
       const avgdl = spec.weights.reduce((sum, w, i) => sum + w * (v.stats.avgLen[i] ?? 0), 0);
       const facet = v.source === 'wiki' ? wikiType : null;
       let best = v.index.top(key, terms, pool, avgdl, facet, v.pending, CONTEXT_ONLY_SHARE);
-      if (v.fresh) best = [...best, ...v.fresh.top(key, terms, pool, avgdl, facet, undefined, CONTEXT_ONLY_SHARE)].sort((a, b) => b.score - a.score || b.id - a.id).slice(0, pool);
+      if (v.fresh) best = [...best, ...v.fresh.top(key, terms, pool, avgdl, facet, undefined, CONTEXT_ONLY_SHARE)].sort((a, b) => rankOrder(a.score, 0, a.id, b.score, 0, b.id)).slice(0, pool);
       for (const hit of best) found.push({ view: v, hit, bound: proximityBound(terms, hit.mask) });
     }
     const contenders = keepContenders(found, w, limit);
@@ -474,13 +476,7 @@ export class Retrieval {
       };
       scored.push({ c, fused, explain });
     }
-    scored.sort(
-      (a, b) =>
-        b.fused - a.fused ||
-        SOURCE_ORDER[a.c.source] - SOURCE_ORDER[b.c.source] ||
-        a.c.id.length - b.c.id.length ||
-        (a.c.id < b.c.id ? -1 : a.c.id > b.c.id ? 1 : 0),
-    );
+    scored.sort((a, b) => rankOrder(a.fused, SOURCE_ORDER[a.c.source], a.c.row, b.fused, SOURCE_ORDER[b.c.source], b.c.row));
     // One shape for every hit (title undefined where a source has none; JSON leaves it out).
     const hits: Hit[] = [];
     for (let i = 0; i < scored.length && i < limit; i++) {

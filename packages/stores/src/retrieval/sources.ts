@@ -14,6 +14,8 @@ export type RetrievalSource = (typeof RETRIEVAL_SOURCES)[number];
 export interface Candidate {
   source: RetrievalSource;
   id: string;
+  /** The record's row id (`id` without its prefix): the ranking's ties go to the higher (rankOrder, rank.ts). */
+  row: number;
   text: string;
   title?: string;
   created: string;
@@ -58,6 +60,7 @@ export const SOURCES: Record<RetrievalSource, SourceSpec> = {
     map: (r) => ({
       source: 'l3',
       id: `ep_${r[0]}`,
+      row: Number(r[0]),
       text: String(r[1]),
       // Present though empty: every source's candidates then share one hidden class in V8.
       title: undefined,
@@ -76,6 +79,7 @@ export const SOURCES: Record<RetrievalSource, SourceSpec> = {
     map: (r) => ({
       source: 'l4',
       id: `fact_${r[0]}`,
+      row: Number(r[0]),
       text: `${String(r[1])}: ${String(r[2])}`,
       title: String(r[1]),
       created: String(r[4]),
@@ -93,6 +97,7 @@ export const SOURCES: Record<RetrievalSource, SourceSpec> = {
     map: (r) => ({
       source: 'wiki',
       id: `wiki_${r[0]}`,
+      row: Number(r[0]),
       text: String(r[2]),
       title: String(r[1]),
       created: String(r[3]),
@@ -110,6 +115,7 @@ export const SOURCES: Record<RetrievalSource, SourceSpec> = {
     map: (r) => ({
       source: 'graph',
       id: `node_${r[0]}`,
+      row: Number(r[0]),
       text: String(r[1]),
       title: String(r[3]),
       created: String(r[5]),
@@ -127,6 +133,7 @@ export const SOURCES: Record<RetrievalSource, SourceSpec> = {
     map: (r) => ({
       source: 'timeline',
       id: `evt_${r[0]}`,
+      row: Number(r[0]),
       text: String(r[2]),
       title: String(r[1]),
       created: String(r[3]),

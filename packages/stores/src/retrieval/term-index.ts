@@ -412,8 +412,8 @@ export class SourceIndex {
   /**
    * The scope's best `pool` documents for the terms: BM25 over weighted columns (the formula of
    * score.ts without the proximity bonus), reading at most WALK_BUDGET postings, each term from its
-   * newest end. Ties go to the newer version. `avgdl` is the weighted mean length the scores are
-   * normalised against; `skip` holds row ids to leave out. Each answer's `mask` has bit i set when
+   * newest end. Ties go to the newer record (the higher row id: rankOrder, rank.ts). `avgdl` is
+   * the weighted mean length the scores are normalised against; `skip` holds row ids to leave out. Each answer's `mask` has bit i set when
    * terms[i] counts as the document's own: its own columns hold it, or a context column that asks
    * something (bit 31 for every term past the 31st: see hasTerm in score.ts). It is 0 only for a
    * document that holds the query's terms in a context that asks nothing, alone; such a
@@ -472,8 +472,8 @@ export class SourceIndex {
     const pid = part.id;
     const admits = (slot: number): boolean =>
       slotPart[slot] === pid && (facetId === 0 || slotFacet[slot] === facetId) && !(skipping && skip.has(slotDoc[slot]));
-    walkPostings(cursors, nums, bits, slotLen, base, perLen, heap, admits, this.own < this.weights.length, contextOnly);
-    return heap.sorted().map((e) => ({ id: slotDoc[e.slot], score: e.score, mask: e.mask }));
+    walkPostings(cursors, nums, bits, slotLen, slotDoc, base, perLen, heap, admits, this.own < this.weights.length, contextOnly);
+    return heap.sorted().map((e) => ({ id: e.row, score: e.score, mask: e.mask }));
   }
 
   private facetId(facet: string): number {
