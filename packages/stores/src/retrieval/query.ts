@@ -152,7 +152,7 @@ export function queryTerms(query: string, opts: { names?: boolean } = {}): strin
   }
   // The other spellings of its identifiers, numbers and symbols, and its stop words written as names (word-delimiter.ts).
   const names = opts.names ?? true;
-  for (const j of [...delimiterTerms(query, false), ...(names ? nameTerms(query) : [])]) {
+  for (const j of [...delimiterTerms(query), ...(names ? nameTerms(query) : [])]) {
     if (out.includes(j)) continue;
     out.push(j);
     if (out.length >= MAX_QUERY_TERMS) return out;
