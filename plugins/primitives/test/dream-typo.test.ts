@@ -48,6 +48,11 @@ it('dream "Kündigung" finds the note written "Kuendigung"', async () => {
     expect(hits.length, query).toBeGreaterThan(0);
     expect(ids[4], `${query}: first hit ${hits[0]}`).toContain(hits[0]);
   }
+  // What dream finds for a word, fuzzy forget with it deletes.
+  const r = await s.call('forget', { key: 'Kündigung', scope: 'fuzzy', layer: 'user' });
+  expect(r.deleted_l3).toBe(1);
+  expect((await dreamIds(s, { query: 'Kuendigung', layer: 'user' })).some((id) => ids[4]!.includes(id))).toBe(false);
+  expect(count(s, 'episodes', { layer: 'user' })).toBe(MEMORIES.length - 1);
 });
 
 it('forget fuzzy with a misspelt word deletes nothing, while dream finds the memory by it', async () => {
@@ -63,4 +68,22 @@ it('forget fuzzy with a misspelt word deletes nothing, while dream finds the mem
   }
   expect(ids[0]).toContain((await dreamIds(s, { query: 'Alice coffee', layer: 'user' }))[0]);
   expect(count(s, 'episodes', { layer: 'user' })).toBe(MEMORIES.length);
+});
+
+/** Hits (id, score) of queries whose words all exist, as ranked before typo tolerance and the query-side umlaut spelling. */
+const UNCHANGED: [string, [string, number][]][] = [
+  ['Alice coffee', [['ep_1', 0.939266], ['node_1', 0.307641], ['ep_2', 0.294953]]],
+  ['who likes coffee or tea?', [['ep_4', 0.939631], ['ep_1', 0.795228], ['node_1', 0.319069], ['ep_2', 0.306181]]],
+  ['office machine broken', [['node_1', 0.951604], ['ep_2', 0.924703]]],
+  ['tennis on Sundays', [['ep_3', 0.944509]]],
+  ['Kuendigung Wohnung', [['ep_5', 0.944753]]],
+  ['restaurant Main Street', [['ep_6', 0.947376]]],
+];
+
+it('a query whose words all exist ranks exactly as before', async () => {
+  await thinkAll();
+  for (const [query, want] of UNCHANGED) {
+    const r = await s.call('dream', { query, layer: 'user', hits: true });
+    expect(r.hits.map((h: { id: string; score: number }) => [h.id, h.score]), query).toEqual(want);
+  }
 });

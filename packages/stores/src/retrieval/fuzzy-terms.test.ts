@@ -49,7 +49,9 @@ describe('fuzzyEdits and typoWords', () => {
   it('leaves out the words of identifiers, numbers and symbols', () => {
     expect([...typoWords('Did Alcie like the "cofee"? state-of-the-art')]).toEqual(['did', 'alcie', 'like', 'the', 'cofee', 'state', 'of', 'art']);
     expect([...typoWords('fetchUserProfle fetch_user_profle config.yaml v14 user@example')]).toEqual([]);
-    expect(queryStems('Alcie likes fetchUserProfle').edits).toEqual([1, 1, 0, 0, 0, 0]);
+    expect(queryStems('Alcie likes fetchUserProfle').edits()).toEqual([1, 1, 0, 0, 0, 0]);
+    // Two words of one stem: as far as either allows.
+    expect(queryStems('like likes').edits()).toEqual([1]);
   });
 });
 
@@ -77,6 +79,28 @@ describe('closeTerms', () => {
     expect(closeTerms('alci', 1, searched(b, a), [])).toEqual(ab);
   });
 
+  it('finds every term within the bound, as a full distance over all terms does', () => {
+    let seed = 7;
+    const rnd = (n: number): number => {
+      seed = (seed * 48271) % 2147483647;
+      return seed % n;
+    };
+    const word = (): string => Array.from({ length: 3 + rnd(8) }, () => 'abcdeilnorst'[rnd(12)]).join('');
+    const dfs: Record<string, number> = {};
+    for (let i = 0; i < 3000; i++) dfs[word()] = 1 + rnd(5);
+    const v = vocabulary(dfs);
+    for (let q = 0; q < 60; q++) {
+      const stem = word();
+      for (const edits of [1, 2]) {
+        const want = Object.keys(dfs)
+          .filter((t) => t !== stem && osaDistance(stem, t, 9) <= edits)
+          .map((t) => ({ stem: t, distance: osaDistance(stem, t, 9), df: dfs[t]! }))
+          .sort((x, y) => x.distance - y.distance || y.df - x.df || (x.stem < y.stem ? -1 : 1));
+        expect(closeTerms(stem, edits, searched(v), [stem], 1000), `${stem} ${edits}`).toEqual(want);
+      }
+    }
+  });
+
   it('finds nothing past the bound', () => {
     expect(closeTerms('restaurnt', 2, searched(vocabulary({ restaur: 3, rest: 8 })), [])).toEqual([{ stem: 'restaur', distance: 2, df: 3 }]);
     expect(closeTerms('vacaton', 1, searched(vocabulary({ vacat: 3 })), [])).toEqual([]);
@@ -84,11 +108,11 @@ describe('closeTerms', () => {
 });
 
 describe('scoredTerms', () => {
-  it('never reads the vocabulary when every stem is known, and scores exactly as idf over the sources', () => {
+  it('never reads the vocabulary nor reads the query again when every stem is known, and scores exactly as idf over the sources', () => {
     const a = vocabulary({ alic: 1, like: 3, coffe: 1 });
     const b = vocabulary({ coffe: 2 });
-    const { stems, edits } = queryStems('Alice likes coffee');
-    expect(scoredTerms(stems, edits, searched(a, b), 10)).toEqual([
+    const { stems } = queryStems('Alice likes coffee');
+    expect(scoredTerms(stems, () => expect.unreachable(), searched(a, b), 10)).toEqual([
       { stem: 'alic', idf: idf(10, 1) },
       { stem: 'like', idf: idf(10, 3) },
       { stem: 'coffe', idf: idf(10, 3) },
@@ -123,9 +147,9 @@ describe('scoredTerms', () => {
 
   it('keeps an unknown word with nothing close, and takes no close term twice', () => {
     const v = vocabulary({ coffe: 1 });
-    expect(scoredTerms(...Object.values(queryStems('zzzzz')) as [string[], number[]], searched(v), 2)).toEqual([{ stem: 'zzzzz', idf: idf(2, 0) }]);
+    expect(scoredTerms(['zzzzz'], () => [1], searched(v), 2)).toEqual([{ stem: 'zzzzz', idf: idf(2, 0) }]);
     // "coffe" is close to both unknown words: searched once.
-    expect(scoredTerms(['cofe', 'cofff'], [1, 1], searched(v), 2).map((t) => t.stem)).toEqual(['coffe']);
+    expect(scoredTerms(['cofe', 'cofff'], () => [1, 1], searched(v), 2).map((t) => t.stem)).toEqual(['coffe']);
   });
 
   it('reads a SourceIndex part as its vocabulary', () => {

@@ -65,23 +65,33 @@ export function typoWords(query: string): Set<string> {
   return out;
 }
 
-/** A query's distinct stems in order, and how many edits each may be expanded by (0: never). */
-export function queryStems(query: string): { stems: string[]; edits: number[] } {
+/**
+ * A query's distinct stems in order, and how many edits each may be expanded by (0: never),
+ * worked out only when asked (scoredTerms asks only when the scope does not know a stem).
+ */
+export function queryStems(query: string): { stems: string[]; edits: () => number[] } {
   const stems: string[] = [];
-  const edits: number[] = [];
-  let typos: Set<string> | null = null;
+  const words: string[][] = [];
   for (const word of queryTerms(query)) {
     const stem = porterStem(word);
-    let e = fuzzyEdits(word);
-    if (e > 0 && !(typos ??= typoWords(query)).has(word)) e = 0;
     const at = stems.indexOf(stem);
-    if (at < 0) {
+    if (at >= 0) words[at].push(word);
+    else {
       stems.push(stem);
-      edits.push(e);
-    } else if (e > edits[at]) edits[at] = e; // Two words of one stem: as far as either allows.
-
+      words.push([word]);
+    }
   }
-  return { stems, edits };
+  let edits: number[] | null = null;
+  return {
+    stems,
+    edits: () => {
+      if (edits !== null) return edits;
+      const typos = typoWords(query);
+      // Two words of one stem: as far as either allows.
+      edits = words.map((ws) => Math.max(...ws.map((w) => (typos.has(w) ? fuzzyEdits(w) : 0))));
+      return edits;
+    },
+  };
 }
 
 // Rows of the distance table, reused: a term is at most MAX_WORD_CHARS (64) units, a stem no longer.
@@ -130,6 +140,19 @@ export function osaDistance(a: string, b: string, max: number): number {
   return prev[m] > max ? max + 1 : prev[m];
 }
 
+/** The set of a word's characters, each as bit (code % 32): two characters may share a bit, which only lets more terms through. */
+function letterMask(s: string): number {
+  let m = 0;
+  for (let i = 0; i < s.length; i++) m |= 1 << (s.charCodeAt(i) & 31);
+  return m;
+}
+
+function bitCount(v: number): number {
+  let n = v - ((v >>> 1) & 0x55555555);
+  n = (n & 0x33333333) + ((n >>> 2) & 0x33333333);
+  return (((n + (n >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+}
+
 /** A term of the scope close to an unknown query word. */
 export interface CloseTerm {
   stem: string;
@@ -145,6 +168,7 @@ export interface CloseTerm {
  */
 export function closeTerms(stem: string, edits: number, sources: readonly SearchedTerms[], skip: readonly string[], limit = FUZZY_PER_TERM): CloseTerm[] {
   const found = new Map<string, CloseTerm>();
+  const want = letterMask(stem);
   const lo = stem.length - edits;
   const hi = stem.length + edits;
   const see = (fromIndex: boolean) => (t: string, df: number) => {
@@ -154,6 +178,10 @@ export function closeTerms(stem: string, edits: number, sources: readonly Search
       if (fromIndex) known.df += df;
       return;
     }
+    // Each edit takes at most one letter from a word's set of letters and adds at most one: a term
+    // missing more than `edits` of the stem's letters, or holding more than `edits` others, is too far.
+    const mask = letterMask(t);
+    if (bitCount(want & ~mask) > edits || bitCount(mask & ~want) > edits) return;
     if (skip.includes(t)) return;
     const distance = osaDistance(stem, t, edits);
     if (distance > edits) return;
@@ -171,10 +199,10 @@ export function closeTerms(stem: string, edits: number, sources: readonly Search
 /**
  * The scored terms of a search: each stem with its idf over the searched sources (documents
  * `docs`, frequencies summed over their indexes), and in place of a stem no searched source holds
- * (indexes and changed records alike) that `edits` allows to expand, its close terms (closeTerms),
+ * (indexes and changed records alike) that `editsOf()` allows to expand, its close terms (closeTerms),
  * each with FUZZY_WEIGHT times the smaller of its idf and the lowest idf of the stems found.
  */
-export function scoredTerms(stems: readonly string[], edits: readonly number[], sources: readonly SearchedTerms[], docs: number): QueryTerm[] {
+export function scoredTerms(stems: readonly string[], editsOf: () => readonly number[], sources: readonly SearchedTerms[], docs: number): QueryTerm[] {
   // Built by push (see Retrieval.searchAt: one hidden class for the arrays the search hands on).
   const terms: QueryTerm[] = [];
   const dfs: number[] = [];
@@ -188,7 +216,8 @@ export function scoredTerms(stems: readonly string[], edits: readonly number[], 
     if (df > 0 && termIdf < lowest) lowest = termIdf;
     if (df === 0) missing = true;
   }
-  if (!missing || !edits.some((e) => e > 0)) {
+  const edits = missing ? editsOf() : null;
+  if (edits === null || !edits.some((e) => e > 0)) {
     for (let i = 0; i < stems.length; i++) terms.push({ stem: stems[i], idf: idf(docs, dfs[i]) });
     return terms;
   }

@@ -272,8 +272,8 @@ interface SearchQuery {
   key: string;
   sources: readonly RetrievalSource[];
   stems: string[];
-  /** Per stem, the edits it may be expanded by when the scope does not know it (fuzzy-terms.ts). */
-  edits: number[];
+  /** Per stem, the edits it may be expanded by when the scope does not know it (fuzzy-terms.ts), worked out when first asked. */
+  edits: () => number[];
   pool: number;
   limit: number;
   wikiType: string | null;
