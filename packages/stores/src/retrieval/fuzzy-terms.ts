@@ -15,8 +15,12 @@
  * idf and the lowest idf of the query's known words: a close term never counts as much as an exact
  * match of another word of the query.
  *
- * Finding them scans the scope part's terms (SourceIndex.eachTerm), skipping by length first and
- * stopping each distance as soon as it passes the bound: only a query with an unknown word pays it.
+ * Finding them scans the scope part's terms (SourceIndex.eachTerm), skipping by length and by
+ * letter set first and stopping each distance as soon as it passes the bound: only a query with an
+ * unknown word pays it (about 0.2 ms at 10,000 memories, 2 ms at 100,000 with 50,000 distinct
+ * words). An index Retrieval builds from the scope's rows (no index built, or the records changed
+ * in the open transaction) is a SourceIndex too, read the same way: the rule is the same there.
+ * Only recall uses it: forget's word match (util.ts wordsMatcher) never takes a close word.
  */
 
 import { queryTerms, wordTokens } from './query.js';
