@@ -207,6 +207,9 @@ describe('other spellings retrieval indexes', () => {
     ['ms', 'p95 is 250ms', true],
     ['3', 'Dentist on 2026-03-07', true],
     ['Kuendigungsfrist', 'Die Kündigungsfrist ist lang', true],
+    ['Kündigungsfrist', 'Die Kuendigungsfrist ist lang', true],
+    ['KÖLN', 'Wir fahren nach Koeln', true],
+    ['Kündigungsfrist', 'Die Kundigungsfrist ist lang', true],
     ['🍕', 'Team lunch: 🍕 beat 🍣', true],
     ['C++', 'the engine is in C++', true],
     // Numbers grouped by thousands, joined as retrieval also indexes them.

@@ -140,12 +140,18 @@ export function wordFilterSql(column: string): string {
  * The parameter of wordFilterSql for a pattern: the LIKE of its folded head, its numbers grouped by
  * thousands joined (groupedJoined), written apart, without separators (wordFilterSql), and with
  * `%` between the thousands of a number of four digits or more ("12400" as "12%400"), so a text
- * holding the number grouped ("$12,400", "12'400") is taken too (wordsMatcher joins them).
+ * holding the number grouped ("$12,400", "12'400") is taken too (wordsMatcher joins them), and
+ * `%` for each ä, ö, ü ("Kündigung" as "k%ndigung"), so a text writing "Kuendigung" is taken too.
  */
 export function wordFilterArgs(pattern: string): [string] {
-  const like = likePattern(foldedHead(spelledApart(groupedJoined(pattern), false)).replace(/[-_.]/g, ''));
+  // Each ä, ö, ü of the pattern is `%` in the LIKE, so a text spelling it ae, oe, ue or u is taken too.
+  const spelt = spelledApart(groupedJoined(pattern), false).replace(/[äöüÄÖÜ]/g, UMLAUT_MARK);
+  const like = likePattern(foldedHead(spelt).replace(/[-_.]/g, '')).replaceAll(UMLAUT_MARK, '%');
   return [like.replace(/\d{4,}/g, (n) => n.replace(/\B(?=(\d{3})+$)/g, '%'))];
 }
+
+/** Stands for an umlaut of a pattern in wordFilterArgs until its LIKE is made (a character no fold or escape changes). */
+const UMLAUT_MARK = '\u0001';
 
 /**
  * Patterns longer than this many characters (folded) are matched without a pattern as long as
@@ -270,7 +276,7 @@ const ENDS_WITH_WORD = lazyRegExp(() => `${SPACED_WORD_CHAR}$`, 'u');
  * (word-delimiter.ts) match too, in the text and in the pattern: runs joined over `-`, `_`, `.`
  * ("email" is in "e-mail", "nodejs" in "Node.js"; joinedRuns) and written apart ("user" and
  * "fetch user profile" are in "fetchUserProfile", "250 ms" in "250ms", "3" in "2026-03-07",
- * "Kuendigung" in "Kündigung"; spelledApart). Used after a prefilter (wordFilterSql), whose
+ * "Kuendigung" in "Kündigung" and "Kündigung" in "Kuendigung"; spelledApart). Used after a prefilter (wordFilterSql), whose
  * matches are a superset.
  */
 export function wordsMatcher(pattern: string): (text: string) => boolean {
@@ -279,8 +285,9 @@ export function wordsMatcher(pattern: string): (text: string) => boolean {
 
 /**
  * The forms of a pattern a text is tested against, folded and trimmed: the pattern, with its runs
- * joined (joinedRuns) when it has any, and written apart (spelledApart without umlauts, as
- * retrieval's query side) when that differs; and the same of the pattern with its numbers grouped
+ * joined (joinedRuns) when it has any, written apart (spelledApart) when that differs, and also
+ * with ä, ö, ü spelled ae, oe, ue when it has any (as retrieval's query side searches both
+ * spellings); and the same of the pattern with its numbers grouped
  * by thousands joined (groupedJoined: "12,400" as "12400") when it has any. A pattern that folding
  * would empty keeps its own characters: an empty one matches everything.
  */
@@ -293,7 +300,8 @@ function patternForms(pattern: string): string[] {
     const f = foldText(p).trim();
     const joined = joinedRuns(p, f);
     const apart = foldText(spelledApart(p, false)).trim();
-    for (const form of [f, joined?.trim(), apart]) if (form !== undefined && !forms.includes(form)) forms.push(form);
+    const umlauts = foldText(spelledApart(p, true)).trim();
+    for (const form of [f, joined?.trim(), apart, umlauts]) if (form !== undefined && !forms.includes(form)) forms.push(form);
   }
   return forms;
 }

@@ -114,8 +114,8 @@ const SPELLING_PIECE = /(?:[^\s]|[\u00a0\u202f\u2009])+/gu;
  */
 function firstSpelledIndex(text: string, words: readonly string[]): number {
   const wanted = (terms: readonly string[]) => terms.some((t) => words.includes(t));
-  if (!wanted(delimiterTerms(text, true))) return -1;
-  for (const m of text.matchAll(SPELLING_PIECE)) if (wanted(delimiterTerms(m[0], true))) return m.index;
+  if (!wanted(delimiterTerms(text))) return -1;
+  for (const m of text.matchAll(SPELLING_PIECE)) if (wanted(delimiterTerms(m[0]))) return m.index;
   return -1;
 }
 

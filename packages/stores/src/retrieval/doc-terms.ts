@@ -13,7 +13,7 @@ export function columnTerms(text: string): { length: number; stems: string[] } {
   // The other spellings of identifiers, numbers and symbols (`fetchUserProfile` also as fetch, user,
   // profile; `Node.js` as nodejs), and stop words written as names (word-delimiter.ts): they add
   // terms, not tokens to the length.
-  for (const j of delimiterTerms(scored, true)) stems.push(porterStem(j));
+  for (const j of delimiterTerms(scored)) stems.push(porterStem(j));
   for (const n of nameTerms(scored)) stems.push(porterStem(n));
   return { length: words.length, stems };
 }

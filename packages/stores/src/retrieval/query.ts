@@ -138,7 +138,8 @@ const INTERROGATIVES: ReadonlySet<string> = new Set(['what', 'which']);
 /**
  * The content terms of a query: stop words and one-letter tokens dropped, duplicates removed, order
  * kept; then the extra terms the index also holds (word-delimiter.ts: `fetch_user_profile` gives
- * `fetchuserprofile`, `250ms` gives `250` and `ms`, `C++`, emoji, stop words written as names).
+ * `fetchuserprofile`, `250ms` gives `250` and `ms`, `C++`, emoji, `Kündigung` also as `kuendigung`,
+ * stop words written as names).
  */
 export function queryTerms(query: string, opts: { names?: boolean } = {}): string[] {
   const out: string[] = [];
@@ -152,7 +153,7 @@ export function queryTerms(query: string, opts: { names?: boolean } = {}): strin
   }
   // The other spellings of its identifiers, numbers and symbols, and its stop words written as names (word-delimiter.ts).
   const names = opts.names ?? true;
-  for (const j of [...delimiterTerms(query, false), ...(names ? nameTerms(query) : [])]) {
+  for (const j of [...delimiterTerms(query), ...(names ? nameTerms(query) : [])]) {
     if (out.includes(j)) continue;
     out.push(j);
     if (out.length >= MAX_QUERY_TERMS) return out;

@@ -7,10 +7,9 @@ import { checkScope, scopeKey } from '../util.js';
 import { checkWikiType } from '../wiki-types.js';
 import { INDEXED_TABLES } from '../migrations/retrieval-changes.js';
 import { RetrievalIndex, type CatchUp, type IndexView } from './index-sync.js';
-import { queryTerms } from './query.js';
-import { idf, ProximityScorer, proximityBound, type QueryTerm } from './score.js';
+import { queryStems, scoredTerms, type SearchedTerms, type TermSource } from './fuzzy-terms.js';
+import { ProximityScorer, proximityBound } from './score.js';
 import { rankOrder } from './rank.js';
-import { porterStem } from './stemmer.js';
 import { SourceIndex, type IndexHit, type PartStats } from './term-index.js';
 import { RETRIEVAL_SOURCES, SOURCES, sourceRows, type Candidate, type RetrievalSource } from './sources.js';
 
@@ -157,10 +156,17 @@ interface SearchQuery {
   key: string;
   sources: readonly RetrievalSource[];
   stems: string[];
+  /** Per stem, the edits it may be expanded by when the scope does not know it (fuzzy-terms.ts), worked out when first asked. */
+  edits: () => number[];
   pool: number;
   limit: number;
   wikiType: string | null;
   w: FusionWeights;
+}
+
+/** One scope of an index as fuzzy-terms.ts reads it. */
+function termSource(index: SourceIndex, key: string): TermSource {
+  return { df: (stem) => index.df(key, stem), eachTerm: (visit) => index.eachTerm(key, visit) };
 }
 
 /** Tie-break order of the sources (rankOrder). */
@@ -216,15 +222,11 @@ export class Retrieval {
     }
     const wikiType = opts.wiki_type === undefined ? null : checkWikiType(opts.wiki_type);
     const limit = Math.max(1, Math.min(SEARCH_LIMIT_MAX, Math.floor(opts.limit ?? 10)));
-    const stems: string[] = [];
-    for (const word of queryTerms(query)) {
-      const stem = porterStem(word);
-      if (!stems.includes(stem)) stems.push(stem);
-    }
+    const { stems, edits } = queryStems(query);
     if (stems.length === 0) return [];
     const pool = Math.min(500, Math.max(10, Math.ceil(limit * 1.5)));
     const key = scopeKey(scope.layer, scope.user_id);
-    const q: SearchQuery = { scope, key, sources, stems, pool, limit, wikiType, w: opts.weights ?? INTENT_WEIGHTS[intent] };
+    const q: SearchQuery = { scope, key, sources, stems, edits, pool, limit, wikiType, w: opts.weights ?? INTENT_WEIGHTS[intent] };
     // Outside a transaction, with every index current as far as this process knows, the search
     // reads at that seq and the row reads check that the log has not moved past it: one statement
     // fewer than reading the log's newest seq first. When it has moved (another process wrote, or
@@ -242,7 +244,7 @@ export class Retrieval {
    * seq, read with the rows, is not `max` (the indexes missed a change).
    */
   private searchAt(q: SearchQuery, max: number, check: boolean): Hit[] | null {
-    const { scope, key, stems, pool, limit, wikiType, w } = q;
+    const { scope, key, stems, edits, pool, limit, wikiType, w } = q;
     const views: SourceView[] = [];
     for (const src of RETRIEVAL_SOURCES) {
       if (!q.sources.includes(src)) continue;
@@ -256,12 +258,10 @@ export class Retrieval {
     // different hidden class once this function is optimized, and each new class threw away the
     // optimized code of every function the array reached (seen with --trace-deopt: about 22
     // deoptimizations over dream's first 600 calls before, 9 after).
-    const terms: QueryTerm[] = [];
-    for (const stem of stems) {
-      let df = 0;
-      for (const v of views) df += v.index.df(key, stem);
-      terms.push({ stem, idf: idf(totalDocs, df) });
-    }
+    // A stem no searched source holds is searched as the scope's terms close to it (fuzzy-terms.ts).
+    const searched: SearchedTerms[] = [];
+    for (const v of views) searched.push({ index: termSource(v.index, key), fresh: v.fresh ? termSource(v.fresh, key) : null });
+    const terms = scoredTerms(stems, edits, searched, totalDocs);
     const found: Found[] = [];
     for (const v of views) {
       const spec = SOURCES[v.source];

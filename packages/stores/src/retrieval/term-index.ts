@@ -409,6 +409,12 @@ export class SourceIndex {
     return t === undefined ? 0 : typeof t === 'number' ? 1 : t.df;
   }
 
+  /** Each term of the scope with its document frequency, in no set order (fuzzy-terms.ts reads a scope's vocabulary). */
+  eachTerm(scope: string, visit: (stem: string, df: number) => void): void {
+    const part = this.parts.resident(scope);
+    if (part) for (const [stem, t] of part.terms) visit(stem, typeof t === 'number' ? 1 : t.df);
+  }
+
   /**
    * The scope's best `pool` documents for the terms: BM25 over weighted columns (the formula of
    * score.ts without the proximity bonus), reading at most WALK_BUDGET postings, each term from its

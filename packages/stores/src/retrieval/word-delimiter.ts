@@ -22,8 +22,9 @@
  * 4. Symbols: each emoji (`\p{Extended_Pictographic}` with its modifiers, keycap and ZWJ sequence,
  *    variation selectors dropped) is a term, and 1 to 3 letters ending a word with `++` or `#`
  *    (`C++`, `C#`, `F#`).
- * 5. German (`umlautSpellings`, documents only): a word with ä, ö or ü also in its ae, oe, ue
- *    spelling, the usual keyboard spelling (`Kündigungsfrist` is found by `Kuendigungsfrist`).
+ * 5. German (`umlautSpellings`): a word with ä, ö or ü also in its ae, oe, ue spelling, the usual
+ *    keyboard spelling, in documents and queries alike (`Kündigungsfrist` is found by
+ *    `Kuendigungsfrist`, and `Kuendigungsfrist` by `Kündigungsfrist`).
  *
  * `nameTerms` gives the stop words written as names (`Will`, `US`, `IT`, `WHO`), indexed and
  * searched as terms, where every other stop word is neither.
@@ -118,10 +119,11 @@ function isTerm(t: string): boolean {
 }
 
 /**
- * The extra terms of a text (rules 1 to 5 above; rule 5 only with `doc`), folded and lower-cased
- * as wordTokens gives words, each once, in the order found; only terms a query can match.
+ * The extra terms of a text (rules 1 to 5 above), folded and lower-cased as wordTokens gives
+ * words, each once, in the order found; only terms a query can match. The same for a document and
+ * a query.
  */
-export function delimiterTerms(text: string, doc: boolean): string[] {
+export function delimiterTerms(text: string): string[] {
   const s = String(text);
   const out: string[] = [];
   const add = (t: string): void => {
@@ -144,7 +146,7 @@ export function delimiterTerms(text: string, doc: boolean): string[] {
       add,
     );
     for (const m of wide.matchAll(EMOJI)) add(m[0].replace(/\ufe0f/g, ''));
-    if (doc) for (const u of umlautSpellings(wide)) add(u);
+    for (const u of umlautSpellings(wide)) add(u);
   }
   if (GROUPED_HINT.test(s)) for (const m of s.matchAll(GROUPED)) add(ungrouped(m[0]));
   if (s.includes('+') || s.includes('#')) for (const m of s.matchAll(SYMBOL_NAME)) add(m[0].toLowerCase());

@@ -7,7 +7,7 @@ export function dreamTool(dreamer: Dreamer, config: Config) {
     name: 'dream',
     title: 'Dream (recall memories)',
     description:
-      'Recall memories relevant to a query: hybrid full-text search (stemmed, BM25) over episodes (L3), core facts (L4), ' +
+      'Recall memories relevant to a query: hybrid full-text search (stemmed, BM25; a word no memory holds matches close spellings, a typo or two) over episodes (L3), core facts (L4), ' +
       'wiki pages and graph nodes, fused with importance, recency and access. intent recent favours new memories and puts ' +
       'the latest 5 timeline events first; core favours important facts; balanced (default) lets relevance lead. Each memory is ' +
       'answered once (a hit whose text stands inside a better-ranked one, as the node memory_remember makes of a fact, is left out, and limit is still filled). ' +
