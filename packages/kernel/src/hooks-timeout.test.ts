@@ -73,7 +73,8 @@ describe('an async tap on a hook a tool call waits for, that never settles', () 
     const { k, errors } = kernel(1000);
     await k.register(
       plugin('in-place', (ctx) =>
-        ctx.hooks.session_inject.tapPromise('x', async (blocks) => {
+        // @ts-expect-error: the types ask a waterfall tap for the value; a JavaScript plugin's may answer nothing
+        ctx.hooks.session_inject.tapPromise('x', async (blocks: InjectBlock[]) => {
           await new Promise((r) => setTimeout(r, 5));
           blocks.push({ source: 'in-place', title: 't', text: 'x' });
         }),

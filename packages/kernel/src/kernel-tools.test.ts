@@ -166,7 +166,7 @@ describe('tools', () => {
       ],
     });
     for (const name of ['in_tx', 'no_tx', 'later']) {
-      const err = await k.callTool(name, { decision: 'Use X', rationale: 'because' }).catch((e: MemoryError) => e);
+      const err = (await k.callTool(name, { decision: 'Use X', rationale: 'because' }).catch((e: MemoryError) => e)) as MemoryError;
       expect(err, name).toMatchObject({ code: 'KERNEL_ERR_VALIDATION', field: 'details' });
       expect(err.message, name).toContain('field "details" is required for this action; the call gave "decision", "rationale" instead, which this tool does not take (arguments: details)');
     }
@@ -187,8 +187,8 @@ describe('tools', () => {
         }),
       ],
     });
-    expect((await k2.callTool('vague', { details: 'x', other: 1 }).catch((e: MemoryError) => e)).message).toBe('Invalid input: field "details" is too vague');
-    expect((await k2.callTool('req', {}).catch((e: MemoryError) => e)).message).toBe('Invalid input: field "details" is required for this action');
+    expect(((await k2.callTool('vague', { details: 'x', other: 1 }).catch((e: MemoryError) => e)) as MemoryError).message).toBe('Invalid input: field "details" is too vague');
+    expect(((await k2.callTool('req', {}).catch((e: MemoryError) => e)) as MemoryError).message).toBe('Invalid input: field "details" is required for this action');
     await k.close();
     await k2.close();
   });

@@ -24,7 +24,7 @@ describe('a tool whose schemas are given as functions', () => {
     });
     const k = await createKernel({
       dataDir: scratchpad.dir(),
-      logger: silentLogger,
+      logger: silentLogger(),
       plugins: [definePlugin({ name: 'lazy', version: '1.0.0', tier: 'lazy', kernel: '^1.0.0', setup: (ctx) => ctx.tools.register(tool) })],
     });
     scratchpad.kernel(k);

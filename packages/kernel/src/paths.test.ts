@@ -22,7 +22,7 @@ const DEVICES = ['con', 'prn', 'aux', 'nul', 'com1', 'com9', 'lpt1', 'lpt9'];
 /** Ids built to collide: slug-alikes, case variants, device names, long ids, others' hashed segments. */
 function generatedIds(count: number): string[] {
   const next = random(20240611);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const pick = <T>(xs: ArrayLike<T>): T => xs[Math.floor(next() * xs.length)]!;
   const alphabet = 'abcxyz019-_. AZé/\\';
   const ids = new Set<string>(['default', 'alice', 'Alice', 'ALICE', 'alice ', 'alicé', 'a-b', 'a_b', 'a b', 'A-B', '-a', 'a-', '..', '.', '-', '_', 'untitled']);
   for (const d of DEVICES) for (const v of [d, d.toUpperCase(), `${d}-x`, `${d}.json`, ` ${d}`]) ids.add(v);

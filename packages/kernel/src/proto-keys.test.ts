@@ -89,7 +89,7 @@ describe('a __proto__ key in a tool call or an event payload', () => {
       kernel: '^1.0.0',
       setup: (ctx) => {
         ctx.tools.register({ ...freeJson, handler: (args: { data: Record<string, unknown> }) => (ran++, { keys: Object.keys(args.data) }) });
-        ctx.hooks.new_message.tapPromise('count', async () => void events++);
+        ctx.hooks.new_message.tapPromise('count', async (results) => (events++, results));
       },
     });
     const k = scratchpad.kernel(await createKernel({ dataDir: scratchpad.dir(), logger: silentLogger(), plugins: [plugin] }));

@@ -13,6 +13,7 @@ import { z } from './index.js';
 // The built kernel, whose zod is the bundle: a plugin importing zod itself brings zod's own build.
 import * as built from '../dist/index.js';
 // The package's entry: tsc's modules bundled into one, with dist/zod.js kept a separate module.
+// @ts-expect-error: the bundle is plain JavaScript (its declarations are dist/index.d.ts)
 import * as entry from '../dist/bundle.js';
 
 const distFile = (name: string) => new URL(`../dist/${name}`, import.meta.url);

@@ -76,6 +76,9 @@ export async function spawnHttpBin(dir: string, args: string[] = [], env: Record
   return { child, address, stderr: () => stderr };
 }
 
+/** A response's JSON body, untyped as messagesOf's messages are: the test asserts what it holds. */
+export const bodyOf = async (res: Response): Promise<any> => res.json();
+
 /** The JSON-RPC messages of an answer, sent as JSON or as an event stream. */
 export function messagesOf(text: string): any[] {
   if (text.startsWith('{') || text.startsWith('[')) return [JSON.parse(text)].flat();

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { app, appWith, closeServices, INITIALIZE, MCP_HEADERS, mcpClient, messagesOf, rawSession, rawSessionHeaders } from './http-helpers.js';
+import { app, appWith, bodyOf, closeServices, INITIALIZE, MCP_HEADERS, mcpClient, messagesOf, rawSession, rawSessionHeaders } from './http-helpers.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -83,7 +83,7 @@ describe('HTTP MCP sessions', () => {
     const refused = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(initialize) });
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('1');
-    expect((await refused.json()).error.message).toMatch(/all 1 have a request running/);
+    expect((await bodyOf(refused)).error.message).toMatch(/all 1 have a request running/);
     // Its response ended empty when the sweep (every second) or the new session closed the session under it.
     expect(messagesOf(await (await running).text())).toMatchObject([{ id: 1, result: { structuredContent: { waited: 1_500 } } }]);
     const opened = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(initialize) });
@@ -103,7 +103,7 @@ describe('HTTP MCP sessions', () => {
     await sleep(200);
     const refused = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify(INITIALIZE) });
     expect(refused.status).toBe(503);
-    expect((await refused.json()).error.message).toMatch(/all 1 have a request running/);
+    expect((await bodyOf(refused)).error.message).toMatch(/all 1 have a request running/);
     upload.finish();
     const { status, text } = await upload.answer;
     expect(status).toBe(200);

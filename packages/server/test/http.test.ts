@@ -8,7 +8,7 @@ import { MemoryError, openSqlite, silentLogger } from '@memory-service/kernel';
 import { buildHttpApp, DRAIN_MS, statusFor } from '../src/http.js';
 import { createService } from '../src/service.js';
 import { BIN, runBin, stdioClient, tempDir } from './helpers.js';
-import { app, appWith, closeServices, MCP_HEADERS, mcpClient, messagesOf, rawSession, spawnHttpBin } from './http-helpers.js';
+import { app, appWith, bodyOf, closeServices, MCP_HEADERS, mcpClient, messagesOf, rawSession, spawnHttpBin } from './http-helpers.js';
 
 afterEach(closeServices);
 
@@ -244,7 +244,7 @@ describe('HTTP routes', () => {
     expect(await again.json()).toMatchObject({ id: 1, error: { code: -32600, message: expect.stringMatching(/id 1 is already the id of a request of this session not yet answered/) } });
     const twice = await post([call('b', 0), call('b', 0)]);
     expect(twice.status).toBe(400);
-    expect((await twice.json()).error.message).toMatch(/id "b"/);
+    expect((await bodyOf(twice)).error.message).toMatch(/id "b"/);
     // "1" is another id than 1; the first is answered, and its id is free again once it is.
     expect(messagesOf(await (await post(call('1', 0))).text())).toMatchObject([{ id: '1', result: { structuredContent: { waited: 0 } } }]);
     expect(messagesOf(await (await first).text())).toMatchObject([{ id: 1, result: { structuredContent: { waited: 400 } } }]);
@@ -273,20 +273,20 @@ describe('HTTP routes', () => {
     ] as const) {
       const res = await post(body);
       expect(res.status, JSON.stringify(body)).toBe(400);
-      const answer = await res.json();
+      const answer = await bodyOf(res);
       expect(answer, JSON.stringify(body)).toMatchObject({ jsonrpc: '2.0', id, error: { code } });
       expect(answer.error.message, JSON.stringify(body)).toMatch(pattern);
     }
     // Without a session, an initialize with params an initialize does not take was told to send initialize first.
     const init = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 5 } }) });
     expect(init.status).toBe(400);
-    const answer = await init.json();
+    const answer = await bodyOf(init);
     expect(answer).toMatchObject({ id: 0, error: { code: -32602 } });
     expect(answer.error.message).toMatch(/^Invalid params: params\.protocolVersion: /);
     const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } };
     const batched = await fetch(`${address}/mcp`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify([initialize]) });
     expect(batched.status).toBe(400);
-    expect((await batched.json()).error).toEqual({ code: -32600, message: 'Invalid Request: send initialize alone, not in a batch' });
+    expect((await bodyOf(batched)).error).toEqual({ code: -32600, message: 'Invalid Request: send initialize alone, not in a batch' });
     expect(messagesOf(await (await post({ jsonrpc: '2.0', id: 10, method: 'ping' })).text())).toMatchObject([{ id: 10, result: {} }]);
     await a.close();
   });
@@ -335,7 +335,7 @@ describe('HTTP routes', () => {
     expect(await late.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000, message: expect.stringMatching(/stopping.*not run/) } });
     const health = await fetch(`${address}/health`);
     expect(health.status).toBe(503);
-    expect((await health.json()).error).toMatchObject({ code: 'KERNEL_ERR_CLOSED' });
+    expect((await bodyOf(health)).error).toMatchObject({ code: 'KERNEL_ERR_CLOSED' });
     // The one that finishes within drainMs is answered; the other is answered with an error naming its id.
     expect(messagesOf(await short.text())).toMatchObject([{ id: 1, result: { structuredContent: { waited: 300 } } }]);
     expect(messagesOf(await long.text())).toMatchObject([{ id: 2, error: { code: -32000, message: expect.stringMatching(/stopped before this request was answered/) } }]);
@@ -439,7 +439,7 @@ describe('shutdown', () => {
       for (const url of ['/mcp', '/api/tools/dream', '/api/hooks/new_message', '/mcp']) {
         const res = await fetch(`${address}${url}`, { method: 'POST', headers: MCP_HEADERS, body: JSON.stringify({ text: 'x'.repeat(5_000_000) }) });
         expect(res.status, url).toBe(413);
-        expect((await res.json()).error, url).toMatchObject({ field: 'body', accepted: { max: 4 * 1024 * 1024 } });
+        expect((await bodyOf(res)).error, url).toMatchObject({ field: 'body', accepted: { max: 4 * 1024 * 1024 } });
       }
       expect((await fetch(`${address}/alive`)).status).toBe(200);
     } finally {

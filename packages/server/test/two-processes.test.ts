@@ -44,7 +44,7 @@ describe('two server processes on one data dir', () => {
 
   it('leave every page file holding the save or delete that committed last, when three save and delete one page at the same moment', async () => {
     const dataDir = tempDir();
-    const procs = [];
+    const procs: Awaited<ReturnType<typeof stdioClient>>[] = [];
     for (let i = 0; i < 3; i++) {
       const c = await stdioClient({ MCP_MEMORY_DATA_DIR: dataDir, MEMORY_EXPOSE: 'operator' });
       open.push(c);

@@ -47,10 +47,10 @@ describe('fact importance asked for by a caller: 0.05 to 1.0, refused outside (t
     // The bounds themselves are written as asked.
     expect(s.rememberer.remember(U, { key: 'r', value: 'v', importance: 0.05 }).fact.importance).toBe(0.05);
     expect(s.typedSchemas.save(U, { type: 'decision', fields: { name: 'db', decision: 'SQLite' }, importance: 1 }).fact.importance).toBe(1);
-    expect(s.scratchpad.promote(U, 'note', 'fact', { importance: 0.05 }).fact!.importance).toBe(0.05);
+    expect(s.scratchpad.promote(U, 'note', 'fact', { importance: 0.05 })).toMatchObject({ target: 'fact', fact: { importance: 0.05 } });
     // An episode's importance is 0..1: promoting to an episode still takes 0.
     s.scratchpad.write(U, 'ep', 'an event');
-    expect(s.scratchpad.promote(U, 'ep', 'episode', { importance: 0 }).episode!.importance).toBe(0);
+    expect(s.scratchpad.promote(U, 'ep', 'episode', { importance: 0 })).toMatchObject({ target: 'episode', episode: { importance: 0 } });
   });
 
   it('the importance gate\'s answer (computed, not asked for) is still clamped', () => {

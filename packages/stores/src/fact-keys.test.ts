@@ -46,7 +46,7 @@ describe('FactStore: keys as identities', () => {
   it('memory_scratchpad promote and memory_save_typed name their own field for such a key', () => {
     env.stores.scratchpad.write(U, 'idea\u200B', 'an idea');
     expect(() => env.stores.scratchpad.promote(U, 'idea\u200B', 'fact')).toThrow(expect.objectContaining({ field: 'fact_key', accepted: HIDDEN_FORMAT_ACCEPTED }));
-    expect(env.stores.scratchpad.promote(U, 'idea\u200B', 'fact', { fact_key: nfd('idée') }).fact?.key).toBe(nfc('idée'));
+    expect(env.stores.scratchpad.promote(U, 'idea\u200B', 'fact', { fact_key: nfd('idée') })).toMatchObject({ target: 'fact', fact: { key: nfc('idée') } });
     expect(() => env.stores.typedSchemas.save(U, { type: 'decision', fields: { name: 'db\u202E', decision: 'SQLite' } })).toThrow(
       expect.objectContaining({ field: 'fields.name', accepted: HIDDEN_FORMAT_ACCEPTED }),
     );

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { purgeRecordsSince } from './lucidity-purge.js';
 import { cleanForgottenLinks } from './forget-links.js';
-import { SCOPE_DOC_EXTRA_KINDS } from './scope-doc-extra.js';
+import { SCOPE_DOC_EXTRA_KINDS, type DocStandingQuery } from './scope-doc-extra.js';
 import type { ScopeDocument } from './scope-doc.js';
 import { A, U, U2, makeEnv, type Env } from './test-helpers.js';
 import type { Scope } from './types.js';
@@ -236,7 +236,7 @@ describe('cleanForgottenLinks (forget exact, fuzzy)', () => {
 });
 
 describe('ScopeData: standing query names an older build exported (with _ or -)', () => {
-  const query = (name: string, key_like: string, description = '') => ({ name, description, filters: { target: 'core', key_like }, created: '2025-01-01T00:00:00.000Z', updated: '2025-01-02T00:00:00.000Z' });
+  const query = (name: string, key_like: string, description = ''): DocStandingQuery => ({ name, description, filters: { target: 'core', key_like }, created: '2025-01-01T00:00:00.000Z', updated: '2025-01-02T00:00:00.000Z' });
 
   it('imports them renamed as the start renames files, reports each rename, and a second merge adds nothing', () => {
     env.stores.standing.save(U2, 'ab', { key_like: 'held' });

@@ -71,7 +71,7 @@ describe('memory_data export a record at a time', () => {
     expect(over.bytes).toBeGreaterThan(EXPORT_INLINE_MAX_BYTES);
     expect(longest()).toBeLessThan(5000);
     // Written in pieces of about 64 KiB, not in one write.
-    const sizes = write.mock.calls.map((c) => (c[3] as number) ?? 0);
+    const sizes = write.mock.calls.map((c) => Number(c[3] ?? 0));
     expect(sizes.length).toBeGreaterThan(10);
     expect(Math.max(...sizes)).toBeLessThan(80 * 1024);
     stringify.mockClear();

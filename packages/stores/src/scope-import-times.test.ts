@@ -63,7 +63,7 @@ describe('memory_data import: times at insert, one check, the file read', () => 
     expect(JSON.stringify({ ...again, exported_at: null })).toBe(JSON.stringify({ ...first, exported_at: null }));
     // And the page files hold the same text (written after the commit, a slice at a time; flush finishes them).
     other.stores.flush();
-    for (const p of first.wiki_pages) expect(fs.readFileSync(path.join(other.dir, p.path), 'utf8')).toBe(fs.readFileSync(path.join(env.dir, p.path), 'utf8'));
+    for (const p of first.wiki_pages) expect(fs.readFileSync(path.join(other.dir, p.path!), 'utf8')).toBe(fs.readFileSync(path.join(env.dir, p.path!), 'utf8'));
   });
 
   it('check answers a document it checked as it is (importScope does not check it again), and checks any other', () => {

@@ -113,7 +113,7 @@ describe('memory_data', () => {
     s = await start();
     await seed();
     const { data } = await s.call('memory_data', { action: 'export' });
-    const count = () => s.kernel.storage.db.prepare("SELECT COUNT(*) FROM audit_log").pluck(true).get();
+    const count = () => s.kernel.storage.db.prepare("SELECT COUNT(*) FROM audit_log").pluck(true).get() as number;
     const before = count();
     const broken = (f: (d: any) => void) => {
       const d = structuredClone(data);

@@ -5,7 +5,7 @@ import { admin, PRIMITIVES, start } from './helpers.js';
 /** Every tool the admin plugin registers, in registration order. */
 const OWN = ['memory_cleanup', 'memory_data', 'memory_lucidity_purge', 'memory_sync_replica', 'memory_api_key', 'memory_backup', 'memory_saga'];
 /** The tier's tools that change nothing. */
-const READ_ONLY = [];
+const READ_ONLY: string[] = [];
 
 // The build writes dist/tool-schemas.json (scripts/tool-schemas.mjs); the test task runs after it.
 const built = new URL('../dist/tool-schemas.json', import.meta.url);

@@ -42,9 +42,9 @@ describe('memory_diagnose', () => {
   it('data_dir fails naming the dir and the OS error code when the data dir cannot be written, and nothing is left behind', async () => {
     s = await start();
     const open = fs.openSync;
-    vi.spyOn(fs, 'openSync').mockImplementation(((file: fs.PathLike, ...rest: any[]) => {
+    vi.spyOn(fs, 'openSync').mockImplementation(((file: fs.PathLike, flags: fs.OpenMode, mode?: fs.Mode | null) => {
       if (String(file).includes(WRITE_PROBE_NAME)) throw Object.assign(new Error(`EROFS: read-only file system, open '${String(file)}'`), { code: 'EROFS' });
-      return open(file, ...rest);
+      return open(file, flags, mode);
     }) as typeof fs.openSync);
     const d = await s.call('memory_diagnose', {});
     expect(d.status).toBe('degraded');

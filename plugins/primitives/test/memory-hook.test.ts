@@ -350,7 +350,7 @@ describe('errors', () => {
     for (const event of ['', 'x'.repeat(101), `session_started${'x'.repeat(5000)}`]) {
       const err = await toolError(s.call('memory_hook', { event, payload: {} }));
       expect(err, `${event.length} characters`).toMatchObject({ type: 'ValueError', code: 'KERNEL_ERR_UNKNOWN_EVENT', field: 'event' });
-      expect(err.message.length).toBeLessThan(300);
+      expect(err.message!.length).toBeLessThan(300);
     }
   });
 

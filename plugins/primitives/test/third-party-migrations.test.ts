@@ -42,8 +42,8 @@ for (const [label, sql, object] of [
       (e: unknown) => e,
     );
     expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'careless-plugin', cause: { code: 'KERNEL_ERR_MIGRATION_SCOPE' } });
-    expect(err.message).toContain(`careless-plugin migration 1 (setup tables) ${object}`);
-    expect(err.message).toContain('which it does not own');
+    expect((err as Error).message).toContain(`careless-plugin migration 1 (setup tables) ${object}`);
+    expect((err as Error).message).toContain('which it does not own');
 
     s = await serve(dataDir);
     const wake = await s.call('wake_up', { layer: 'agent' });
@@ -94,7 +94,7 @@ it("a plugin whose tier is a core table's prefix (graph) cannot drop the stores'
     (e: unknown) => e,
   );
   expect(err).toMatchObject({ code: 'KERNEL_ERR_PLUGIN_SETUP', plugin: 'graph-extras-plugin', cause: { code: 'KERNEL_ERR_MIGRATION_SCOPE' } });
-  expect(err.message).toContain('graph-extras-plugin migration 1 (take over) dropped table graph_nodes, which it does not own');
+  expect((err as Error).message).toContain('graph-extras-plugin migration 1 (take over) dropped table graph_nodes, which it does not own');
 
   // Its own graph_* table is its, and the core one is as it was.
   s = await serve(dataDir, [graphTier([{ id: 1, name: 'own table', up: (db) => db.exec('CREATE TABLE graph_extras (node_id INTEGER); INSERT INTO graph_extras SELECT id FROM graph_nodes') }])]);

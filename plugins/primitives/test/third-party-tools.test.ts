@@ -123,6 +123,7 @@ it('a handler throwing a value that is not an Error is a tool error showing its 
 });
 
 it('tapPromise on a synchronous hook, or onEvent with an unknown event, stops the start naming the hook and the fix, or the events', async () => {
+  // @ts-expect-error: the types have no tapPromise on a synchronous hook; a JavaScript plugin may still call it
   const wrongTap = definePlugin({ name: 'wrong-tap', version: '1.0.0', tier: 'wrongtap', kernel: '^1.0.0', setup: (ctx) => ctx.hooks.thought_stored.tapPromise(ctx.name, async () => undefined) });
   const tapErr = await start({ plugins: [wrongTap] }).catch((e) => e);
   expect(tapErr.message).toContain('hook thought_stored is synchronous and takes tap only, not tapPromise: use ctx.hooks.thought_stored.tap(ctx.name, fn)');

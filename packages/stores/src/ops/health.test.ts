@@ -90,10 +90,10 @@ describe('Health.diagnose', () => {
         throw Object.assign(new Error(`${code}: simulated, ${fn} ${String(what)}`), { code });
       };
       let probeFd: number | undefined;
-      vi.spyOn(fs, 'openSync').mockImplementation(((file: fs.PathLike, ...rest: any[]) => {
+      vi.spyOn(fs, 'openSync').mockImplementation(((file: fs.PathLike, flags: fs.OpenMode, mode?: fs.Mode | null) => {
         const isProbe = String(file).includes(WRITE_PROBE_NAME);
         if (isProbe && fn === 'openSync') return fail(file);
-        const fd = realOpen(file, ...rest);
+        const fd = realOpen(file, flags, mode);
         if (isProbe) probeFd = fd;
         return fd;
       }) as typeof fs.openSync);

@@ -61,8 +61,8 @@ function fill(s: Stores, n: number, seed: number): void {
   });
 }
 
-/** The built index of each default source, as state() shows it (white-box). */
-function states(s: Stores): Record<string, SourceIndexState> {
+/** The built index of each default source, as state() shows it, undefined for one not built (white-box). */
+function states(s: Stores): Record<string, SourceIndexState | undefined> {
   const built = (s.retrieval as unknown as { index: { built: Map<string, { index: { state(): SourceIndexState } }> } }).index.built;
   return Object.fromEntries(DEFAULT_SOURCES.map((src) => [src, built.get(src)?.index.state()]));
 }
