@@ -108,6 +108,8 @@ describe('collapseRedundant: the service\'s wrappers', () => {
     expect(/\w$/.test(long.slice(0, 499)) && /^\w/.test(long.slice(499))).toBe(true);
     expect(both(hit('ep_1', long), node)).toEqual([['ep_1'], ['node_1']]);
     expect(both(hit('fact_1', `auto:plan-step-0-of-the: ${long}`, 'l4'), node)).toEqual([['fact_1'], ['node_1']]);
+    // What stands in its start as whole words is dropped after it, as after any hit.
+    expect(kept(node, hit('node_2', 'step 3 of the migration runbook', 'graph'))).toEqual(['node_1']);
     // Only its start: another text with a different start is another memory.
     expect(kept(node, hit('ep_1', `Before the migration. ${long}`))).toEqual(['node_1', 'ep_1']);
     // No text of the user is a cut: an ellipsis of their own, or a cut of under CUT_HEAD_MIN characters.

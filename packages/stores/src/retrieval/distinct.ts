@@ -139,8 +139,8 @@ export function comparableText(s: string, source?: string): string {
 /**
  * collapseRedundant's test outside a search, for listings made of several blocks (the recall
  * protocol's axes): whether `t` (a comparableText) is a memory one of `shown` (comparableTexts)
- * already shows, so it is left out: its whole text stands in one as whole words (standsIn), or one
- * of the two is a cut copy of at least CUT_HEAD_MIN characters whose start the other begins with.
+ * already shows, so it is left out: its whole text stands in one as whole words (standsIn; in a cut
+ * copy's start), or one of the two is a cut copy whose start the other begins with.
  * A text only longer than a shown one (a user's "my code is 45 now" after "code is 45") is another
  * memory. An empty text stands in none.
  */
@@ -151,8 +151,11 @@ export function standsInAny(shown: readonly string[], t: string): boolean {
     return shown.some((k) => sameStart(k, head));
   }
   for (const k of shown) {
+    // A cut copy shown stands for its text's start, and holds what stands in that start.
+    const outer = isCut(k) ? k.slice(0, -1) : k;
+    if (outer !== k && t.startsWith(outer)) return true;
     // A text longer than a shown one cannot stand inside it: no search through it.
-    if (isCut(k) ? t.startsWith(k.slice(0, -1)) : k.length >= t.length && k.includes(t) && standsIn(k, t)) return true;
+    if (outer.length >= t.length && outer.includes(t) && standsIn(outer, t)) return true;
   }
   return false;
 }
