@@ -46,6 +46,20 @@ describe('memory_recap', () => {
     expect(r.estimated_tokens).toBeLessThanOrEqual(2000);
   });
 
+  it("shows a consolidated dream marker once: the day digest's episode: fact of it is the same memory", async () => {
+    s = await start();
+    const st = storesOf(s);
+    const marker = st.episodes.add(U, { summary: 'Next session: benchmark the importer on the big file', tags: ['dream_marker'], importance: 0.9 });
+    const other = st.episodes.add(U, { summary: 'The importer retries failed batches three times', importance: 0.2 });
+    const r0 = await s.call('memory_context_inject', {});
+    const promoted = r0.consolidated.find((c: any) => c.episode_id === marker.id);
+    expect(promoted.key).toMatch(/^episode:/);
+    const r = await s.call('memory_recap', {});
+    expect(ids(r, 'markers')).toEqual([marker.id]);
+    expect(ids(r, 'day')).toEqual([other.id]);
+    expect(r.text.split('benchmark the importer')).toHaveLength(2);
+  });
+
   it('lists as pending the gap of a dream answered a moment ago, whose telemetry is still queued', async () => {
     s = await start();
     await s.call('dream', { query: 'where does the zanzibar quokka live' });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { collapseRedundant, comparableText, DISTINCT_ASK_MAX, searchDistinct, standsInAny, type DistinctSearch } from './distinct.js';
 import type { Hit, SearchOptions } from './retrieval.js';
+import { thoughtLinkText } from '../thought-link.js';
 
 /** collapseRedundant: a hit whose whole text stands inside a better-ranked hit is dropped. */
 const explain = { bm25: 0, importance: 0, recency: 0, access: 0, fused: 0, signals: { bm25_raw: 0, bm25: 0, importance: 0, recency: 0, access: 0 } };
@@ -66,6 +67,62 @@ describe('collapseRedundant', () => {
   it('never drops an empty-text hit and handles an empty list', () => {
     expect(ids(collapseRedundant([hit('a', 'anything'), hit('b', '   ')]))).toEqual(['a', 'b']);
     expect(collapseRedundant([])).toEqual([]);
+  });
+});
+
+/** One memory the service wrote in two records: the pair, in both orders, is one hit (the better-ranked one). */
+describe('collapseRedundant: the service\'s wrappers', () => {
+  const both = (a: Hit, b: Hit) => [ids(collapseRedundant([a, b])), ids(collapseRedundant([b, a]))];
+  const kept = (a: Hit, b: Hit) => ids(collapseRedundant([a, b]));
+  const said = 'I always deploy on Fridays after the review';
+
+  it('reads a fact of a generated key as its value: an auto-save episode and its auto: fact are one memory, whichever ranks higher', () => {
+    const ep = hit('ep_1', said);
+    const fact = hit('fact_1', `auto:i-always-deploy-on-fridays-after: ${said}`, 'l4');
+    expect(both(ep, fact)).toEqual([['ep_1'], ['fact_1']]);
+  });
+
+  it("does so for every generated key prefix, a family number and the value's case and spacing, and for no other key or text", () => {
+    for (const key of ['note:code-is-45', 'thought:code-is-45', 'personality:code-is-45', 'episode:code-is-45', 'auto:code-is-45-2']) {
+      expect(both(hit('ep_1', 'The code is  45'), hit('fact_1', `${key}: the code is 45`, 'l4')), key).toEqual([['ep_1'], ['fact_1']]);
+    }
+    // The graph node memory_hook made of the same text as its auto: fact.
+    expect(both(hit('node_1', said, 'graph'), hit('fact_1', `auto:i-always-deploy: ${said}`, 'l4'))).toEqual([['node_1'], ['fact_1']]);
+    // Only the service's wrappers: two memories of which the worse-ranked holds the other plus more stay two.
+    expect(kept(hit('ep_1', 'code is 45'), hit('ep_2', 'my code is 45 now'))).toEqual(['ep_1', 'ep_2']);
+    expect(kept(hit('fact_1', 'note:code-is-45: code is 45', 'l4'), hit('ep_2', 'my code is 45 now'))).toEqual(['fact_1', 'ep_2']);
+    // A key the user chose is part of the memory: "code: 45" is not the episode "45" again.
+    expect(kept(hit('ep_1', '45'), hit('fact_1', 'code: 45', 'l4'))).toEqual(['ep_1', 'fact_1']);
+    // Nor is a key that starts like a generated one but is not one (no prefix and colon, or white space in it).
+    expect(kept(hit('ep_1', 'buy milk'), hit('fact_1', 'note: buy milk', 'l4'))).toEqual(['ep_1', 'fact_1']);
+    expect(kept(hit('ep_1', 'buy milk'), hit('fact_1', 'note:my list: buy milk', 'l4'))).toEqual(['ep_1', 'fact_1']);
+    // A user's episode or node that begins like a generated key is read as it is.
+    expect(kept(hit('ep_1', 'buy milk'), hit('ep_2', 'note:shopping: buy milk'))).toEqual(['ep_1', 'ep_2']);
+    expect(kept(hit('ep_1', 'buy milk'), hit('node_1', 'auto:x: buy milk', 'graph'))).toEqual(['ep_1', 'node_1']);
+  });
+
+  const long = `Plan: ${Array.from({ length: 40 }, (_, i) => `step ${i} of the migration runbook`).join(', ')}`;
+  it("reads a node cut with the excerpt mark as a cut copy of its text (memory_hook's node of a long auto-save), either order, and no text of the user", () => {
+    // excerpt(text, 500): the first 499 characters, cut inside a word here, then the mark.
+    const node = hit('node_1', `${long.slice(0, 499)}\u2026`, 'graph');
+    expect(/\w$/.test(long.slice(0, 499)) && /^\w/.test(long.slice(499))).toBe(true);
+    expect(both(hit('ep_1', long), node)).toEqual([['ep_1'], ['node_1']]);
+    expect(both(hit('fact_1', `auto:plan-step-0-of-the: ${long}`, 'l4'), node)).toEqual([['fact_1'], ['node_1']]);
+    // What stands in its start as whole words is dropped after it, as after any hit.
+    expect(kept(node, hit('node_2', 'step 3 of the migration runbook', 'graph'))).toEqual(['node_1']);
+    // Only its start: another text with a different start is another memory.
+    expect(kept(node, hit('ep_1', `Before the migration. ${long}`))).toEqual(['node_1', 'ep_1']);
+    // No text of the user is a cut: an ellipsis of their own, or a cut of under CUT_HEAD_MIN characters.
+    expect(kept(hit('ep_1', 'I was thinking about the ferry\u2026'), hit('ep_2', 'I was thinking about the ferry schedule'))).toEqual(['ep_1', 'ep_2']);
+    expect(kept(hit('node_1', 'the ferry\u2026', 'graph'), hit('ep_2', 'the ferry schedule'))).toEqual(['node_1', 'ep_2']);
+    expect(kept(hit('ep_2', 'the ferry schedule'), hit('node_1', 'the ferry\u2026', 'graph'))).toEqual(['ep_2', 'node_1']);
+  });
+
+  it("reads a long thought's link as a cut copy of its page's text, with or without its generated key", () => {
+    const link = thoughtLinkText(`${long.slice(0, 279)}\u2026`, { title: 'Thought_20260101T000000Z', path: 'wiki/user/diary/thought-20260101t000000z.md' });
+    const wiki = hit('wiki_1', long, 'wiki');
+    expect(both(wiki, hit('ep_1', link))).toEqual([['wiki_1'], ['ep_1']]);
+    expect(both(wiki, hit('fact_1', `thought:plan-step-0-of-the: ${link}`, 'l4'))).toEqual([['wiki_1'], ['fact_1']]);
   });
 });
 
@@ -162,6 +219,13 @@ describe('standsInAny', () => {
   it('finds nothing in an empty list, and an empty text stands in nothing', () => {
     expect(standsInAny([], comparableText('anything'))).toBe(false);
     expect(standsInAny(shown, comparableText('  '))).toBe(false);
+  });
+  it("reads each text without its store's wrappers, as collapseRedundant does", () => {
+    expect(standsInAny([comparableText('The code is 45', 'l3')], comparableText('note:code-is-45: the code is 45', 'l4'))).toBe(true);
+    expect(standsInAny([comparableText('note:code-is-45: the code is 45', 'l4')], comparableText('The code is 45', 'l3'))).toBe(true);
+    // Without its store, a text is compared as it is.
+    expect(standsInAny([comparableText('The code is 45')], comparableText('note:code-is-45: the code is 45'))).toBe(false);
+    expect(standsInAny([comparableText('code is 45', 'l4')], comparableText('my code is 45 now', 'l3'))).toBe(false);
   });
   it('agrees with collapseRedundant on the same texts', () => {
     const texts = ['the ferry to the island', 'ferry to the island', 'weather report', 'the cat', 'the caterpillar', 'report'];

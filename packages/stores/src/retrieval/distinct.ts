@@ -1,4 +1,6 @@
 import { toNfc } from '@memory-service/kernel';
+import { GENERATED_KEY_PREFIXES } from '../facts.js';
+import { writtenText } from '../thought-link.js';
 import { SEARCH_LIMIT_MAX, type Hit, type SearchOptions } from './retrieval.js';
 import type { Scope } from '../types.js';
 
@@ -41,36 +43,121 @@ export function standsIn(outer: string, inner: string): boolean {
 }
 
 /**
- * Drop a hit whose whole text already stands inside a better-ranked hit, as whole words (a relation node made
- * from the same thought as an episode, the graph node memory_remember made from its fact), so the limit is
- * spent on distinct memories; keep at most `limit` (built by push, not sliced: one array shape for V8 whatever the tier).
+ * A fact's text as retrieval and the recap read it, `key: value`, when the key is one the service
+ * generated (facts.isGeneratedKey: a GENERATED_KEY_PREFIXES prefix and a slug of the value's first
+ * words, with no white space): the key is the service's wrapper around the value.
+ */
+const GENERATED_FACT_TEXT = new RegExp(`^(?:${GENERATED_KEY_PREFIXES.join('|')}):\\S*: `);
+/** The mark the service's excerpts end with (a cut copy of a longer text). */
+const CUT_MARK = '\u2026';
+/** The least of a text's start a cut copy must hold to stand for it (as forget reads excerpts: isExcerptOf). */
+const CUT_HEAD_MIN = 16;
+/**
+ * Ends a comparable text that is a cut copy (its start only): a line break, which a comparable text
+ * never holds otherwise (normal() turns every run of white space into one space).
+ */
+const CUT = '\n';
+
+/** Whether a comparable text is a cut copy (ends with CUT). */
+const isCut = (t: string) => t.charCodeAt(t.length - 1) === 10;
+
+/**
+ * A record's text ending with the cut mark, as compared: its start (normal) ending with CUT when it
+ * holds at least CUT_HEAD_MIN characters; a shorter one is compared whole, mark and all.
+ */
+function cutCopy(text: string, head: string): string {
+  const t = normal(head.slice(0, -1));
+  return t.length >= CUT_HEAD_MIN ? t + CUT : normal(text);
+}
+
+/**
+ * Whether a cut copy's start `head` and the comparable text `k` are one memory: k begins with it,
+ * or k is a cut copy too, one of whose starts begins the other.
+ */
+function sameStart(k: string, head: string): boolean {
+  if (!isCut(k)) return k.startsWith(head);
+  const body = k.slice(0, -1);
+  return head.startsWith(body) || body.startsWith(head);
+}
+
+/**
+ * Drop a hit whose memory a better-ranked hit already shows (standsInAny): its whole text standing, as
+ * whole words, inside a better-ranked one (a relation node made from the same thought as an
+ * episode, the graph node memory_remember made from its fact), each read without the service's
+ * wrappers (comparableText), so an auto-save's episode and its `auto:` fact, or think's note and
+ * the episode it copies, are one memory whichever ranks higher; the limit is spent on distinct
+ * memories. Keeps at most `limit` (built by push, not sliced: one array shape for V8 whatever the tier).
  */
 export function collapseRedundant(hits: readonly Hit[], limit = Infinity): Hit[] {
   const kept: Hit[] = [];
   const texts: string[] = [];
   for (const h of hits) {
     if (kept.length >= limit) break;
-    const t = normal(h.text);
-    // A text longer than a kept one cannot stand inside it: no search through it.
-    if (t && texts.some((k) => k.length >= t.length && k.includes(t) && standsIn(k, t))) continue;
+    const t = comparableText(h.text, h.source);
+    if (standsInAny(texts, t)) continue;
     kept.push(h);
     texts.push(t);
   }
   return kept;
 }
 
-/** A text as collapseRedundant compares it: NFC, lower case, white space runs as one space, trimmed. */
-export function comparableText(s: string): string {
+/**
+ * A text as collapseRedundant compares it: the memory it holds without the wrappers the service adds
+ * when it writes one memory in two records, for its store (`source`; without one, the text as it
+ * is), then NFC, lower case, white space runs as one space, trimmed. The wrappers, the only ones read:
+ * - `l4`: a fact whose key is generated (`note:`, `thought:`, `auto:`, `personality:`, `episode:`,
+ *   then a slug) is read as its value: think's note, memory_hook's auto-save fact, evolve's fact and
+ *   the consolidation of an episode hold the same text as the episode, node or thought they copy.
+ *   A key the user chose (memory_remember, memory_save_typed) is part of the memory and stays.
+ * - `l3` and `l4`: a long thought's link is read without the page reference it ends with
+ *   (writtenText), and its excerpt, which ends with the cut mark, as a cut copy of the page's text.
+ * - `graph`: a node whose content ends with the cut mark is a cut copy (memory_hook's node of an
+ *   auto-save over 500 characters, as forget reads it: isExcerptOf).
+ * A cut copy is its start, ending with a line break (CUT), when that holds at least CUT_HEAD_MIN
+ * characters. Any other record (an episode, a page, a user's note however it begins or ends) is
+ * its text as it is.
+ */
+export function comparableText(s: string, source?: string): string {
+  if (source === 'l3' || source === 'l4') {
+    const key = source === 'l4' ? GENERATED_FACT_TEXT.exec(s) : null;
+    const t = key ? s.slice(key[0].length) : s;
+    const written = writtenText(t);
+    // Only a link's excerpt is the service's cut: a user's episode may end with an ellipsis of its own.
+    if (written.length < t.length) {
+      const head = written.trimEnd();
+      return head.endsWith(CUT_MARK) ? cutCopy(written, head) : normal(written);
+    }
+    return normal(t);
+  }
+  if (source === 'graph') {
+    const head = s.trimEnd();
+    if (head.endsWith(CUT_MARK)) return cutCopy(s, head);
+  }
   return normal(s);
 }
 
 /**
  * collapseRedundant's test outside a search, for listings made of several blocks (the recall
- * protocol's axes): whether `t` (a comparableText) stands, as whole words, inside one of `shown`
- * (comparableTexts), so the memory it is is already shown. An empty text stands in none.
+ * protocol's axes): whether `t` (a comparableText) is a memory one of `shown` (comparableTexts)
+ * already shows, so it is left out: its whole text stands in one as whole words (standsIn; in a cut
+ * copy's start), or one of the two is a cut copy whose start the other begins with.
+ * A text only longer than a shown one (a user's "my code is 45 now" after "code is 45") is another
+ * memory. An empty text stands in none.
  */
 export function standsInAny(shown: readonly string[], t: string): boolean {
-  return t !== '' && shown.some((k) => k.length >= t.length && k.includes(t) && standsIn(k, t));
+  if (t === '') return false;
+  if (isCut(t)) {
+    const head = t.slice(0, -1);
+    return shown.some((k) => sameStart(k, head));
+  }
+  for (const k of shown) {
+    // A cut copy shown stands for its text's start, and holds what stands in that start.
+    const outer = isCut(k) ? k.slice(0, -1) : k;
+    if (outer !== k && t.startsWith(outer)) return true;
+    // A text longer than a shown one cannot stand inside it: no search through it.
+    if (outer.length >= t.length && outer.includes(t) && standsIn(outer, t)) return true;
+  }
+  return false;
 }
 
 /** What searchDistinct needs of Retrieval. */

@@ -57,9 +57,10 @@ const TEXT_SOURCES: ReadonlySet<string> = new Set(['l3', 'l4', 'graph']);
 
 /**
  * Items not yet shown, marking them shown: by source and id, and for a memory (TEXT_SOURCES) by text
- * as collapseRedundant compares hits (its whole text standing, as whole words, in one shown before),
- * so a remembered fact whose graph node an earlier block showed (the same `key: value`) is not
- * shown again, nor an auto-save's episode after its fact.
+ * as collapseRedundant compares hits (comparableText of the item's store, then standsInAny: its
+ * memory standing, as whole words, in one shown before, or a cut copy of it), so a remembered fact
+ * whose graph node an earlier block showed (the same `key: value`) is not shown again, nor an
+ * auto-save's episode after its `auto:` fact, nor that fact after the episode.
  */
 export class Seen {
   private readonly keys = new Set<string>();
@@ -69,7 +70,7 @@ export class Seen {
       const k = key(i);
       if (this.keys.has(k)) return false;
       if (TEXT_SOURCES.has(i.source)) {
-        const t = comparableText(i.text);
+        const t = comparableText(i.text, i.source);
         if (standsInAny(this.texts, t)) return false;
         this.texts.push(t);
       }

@@ -11,7 +11,7 @@ export function memorySearchTool(stores: Stores) {
       'Search the layer and user_id across episodes (l3), core facts (l4), wiki pages (wiki) and graph nodes (graph), or the sources ' +
       'chosen, with the same ranking as dream, weighted by strategy: hybrid (default: text relevance first, importance, recency and ' +
       'access breaking near-ties), keyword (text relevance alone), recent (recency weighs as much as relevance), core (importance weighs ' +
-      `almost as much as relevance). A hit whose whole text stands in a better-ranked one's (the graph node memory_remember makes of a fact) is left out, as in dream. Returns at most limit hits (default ${SEARCH_DEFAULT_LIMIT}, at most ${SEARCH_MAX_LIMIT}), best first, each with ` +
+      `almost as much as relevance). A hit whose whole text stands in a better-ranked one's (the graph node memory_remember makes of a fact), or that is the service's other copy of one memory (an auto-save's episode and its auto: fact), is left out, as in dream. Returns at most limit hits (default ${SEARCH_DEFAULT_LIMIT}, at most ${SEARCH_MAX_LIMIT}), best first, each with ` +
       'source, id, score, title, text and explain: the weighted parts of the score (bm25, importance, recency, access, summing to fused) ' +
       'and the raw signals. A read: it records no access counts and no recall telemetry (dream does). A blank query, an unknown ' +
       'strategy or source is an error naming the field.',

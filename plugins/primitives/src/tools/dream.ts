@@ -10,7 +10,8 @@ export function dreamTool(dreamer: Dreamer, config: Config) {
       'Recall memories relevant to a query: hybrid full-text search (stemmed, BM25; a word no memory holds matches close spellings, a typo or two) over episodes (L3), core facts (L4), ' +
       'wiki pages and graph nodes, fused with importance, recency and access. intent recent favours new memories and puts ' +
       'the latest 5 timeline events first; core favours important facts; balanced (default) lets relevance lead. Each memory is ' +
-      'answered once (a hit whose text stands inside a better-ranked one, as the node memory_remember makes of a fact, is left out, and limit is still filled). ' +
+      'answered once (a hit whose text stands inside a better-ranked one, as the node memory_remember makes of a fact, is left out, ' +
+      'and so is the service\'s other copy of one memory whichever ranks first, as an auto-save\'s episode and its auto: fact; limit is still filled). ' +
       'Returns a Markdown summary cut to the token budget, one section per hit headed by its source, title and id (or id), ' +
       'date and score. With hits: true (and when not one hit fits the budget), also the ranked hits as a list for programs ' +
       '(source, id, score, title, created); explain: true adds them with the weighted parts of each score.',
