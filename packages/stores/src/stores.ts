@@ -289,7 +289,8 @@ export class Stores {
     this.recall = new RecallCache(this.ctx, this.retrieval);
     this.apiKeys = new ApiKeyStore(this.ctx);
     this.backups = new BackupStore(this.ctx, this.breakers.get('backup_scheduler'), {
-      beforeCopy: () => this.writeDeferred(),
+      // Nothing queued takes no lock: a backup during another process's write does not wait for it.
+      beforeCopy: (wait) => (this.deferred.length === 0 && this.accesses.rows === 0 ? undefined : this.ctx.txWhenFree(() => this.writeDeferred(), wait)),
       changeSeqTop: () => this.retrieval.changeSeqTop(),
       restartIndexes: (top) => this.retrieval.restarted(top),
       afterRestore: () => {
@@ -585,5 +586,13 @@ export class Stores {
    */
   transactionWhenFree<T>(fn: () => T, wait?: WriteWait): Promise<T> {
     return this.ctx.txWhenFree(fn, wait);
+  }
+
+  /**
+   * Run fn, which writes outside the kernel's transaction (VACUUM, or a transaction of its own),
+   * waiting for another process's write lock without blocking the event loop (StoreContext.writeWhenFree).
+   */
+  writeWhenFree<T>(fn: () => T, wait?: WriteWait): Promise<T> {
+    return this.ctx.writeWhenFree(fn, wait);
   }
 }
