@@ -360,8 +360,8 @@ export class Storage implements TransactionHost {
    * refuses one (VACUUM), or code that opens its own transaction. fn runs outside any transaction
    * with the connection's busy_timeout at 0 (given back after it): a SQLITE_BUSY it throws (another
    * process holds the write lock) means it waits in the WriteQueue, as transactionWhenFree, and is
-   * run again. So fn must have written nothing when it throws SQLITE_BUSY: one transaction of its
-   * own, or one statement. Out of budget it fails with that SQLITE_BUSY, its wait noted. Inside an
+   * run again. So fn must have written nothing when it throws SQLITE_BUSY (one transaction of its
+   * own, or one statement), or be safe to run again (the migrations: only what is pending). Out of budget it fails with that SQLITE_BUSY, its wait noted. Inside an
    * open transaction fn runs at once (as it would have: a VACUUM there fails as before).
    */
   writeWhenFree<T>(fn: () => T, wait: WriteWait = {}): Promise<T> {

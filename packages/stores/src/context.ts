@@ -133,7 +133,7 @@ export class StoreContext {
    * its own through tx()), once this process may take the write lock: while another process holds
    * it, fn waits in the kernel's write queue (TransactionHost.writeWhenFree) instead of in SQLite's
    * busy handler, and a SQLITE_BUSY it throws means it is run again, so it must have written nothing
-   * then (one transaction or one statement). Inside an open transaction, and without a kernel, fn
+   * then (one transaction or one statement), or be safe to run again. Inside an open transaction, and without a kernel, fn
    * runs at once.
    */
   writeWhenFree<T>(fn: () => T, wait?: WriteWait): Promise<T> {

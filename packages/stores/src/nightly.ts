@@ -122,6 +122,8 @@ export class Nightly {
   private hook: NightlyHook | null = null;
   private scopesHook: NightlyScopesHook | null = null;
   private running: Promise<NightlyRun | null> | null = null;
+  /** What began the run in progress (a scheduled one may end without a run: not due once it had the lock). */
+  private runningTrigger: NightlyTrigger | null = null;
   private readonly checks = new PeriodicCheck(() => void this.tick());
   private intervalMs = 0;
   /** ISO time the scheduler was started (ready), recorded as the first start at its first check when there is none. */
@@ -260,13 +262,12 @@ export class Nightly {
     return (this.stores.ctx.stmt('SELECT * FROM nightly_runs ORDER BY id DESC LIMIT ?').all(limit) as RunRow[]).map(toRun);
   }
 
-  /** Run now (or join the run in progress). */
-  async run(): Promise<NightlyRun> {
-    for (;;) {
-      // A scheduled run that found, once it had the lock, that it was not due after all answers null: begin one.
-      const run = await this.start('manual');
-      if (run) return run;
-    }
+  /** Run now (or join the run in progress: the same promise as the request that began it). */
+  run(): Promise<NightlyRun> {
+    const joined = this.start('manual');
+    if (this.runningTrigger === 'manual') return joined as Promise<NightlyRun>;
+    // A scheduled run that finds, once it has the lock, that it is not due after all answers null: one is begun then.
+    return joined.then((run) => run ?? this.run());
   }
 
   /**
@@ -275,6 +276,7 @@ export class Nightly {
    */
   private start(trigger: NightlyTrigger): Promise<NightlyRun | null> {
     if (this.running) return this.running;
+    this.runningTrigger = trigger;
     const run = this.begin(trigger)
       .then((begun) => (begun === null ? null : this.proceed(begun)))
       .finally(() => {
