@@ -73,6 +73,17 @@ describe('Cleanup while another process holds the write lock', () => {
     expect(stores.ctx.db.prepare('SELECT COUNT(*) FROM retrieval_changes WHERE old IS NOT NULL').pluck(true).get()).toBe(0);
   });
 
+  it('a dry run writes the dream telemetry still queued (which dream_buffer counts) once the lock is free, the event loop turning meanwhile', async () => {
+    const { stores, other } = seeded();
+    for (let i = 0; i < 3; i++) stores.defer(() => stores.recallEvents.record(U, { query: `q${i}`, intent: 'balanced', result_count: 0, ms: 1 }));
+    const order: string[] = [];
+    holdUntilTimer(other, order, 'timer');
+    const r = await stores.cleanup.run(U, { dryRun: true, tasks: ['dream_buffer'] });
+    order.push('dry run');
+    expect(order).toEqual(['timer', 'dry run']);
+    expect(r.dream_buffer?.rows).toBe(3);
+  });
+
   it('gives up with SQLITE_BUSY once the busy timeout has passed, the event loop turning meanwhile: nothing of the scope tasks written', async () => {
     const { storage, stores, other, duplicates, cleanups } = seeded();
     storage.db.pragma('busy_timeout = 150');

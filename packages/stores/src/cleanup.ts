@@ -208,8 +208,11 @@ export class Cleanup {
         this.stores.audit.log(scope, 'cleanup', 'scope', `${scope.layer}:${scope.user_id}`, { tasks, ...summarize(out) });
       }
     };
-    if (dry) scoped();
-    else await this.stores.transactionWhenFree(scoped, wait);
+    if (dry) {
+      // dream_buffer's count writes the telemetry still queued first: in the write queue, not in SQLite's busy handler.
+      if (has('dream_buffer')) await this.stores.writeDeferredWhenFree(wait);
+      scoped();
+    } else await this.stores.transactionWhenFree(scoped, wait);
     if (has('backups')) out.backups = await this.backups(keep, retention, dry, wait);
     if (has('compaction')) out.compaction = await this.compaction(dry, wait);
     return out;

@@ -38,6 +38,30 @@ describe('a saga while another process holds the write lock', () => {
     expect(stores.sagas.runs(U)[0]).toMatchObject({ run_id: result.run_id, status: 'completed' });
   });
 
+  it('the watchdog\'s heartbeat and claim of a run past its timeout wait for the lock without blocking the event loop, then roll it back', async () => {
+    let t = Date.UTC(2026, 0, 1);
+    const { storage, stores, other } = scratch.hosted({ now: () => t });
+    storage.db.pragma('busy_timeout = 3000');
+    stores.episodes.add(U, { summary: 'Moved to Lyon in spring', importance: 0.9 });
+    let release!: () => void;
+    stores.sagas.stalls.set('consolidate:consolidate', new Promise<void>((resolve) => (release = resolve)));
+    const run = stores.sagas.run('consolidate', U);
+    while (!stores.ctx.db.prepare('SELECT COUNT(*) FROM saga_runs').pluck(true).get()) await new Promise((resolve) => setTimeout(resolve, 1));
+    t += (stores.sagas.timeoutMs + 1000);
+    other.exec('BEGIN IMMEDIATE');
+    const order: string[] = [];
+    setTimeout(() => {
+      order.push('timer');
+      other.exec('COMMIT');
+    }, 0);
+    const report = await stores.sagaWatchdog.check();
+    order.push('checked');
+    expect(order).toEqual(['timer', 'checked']);
+    expect(report).toMatchObject({ error: null, rolled_back: [{ reason: 'timed_out' }] });
+    release();
+    expect((await run).status).toBe('rolled_back');
+  });
+
   it('a run whose start cannot be recorded within the busy timeout fails with SQLITE_BUSY, nothing journaled, the event loop turning meanwhile', async () => {
     const { storage, stores, other } = scratch.hosted();
     storage.db.pragma('busy_timeout = 300');
