@@ -3,7 +3,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import { MemoryError } from './errors.js';
 import { makeDirs } from './paths.js';
-import { busyTimeoutStatements, LockTaken, runTransaction, runTransactionIfFree } from './sql-transaction.js';
+import { busyTimeoutStatements, isBusyError, LockTaken, runTransaction, runTransactionIfFree } from './sql-transaction.js';
 import { stderrLogger, type Logger } from './logger.js';
 import { movedError, readOnlyAdvice } from './storage-failures.js';
 import { openSqlite } from './sqlite-driver.js';
@@ -112,6 +112,12 @@ export interface TransactionHost {
    * process's without blocking the event loop (Storage.transactionWhenFree).
    */
   transactionWhenFree<T>(fn: () => T, wait?: WriteWait): Promise<T>;
+  /**
+   * Run fn, which writes outside the kernel's transaction (VACUUM, or a transaction of its own),
+   * once this process may take the write lock, waiting for another process's without blocking the
+   * event loop (Storage.writeWhenFree).
+   */
+  writeWhenFree<T>(fn: () => T, wait?: WriteWait): Promise<T>;
 }
 
 /** What to do about a database file SQLite refused, by its error code. */
@@ -346,14 +352,48 @@ export class Storage implements TransactionHost {
    * once in a savepoint (no BEGIN of its own). fn must be synchronous, as for transaction().
    */
   transactionWhenFree<T>(fn: () => T, wait: WriteWait = {}): Promise<T> {
+    return this.whenFree(() => this.transactionIfFree(fn), () => this.savepoint(fn), wait);
+  }
+
+  /**
+   * transactionWhenFree for work that cannot run in the kernel's transaction: a statement that
+   * refuses one (VACUUM), or code that opens its own transaction. fn runs outside any transaction
+   * with the connection's busy_timeout at 0 (given back after it): a SQLITE_BUSY it throws (another
+   * process holds the write lock) means it waits in the WriteQueue, as transactionWhenFree, and is
+   * run again. So fn must have written nothing when it throws SQLITE_BUSY (one transaction of its
+   * own, or one statement), or be safe to run again (the migrations: only what is pending). Out of budget it fails with that SQLITE_BUSY, its wait noted. Inside an
+   * open transaction fn runs at once (as it would have: a VACUUM there fails as before).
+   */
+  writeWhenFree<T>(fn: () => T, wait: WriteWait = {}): Promise<T> {
+    const attempt = (): T | LockTaken => {
+      const busy = busyTimeoutStatements(this.db);
+      const timeout = busy.read.get() as number;
+      busy.zero.run();
+      try {
+        return fn();
+      } catch (err) {
+        if (isBusyError(err) && !this.db.inTransaction) return new LockTaken(err, timeout);
+        throw err;
+      } finally {
+        busy.restore(timeout).run();
+      }
+    };
+    return this.whenFree(attempt, fn, wait);
+  }
+
+  /**
+   * `attempt` now when no write of this process waits and it gets the lock, else in the WriteQueue
+   * until it does (or the wait ends); `nested` instead inside an open transaction.
+   */
+  private whenFree<T>(attempt: () => T | LockTaken, nested: () => T, wait: WriteWait): Promise<T> {
     const since = wait.since ?? performance.now();
     let first: LockTaken | undefined;
     // After close(): the driver's "database connection is not open" named no cause the caller could act on.
     if (!this.db.open || this.writes.closed) return Promise.reject(closedStorageError(this.file));
     try {
-      if (this.db.inTransaction) return Promise.resolve(this.savepoint(fn));
+      if (this.db.inTransaction) return Promise.resolve(nested());
       if (this.writes.length === 0) {
-        const got = this.transactionIfFree(fn);
+        const got = attempt();
         if (!(got instanceof LockTaken)) return Promise.resolve(got);
         first = got;
       }
@@ -361,7 +401,7 @@ export class Storage implements TransactionHost {
       return Promise.reject(err);
     }
     const budgetMs = first ? first.budgetMs : this.busyTimeoutMs();
-    return this.writes.wait(() => this.transactionIfFree(fn), { since, budgetMs, first, signal: wait.signal }) as Promise<T>;
+    return this.writes.wait(attempt, { since, budgetMs, first, signal: wait.signal }) as Promise<T>;
   }
 
   /** The connection's busy timeout in ms: how long a write waits for another connection's write lock. */

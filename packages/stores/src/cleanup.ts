@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { WriteWait } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 import type { Fact } from './facts.js';
 import type { Episode } from './episodes.js';
@@ -178,9 +179,12 @@ export class Cleanup {
   /**
    * Run the tasks. A bad scope or option rejects before anything is done; the answer comes once
    * every task is done, compaction's index rebuild included (done in slices, so
-   * other calls are answered meanwhile).
+   * other calls are answered meanwhile). While another process holds the write lock, each write
+   * waits for it in the kernel's write queue (Stores.transactionWhenFree, writeWhenFree), not in
+   * SQLite's busy handler, which stopped the whole server: within the busy timeout counted from
+   * `wait.since` (the tool call's start), then it fails KERNEL_ERR_BUSY with that write undone.
    */
-  async run(scope: Scope, opts: CleanupOptions): Promise<CleanupResult> {
+  async run(scope: Scope, opts: CleanupOptions, wait?: WriteWait): Promise<CleanupResult> {
     checkScope(scope);
     const tasks = CLEANUP_TASKS.filter((t) => (opts.tasks ?? CLEANUP_TASKS).includes(t));
     if (opts.tasks !== undefined && opts.tasks.length === 0) throw validationError('tasks', 'tasks must name at least one task (or be left out for all)', CLEANUP_TASKS);
@@ -204,10 +208,13 @@ export class Cleanup {
         this.stores.audit.log(scope, 'cleanup', 'scope', `${scope.layer}:${scope.user_id}`, { tasks, ...summarize(out) });
       }
     };
-    if (dry) scoped();
-    else this.stores.transaction(scoped);
-    if (has('backups')) out.backups = this.backups(keep, retention, dry);
-    if (has('compaction')) out.compaction = await this.compaction(dry);
+    if (dry) {
+      // dream_buffer's count writes the telemetry still queued first: in the write queue, not in SQLite's busy handler.
+      if (has('dream_buffer')) await this.stores.writeDeferredWhenFree(wait);
+      scoped();
+    } else await this.stores.transactionWhenFree(scoped, wait);
+    if (has('backups')) out.backups = await this.backups(keep, retention, dry, wait);
+    if (has('compaction')) out.compaction = await this.compaction(dry, wait);
     return out;
   }
 
@@ -343,15 +350,20 @@ export class Cleanup {
    * then name), each with its -journal, -wal and -shm files,
    * the saga journal's finished runs (completed, rolled_back) older than `days`, and the audit_log
    * rows of no scope older than `days`: the audit task trims a scope's own rows, and no scope's call
-   * reached the rows project and the nightly run write for the whole data dir.
+   * reached the rows project and the nightly run write for the whole data dir. The two trims are
+   * one transaction, waiting for another process's write lock in the write queue.
    */
-  private backups(keep: number, days: number, dry: boolean): BackupsResult {
+  private async backups(keep: number, days: number, dry: boolean, wait?: WriteWait): Promise<BackupsResult> {
     const dir = safeJoin(this.stores.ctx.dataDir, BACKUPS_DIR);
     const cutoff = new Date(this.stores.ctx.clock.now() - days * 86_400_000).toISOString();
-    const sagaTable = (this.stores.ctx.stmt("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'saga_runs'").pluck(true).get() as number) > 0;
-    const sagaRows = sagaTable ? this.stores.sagas.journal.prune(cutoff, dry) : 0;
-    const audit = this.stores.audit;
-    const scopeless = dry ? audit.countScopelessBefore(cutoff) : audit.deleteScopelessBefore(cutoff);
+    const trim = () => {
+      const sagaTable = (this.stores.ctx.stmt("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'saga_runs'").pluck(true).get() as number) > 0;
+      const sagaRows = sagaTable ? this.stores.sagas.journal.prune(cutoff, dry) : 0;
+      const audit = this.stores.audit;
+      const scopeless = dry ? audit.countScopelessBefore(cutoff) : audit.deleteScopelessBefore(cutoff);
+      return { sagaTable, sagaRows, scopeless };
+    };
+    const { sagaTable, sagaRows, scopeless } = dry ? trim() : await this.stores.transactionWhenFree(trim, wait);
     const res: BackupsResult = {
       dir_exists: false,
       files: 0,
@@ -394,28 +406,31 @@ export class Cleanup {
    * incremental vacuum when auto_vacuum is incremental), so what was forgotten is no longer in the file.
    * The rebuild goes in slices a turn apart (Retrieval.refreshInSlices): at 50,000 memories one block
    * left every other call unanswered for seconds. Should the database close meanwhile, the rest is
-   * not done (indexes_refreshed false, no vacuum) and nothing is written after the close.
+   * not done (indexes_refreshed false, no vacuum) and nothing is written after the close. Each
+   * write (the texts cleared, the statistics, the vacuum) waits for another process's write lock
+   * in the write queue (Stores.writeWhenFree: none can run in the kernel's transaction, VACUUM
+   * refuses one); a vacuum still refused when the wait ends is `busy`, as before.
    */
-  private async compaction(dry: boolean): Promise<CompactionResult> {
+  private async compaction(dry: boolean, wait?: WriteWait): Promise<CompactionResult> {
     const s = this.stores;
     const freelist = () => s.ctx.db.pragma('freelist_count', { simple: true }) as number;
     const before = freelist();
     const oldTexts = s.ctx.stmt('SELECT COUNT(*) FROM retrieval_changes WHERE old IS NOT NULL').pluck(true).get() as number;
     const untouched: CompactionResult = { old_texts: oldTexts, freelist_pages_before: before, freelist_pages_after: before, vacuum: 'none', indexes_refreshed: false };
     if (dry || s.ctx.db.inTransaction) return untouched;
-    s.retrieval.dropOldTexts(0, s.retrieval.changeSeq());
+    const upTo = s.retrieval.changeSeq();
+    await s.writeWhenFree(() => s.retrieval.dropOldTexts(0, upTo), wait);
     if (!(await s.retrieval.refreshInSlices(() => !s.ctx.db.open)) || !s.ctx.db.open) return untouched;
-    s.ctx.db.pragma('optimize');
+    await s.writeWhenFree(() => s.ctx.db.pragma('optimize'), wait);
     let vacuum: CompactionResult['vacuum'] = 'none';
     if (before > 0) {
       try {
-        if ((s.ctx.db.pragma('auto_vacuum', { simple: true }) as number) === 2) {
-          s.ctx.db.pragma('incremental_vacuum');
-          vacuum = 'incremental';
-        } else {
-          s.ctx.db.exec('VACUUM');
-          vacuum = 'vacuum';
-        }
+        const incremental = (s.ctx.db.pragma('auto_vacuum', { simple: true }) as number) === 2;
+        vacuum = await s.writeWhenFree(() => {
+          if (incremental) s.ctx.db.pragma('incremental_vacuum');
+          else s.ctx.db.exec('VACUUM');
+          return incremental ? 'incremental' : 'vacuum';
+        }, wait);
       } catch (err) {
         if (!/busy|locked/i.test((err as Error).message)) throw err;
         vacuum = 'busy';

@@ -1,33 +1,10 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { openSqlite, Storage, silentLogger } from '@memory-service/kernel';
-import type Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { storesMigrations } from './migrations/index.js';
-import { Stores } from './stores.js';
 import { makeEnv, U } from './test-helpers.js';
+import { whenFreeScratch } from './when-free.fixture.js';
 
-const open: { storage: Storage; other: Database.Database; dir: string }[] = [];
-afterEach(() => {
-  for (const o of open.splice(0)) {
-    if (o.other.inTransaction) o.other.exec('ROLLBACK');
-    o.other.close();
-    o.storage.close();
-    fs.rmSync(o.dir, { recursive: true, force: true });
-  }
-});
-
-/** Stores over a kernel Storage (its transaction host, as in the server), and another connection on its memory.db (another process's). */
-function hosted() {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stores-when-free-'));
-  const storage = new Storage(dir, { logger: silentLogger() });
-  storage.migrate('@memory-service/stores', storesMigrations);
-  const stores = new Stores({ db: storage.db, dataDir: dir, clock: { now: () => Date.UTC(2026, 0, 1) }, logger: silentLogger(), transactions: storage });
-  const other = openSqlite(path.join(dir, 'memory.db'));
-  open.push({ storage, other, dir });
-  return { storage, stores, other };
-}
+const scratch = whenFreeScratch('stores-when-free-');
+const hosted = () => scratch.hosted();
+afterEach(() => scratch.closeAll());
 
 describe('StoreContext.txWhenFree', () => {
   it('waits for another process\'s write lock without blocking the event loop, then writes in the kernel\'s transaction, its commit hooks run after the commit', async () => {

@@ -129,6 +129,26 @@ export class StoreContext {
   }
 
   /**
+   * Run fn, which writes outside any transaction this context follows (VACUUM, or a transaction of
+   * its own through tx()), once this process may take the write lock: while another process holds
+   * it, fn waits in the kernel's write queue (TransactionHost.writeWhenFree) instead of in SQLite's
+   * busy handler, and a SQLITE_BUSY it throws means it is run again, so it must have written nothing
+   * then (one transaction or one statement), or be safe to run again. Inside an open transaction, and without a kernel, fn
+   * runs at once.
+   */
+  writeWhenFree<T>(fn: () => T, wait?: WriteWait): Promise<T> {
+    const host = this.host;
+    if (!host || this.db.inTransaction) {
+      try {
+        return Promise.resolve(fn());
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return host.writeWhenFree(fn, wait);
+  }
+
+  /**
    * Run fn as one read: a deferred transaction (BEGIN DEFERRED), one snapshot of the database for
    * all fn's statements, taking no write lock (under WAL a reader neither waits for a writer of
    * another process nor holds one up); inside an open transaction fn runs in it. For reads only

@@ -121,7 +121,9 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 export class Nightly {
   private hook: NightlyHook | null = null;
   private scopesHook: NightlyScopesHook | null = null;
-  private running: Promise<NightlyRun> | null = null;
+  private running: Promise<NightlyRun | null> | null = null;
+  /** What began the run in progress (a scheduled one may end without a run: not due once it had the lock). */
+  private runningTrigger: NightlyTrigger | null = null;
   private readonly checks = new PeriodicCheck(() => void this.tick());
   private intervalMs = 0;
   /** ISO time the scheduler was started (ready), recorded as the first start at its first check when there is none. */
@@ -260,19 +262,26 @@ export class Nightly {
     return (this.stores.ctx.stmt('SELECT * FROM nightly_runs ORDER BY id DESC LIMIT ?').all(limit) as RunRow[]).map(toRun);
   }
 
-  /** Run now (or join the run in progress). */
+  /** Run now (or join the run in progress: the same promise as the request that began it). */
   run(): Promise<NightlyRun> {
-    return this.start('manual') as Promise<NightlyRun>;
+    const joined = this.start('manual');
+    if (this.runningTrigger === 'manual') return joined as Promise<NightlyRun>;
+    // A scheduled run that finds, once it has the lock, that it is not due after all answers null: one is begun then.
+    return joined.then((run) => run ?? this.run());
   }
 
-  /** Join the run in progress, or begin one: a scheduled one only while due (null otherwise). */
+  /**
+   * Join the run in progress, or begin one: a scheduled one only while due (null otherwise). The
+   * run is in progress from the call on, its start's record waiting for the write lock included.
+   */
   private start(trigger: NightlyTrigger): Promise<NightlyRun | null> {
     if (this.running) return this.running;
-    const begun = this.begin(trigger);
-    if (begun === null) return Promise.resolve(null);
-    const run = this.proceed(begun).finally(() => {
-      this.running = null;
-    });
+    this.runningTrigger = trigger;
+    const run = this.begin(trigger)
+      .then((begun) => (begun === null ? null : this.proceed(begun)))
+      .finally(() => {
+        this.running = null;
+      });
     this.running = run;
     return run;
   }
@@ -281,7 +290,8 @@ export class Nightly {
    * Mark `interrupted` each run left `running` by a process of this host that has stopped (killed
    * mid-run; its pid no longer runs, or is this process's own while it runs none): such a run stayed
    * "in progress" until the next run began, an interval later. A run of another host, or one
-   * recorded before owners were, is left to the next run's start. Answers how many were marked.
+   * recorded before owners were, is left to the next run's start. Answers how many were marked;
+   * while another process holds the write lock, none (the next check marks them).
    */
   markStopped(): number {
     const rows = this.stores.ctx.stmt("SELECT id, owner_pid, owner_host FROM nightly_runs WHERE status = 'running'").all() as {
@@ -293,7 +303,12 @@ export class Nightly {
     for (const r of rows) {
       if (r.owner_pid === null || r.owner_host !== hostname()) continue;
       if (r.owner_pid === process.pid ? this.running !== null : processAlive(r.owner_pid)) continue;
-      marked += this.stores.ctx.stmt("UPDATE nightly_runs SET status = 'interrupted' WHERE id = ? AND status = 'running'").run(r.id).changes;
+      // Never waits for another process's write lock (a scheduler check, memory_diagnose): left to the next check then.
+      const mark = () => {
+        marked += this.stores.ctx.stmt("UPDATE nightly_runs SET status = 'interrupted' WHERE id = ? AND status = 'running'").run(r.id).changes;
+      };
+      if (this.stores.ctx.db.inTransaction) mark();
+      else writeIfFree(this.stores.ctx.db, mark);
     }
     return marked;
   }
@@ -330,12 +345,15 @@ export class Nightly {
 
   /**
    * Record the run's start, in one transaction: a scheduled run checks again there that it is due,
-   * so two processes on one data dir (a stdio and an HTTP server) do not both run it.
+   * so two processes on one data dir (a stdio and an HTTP server) do not both run it. Like every
+   * write of the run, it waits for another process's write lock in the kernel's write queue
+   * (Stores.transactionWhenFree), within the busy timeout, instead of in SQLite's busy handler,
+   * which stopped the whole server: the run has no call, so its budget counts from the write.
    */
-  private begin(trigger: NightlyTrigger): { rowid: number; started: string; since: string; skillSince: string } | null {
+  private begin(trigger: NightlyTrigger): Promise<{ rowid: number; started: string; since: string; skillSince: string } | null> {
     const s = this.stores;
     const started = s.ctx.iso();
-    return s.transaction(() => {
+    return s.transactionWhenFree(() => {
       if (trigger === 'scheduled' && !this.isDue()) return null;
       // A run left 'running' was cut short by a stopped process (only one runs at a time here).
       s.ctx.stmt("UPDATE nightly_runs SET status = 'interrupted' WHERE status = 'running'").run();
@@ -372,7 +390,7 @@ export class Nightly {
       runError = message(err);
       throw err;
     } finally {
-      if (s.ctx.db.open) this.finish(rowid, id, results, plugins, since, runError);
+      if (s.ctx.db.open) await this.finish(rowid, id, results, plugins, since, runError);
     }
     const run = this.lastRunById(rowid);
     const failed = [
@@ -384,7 +402,7 @@ export class Nightly {
     return run;
   }
 
-  private finish(rowid: number, id: string, results: ScopeOutcome[], plugins: PluginScopesOutcome[], since: string, error: string | null): void {
+  private async finish(rowid: number, id: string, results: ScopeOutcome[], plugins: PluginScopesOutcome[], since: string, error: string | null): Promise<void> {
     const s = this.stores;
     const phasesFailed = results.reduce((n, r) => n + r.phases.filter((p) => p.status === 'failed').length, 0);
     // A plugin whose scopes could not be listed fails the run as a failed phase does, not the run
@@ -392,7 +410,7 @@ export class Nightly {
     // later run take the whole window since again.
     const listingsFailed = plugins.filter((p) => p.status === 'failed').length;
     const status: NightlyRunStatus = phasesFailed > 0 || listingsFailed > 0 || error !== null ? 'failed' : 'ok';
-    s.transaction(() => {
+    await s.transactionWhenFree(() => {
       s.ctx
         .stmt('UPDATE nightly_runs SET ended = ?, status = ?, scopes = ?, phases_failed = ?, body = ?, error = ?, plugin_scopes = ? WHERE id = ?')
         .run(s.ctx.iso(), status, results.length, phasesFailed, JSON.stringify(results), error, JSON.stringify(plugins), rowid);
@@ -502,14 +520,18 @@ export class Nightly {
     };
   }
 
-  /** One phase: `fn` in a transaction of its own when `tx` (it must then answer at once), else awaited. */
+  /**
+   * One phase: `fn` in a transaction of its own when `tx` (it must then answer at once; it waits
+   * for another process's write lock in the write queue, a phase still refused it failing alone),
+   * else awaited.
+   */
   private async phase(
     name: NightlyPhase,
     tx: boolean,
     fn: () => PhaseResult | Promise<PhaseResult>,
   ): Promise<PhaseOutcome> {
     try {
-      const r = tx ? this.stores.transaction(fn as () => PhaseResult) : await fn();
+      const r = tx ? await this.stores.transactionWhenFree(fn as () => PhaseResult) : await fn();
       return { phase: name, status: r.status ?? 'ok', counts: r.counts, error: null, detail: r.detail ?? null };
     } catch (err) {
       this.stores.ctx.logger.error(`nightly phase ${name} failed: ${message(err)}`);

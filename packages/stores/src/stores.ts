@@ -289,7 +289,7 @@ export class Stores {
     this.recall = new RecallCache(this.ctx, this.retrieval);
     this.apiKeys = new ApiKeyStore(this.ctx);
     this.backups = new BackupStore(this.ctx, this.breakers.get('backup_scheduler'), {
-      beforeCopy: () => this.writeDeferred(),
+      beforeCopy: (wait) => this.writeDeferredWhenFree(wait),
       changeSeqTop: () => this.retrieval.changeSeqTop(),
       restartIndexes: (top) => this.retrieval.restarted(top),
       afterRestore: () => {
@@ -483,6 +483,16 @@ export class Stores {
   }
 
   /**
+   * writeDeferred, waiting for another process's write lock in the kernel's write queue
+   * (StoreContext.txWhenFree) rather than in SQLite's busy handler: before a copy (a backup, the
+   * replica). Nothing queued takes no lock, so such a copy during another process's write does not wait.
+   */
+  writeDeferredWhenFree(wait?: WriteWait): Promise<void> {
+    if (this.deferred.length === 0 && this.accesses.rows === 0) return Promise.resolve();
+    return this.ctx.txWhenFree(() => this.writeDeferred(), wait);
+  }
+
+  /**
    * Write what is still pending (deferred bookkeeping, the L1 files, the wiki page files that
    * could not be written), waiting for the lock if need be; call before closing the database.
    */
@@ -585,5 +595,10 @@ export class Stores {
    */
   transactionWhenFree<T>(fn: () => T, wait?: WriteWait): Promise<T> {
     return this.ctx.txWhenFree(fn, wait);
+  }
+
+  /** fn, which writes outside the kernel's transaction (VACUUM, its own), waiting for the lock in the write queue (StoreContext.writeWhenFree). */
+  writeWhenFree<T>(fn: () => T, wait?: WriteWait): Promise<T> {
+    return this.ctx.writeWhenFree(fn, wait);
   }
 }

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileFailureError, lockWaitError, makeDirs, openSqlite, removeStaleTemps, tempNameFor } from '@memory-service/kernel';
+import { fileFailureError, lockWaitError, makeDirs, openSqlite, removeStaleTemps, tempNameFor, type WriteWait } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import { StoreError, notFound, validationError } from '../errors.js';
 import { isoOf } from '../util.js';
@@ -69,10 +69,12 @@ export interface BackupStatus {
 /** What Stores does around a backup: write what is pending first, and bring its in-memory state in line after a restore. */
 export interface BackupHooks {
   /**
-   * Before a copy is taken: write the queued bookkeeping, so the copy holds it. A failure is logged
-   * and the copy taken without it (the bookkeeping stays queued).
+   * Before a copy is taken: write the queued bookkeeping, so the copy holds it, waiting for another
+   * process's write lock without blocking the event loop (in the kernel's write queue, within the
+   * busy timeout counted from `wait.since`). A failure is logged and the copy taken without it (the
+   * bookkeeping stays queued).
    */
-  beforeCopy(): void;
+  beforeCopy(wait?: WriteWait): void | Promise<void>;
   /**
    * The highest seq the retrieval change log ever handed out (Retrieval.changeSeqTop), read just
    * before the copy replaces the log, under its write lock.
@@ -151,9 +153,12 @@ export class BackupStore {
     return safeJoin(this.ctx.dataDir, BACKUP_DIR);
   }
 
-  /** Take a backup now; answers it as list does. */
-  async create(kind: BackupKind = 'manual'): Promise<BackupInfo> {
-    return this.exclusive(() => this.copy(kind));
+  /**
+   * Take a backup now; answers it as list does. `wait` (a tool call) bounds the wait for another
+   * process's write lock of the bookkeeping written first (BackupHooks.beforeCopy).
+   */
+  async create(kind: BackupKind = 'manual', wait?: WriteWait): Promise<BackupInfo> {
+    return this.exclusive(() => this.copy(kind, wait));
   }
 
   /**
@@ -168,8 +173,9 @@ export class BackupStore {
    * large database never finished while another process wrote every 200 ms. In WAL mode the held
    * read transaction blocks no writer.
    */
-  private async copy(kind: BackupKind): Promise<BackupInfo> {
+  private async copy(kind: BackupKind, wait?: WriteWait): Promise<BackupInfo> {
     const base = this.beforeCopy(kind);
+    await this.flushBookkeeping(wait);
     // Copied and finished under a temp name, then linked to a free name (publish): a process killed
     // midway leaves a temp (list never shows one, the start repair removes it), never a broken backup under a backup's name.
     const tmp = tempNameFor(path.join(this.dir, `${base}.db`));
@@ -189,7 +195,7 @@ export class BackupStore {
    * the caller's to write first (flushBookkeeping): under that lock this process cannot write.
    */
   private copyNow(kind: BackupKind): BackupInfo {
-    const base = this.beforeCopy(kind, false);
+    const base = this.beforeCopy(kind);
     const tmp = tempNameFor(path.join(this.dir, `${base}.db`));
     try {
       const reader = openSqlite(this.ctx.db.name, { readonly: true, fileMustExist: true });
@@ -207,10 +213,10 @@ export class BackupStore {
   }
 
   /**
-   * Before a copy: the database open, the backups folder made, the queued bookkeeping written
-   * (unless `flush` is false); answers the name's base, `<kind>-<clock time>`.
+   * Before a copy: the database open, the backups folder made; answers the name's base,
+   * `<kind>-<clock time>`.
    */
-  private beforeCopy(kind: BackupKind, flush = true): string {
+  private beforeCopy(kind: BackupKind): string {
     if (!this.ctx.db.open) throw new StoreError('STORES_ERR_CONFLICT', 'the database is closed: no backup can be taken');
     try {
       // Not Node's recursive mkdirSync: on a file system turned read-only it answers ENOENT, not EROFS.
@@ -218,14 +224,16 @@ export class BackupStore {
     } catch (err) {
       throw fileFailureError(this.dir, err, 'creating the backups folder') ?? err;
     }
-    if (flush) this.flushBookkeeping();
     return `${kind}-${stamp(this.ctx.clock.now())}`;
   }
 
-  /** Write the queued bookkeeping (access counts, recall telemetry) so the copy holds it; a failure is logged, not thrown. */
-  private flushBookkeeping(): void {
+  /**
+   * Write the queued bookkeeping (access counts, recall telemetry) so the copy holds it, waiting for
+   * another process's write lock in the write queue; a failure (that wait's end included) is logged, not thrown.
+   */
+  private async flushBookkeeping(wait?: WriteWait): Promise<void> {
     try {
-      this.hooks.beforeCopy();
+      await this.hooks.beforeCopy(wait);
     } catch (err) {
       // Access counts and telemetry are not worth a backup: with memory.db moved or deleted while the
       // server runs, a write is refused, and a backup of the open database is what keeps its content.
@@ -334,7 +342,7 @@ export class BackupStore {
    * process killed after the copy leaves the marker: the next start finishes it (finishPending).
    * Answers the backup restored, the pre-restore copy and what was done to the files.
    */
-  async restore(name: unknown, migrate?: () => void): Promise<RestoreResult> {
+  async restore(name: unknown, migrate?: () => void, wait?: WriteWait): Promise<RestoreResult> {
     const clean = this.checkName(name);
     const file = this.fileOf(clean);
     if (!fs.existsSync(file) || !fs.statSync(file).isFile()) throw notFound('backup', clean, 'name');
@@ -353,8 +361,8 @@ export class BackupStore {
       // write committed before the restore, and none can be committed between it and the copy. In
       // rollback-journal mode that lock is exclusive (nothing can read under it): taken first, as before.
       const wal = this.ctx.db.pragma('journal_mode', { simple: true }) === 'wal';
-      let safety: BackupInfo | undefined = wal ? undefined : await this.copy('pre-restore');
-      if (wal) this.flushBookkeeping();
+      let safety: BackupInfo | undefined = wal ? undefined : await this.copy('pre-restore', wait);
+      if (wal) await this.flushBookkeeping(wait);
       // Everything that can be done before the copy is done on a staged copy of the backup, marker
       // included: the copy into the live database is then the one step that changes it, and a
       // process killed after it leaves the marker for the next start (finishPending).

@@ -170,14 +170,14 @@ describe('Health.diagnose', () => {
 });
 
 describe('Health.heal', () => {
-  it('remigrate re-applies what is pending and is idempotent; reset_breakers closes them; purge_invalid_l1 keeps a copy in backups/ first', () => {
+  it('remigrate re-applies what is pending and is idempotent; reset_breakers closes them; purge_invalid_l1 keeps a copy in backups/ first', async () => {
     env.stores.l1.push(U2, { text: 'hi bob' });
     env.stores.flush();
     const bad = env.stores.l1.fileFor(U2);
     fs.writeFileSync(bad, '{ not json');
     storage.db.prepare('DELETE FROM kernel_migrations WHERE owner = ? AND id = 13').run(STORES_OWNER);
     env.stores.breakers.get('deferred_writes').failure(new Error('x'));
-    const out = env.stores.health.heal(['remigrate', 'reset_breakers', 'purge_invalid_l1'], storage);
+    const out = await env.stores.health.heal(['remigrate', 'reset_breakers', 'purge_invalid_l1'], storage);
     expect(out[0]).toMatchObject({ action: 'remigrate', applied: { [STORES_OWNER]: [13] } });
     expect(out[1]).toMatchObject({ action: 'reset_breakers', reset: ['deferred_writes'] });
     expect(out[2]).toMatchObject({ action: 'purge_invalid_l1', removed: [path.join('l1', 'user', 'bob.json')] });
@@ -187,7 +187,7 @@ describe('Health.heal', () => {
     // The ring is canonical: its file is written again, valid.
     expect(JSON.parse(fs.readFileSync(bad, 'utf8')).items[0].text).toBe('hi bob');
     expect(env.stores.health.diagnose(storage).status).toBe('ok');
-    const again = env.stores.health.heal(['remigrate', 'reset_breakers', 'purge_invalid_l1'], storage);
+    const again = await env.stores.health.heal(['remigrate', 'reset_breakers', 'purge_invalid_l1'], storage);
     expect(again.map((r) => r.detail)).toEqual(['every migration was already applied', 'every breaker was already closed', 'every L1 file is valid']);
   });
 });

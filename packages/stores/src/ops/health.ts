@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempNameFor, type MigrationStatus } from '@memory-service/kernel';
+import { tempNameFor, type MigrationStatus, type WriteWait } from '@memory-service/kernel';
 import type { StoreContext } from '../context.js';
 import type { L1Ring } from '../l1.js';
 import { safeJoin } from '../paths.js';
@@ -101,27 +101,38 @@ export class Health {
     return { status: worst(checks), checks, breakers: this.breakers.list() };
   }
 
-  heal(actions: readonly HealAction[], migrations: MigrationHost): HealResult[] {
-    return actions.map((a) => {
-      if (a === 'remigrate') {
-        const applied = migrations.remigrate();
-        const n = Object.values(applied).reduce((k, ids) => k + ids.length, 0);
-        return { action: a, applied, detail: n === 0 ? 'every migration was already applied' : `applied ${n} pending migration(s)` };
-      }
-      if (a === 'reset_breakers') {
-        const reset = this.breakers.resetAll();
-        return { action: a, reset, detail: reset.length === 0 ? 'every breaker was already closed' : `closed ${reset.join(', ')}` };
-      }
-      const dir = safeJoin(this.ctx.dataDir, BACKUP_DIR, L1_QUARANTINE_DIR, isoOf(this.ctx.clock.now()).replace(/[-:.]/g, ''));
-      const { removed, backed_up } = this.l1.purgeInvalid(dir);
-      const rel = (f: string) => path.relative(this.ctx.dataDir, f);
-      return {
-        action: a,
-        removed: removed.map(rel),
-        backed_up: backed_up.map(rel),
-        detail: removed.length === 0 ? 'every L1 file is valid' : `removed ${removed.length} invalid L1 file(s), copies kept under ${rel(dir)}`,
-      };
-    });
+  /**
+   * Run the actions in order. remigrate opens a transaction per migration (applied or not): while
+   * another process holds the write lock it waits in the kernel's write queue (StoreContext.writeWhenFree,
+   * within the busy timeout counted from `wait.since`), not in SQLite's busy handler, and is run again
+   * once it may take it (it applies only what is still pending).
+   */
+  async heal(actions: readonly HealAction[], migrations: MigrationHost, wait?: WriteWait): Promise<HealResult[]> {
+    const out: HealResult[] = [];
+    for (const a of actions) out.push(a === 'remigrate' ? await this.remigrate(migrations, wait) : this.healNow(a));
+    return out;
+  }
+
+  private async remigrate(migrations: MigrationHost, wait?: WriteWait): Promise<HealResult> {
+    const applied = await this.ctx.writeWhenFree(() => migrations.remigrate(), wait);
+    const n = Object.values(applied).reduce((k, ids) => k + ids.length, 0);
+    return { action: 'remigrate', applied, detail: n === 0 ? 'every migration was already applied' : `applied ${n} pending migration(s)` };
+  }
+
+  private healNow(a: Exclude<HealAction, 'remigrate'>): HealResult {
+    if (a === 'reset_breakers') {
+      const reset = this.breakers.resetAll();
+      return { action: a, reset, detail: reset.length === 0 ? 'every breaker was already closed' : `closed ${reset.join(', ')}` };
+    }
+    const dir = safeJoin(this.ctx.dataDir, BACKUP_DIR, L1_QUARANTINE_DIR, isoOf(this.ctx.clock.now()).replace(/[-:.]/g, ''));
+    const { removed, backed_up } = this.l1.purgeInvalid(dir);
+    const rel = (f: string) => path.relative(this.ctx.dataDir, f);
+    return {
+      action: a,
+      removed: removed.map(rel),
+      backed_up: backed_up.map(rel),
+      detail: removed.length === 0 ? 'every L1 file is valid' : `removed ${removed.length} invalid L1 file(s), copies kept under ${rel(dir)}`,
+    };
   }
 
   private guard(name: string, check: () => Omit<HealthCheck, 'name'>): HealthCheck {

@@ -117,12 +117,13 @@ export class SagaWatchdog {
       this.lastCheck = now;
       const unfinished = journal.unfinished();
       // Only a read when nothing runs: no write lock taken every interval (nor on a read-only database).
-      if (unfinished.some((r) => r.owner === this.sagas.owner.id)) journal.beat();
+      // Its writes wait for another process's write lock in the write queue, not in SQLite's busy handler (a timer would stop the whole server).
+      if (unfinished.some((r) => r.owner === this.sagas.owner.id)) await this.ctx.txWhenFree(() => journal.beat());
       for (const run of unfinished) {
         checked++;
         const verdict = this.verdict(run, now);
         if (!verdict) continue;
-        if (!journal.claim(run.id, 'watchdog', verdict.detail, run.owner)) continue;
+        if (!(await this.ctx.txWhenFree(() => journal.claim(run.id, 'watchdog', verdict.detail, run.owner)))) continue;
         if (verdict.reason === 'timed_out') this.sagas.abort(run.id, verdict.detail);
         await this.sagas.compensate(run.id, 'watchdog', verdict.detail);
         const status = journal.status(run.id);

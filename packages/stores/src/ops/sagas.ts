@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import type { WriteWait } from '@memory-service/kernel';
 import { Consolidator, type ConsolidationResult } from '../consolidation.js';
 import type { Stores } from '../stores.js';
 import type { Scope } from '../types.js';
@@ -88,13 +89,13 @@ const LIVE_OWNERS = new Set<SagaOwner>();
 function auditStep(action: string, target: 'saga' | 'backup', targetOf: (c: SagaStepContext) => string): SagaStepDef {
   return {
     name: 'audit',
-    run: (c) => {
-      c.stores.transaction(() => c.stores.audit.log(c.scope, action, target, targetOf(c), {}));
+    run: async (c) => {
+      await c.stores.transactionWhenFree(() => c.stores.audit.log(c.scope, action, target, targetOf(c), {}));
       return { audit: action, target_id: targetOf(c) };
     },
     // Audit trails are never rewritten: the compensation is a saga_compensated row.
-    compensate: (r: { target_id: string }, c) => {
-      c.stores.transaction(() => c.stores.audit.log(c.scope, 'saga_compensated', target, r.target_id, { step: 'audit', run_id: c.runId }));
+    compensate: async (r: { target_id: string }, c) => {
+      await c.stores.transactionWhenFree(() => c.stores.audit.log(c.scope, 'saga_compensated', target, r.target_id, { step: 'audit', run_id: c.runId }));
       return { audit: 'saga_compensated' };
     },
   };
@@ -126,9 +127,9 @@ export const SAGA_DEFS: Readonly<Record<SagaName, SagaDef>> = Object.freeze({
     steps: [
       {
         name: 'consolidate',
-        run: (c) => new Consolidator(c.stores, c.stores.ctx.clock).consolidate(c.scope!),
+        run: (c) => c.stores.transactionWhenFree(() => new Consolidator(c.stores, c.stores.ctx.clock).consolidate(c.scope!)),
         compensate: (r: ConsolidationResult, c) =>
-          c.stores.transaction(() => ({
+          c.stores.transactionWhenFree(() => ({
             deleted_facts: r.consolidated
               .filter((x) => c.stores.facts.get(c.scope!, x.key)?.entry_id === x.entry_id)
               .filter((x) => c.stores.facts.delete(c.scope!, x.key, 'saga_compensation') !== null)
@@ -144,7 +145,15 @@ export const SAGA_DEFS: Readonly<Record<SagaName, SagaDef>> = Object.freeze({
     // A backup step killed midway leaves its unfinished copy under a temp name: removed once its process is gone.
     abandoned: (c) => void c.stores.backups.removeStaleCopies(),
     steps: [
-      { name: 'flush', run: (c) => (c.stores.flush(), { flushed: true }) },
+      {
+        name: 'flush',
+        run: async (c) => {
+          // The bookkeeping first, waiting for another process's write lock in the write queue; then the files.
+          await c.stores.writeDeferredWhenFree();
+          c.stores.flush();
+          return { flushed: true };
+        },
+      },
       {
         name: 'backup',
         run: (c) => c.stores.backups.create('saga'),
@@ -256,20 +265,31 @@ export class Sagas {
     LIVE_OWNERS.delete(this.owner);
   }
 
-  /** Run a saga; never throws on a step's failure: the outcome of every step is in the answer. */
-  run(saga: string, scope: Scope): Promise<SagaResult> {
+  /**
+   * Run a saga; never throws on a step's failure: the outcome of every step is in the answer. Its
+   * journal's writes and its steps' transactions wait for another process's write lock in the
+   * kernel's write queue, not in SQLite's busy handler (which stopped the whole server): the run's
+   * start within the busy timeout counted from `wait.since` (the tool call's), each later write
+   * within a busy timeout of its own (a run's steps may take longer than a call's budget).
+   */
+  run(saga: string, scope: Scope, wait?: WriteWait): Promise<SagaResult> {
     const def = this.defs.get(saga);
     if (!def) throw new Error(`unknown saga ${saga}`);
     const runScope = def.scoped ? scope : null;
-    const runId = this.journal.begin(saga, runScope);
-    const abort = deferred<string>();
-    const done = deferred<unknown>();
-    this.active.set(runId, { started: this.stores.ctx.clock.now(), abort: abort.resolve, done: done.promise });
-    const work = this.execute(saga, def, runScope, runId, abort.promise).finally(() => {
-      this.active.delete(runId);
-      done.resolve(undefined);
+    return this.stores.transactionWhenFree(() => this.journal.begin(saga, runScope), wait).then((runId) => {
+      const abort = deferred<string>();
+      const done = deferred<unknown>();
+      this.active.set(runId, { started: this.stores.ctx.clock.now(), abort: abort.resolve, done: done.promise });
+      return this.execute(saga, def, runScope, runId, abort.promise).finally(() => {
+        this.active.delete(runId);
+        done.resolve(undefined);
+      });
     });
-    return work;
+  }
+
+  /** A write of the journal (one transaction), waiting for another process's write lock in the write queue. */
+  private record<T>(fn: () => T): Promise<T> {
+    return this.stores.transactionWhenFree(fn);
   }
 
   private async execute(saga: string, def: SagaDef, scope: Scope | null, runId: string, aborted: Promise<string>): Promise<SagaResult> {
@@ -301,18 +321,19 @@ export class Sagas {
       ]);
       if (outcome.kind === 'aborted') {
         // The watchdog took the run over and compensates the done steps; this one is compensated when it ends.
-        this.journal.step(runId, i, step.name, 'failed', null, `${outcome.reason}; the step was still running: its work is undone when it ends`);
+        await this.record(() => this.journal.step(runId, i, step.name, 'failed', null, `${outcome.reason}; the step was still running: its work is undone when it ends`));
         this.trackLate(work.then((value) => this.lateStep(runId, i, step.name, value), () => undefined));
         takenOver = true;
         break;
       }
       if (outcome.kind === 'failed') {
         error = outcome.message;
-        this.journal.step(runId, i, step.name, 'failed', null, error);
+        const failed = error;
+        await this.record(() => this.journal.step(runId, i, step.name, 'failed', null, failed));
         break;
       }
       results[step.name] = outcome.value ?? null;
-      const status = this.journal.step(runId, i, step.name, 'done', outcome.value);
+      const status = await this.record(() => this.journal.step(runId, i, step.name, 'done', outcome.value));
       if (status !== 'running') {
         // Taken over while the step ran (between the race and the write): its result is undone by
         // this Stores when it holds the run, else by the process that claimed it.
@@ -324,9 +345,10 @@ export class Sagas {
     if (takenOver) {
       await this.compensating.get(runId);
     } else if (error === null) {
-      this.journal.finish(runId, 'completed');
-    } else if (this.journal.claim(runId, 'saga', error, this.owner.id)) {
-      await this.compensate(runId, 'saga', error);
+      await this.record(() => this.journal.finish(runId, 'completed'));
+    } else {
+      const failed = error;
+      if (await this.record(() => this.journal.claim(runId, 'saga', failed, this.owner.id))) await this.compensate(runId, 'saga', error);
     }
     return this.resultOf(this.journal.get(runId)!, def);
   }
@@ -334,7 +356,7 @@ export class Sagas {
   /** A step that ended after its run was taken over: record it done and compensate it. */
   private async lateStep(runId: string, seq: number, name: string, value: unknown): Promise<void> {
     await this.compensating.get(runId);
-    this.journal.step(runId, seq, name, 'done', value);
+    await this.record(() => this.journal.step(runId, seq, name, 'done', value));
     await this.compensate(runId, 'watchdog', 'taken over');
   }
 
@@ -386,14 +408,14 @@ export class Sagas {
       try {
         if (!stepDef) throw new Error(`no compensation is known for step ${step.name} of saga ${run.saga} in this version`);
         const undone = stepDef.compensate ? await stepDef.compensate(step.result, ctx) : 'nothing to undo';
-        this.journal.compensated(runId, step.seq, undone ?? null, null);
+        await this.record(() => this.journal.compensated(runId, step.seq, undone ?? null, null));
       } catch (err) {
-        this.journal.compensated(runId, step.seq, null, (err as Error).message);
+        await this.record(() => this.journal.compensated(runId, step.seq, null, (err as Error).message));
       }
     }
     const after = this.journal.get(runId)!;
     const failed = after.steps.some((s) => s.status === 'compensation_failed');
-    this.journal.finish(runId, failed ? 'rollback_failed' : 'rolled_back', after.error === null ? reason : null);
+    await this.record(() => this.journal.finish(runId, failed ? 'rollback_failed' : 'rolled_back', after.error === null ? reason : null));
     if (by === 'watchdog') this.stores.ctx.logger.warn(`saga ${run.saga} run ${runId} rolled back by the watchdog (${after.error ?? reason}): ${failed ? 'a compensation failed' : 'every done step undone'}`);
   }
 

@@ -81,15 +81,16 @@ export function memoryBackupTool(stores: Stores, migrations: MigrationHost) {
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     actionFields: BACKUP_FIELDS,
-    // The backup API runs outside any transaction, over several turns of the event loop.
+    // The backup API runs outside any transaction, over several turns of the event loop. The bookkeeping
+    // written first waits for another process's write lock without blocking the server, within the call's budget (call).
     transaction: false,
-    handler: async (args) => {
+    handler: async (args, call) => {
       const b = stores.backups;
       if (args.action === 'status') return { action: 'status' as const, ...b.status() };
       if (args.action === 'list') return { action: 'list' as const, backups: b.list() };
-      if (args.action === 'now') return { action: 'now' as const, backup: await b.create('manual') };
+      if (args.action === 'now') return { action: 'now' as const, backup: await b.create('manual', call) };
       if (args.name === undefined) throw validationError('name', 'name is required for action restore: a backup name from memory_backup list', 'a backup name from memory_backup list');
-      const out = await b.restore(args.name, () => void migrations.remigrate());
+      const out = await b.restore(args.name, () => void migrations.remigrate(), call);
       return { action: 'restore' as const, ...out };
     },
   });

@@ -77,11 +77,12 @@ export function memoryCleanupTool(stores: Stores) {
         .optional(),
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-    // VACUUM cannot run in a transaction: the scope tasks group their writes in one themselves.
+    // VACUUM cannot run in a transaction: the scope tasks group their writes in one themselves, and
+    // each write waits for another process's lock without blocking the server, within the call's budget (call).
     transaction: false,
-    handler: async (args) => {
+    handler: async (args, call) => {
       const scope = scopeOf(args);
-      const result = await stores.cleanup.run(scope, { dryRun: args.dry_run, tasks: args.tasks, auditRetentionDays: args.audit_retention_days, backupsKeep: args.backups_keep });
+      const result = await stores.cleanup.run(scope, { dryRun: args.dry_run, tasks: args.tasks, auditRetentionDays: args.audit_retention_days, backupsKeep: args.backups_keep }, call);
       return { ...scope, ...result };
     },
   });

@@ -68,15 +68,16 @@ export function memorySagaTool(stores: Stores) {
     }),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     actionFields: SAGA_FIELDS,
-    // Each step commits on its own (a compensation undoes it): no transaction around the whole saga.
+    // Each step commits on its own (a compensation undoes it): no transaction around the whole saga. Its
+    // writes wait for another process's lock without blocking the server, the run's start within the call's budget (call).
     transaction: false,
-    handler: async (args) => {
+    handler: async (args, call) => {
       const scope = scopeOf(args);
       if (args.action === 'list') {
         return { action: 'list' as const, runs: stores.sagas.runs(scope, { saga: args.saga, status: args.status, runId: args.run_id, limit: args.limit }) };
       }
       if (args.saga === undefined) throw validationError('saga', 'saga is required to run one: consolidate or backup', SAGA_NAMES);
-      return { action: 'run' as const, ...(await stores.sagas.run(args.saga, scope)) };
+      return { action: 'run' as const, ...(await stores.sagas.run(args.saga, scope, call)) };
     },
   });
 }

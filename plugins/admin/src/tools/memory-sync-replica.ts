@@ -39,11 +39,12 @@ export function memorySyncReplicaTool(stores: Stores) {
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     // The online backup runs in steps on the event loop and must not hold the write lock.
     transaction: false,
-    handler: async (args) => {
+    handler: async (args, call) => {
       const scope = scopeOf(args);
       if (args.action === 'status') return { ...scope, action: args.action, ...stores.replica.status() };
-      // Queued bookkeeping (access counts, dream telemetry) is written first, so the copy holds it.
-      stores.writeDeferred();
+      // Queued bookkeeping (access counts, dream telemetry) is written first, so the copy holds it,
+      // waiting for another process's write lock without blocking the server, within the call's budget (call).
+      await stores.writeDeferredWhenFree(call);
       const done = await stores.replica.sync(scope);
       return { ...scope, action: args.action, ...stores.replica.status(), duration_ms: done.duration_ms, rows: done.rows, scope_rows: done.scope_rows };
     },

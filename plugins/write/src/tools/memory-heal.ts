@@ -33,8 +33,9 @@ export function memoryHealTool(stores: Stores, migrations: MigrationHost) {
     }),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     // Each migration runs in its own transaction, and the L1 files are files: no transaction around the call.
+    // remigrate waits for another process's lock without blocking the server, within the call's budget (call).
     transaction: false,
-    handler: (args) => {
+    handler: async (args, call) => {
       let actions: readonly HealAction[] = HEAL_ACTIONS;
       if (args.action !== undefined) {
         const action = args.action.trim();
@@ -46,7 +47,7 @@ export function memoryHealTool(stores: Stores, migrations: MigrationHost) {
         }
         actions = [action as HealAction];
       }
-      return { results: stores.health.heal(actions, migrations) };
+      return { results: await stores.health.heal(actions, migrations, call) };
     },
   });
 }
