@@ -77,6 +77,11 @@ describe('ReflectionStore', () => {
     expect(recurringTerms(['Deploys failed', 'the deploy', 'deploying now'])).toEqual([{ term: 'deploy', records: 3 }]);
   });
 
+  it('recurringTerms counts the inflected forms of a Russian or Arabic word as one term', () => {
+    expect(recurringTerms(['Встреча отменена', 'после встречи', 'о встрече'])).toEqual([{ term: 'встреча', records: 3 }]);
+    expect(recurringTerms(['الكتاب مفيد', 'قرأت كتابه', 'كتابها'])).toEqual([{ term: 'كتابه', records: 3 }]);
+  });
+
   it('recurringTerms answers as counting each text\'s stems in turn did (seeded random texts)', () => {
     /** The former implementation, which stemmed every word of every text: the reference. */
     const reference = (texts: readonly string[], topic?: string) => {

@@ -3,7 +3,7 @@ import type { StoreContext } from './context.js';
 import { validationError } from './errors.js';
 import { substringLike } from './memory-query.js';
 import { MAX_WORD_CHARS, STOP_WORDS, wordTokens } from './retrieval/query.js';
-import { porterStem } from './retrieval/stemmer.js';
+import { stemWord } from './retrieval/stemmer.js';
 import type { Scope } from './types.js';
 import { checkScope, foldedNameEquals, isoOf, makeId, parseJson } from './util.js';
 import { checkPeriodHours } from './wiki-reflect.js';
@@ -212,7 +212,7 @@ export class ReflectionStore {
    */
   forget(scope: Scope, ids: ReadonlySet<string>, texts: readonly string[]): number {
     checkScope(scope);
-    const stems = new Set(texts.flatMap((t) => wordTokens(t)).map((w) => porterStem(w)));
+    const stems = new Set(texts.flatMap((t) => wordTokens(t)).map((w) => stemWord(w)));
     if (ids.size === 0 && stems.size === 0) return 0;
     return this.ctx.tx(() => {
       let n = 0;
@@ -220,7 +220,7 @@ export class ReflectionStore {
       for (const row of rows) {
         const r = toReflection(row);
         const kept = r.most_recalled.filter((m) => !ids.has(m.id));
-        const terms = r.recurring_terms.filter((t) => !wordTokens(t.term).some((w) => stems.has(porterStem(w))));
+        const terms = r.recurring_terms.filter((t) => !wordTokens(t.term).some((w) => stems.has(stemWord(w))));
         if (kept.length === r.most_recalled.length && terms.length === r.recurring_terms.length) continue;
         const summary = describeReflection({ hours: r.period_hours, topic: r.topic ?? undefined, counts: r.counts, top_tags: r.top_tags, most_recalled: kept, recurring_terms: terms });
         const body = JSON.stringify({ counts: r.counts, top_tags: r.top_tags, most_recalled: kept, recurring_terms: terms });
@@ -264,7 +264,7 @@ export class ReflectionStore {
  * three characters and the topic's own words are left out.
  */
 export function recurringTerms(texts: readonly string[], topic?: string): { term: string; records: number }[] {
-  const skip = new Set(topic === undefined ? [] : wordTokens(topic).map((w) => porterStem(w)));
+  const skip = new Set(topic === undefined ? [] : wordTokens(topic).map((w) => stemWord(w)));
   const byStem = new Map<string, StemCount>();
   // Each distinct word is tested and stemmed once: a period's texts say a few thousand words again
   // and again, and stemming every word of 100,000 episodes took most of memory_reflect's time.
@@ -275,7 +275,7 @@ export function recurringTerms(texts: readonly string[], topic?: string): { term
     if (r !== undefined) return r;
     r = null;
     if (w.length >= 3 && !/^\d+$/.test(w) && !STOP_WORDS.has(w)) {
-      const stem = porterStem(w);
+      const stem = stemWord(w);
       if (!skip.has(stem)) {
         r = byStem.get(stem) ?? null;
         if (r === null) byStem.set(stem, (r = { n: 0, form: w, text: -1 }));

@@ -146,6 +146,17 @@ describe('WikiViews', () => {
     expect(at('It weighs 12.400 kg.', '12400')).toMatch(/^Lorem ipsum/);
   });
 
+  it('excerptAround() finds another form of a query word, of the same stem: Russian case endings, the Arabic article', () => {
+    const filler = 'Lorem ipsum dolor sit amet. '.repeat(8);
+    const at = (text: string, query: string) => excerptAround(`${filler}${text}`, queryTerms(query), 100);
+    expect(at('Встреча с инвесторами в понедельник.', 'встречу')).toMatch(/^….*Встреча с инвесторами/);
+    expect(at('قرأت كتابه الجديد أمس.', 'الكتاب')).toMatch(/^….*كتابه الجديد/);
+    expect(at('Two meetings on Monday.', 'meeting')).toMatch(/^….*meetings on Monday/);
+    // A word as written still comes first, and a word of another stem is no match.
+    expect(at('The meeting, then meetings.', 'meetings')).toMatch(/^….*meetings\.$/);
+    expect(at('Встреча была долгой.', 'встать')).toMatch(/^Lorem ipsum/);
+  });
+
   it('summarize() reads the canonical layer and type of each perspective', () => {
     const w = env.stores.wiki;
     for (const [name, { layer, wiki_type }] of Object.entries(WIKI_PERSPECTIVES)) {

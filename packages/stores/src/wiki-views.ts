@@ -1,8 +1,9 @@
 import { isBlank } from '@memory-service/kernel';
 import { validationError } from './errors.js';
 import { estimateTokens, fitToBudget, type BudgetSection } from './retrieval/budget.js';
-import { foldText, queryTerms } from './retrieval/query.js';
+import { foldText, queryTerms, wordTokens } from './retrieval/query.js';
 import type { Retrieval } from './retrieval/retrieval.js';
+import { stemWord } from './retrieval/stemmer.js';
 import { delimiterTerms } from './retrieval/word-delimiter.js';
 import type { Layer, Scope } from './types.js';
 import { checkScope } from './util.js';
@@ -49,14 +50,15 @@ export interface WikiSummary {
 /**
  * Excerpt of `text` of at most `max` characters, on one line, starting a little before the first
  * of `words` it holds (ignoring case), or the first word whose other spellings retrieval indexes
- * hold one of them (firstSpelledIndex), else at its start. Never splits a surrogate pair.
+ * hold one of them (firstSpelledIndex), or else the first word of the same stem as one of them
+ * (firstStemmedIndex), else at its start. Never splits a surrogate pair.
  */
 export function excerptAround(text: string, words: readonly string[], max = WIKI_EXCERPT_CHARS): string {
   // Only the head of a long page is searched for the word: an excerpt is a pointer, not a scan.
   const head = text.length > 20_000 ? text.slice(0, 20_000) : text;
   const found = firstFoldedIndex(head, words);
   const spelled = firstSpelledIndex(found < 0 ? head : head.slice(0, found), words);
-  const at = spelled >= 0 ? spelled : found;
+  const at = spelled >= 0 ? spelled : found >= 0 ? found : firstStemmedIndex(head, words);
   let start = at <= 40 ? 0 : at - 40;
   if (start > 0 && isLowSurrogate(head.charCodeAt(start))) start--;
   let end = Math.min(head.length, start + max * 2);
@@ -116,6 +118,22 @@ function firstSpelledIndex(text: string, words: readonly string[]): number {
   const wanted = (terms: readonly string[]) => terms.some((t) => words.includes(t));
   if (!wanted(delimiterTerms(text))) return -1;
   for (const m of text.matchAll(SPELLING_PIECE)) if (wanted(delimiterTerms(m[0]))) return m.index;
+  return -1;
+}
+
+/** A word of the text as written, as wordTokens cuts words of scripts written with spaces. */
+const WRITTEN_WORD = /[\p{L}\p{N}][\p{L}\p{N}\p{M}]*/gu;
+
+/**
+ * Where in `text` the first word begins whose stem (stemmer.ts stemWord) is the stem of one of
+ * `words`, or -1: a page is found through another form of a query word ("встречу" for "Встреча",
+ * "كتابه" for "الكتاب", "meetings" for "meeting"), which holds no query word as written.
+ */
+function firstStemmedIndex(text: string, words: readonly string[]): number {
+  const stems = new Set(words.map(stemWord));
+  for (const m of text.matchAll(WRITTEN_WORD)) {
+    if (wordTokens(m[0]).some((t) => stems.has(stemWord(t)))) return m.index;
+  }
   return -1;
 }
 

@@ -1,7 +1,7 @@
 import { isQueryWord, wordTokens } from './query.js';
 import { delimiterTerms, nameTerms } from './word-delimiter.js';
 import { scoredText } from './score.js';
-import { porterStem } from './stemmer.js';
+import { stemWord } from './stemmer.js';
 import { WTF_SCALE } from './posting-walk.js';
 
 /** Per column: the token count and the stems of the words a query can match. */
@@ -9,12 +9,12 @@ export function columnTerms(text: string): { length: number; stems: string[] } {
   const scored = scoredText(text);
   const words = wordTokens(scored);
   const stems: string[] = [];
-  for (const w of words) if (isQueryWord(w)) stems.push(porterStem(w));
+  for (const w of words) if (isQueryWord(w)) stems.push(stemWord(w));
   // The other spellings of identifiers, numbers and symbols (`fetchUserProfile` also as fetch, user,
   // profile; `Node.js` as nodejs), and stop words written as names (word-delimiter.ts): they add
   // terms, not tokens to the length.
-  for (const j of delimiterTerms(scored)) stems.push(porterStem(j));
-  for (const n of nameTerms(scored)) stems.push(porterStem(n));
+  for (const j of delimiterTerms(scored)) stems.push(stemWord(j));
+  for (const n of nameTerms(scored)) stems.push(stemWord(n));
   return { length: words.length, stems };
 }
 

@@ -25,7 +25,7 @@
 
 import { queryTerms, wordTokens } from './query.js';
 import { idf, type QueryTerm } from './score.js';
-import { porterStem } from './stemmer.js';
+import { stemWord } from './stemmer.js';
 
 /** Shortest word (in characters) given one edit. */
 export const FUZZY_MIN_CHARS = 4;
@@ -77,7 +77,7 @@ export function queryStems(query: string): { stems: string[]; edits: () => numbe
   const stems: string[] = [];
   const words: string[][] = [];
   for (const word of queryTerms(query)) {
-    const stem = porterStem(word);
+    const stem = stemWord(word);
     const at = stems.indexOf(stem);
     if (at >= 0) words[at].push(word);
     else {

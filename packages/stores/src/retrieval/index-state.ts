@@ -16,8 +16,10 @@
  * Format 8: a document also holds the word-delimiter terms (word-delimiter.ts: `fetchUserProfile`
  * as fetch, user, profile; `Node.js` as nodejs; `03` as 3; emoji; `C++`) and its stop words
  * written as names (`Will`, `IT`), so a saved index of format 7 or older lacks them and is rebuilt once.
+ * Format 9: Russian and Arabic words are stemmed (stemmer.ts stemWord), so a saved index of format 8
+ * or older holds them unstemmed and is rebuilt once.
  */
-export const INDEX_FORMAT = 8;
+export const INDEX_FORMAT = 9;
 
 /** One term of a snapshot: its document frequency and its posting list's contents. */
 export interface TermState {

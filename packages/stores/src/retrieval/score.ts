@@ -1,5 +1,5 @@
 import { MAX_WORD_CHARS, wordTokens } from './query.js';
-import { porterStem } from './stemmer.js';
+import { stemMayChangeStart, stemWord } from './stemmer.js';
 
 /** BM25 parameters (the usual defaults, as in FTS5). */
 export const BM25_K1 = 1.2;
@@ -22,7 +22,7 @@ export function scoredText(text: string): string {
 
 /** Stemmed tokens of a text (its scored part), as the index tokenises it. */
 export function stemTokens(text: string): string[] {
-  return wordTokens(scoredText(text)).map(porterStem);
+  return wordTokens(scoredText(text)).map(stemWord);
 }
 
 function isAlnum(c: number): boolean {
@@ -69,9 +69,11 @@ export function proximityBonus(terms: readonly QueryTerm[], columns: readonly (r
  * Made once per search, used for each candidate.
  *
  * Most words are never stemmed: the Porter stemmer only rewrites a word's ending (at most the last
- * two letters of the stem differ from the word: y to i, an added e), so a word whose stem is S
- * begins with S less its last two letters, and a word that begins with none of those prefixes
- * cannot be a query term. In ASCII text such a word is not even cut out or lower-cased.
+ * two letters of the stem differ from the word: y to i, an added e), and the Russian one only
+ * removes endings, so a word whose stem is S begins with S less its last two letters, and a word
+ * that begins with none of those prefixes cannot be a query term. In ASCII text such a word is not
+ * even cut out or lower-cased. An Arabic word may lose its article (stemmer-ar.ts), so it is
+ * always stemmed.
  */
 export class ProximityScorer {
   private readonly stems: string[];
@@ -136,7 +138,7 @@ export class ProximityScorer {
       const words = wordTokens(s);
       for (let pos = 0; pos < words.length && this.left > 0; pos++) {
         const w = words[pos];
-        if (prefixes.some((p) => w.startsWith(p))) this.see(pos, porterStem(w));
+        if (prefixes.some((p) => w.startsWith(p)) || stemMayChangeStart(w)) this.see(pos, stemWord(w));
       }
       return;
     }
@@ -157,7 +159,7 @@ export class ProximityScorer {
       const { nextOf } = this;
       for (let k = this.firstOf[first]; k !== -1; k = nextOf[k]) {
         if (startsWithLower(s, start, i, prefixes[k])) {
-          this.see(pos, porterStem(s.slice(start, Math.min(i, start + MAX_WORD_CHARS)).toLowerCase()));
+          this.see(pos, stemWord(s.slice(start, Math.min(i, start + MAX_WORD_CHARS)).toLowerCase()));
           break;
         }
       }

@@ -1,6 +1,7 @@
 import { sqliteDriver } from '@memory-service/kernel';
 import { describe, expect, it } from 'vitest';
-import { porterStem } from './stemmer.js';
+import { wordTokens } from './query.js';
+import { porterStem, stemMayChangeStart, stemWord } from './stemmer.js';
 
 const WORDS = `caresses ponies ties caress cats feed agreed plastered bled motoring sing conflated troubled sized hopping
 tanned falling hissing fizzed failing filing happy sky relational conditional rational valenci hesitanci digitizer
@@ -36,5 +37,37 @@ describe('porterStem', () => {
     const got = rows.sort((a, b) => a.doc - b.doc).map((r) => `${WORDS[r.doc - 1]}=${r.term}`);
     expect(WORDS.map((w) => `${w}=${porterStem(w)}`)).toEqual(got);
     db.close();
+  });
+});
+
+describe('stemWord', () => {
+  const stems = (text: string) => wordTokens(text).map(stemWord);
+
+  it('stems a word of [a-z0-9] exactly as porterStem, and so as FTS5', () => {
+    const words = [...WORDS, ...ROOTS.flatMap((r) => SUFFIXES.map((a) => r + a)), 'x', 'ab', '42x', 'a'.repeat(65)];
+    expect(words.map(stemWord)).toEqual(words.map(porterStem));
+  });
+
+  it('stems Russian and Arabic words, so their inflected forms meet', () => {
+    expect(stems('Встреча с инвесторами в понедельник')).toEqual(stems('встречу с инвестором в понедельник'));
+    expect(stems('ВСТРЕЧИ')).toEqual(['встреч']);
+    expect(stems('الكتاب كتابه كتابها')).toEqual(['كتاب', 'كتاب', 'كتاب']);
+  });
+
+  it('leaves alone words mixing scripts, words of other languages written in those scripts, and short words', () => {
+    for (const w of ['кафеcafe', 'cafeкафе', 'книги2', 'كتابbook', 'книгиكتاب', 'інвестори', 'їжаками', 'єврами', 'љубави', 'پدرها', 'کتابها', 'ab', 'ся', 'ال']) {
+      expect(stemWord(w), w).toBe(w);
+    }
+    // Greek, Hebrew, Devanagari, CJK bigrams: as they were.
+    for (const w of wordTokens('καλημέρα φίλοι שלום עולם नमस्ते दोस्तों 東京都')) expect(stemWord(w), w).toBe(w);
+  });
+
+  it('keeps a stem a prefix of its word but for the last two letters, except for an Arabic word (stemMayChangeStart)', () => {
+    for (const w of wordTokens('Встречами инвесторами красивейших районными прекраснейшая сделавшись читайте')) {
+      expect(w.startsWith(stemWord(w).slice(0, Math.max(1, stemWord(w).length - 2))), w).toBe(true);
+      expect(stemMayChangeStart(w)).toBe(false);
+    }
+    expect(stemMayChangeStart('الكتاب')).toBe(true);
+    expect(stemMayChangeStart('meetings')).toBe(false);
   });
 });

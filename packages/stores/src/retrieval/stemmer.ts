@@ -1,9 +1,15 @@
 /**
- * The Porter stemmer exactly as SQLite's FTS5 `porter` tokenizer applies it (fts5_porter.c),
- * so terms stemmed here match the terms in the FTS5 index and its fts5vocab tables. Tokens
- * shorter than 3 or longer than 64 characters, and tokens with characters outside [a-z0-9],
+ * The stem retrieval keeps for a word (stemWord), chosen by the word's letters: words of [a-z0-9]
+ * take the Porter stemmer exactly as SQLite's FTS5 `porter` tokenizer applies it (fts5_porter.c),
+ * so terms stemmed here match the terms in the FTS5 index and its fts5vocab tables; words of the
+ * Russian letters а-я the Snowball Russian stemmer (stemmer-ru.ts); words of Arabic letters a light
+ * stemmer (stemmer-ar.ts). Any other word, one mixing scripts or letters of another language written
+ * in those scripts (Ukrainian і, Persian پ), and words shorter than 3 or longer than 64 characters,
  * pass through unchanged.
  */
+
+import { arabicStem } from './stemmer-ar.js';
+import { russianStem } from './stemmer-ru.js';
 
 const MAX_TOKEN = 64;
 
@@ -113,17 +119,43 @@ function applyTable(w: string, table: Table, cond: Cond): string {
 const CACHE_MAX = 50_000;
 const cache = new Map<string, string>();
 
-/** The FTS5 porter stem of one lower-case token (memoised). */
-export function porterStem(token: string): string {
+/**
+ * The stem of one folded word (query.ts wordTokens) as the retrieval index keeps it (memoised),
+ * by its script: see above. Documents, queries, typo tolerance and memory_reflect's terms all
+ * stem with it, so the forms of one word meet.
+ */
+export function stemWord(token: string): string {
   const hit = cache.get(token);
   if (hit !== undefined) return hit;
-  const stem = stem1(token);
+  const stem = byScript(token);
   if (cache.size >= CACHE_MAX) cache.clear();
   cache.set(token, stem);
   return stem;
 }
 
-function stem1(token: string): string {
+const RUSSIAN_WORD = /^[а-я]+$/;
+const ARABIC_WORD = /^[\u0621-\u064a]+$/;
+
+/**
+ * Whether a word's stem may differ from it before the stem's last two letters, so that the word
+ * need not begin with its stem less those (ProximityScorer's shortcut, score.ts): only an Arabic
+ * word, whose article or conjunction the stemmer removes. Porter and the Russian stemmer only
+ * rewrite endings.
+ */
+export function stemMayChangeStart(token: string): boolean {
+  return ARABIC_WORD.test(token);
+}
+
+function byScript(token: string): string {
+  if (token.charCodeAt(0) < 0x80) return porterStem(token);
+  if (token.length < 3 || token.length > MAX_TOKEN) return token;
+  if (RUSSIAN_WORD.test(token)) return russianStem(token);
+  if (ARABIC_WORD.test(token)) return arabicStem(token);
+  return token;
+}
+
+/** The FTS5 porter stem of one lower-case token; a token not of [a-z0-9] as it is. */
+export function porterStem(token: string): string {
   if (token.length < 3 || token.length > MAX_TOKEN || !/^[a-z0-9]+$/.test(token)) return token;
   let w = token;
   // Step 1a.

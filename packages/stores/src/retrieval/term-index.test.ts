@@ -143,6 +143,19 @@ describe('ProximityScorer on words the stemmer rewrites', () => {
     expect(new ProximityScorer([{ stem: 'hop', idf: 1 }, { stem: 'happi', idf: 2 }]).bonus([texts[0]])).toBeCloseTo(0.3, 12);
     expect(new ProximityScorer([{ stem: 'relat', idf: 1 }, { stem: 'naiv', idf: 2 }]).bonus([texts[1]])).toBeCloseTo(0.3, 12);
   });
+
+  it('finds Russian stems (endings removed) and Arabic stems (article removed) where stemTokens does', () => {
+    const texts = ['Встреча с инвесторами в понедельник, встречу перенесли.', 'قرأت الكتاب الجديد وكتابه القديم في المكتبة'];
+    const stemLists = [['встреч', 'инвестор'], ['понедельник', 'встреч', 'перенесл'], ['كتاب', 'جديد'], ['قديم', 'مكتب'], ['قرات', 'كتاب']];
+    for (const text of texts) {
+      for (const stems of stemLists) {
+        const terms = stems.map((stem, i) => ({ stem, idf: 1 + i / 10 }));
+        expect(new ProximityScorer(terms).bonus([text]), `${text} / ${stems}`).toBe(proximityBonus(terms, [stemTokens(text)]));
+      }
+    }
+    expect(new ProximityScorer([{ stem: 'встреч', idf: 1 }, { stem: 'инвестор', idf: 2 }]).bonus([texts[0]])).toBeCloseTo(0.3, 12);
+    expect(new ProximityScorer([{ stem: 'كتاب', idf: 1 }, { stem: 'جديد', idf: 2 }]).bonus([texts[1]])).toBeCloseTo(0.3, 12);
+  });
 });
 
 describe('ProximityScorer with many terms over long texts', () => {
