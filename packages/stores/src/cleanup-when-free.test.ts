@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { A, U } from './test-helpers.js';
-import { whenFreeScratch } from './when-free.fixture.js';
+import { holdUntilTimer, whenFreeScratch } from './when-free.fixture.js';
 
 const scratch = whenFreeScratch('cleanup-when-free-');
 afterEach(() => scratch.closeAll());
@@ -23,15 +23,6 @@ function seeded() {
   const duplicates = () => s.ctx.db.prepare("SELECT COUNT(*) FROM facts WHERE layer = 'user' AND value = 'blue'").pluck(true).get() as number;
   const cleanups = () => s.ctx.db.prepare("SELECT COUNT(*) FROM audit_log WHERE action = 'cleanup'").pluck(true).get() as number;
   return { ...h, duplicates, cleanups };
-}
-
-/** Another process's lock, let go by a timer of this process (it fires only while the event loop turns), noting when in `order`. */
-function holdUntilTimer(other: { exec(sql: string): unknown }, order: string[], name: string): void {
-  other.exec('BEGIN IMMEDIATE');
-  setTimeout(() => {
-    order.push(name);
-    other.exec('COMMIT');
-  }, 0);
 }
 
 describe('Cleanup while another process holds the write lock', () => {

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NightlyRun } from './nightly.js';
 import { U } from './test-helpers.js';
-import { whenFreeScratch } from './when-free.fixture.js';
+import { holdUntilTimer, whenFreeScratch } from './when-free.fixture.js';
 
 const scratch = whenFreeScratch('nightly-when-free-');
 afterEach(() => scratch.closeAll());
@@ -21,14 +21,7 @@ describe('the nightly run while another process holds the write lock', () => {
   it('its start\'s record, each phase\'s transaction and its end\'s record wait for the lock without blocking the event loop', async () => {
     const { stores, other } = seeded(3000);
     const order: string[] = [];
-    const hold = (name: string) => {
-      other.exec('BEGIN IMMEDIATE');
-      // Let go by a timer of this process: it fires only while the event loop turns.
-      setTimeout(() => {
-        order.push(name);
-        other.exec('COMMIT');
-      }, 0);
-    };
+    const hold = (name: string) => holdUntilTimer(other, order, name);
     hold('before the start');
     // Taken again once the indexes are refreshed: the phases after it and the run's end wait too.
     const refresh = stores.retrieval.refreshInSlices.bind(stores.retrieval);

@@ -34,3 +34,12 @@ export function whenFreeScratch(prefix: string) {
     },
   };
 }
+
+/** Another process's lock, let go by a timer of this process (it fires only while the event loop turns), noting when in `order`. */
+export function holdUntilTimer(other: { exec(sql: string): unknown }, order: string[], name: string): void {
+  other.exec('BEGIN IMMEDIATE');
+  setTimeout(() => {
+    order.push(name);
+    other.exec('COMMIT');
+  }, 0);
+}

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { openSqlite } from '@memory-service/kernel';
 import { afterEach, describe, expect, it } from 'vitest';
 import { U } from '../test-helpers.js';
-import { whenFreeScratch } from '../when-free.fixture.js';
+import { holdUntilTimer, whenFreeScratch } from '../when-free.fixture.js';
 
 const scratch = whenFreeScratch('backups-when-free-');
 afterEach(() => scratch.closeAll());
@@ -21,13 +21,8 @@ describe('a backup while another process holds the write lock', () => {
       }
     };
     stores.defer(() => stores.recallEvents.record(U, { query: 'queued', intent: 'balanced', result_count: 0, ms: 1 }));
-    other.exec('BEGIN IMMEDIATE');
     const order: string[] = [];
-    // Let go by a timer of this process: it fires only while the event loop turns.
-    setTimeout(() => {
-      order.push('timer');
-      other.exec('COMMIT');
-    }, 0);
+    holdUntilTimer(other, order, 'timer');
     const made = await stores.backups.create('manual');
     order.push('backup');
     expect(order).toEqual(['timer', 'backup']);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { whenFreeScratch } from '../when-free.fixture.js';
+import { holdUntilTimer, whenFreeScratch } from '../when-free.fixture.js';
 
 const scratch = whenFreeScratch('health-when-free-');
 afterEach(() => scratch.closeAll());
@@ -10,13 +10,8 @@ describe('memory_heal remigrate while another process holds the write lock', () 
     // The busy timeout shortened (10 s in service): a transaction left in SQLite's busy handler fails within the test.
     storage.db.pragma('busy_timeout = 3000');
     storage.db.prepare("DELETE FROM kernel_migrations WHERE owner = '@memory-service/stores' AND id = 13").run();
-    other.exec('BEGIN IMMEDIATE');
     const order: string[] = [];
-    // Let go by a timer of this process: it fires only while the event loop turns.
-    setTimeout(() => {
-      order.push('timer');
-      other.exec('COMMIT');
-    }, 0);
+    holdUntilTimer(other, order, 'timer');
     const out = await stores.health.heal(['remigrate'], storage);
     order.push('healed');
     expect(order).toEqual(['timer', 'healed']);

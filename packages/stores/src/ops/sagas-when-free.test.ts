@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { U } from '../test-helpers.js';
-import { whenFreeScratch } from '../when-free.fixture.js';
+import { holdUntilTimer, whenFreeScratch } from '../when-free.fixture.js';
 
 const scratch = whenFreeScratch('sagas-when-free-');
 afterEach(() => scratch.closeAll());
@@ -12,14 +12,7 @@ describe('a saga while another process holds the write lock', () => {
     storage.db.pragma('busy_timeout = 3000');
     stores.episodes.add(U, { summary: 'Moved to Lyon in spring', importance: 0.9 });
     const order: string[] = [];
-    const hold = (name: string) => {
-      other.exec('BEGIN IMMEDIATE');
-      // Let go by a timer of this process: it fires only while the event loop turns.
-      setTimeout(() => {
-        order.push(name);
-        other.exec('COMMIT');
-      }, 0);
-    };
+    const hold = (name: string) => holdUntilTimer(other, order, name);
     hold('before the start');
     // Taken again just before the audit step: its transaction and the journal's writes after it wait too.
     let taken!: () => void;
