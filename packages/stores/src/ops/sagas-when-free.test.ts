@@ -41,12 +41,8 @@ describe('a saga while another process holds the write lock', () => {
     const run = stores.sagas.run('consolidate', U);
     while (!stores.ctx.db.prepare('SELECT COUNT(*) FROM saga_runs').pluck(true).get()) await new Promise((resolve) => setTimeout(resolve, 1));
     t += (stores.sagas.timeoutMs + 1000);
-    other.exec('BEGIN IMMEDIATE');
     const order: string[] = [];
-    setTimeout(() => {
-      order.push('timer');
-      other.exec('COMMIT');
-    }, 0);
+    holdUntilTimer(other, order, 'timer');
     const report = await stores.sagaWatchdog.check();
     order.push('checked');
     expect(order).toEqual(['timer', 'checked']);
